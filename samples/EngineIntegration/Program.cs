@@ -1,0 +1,1 @@
+System.Console.WriteLine("EngineIntegration sample: coming with the model readers.");

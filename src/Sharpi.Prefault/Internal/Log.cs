@@ -1,0 +1,37 @@
+using Microsoft.Extensions.Logging;
+
+namespace Sharpi.Prefault;
+
+/// <summary>
+/// Every log message of the library, declared once through the source generator. Partial: a feature's
+/// messages live in <c>Log.Feature.cs</c> beside this file, with event ids in its own hundred.
+/// </summary>
+internal static partial class Log
+{
+    [LoggerMessage(EventId = 1, Level = LogLevel.Information,
+        Message = "[{Label}] Pre-faulted {Bytes} ({AlreadyResident} already resident) in {Seconds:F2} s ({GiBPerSecond:F1} GiB/s) via {Method}{Suffix}")]
+    internal static partial void Completed(ILogger logger, string label, string bytes, string alreadyResident, double seconds, double gibPerSecond, string method, string suffix);
+
+    [LoggerMessage(EventId = 2, Level = LogLevel.Information, Message = "[{Label}] Prefault skipped: {Reason}")]
+    internal static partial void Skipped(ILogger logger, string label, string reason);
+
+    [LoggerMessage(EventId = 3, Level = LogLevel.Warning,
+        Message = "SHARPI_PREFAULT has the unknown value '{Value}'; accepted values are 0, off, false, 1, on, force, auto (or unset). Behaving as auto.")]
+    internal static partial void UnknownMode(ILogger logger, string value);
+
+    [LoggerMessage(EventId = 4, Level = LogLevel.Warning,
+        Message = "SHARPI_PREFAULT_RAM_FRACTION has the invalid value '{Value}'; it must be a number greater than 0 and at most 1. Using {Fraction}.")]
+    internal static partial void InvalidFraction(ILogger logger, string value, double fraction);
+
+    [LoggerMessage(EventId = 5, Level = LogLevel.Warning, Message = "[{Label}] Region {Name} ({Bytes}) not prefaulted: {Reason}")]
+    internal static partial void RegionFailed(ILogger logger, string label, string name, string bytes, string reason);
+
+    [LoggerMessage(EventId = 6, Level = LogLevel.Debug, Message = "[{Label}] {Call} at 0x{Address:X} length {Length} failed: {Error}")]
+    internal static partial void CallFailed(ILogger logger, string label, string call, nint address, long length, string error);
+
+    [LoggerMessage(EventId = 7, Level = LogLevel.Information, Message = "[{Label}] Partial prefault: {Reason}")]
+    internal static partial void PartialRun(ILogger logger, string label, string reason);
+
+    [LoggerMessage(EventId = 8, Level = LogLevel.Debug, Message = "MADV_POPULATE_READ is not supported by this kernel ({Error}); using the touch sweep.")]
+    internal static partial void PopulateUnsupported(ILogger logger, string error);
+}

@@ -1,0 +1,102 @@
+namespace Sharpi.Prefault;
+
+/// <summary>A region after merging: a byte range, the name it is reported under, and its place in the caller's order.</summary>
+internal readonly record struct MergedRegion(nint Start, nint End, string? Name, int Order)
+{
+    internal long Length => End - Start;
+
+    internal string DisplayName => Name ?? $"0x{Start:X}";
+}
+
+/// <summary>
+/// Turns the caller's regions into disjoint ranges: empty ones dropped, overlapping and duplicate ones merged
+/// (the same tensor passed twice counts once), and the result kept in the caller's order (a merged range takes
+/// the place of its earliest member) because engines pass hot regions first.
+/// </summary>
+internal static class RegionSet
+{
+    /// <summary>Validates the caller's regions: a negative length or a range past the address space is a programming error.</summary>
+    internal static void Validate(ReadOnlySpan<PrefaultRegion> regions, string paramName)
+    {
+        for (int i = 0; i < regions.Length; i++)
+        {
+            PrefaultRegion r = regions[i];
+            if (r.Length < 0)
+            {
+                ThrowHelper.ThrowRegionLength(i, r.Length, paramName);
+            }
+
+            if (r.Length > 0 && (ulong)r.Address + (ulong)r.Length < (ulong)r.Address)
+            {
+                ThrowHelper.ThrowRegionOverflow(i, r.Address, r.Length, paramName);
+            }
+        }
+    }
+
+    /// <summary>Merges the regions (already validated) and returns them in the caller's order.</summary>
+    internal static MergedRegion[] Merge(ReadOnlySpan<PrefaultRegion> regions)
+    {
+        int count = 0;
+        for (int i = 0; i < regions.Length; i++)
+        {
+            if (!regions[i].IsEmpty)
+            {
+                count++;
+            }
+        }
+
+        if (count == 0)
+        {
+            return [];
+        }
+
+        var byAddress = new MergedRegion[count];
+        int n = 0;
+        for (int i = 0; i < regions.Length; i++)
+        {
+            PrefaultRegion r = regions[i];
+            if (!r.IsEmpty)
+            {
+                byAddress[n++] = new MergedRegion(r.Address, r.Address + (nint)r.Length, r.Name, i);
+            }
+        }
+
+        Array.Sort(byAddress, static (a, b) => a.Start != b.Start ? ((nuint)a.Start).CompareTo((nuint)b.Start) : a.Order.CompareTo(b.Order));
+
+        int merged = 0;
+        MergedRegion current = byAddress[0];
+        for (int i = 1; i < byAddress.Length; i++)
+        {
+            MergedRegion next = byAddress[i];
+            if ((nuint)next.Start < (nuint)current.End)
+            {
+                // Overlap: one range; it keeps the name and place of whichever member the caller listed first.
+                nint end = (nuint)next.End > (nuint)current.End ? next.End : current.End;
+                current = next.Order < current.Order
+                    ? current with { End = end, Name = next.Name, Order = next.Order }
+                    : current with { End = end };
+            }
+            else
+            {
+                byAddress[merged++] = current;
+                current = next;
+            }
+        }
+
+        byAddress[merged++] = current;
+        Array.Resize(ref byAddress, merged);
+        Array.Sort(byAddress, static (a, b) => a.Order.CompareTo(b.Order));
+        return byAddress;
+    }
+
+    internal static long TotalBytes(MergedRegion[] regions)
+    {
+        long total = 0;
+        foreach (MergedRegion r in regions)
+        {
+            total += r.Length;
+        }
+
+        return total;
+    }
+}

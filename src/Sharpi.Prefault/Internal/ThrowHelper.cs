@@ -1,0 +1,68 @@
+using System.Diagnostics.CodeAnalysis;
+using System.Runtime.CompilerServices;
+
+namespace Sharpi.Prefault;
+
+/// <summary>Cold throw paths, kept out of the callers' bodies. Partial: each feature adds its own in its own file.</summary>
+internal static partial class ThrowHelper
+{
+    internal static void ThrowIfRangeOutside(long offset, long length, long capacity, string offsetName, string lengthName)
+    {
+        if (offset < 0 || offset > capacity)
+        {
+            ThrowOffsetOutside(offset, capacity, offsetName);
+        }
+
+        if (length < 0 || length > capacity - offset)
+        {
+            ThrowLengthOutside(offset, length, capacity, lengthName);
+        }
+    }
+
+    internal static void ThrowIfInvalidFraction(double value, [CallerArgumentExpression(nameof(value))] string? name = null)
+    {
+        if (!(value > 0 && value <= 1))
+        {
+            ThrowInvalidFraction(value, name);
+        }
+    }
+
+    internal static void ThrowIfUndefined<TEnum>(TEnum value, [CallerArgumentExpression(nameof(value))] string? name = null)
+        where TEnum : struct, Enum
+    {
+        if (!Enum.IsDefined(value))
+        {
+            ThrowUndefined(value, name);
+        }
+    }
+
+    [DoesNotReturn]
+    internal static void ThrowRegionLength(int index, long length, string paramName) =>
+        throw new ArgumentOutOfRangeException(paramName, length,
+            $"Region {index} has a negative length ({length}). Pass the region's size in bytes (zero-length regions are skipped).");
+
+    [DoesNotReturn]
+    internal static void ThrowRegionOverflow(int index, nint address, long length, string paramName) =>
+        throw new ArgumentOutOfRangeException(paramName, length,
+            $"Region {index} at 0x{address:X} with length {length} runs past the end of the address space. Check the pointer and length the region was built from.");
+
+    [DoesNotReturn]
+    private static void ThrowOffsetOutside(long offset, long capacity, string name) =>
+        throw new ArgumentOutOfRangeException(name, offset, $"Offset {offset} lies outside the view of {capacity} bytes.");
+
+    [DoesNotReturn]
+    private static void ThrowLengthOutside(long offset, long length, long capacity, string name) =>
+        throw new ArgumentOutOfRangeException(name, length,
+            length < 0
+                ? $"Length {length} is negative."
+                : $"Offset {offset} + length {length} runs past the end of the view of {capacity} bytes.");
+
+    [DoesNotReturn]
+    private static void ThrowInvalidFraction(double value, string? name) =>
+        throw new ArgumentOutOfRangeException(name, value, "The RAM fraction must be a number greater than 0 and at most 1 (for example 0.8).");
+
+    [DoesNotReturn]
+    private static void ThrowUndefined<TEnum>(TEnum value, string? name)
+        where TEnum : struct, Enum =>
+        throw new ArgumentOutOfRangeException(name, value, $"{value} is not a defined {typeof(TEnum).Name}.");
+}

@@ -1,0 +1,24 @@
+internal static partial class Interop
+{
+    /// <summary>Linux values (asm-generic; x86-64 and arm64 agree on all of these).</summary>
+    internal static class LinuxConstants
+    {
+        internal const int MADV_NORMAL = 0;
+        internal const int MADV_WILLNEED = 3;
+        internal const int MADV_DONTNEED = 4;
+        /// <summary>Since Linux 5.14: fault in pages readable, like a read of each; EFAULT past a file's end.</summary>
+        internal const int MADV_POPULATE_READ = 22;
+
+        internal const int POSIX_FADV_DONTNEED = 4;
+
+        internal const int EPERM = 1;
+        internal const int EINTR = 4;
+        internal const int EIO = 5;
+        internal const int EAGAIN = 11;
+        internal const int ENOMEM = 12;
+        internal const int EFAULT = 14;
+        internal const int EINVAL = 22;
+        internal const int ENOSYS = 38;
+        internal const int EHWPOISON = 133;
+    }
+}

@@ -1,0 +1,11 @@
+using System.Runtime.InteropServices;
+
+internal static partial class Interop
+{
+    internal static partial class Libc
+    {
+        /// <summary>int fsync(int fd); Linux and macOS.</summary>
+        [LibraryImport(Libraries.Libc, EntryPoint = "fsync", SetLastError = true)]
+        internal static partial int Fsync(int fileDescriptor);
+    }
+}

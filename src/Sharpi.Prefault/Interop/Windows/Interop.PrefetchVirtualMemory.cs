@@ -1,0 +1,22 @@
+using System.Runtime.InteropServices;
+
+internal static partial class Interop
+{
+    internal static unsafe partial class Kernel32
+    {
+        /// <summary>WIN32_MEMORY_RANGE_ENTRY: { PVOID VirtualAddress; SIZE_T NumberOfBytes; }, 16 bytes on x64.</summary>
+        [StructLayout(LayoutKind.Sequential)]
+        internal struct WIN32_MEMORY_RANGE_ENTRY
+        {
+            internal void* VirtualAddress;
+            internal nuint NumberOfBytes;
+        }
+
+        /// <summary>BOOL PrefetchVirtualMemory(HANDLE, ULONG_PTR, PWIN32_MEMORY_RANGE_ENTRY, ULONG); Windows 8+.</summary>
+        [LibraryImport(Libraries.Kernel32, EntryPoint = "PrefetchVirtualMemory", SetLastError = true)]
+        internal static partial int PrefetchVirtualMemory(nint process, nuint numberOfEntries, WIN32_MEMORY_RANGE_ENTRY* virtualAddresses, uint flags);
+
+        /// <summary>HANDLE GetCurrentProcess(void): the pseudo-handle -1.</summary>
+        internal static nint CurrentProcess => -1;
+    }
+}

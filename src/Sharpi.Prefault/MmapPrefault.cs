@@ -1,0 +1,98 @@
+using System.Runtime.InteropServices;
+
+namespace Sharpi.Prefault;
+
+/// <summary>
+/// Makes mapped regions resident before the first request needs them.
+/// The data flow: regions -> <c>SHARPI_PREFAULT</c> gate -> RAM-fit decision -> OS hint / populate -> parallel sweep -> result.
+/// </summary>
+public static partial class MmapPrefault
+{
+    /// <summary>
+    /// The pure decision: whether to prefault, and how much, from the operators' mode string, the bytes that must
+    /// still come in, and the memory figures. Touches no memory and reads no environment.
+    /// </summary>
+    /// <param name="mode">The <c>SHARPI_PREFAULT</c> value (null or blank means auto). Unknown values behave as auto.</param>
+    /// <param name="bytesNeeded">Bytes of the (merged) regions that are not resident yet.</param>
+    /// <param name="bytesAlreadyResident">Bytes of the regions already in the page cache (they occupy memory that can hold them).</param>
+    /// <param name="memory">The machine's figures; unknown figures never block a prefault.</param>
+    /// <param name="gate">The caller's RAM gate.</param>
+    /// <param name="ramFraction">The fraction (0 &lt; f &lt;= 1) of memory the prefault may fill.</param>
+    /// <returns>
+    /// Run with no limit when the mode is force, the gate is <see cref="RamGate.Always"/>, a figure is unknown,
+    /// or <c>bytesNeeded &lt;= ramFraction * min(MemAvailable + bytesAlreadyResident, cgroup limit)</c>; a partial
+    /// run limited to that budget when it is smaller; no run when the mode is off or the budget is zero.
+    /// </returns>
+    /// <exception cref="ArgumentOutOfRangeException">A byte count is negative, or the fraction is not in (0, 1].</exception>
+    public static PrefaultDecision Decide(string? mode, long bytesNeeded, long bytesAlreadyResident, MemoryFigures memory,
+        RamGate gate = RamGate.FitsInRam, double ramFraction = PrefaultOptions.DefaultRamFraction)
+    {
+        ArgumentOutOfRangeException.ThrowIfNegative(bytesNeeded);
+        ArgumentOutOfRangeException.ThrowIfNegative(bytesAlreadyResident);
+        ThrowHelper.ThrowIfInvalidFraction(ramFraction);
+        ThrowHelper.ThrowIfUndefined(gate);
+
+        PrefaultMode parsed = EnvironmentGate.ParseMode(mode, out bool recognized);
+        string unknownNote = recognized ? string.Empty : $" (SHARPI_PREFAULT='{mode!.Trim()}' is not a known value; treated as auto)";
+        switch (parsed)
+        {
+            case PrefaultMode.Off:
+                return new PrefaultDecision(false, false, 0, parsed, $"SHARPI_PREFAULT={mode!.Trim()}: prefault switched off by the operator");
+            case PrefaultMode.Force:
+                return new PrefaultDecision(true, false, long.MaxValue, parsed, $"SHARPI_PREFAULT={mode!.Trim()}: forced, RAM gate bypassed");
+        }
+
+        if (gate == RamGate.Always)
+        {
+            return new PrefaultDecision(true, false, long.MaxValue, parsed, "RamGate.Always: RAM gate bypassed" + unknownNote);
+        }
+
+        if (bytesNeeded == 0)
+        {
+            return new PrefaultDecision(true, false, long.MaxValue, parsed, "everything is already resident; mapping the pages only" + unknownNote);
+        }
+
+        long? capacity = null;
+        string basis = string.Empty;
+        if (memory.AvailableBytes is long available)
+        {
+            capacity = SaturatingAdd(available, bytesAlreadyResident);
+            basis = $"MemAvailable {Sizes.Format(available)} + {Sizes.Format(bytesAlreadyResident)} already cached";
+        }
+
+        if (memory.CgroupLimitBytes is long limit && (capacity is null || limit < capacity))
+        {
+            capacity = limit;
+            basis = $"cgroup limit {Sizes.Format(limit)}";
+        }
+
+        if (capacity is null)
+        {
+            return new PrefaultDecision(true, false, long.MaxValue, parsed, "memory figures unknown; running without a RAM limit" + unknownNote);
+        }
+
+        long budget = (long)Math.Floor(ramFraction * capacity.Value);
+        string frame = $"{Sizes.Format(bytesNeeded)} to load, budget {Sizes.Format(budget)} ({ramFraction:0.##} x {basis})";
+        if (bytesNeeded <= budget)
+        {
+            return new PrefaultDecision(true, false, budget, parsed, $"fits: {frame}{unknownNote}");
+        }
+
+        if (budget <= 0)
+        {
+            return new PrefaultDecision(false, false, 0, parsed, $"does not fit: {frame}{unknownNote}");
+        }
+
+        return new PrefaultDecision(true, true, budget, parsed, $"does not fit: {frame}; prefaulting regions in the order given up to the budget{unknownNote}");
+    }
+
+    private static long SaturatingAdd(long a, long b) => a > long.MaxValue - b ? long.MaxValue : a + b;
+
+    /// <summary>A span over a list without copying where it is an array or a List; a copy otherwise.</summary>
+    internal static ReadOnlySpan<PrefaultRegion> AsSpan(IReadOnlyList<PrefaultRegion> regions) => regions switch
+    {
+        PrefaultRegion[] array => array,
+        List<PrefaultRegion> list => CollectionsMarshal.AsSpan(list),
+        _ => regions.ToArray(),
+    };
+}

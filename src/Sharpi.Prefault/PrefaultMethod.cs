@@ -1,0 +1,36 @@
+namespace Sharpi.Prefault;
+
+/// <summary>How pages were brought in.</summary>
+public enum PrefaultMethod
+{
+    /// <summary>Nothing ran (skipped by the gate, or no regions).</summary>
+    None = 0,
+
+    /// <summary>Linux <c>madvise(MADV_POPULATE_READ)</c> over page-aligned chunks on parallel threads.</summary>
+    Populate = 1,
+
+    /// <summary>
+    /// A parallel per-page stride touch (one byte per page and each region's last byte), after the OS read-ahead
+    /// hint where the platform has a useful one (macOS <c>MADV_WILLNEED</c>, Windows <c>PrefetchVirtualMemory</c>).
+    /// </summary>
+    Touch = 2,
+
+    /// <summary>Only the OS read-ahead hint was issued; residency is not guaranteed.</summary>
+    Hint = 3,
+}
+
+/// <summary>Which mechanism <see cref="MmapPrefault.Run(IReadOnlyList{PrefaultRegion}, PrefaultOptions?)"/> may use.</summary>
+public enum PrefaultStrategy
+{
+    /// <summary>The fastest safe mechanism: populate where the kernel supports it, else hint and touch.</summary>
+    Auto = 0,
+
+    /// <summary>Skip populate and always hint and touch (the portable fallback; useful for comparisons).</summary>
+    Touch = 1,
+
+    /// <summary>
+    /// Only issue the read-ahead hint (<c>MADV_WILLNEED</c> / <c>PrefetchVirtualMemory</c>) and return. On Linux
+    /// the kernel caps a WILLNEED at its read-ahead window, so this guarantees nothing.
+    /// </summary>
+    HintOnly = 2,
+}

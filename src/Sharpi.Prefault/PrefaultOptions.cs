@@ -1,0 +1,129 @@
+using Microsoft.Extensions.Logging;
+
+namespace Sharpi.Prefault;
+
+/// <summary>
+/// Immutable settings for a prefault. Start from <see cref="Default"/> and change what you need with
+/// <c>with</c>-style initialisers: <c>PrefaultOptions.Default with { Label = "engine", Logger = log }</c>.
+/// Every setter validates, so a bad value fails at construction, not in the middle of a load.
+/// </summary>
+public sealed record PrefaultOptions
+{
+    /// <summary>The default chunk size: 32 MiB.</summary>
+    public const int DefaultChunkSize = 32 * 1024 * 1024;
+
+    /// <summary>The default RAM fraction: 0.8.</summary>
+    public const double DefaultRamFraction = 0.8;
+
+    private readonly string _label = "prefault";
+    private readonly double _ramFraction = DefaultRamFraction;
+    private readonly int _maxDegreeOfParallelism = Environment.ProcessorCount;
+    private readonly long _chunkSize = DefaultChunkSize;
+    private readonly RamGate _ramGate = RamGate.FitsInRam;
+    private readonly PrefaultStrategy _strategy = PrefaultStrategy.Auto;
+    private readonly ThreadPriority _workerPriority = ThreadPriority.Normal;
+
+    /// <summary>Options with every default: gate <see cref="RamGate.FitsInRam"/>, fraction 0.8, one worker per processor, 32 MiB chunks.</summary>
+    public static PrefaultOptions Default { get; } = new();
+
+    /// <summary>A short name for logs and progress, e.g. the engine or model name. Default <c>"prefault"</c>.</summary>
+    /// <exception cref="ArgumentException">The value is null, empty or white space.</exception>
+    public string Label
+    {
+        get => _label;
+        init
+        {
+            ArgumentException.ThrowIfNullOrWhiteSpace(value);
+            _label = value;
+        }
+    }
+
+    /// <summary>How the RAM-fit heuristic limits the prefault. Default <see cref="RamGate.FitsInRam"/>.</summary>
+    public RamGate RamGate
+    {
+        get => _ramGate;
+        init
+        {
+            ThrowHelper.ThrowIfUndefined(value);
+            _ramGate = value;
+        }
+    }
+
+    /// <summary>
+    /// The fraction (0 &lt; f &lt;= 1) of the memory that can hold the regions that a prefault may fill. Default 0.8.
+    /// The environment variable <c>SHARPI_PREFAULT_RAM_FRACTION</c>, when set to a valid value, overrides it.
+    /// </summary>
+    /// <exception cref="ArgumentOutOfRangeException">The value is not in (0, 1] or is not a number.</exception>
+    public double RamFraction
+    {
+        get => _ramFraction;
+        init
+        {
+            ThrowHelper.ThrowIfInvalidFraction(value);
+            _ramFraction = value;
+        }
+    }
+
+    /// <summary>The most threads that sweep at once (>= 1). Default: <see cref="Environment.ProcessorCount"/>.</summary>
+    /// <exception cref="ArgumentOutOfRangeException">The value is less than 1.</exception>
+    public int MaxDegreeOfParallelism
+    {
+        get => _maxDegreeOfParallelism;
+        init
+        {
+            ArgumentOutOfRangeException.ThrowIfLessThan(value, 1);
+            _maxDegreeOfParallelism = value;
+        }
+    }
+
+    /// <summary>
+    /// The unit of work handed to one thread, in bytes (at least one page; rounded up to whole pages).
+    /// Cancellation and progress are checked between chunks. Default 32 MiB.
+    /// </summary>
+    /// <exception cref="ArgumentOutOfRangeException">The value is less than 1.</exception>
+    public long ChunkSize
+    {
+        get => _chunkSize;
+        init
+        {
+            ArgumentOutOfRangeException.ThrowIfLessThan(value, 1L);
+            long page = Environment.SystemPageSize;
+            _chunkSize = checked((value + page - 1) / page * page);
+        }
+    }
+
+    /// <summary>Which mechanism may be used. Default <see cref="PrefaultStrategy.Auto"/>.</summary>
+    public PrefaultStrategy Strategy
+    {
+        get => _strategy;
+        init
+        {
+            ThrowHelper.ThrowIfUndefined(value);
+            _strategy = value;
+        }
+    }
+
+    /// <summary>
+    /// Priority of the sweep's worker threads. <c>MmapPrefault.Start</c>
+    /// uses <see cref="ThreadPriority.BelowNormal"/> when this is left at <see cref="ThreadPriority.Normal"/>, so a
+    /// background prefault does not starve the init work it overlaps. Default <see cref="ThreadPriority.Normal"/>.
+    /// </summary>
+    public ThreadPriority WorkerPriority
+    {
+        get => _workerPriority;
+        init
+        {
+            ThrowHelper.ThrowIfUndefined(value);
+            _workerPriority = value;
+        }
+    }
+
+    /// <summary>Where the run logs (one Information line per run, warnings for failures, errno details at Debug). Default: none.</summary>
+    public ILogger? Logger { get; init; }
+
+    /// <summary>Receives bytes done/total at most about ten times a second, and once at the end. Called on a worker thread.</summary>
+    public IProgress<PrefaultProgress>? Progress { get; init; }
+
+    /// <summary>Stops the sweep between chunks; the result then has <see cref="PrefaultResult.Cancelled"/> set. Never throws.</summary>
+    public CancellationToken CancellationToken { get; init; }
+}

@@ -1,0 +1,64 @@
+using System.IO.MemoryMappedFiles;
+using Microsoft.Win32.SafeHandles;
+
+namespace Sharpi.Prefault;
+
+/// <summary>
+/// A range of mapped memory an engine will read: a tensor, a layer, or a whole mapped file.
+/// </summary>
+/// <param name="Address">First byte of the range. Need not be page-aligned.</param>
+/// <param name="Length">Length in bytes. Zero-length regions (and regions at address zero) are skipped.</param>
+/// <param name="Name">Optional name used in logs and failure reports (for example a tensor name).</param>
+/// <remarks>
+/// A region is a raw pointer: the caller keeps the mapping alive (and unmapped memory out of it) for as long
+/// as a prefault over it is running. Use <see cref="FromView(MemoryMappedViewAccessor, long, long, string?)"/>
+/// to build one from a view with bounds checks.
+/// </remarks>
+public readonly record struct PrefaultRegion(nint Address, long Length, string? Name = null)
+{
+    /// <summary>One past the last byte of the region.</summary>
+    public nint End => Address + (nint)Length;
+
+    /// <summary>True when the region covers nothing (zero length or a null address).</summary>
+    public bool IsEmpty => Length == 0 || Address == 0;
+
+    /// <summary>
+    /// Builds a region over <paramref name="length"/> bytes at <paramref name="offset"/> of an accessor's view
+    /// (offsets are relative to the accessor's start, as for <see cref="UnmanagedMemoryAccessor.Read{T}(long, out T)"/>).
+    /// </summary>
+    /// <exception cref="ArgumentNullException"><paramref name="accessor"/> is null.</exception>
+    /// <exception cref="ArgumentOutOfRangeException">The range does not lie inside the view.</exception>
+    /// <exception cref="ObjectDisposedException">The accessor was disposed.</exception>
+    public static PrefaultRegion FromView(MemoryMappedViewAccessor accessor, long offset, long length, string? name = null)
+    {
+        ArgumentNullException.ThrowIfNull(accessor);
+        ThrowHelper.ThrowIfRangeOutside(offset, length, accessor.Capacity, nameof(offset), nameof(length));
+        SafeMemoryMappedViewHandle handle = accessor.SafeMemoryMappedViewHandle;
+        ObjectDisposedException.ThrowIf(handle.IsClosed, accessor);
+        nint baseAddress = handle.DangerousGetHandle() + (nint)accessor.PointerOffset;
+        return new PrefaultRegion(baseAddress + (nint)offset, length, name);
+    }
+
+    /// <summary>Builds a region over a whole accessor's view.</summary>
+    /// <exception cref="ArgumentNullException"><paramref name="accessor"/> is null.</exception>
+    public static PrefaultRegion FromView(MemoryMappedViewAccessor accessor, string? name = null)
+    {
+        ArgumentNullException.ThrowIfNull(accessor);
+        return FromView(accessor, 0, accessor.Capacity, name);
+    }
+
+    /// <summary>
+    /// Builds a region over <paramref name="length"/> bytes at <paramref name="offset"/> of a view handle
+    /// (offsets relative to the handle's base, bounded by <see cref="System.Runtime.InteropServices.SafeBuffer.ByteLength"/>).
+    /// </summary>
+    /// <exception cref="ArgumentNullException"><paramref name="view"/> is null.</exception>
+    /// <exception cref="ArgumentOutOfRangeException">The range does not lie inside the view.</exception>
+    /// <exception cref="ObjectDisposedException">The handle was closed.</exception>
+    public static PrefaultRegion FromView(SafeMemoryMappedViewHandle view, long offset, long length, string? name = null)
+    {
+        ArgumentNullException.ThrowIfNull(view);
+        ObjectDisposedException.ThrowIf(view.IsClosed, view);
+        ThrowHelper.ThrowIfRangeOutside(offset, length, checked((long)view.ByteLength), nameof(offset), nameof(length));
+        return new PrefaultRegion(view.DangerousGetHandle() + (nint)offset, length, name);
+    }
+}

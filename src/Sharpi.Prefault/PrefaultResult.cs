@@ -1,0 +1,55 @@
+namespace Sharpi.Prefault;
+
+/// <summary>A region, or part of one, that could not be prefaulted, and why.</summary>
+/// <param name="Name">The region's name (or its address in hex when it has none).</param>
+/// <param name="Address">Start of the part that failed.</param>
+/// <param name="Length">Bytes of the part that failed.</param>
+/// <param name="Errno">The OS error number, 0 when the failure was found without a system call.</param>
+/// <param name="Message">What went wrong, with the OS's text for the error.</param>
+public sealed record RegionFailure(string Name, nint Address, long Length, int Errno, string Message);
+
+/// <summary>What a prefault did. Immutable; never thrown, always returned.</summary>
+public sealed record PrefaultResult
+{
+    /// <summary>True when the sweep (or hint) ran over at least part of the regions.</summary>
+    public required bool Ran { get; init; }
+
+    /// <summary>True when the RAM budget covered only the first regions (in the order given); see <see cref="BytesSkipped"/>.</summary>
+    public bool Partial { get; init; }
+
+    /// <summary>Why it ran, ran in part, or did not run, in words for a log.</summary>
+    public required string Reason { get; init; }
+
+    /// <summary>Bytes covered by the sweep, after merging overlapping and duplicate regions.</summary>
+    public long Bytes { get; init; }
+
+    /// <summary>Of the merged regions' bytes, those already resident before the sweep (measured with mincore; 0 where unsupported).</summary>
+    public long BytesAlreadyResident { get; init; }
+
+    /// <summary>Bytes of the merged regions left out: by the RAM budget, by cancellation, or by failures.</summary>
+    public long BytesSkipped { get; init; }
+
+    /// <summary>Bytes of all regions after merging (what was asked for).</summary>
+    public long BytesRequested { get; init; }
+
+    /// <summary>Wall time of the sweep (zero when nothing ran).</summary>
+    public TimeSpan Elapsed { get; init; }
+
+    /// <summary><see cref="Bytes"/> per second of <see cref="Elapsed"/>, in GiB/s (0 when nothing ran).</summary>
+    public double GiBPerSecond => Elapsed > TimeSpan.Zero ? Bytes / (double)(1L << 30) / Elapsed.TotalSeconds : 0;
+
+    /// <summary>The mechanism that brought the pages in.</summary>
+    public PrefaultMethod Method { get; init; }
+
+    /// <summary>The regions (or parts) that failed; the rest still ran.</summary>
+    public IReadOnlyList<RegionFailure> Failures { get; init; } = [];
+
+    /// <summary>True when the run's cancellation token stopped the sweep early.</summary>
+    public bool Cancelled { get; init; }
+
+    /// <summary>Number of regions after merging.</summary>
+    public int RegionCount { get; init; }
+
+    /// <summary>Threads that swept.</summary>
+    public int Threads { get; init; }
+}

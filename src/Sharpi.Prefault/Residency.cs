@@ -1,0 +1,190 @@
+using System.Buffers;
+using System.IO.MemoryMappedFiles;
+using System.Numerics;
+using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
+
+namespace Sharpi.Prefault;
+
+/// <summary>How much of a range is in memory.</summary>
+/// <param name="Bytes">Bytes measured (after merging overlapping regions).</param>
+/// <param name="ResidentBytes">Of those, bytes on pages that are resident (page-cache pages mapped or not, for file mappings).</param>
+/// <param name="Supported">False where the platform has no residency query (Windows); the counts are then 0.</param>
+/// <param name="Error">Set when a range could not be measured (for example it is not mapped); the counts cover the rest.</param>
+public readonly record struct ResidencyInfo(long Bytes, long ResidentBytes, bool Supported, string? Error = null)
+{
+    /// <summary>Resident share, 0 to 1 (0 for no bytes).</summary>
+    public double Fraction => Bytes <= 0 ? 0 : (double)ResidentBytes / Bytes;
+
+    /// <summary>Resident share in percent.</summary>
+    public double Percent => Fraction * 100;
+}
+
+/// <summary>
+/// Measures residency with <c>mincore</c> (Linux, macOS): one bit per page, so a 4 GiB mapping is scanned in
+/// milliseconds without touching a page. On Windows every figure reports <see cref="ResidencyInfo.Supported"/> false.
+/// </summary>
+public static class Residency
+{
+    // One mincore call covers this many pages (256 MiB of 4 KiB pages); the vector comes from the shared pool.
+    private const int PagesPerCall = 64 * 1024;
+
+    /// <summary>True where residency can be measured (Linux, macOS, FreeBSD).</summary>
+    public static bool IsSupported => OperatingSystem.IsLinux() || OperatingSystem.IsMacOS() || OperatingSystem.IsFreeBSD();
+
+    /// <summary>Residency of one region.</summary>
+    /// <exception cref="ArgumentOutOfRangeException">The region has a negative length.</exception>
+    public static ResidencyInfo Measure(PrefaultRegion region) => Measure([region]);
+
+    /// <summary>Residency of regions, merged first so overlapping regions count once.</summary>
+    /// <exception cref="ArgumentNullException"><paramref name="regions"/> is null.</exception>
+    /// <exception cref="ArgumentOutOfRangeException">A region has a negative length.</exception>
+    public static ResidencyInfo Measure(IReadOnlyList<PrefaultRegion> regions)
+    {
+        ArgumentNullException.ThrowIfNull(regions);
+        return Measure(MmapPrefault.AsSpan(regions));
+    }
+
+    /// <summary>Residency of regions, merged first so overlapping regions count once.</summary>
+    /// <exception cref="ArgumentOutOfRangeException">A region has a negative length.</exception>
+    public static ResidencyInfo Measure(ReadOnlySpan<PrefaultRegion> regions)
+    {
+        RegionSet.Validate(regions, nameof(regions));
+        MergedRegion[] merged = RegionSet.Merge(regions);
+        long total = RegionSet.TotalBytes(merged);
+        if (!IsSupported)
+        {
+            return new ResidencyInfo(total, 0, false, UnsupportedMessage);
+        }
+
+        long resident = 0;
+        string? error = null;
+        foreach (MergedRegion r in merged)
+        {
+            if (TryCountResident(r.Start, r.End, out long bytes, out int errno))
+            {
+                resident += bytes;
+            }
+            else
+            {
+                error ??= $"{r.DisplayName}: mincore failed, {Errno.Describe(errno)}";
+            }
+        }
+
+        return new ResidencyInfo(total, resident, true, error);
+    }
+
+    /// <summary>Page-cache residency of a whole file (like <c>fincore</c>), measured through a temporary read-only mapping.</summary>
+    /// <exception cref="FileNotFoundException">The file does not exist.</exception>
+    /// <exception cref="IOException">The file cannot be opened or mapped.</exception>
+    public static ResidencyInfo OfFile(string path) => OfFile(path, 0, -1);
+
+    /// <summary>
+    /// Page-cache residency of <paramref name="length"/> bytes at <paramref name="offset"/> of a file
+    /// (a length of -1 means to the end of the file).
+    /// </summary>
+    /// <exception cref="ArgumentOutOfRangeException">The range lies outside the file.</exception>
+    /// <exception cref="FileNotFoundException">The file does not exist.</exception>
+    /// <exception cref="IOException">The file cannot be opened or mapped.</exception>
+    public static ResidencyInfo OfFile(string path, long offset, long length)
+    {
+        ArgumentException.ThrowIfNullOrEmpty(path);
+        using var stream = new FileStream(path, FileMode.Open, FileAccess.Read, FileShare.ReadWrite | FileShare.Delete, 1, FileOptions.None);
+        long fileLength = stream.Length;
+        if (length == -1)
+        {
+            ArgumentOutOfRangeException.ThrowIfGreaterThan(offset, fileLength);
+            length = fileLength - offset;
+        }
+
+        ThrowHelper.ThrowIfRangeOutside(offset, length, fileLength, nameof(offset), nameof(length));
+        if (length == 0)
+        {
+            return new ResidencyInfo(0, 0, IsSupported);
+        }
+
+        if (!IsSupported)
+        {
+            return new ResidencyInfo(length, 0, false, UnsupportedMessage);
+        }
+
+        using MemoryMappedFile map = MemoryMappedFile.CreateFromFile(stream, null, 0, MemoryMappedFileAccess.Read, HandleInheritability.None, leaveOpen: true);
+        using MemoryMappedViewAccessor view = map.CreateViewAccessor(offset, length, MemoryMappedFileAccess.Read);
+        return Measure(PrefaultRegion.FromView(view, 0, length));
+    }
+
+    private const string UnsupportedMessage = "Residency needs mincore (Linux, macOS); this platform has no page-residency query for mappings.";
+
+    /// <summary>
+    /// Counts the resident bytes of [start, end) with mincore. False with the errno when the range is not
+    /// (entirely) mapped: ENOMEM. Never touches the pages.
+    /// </summary>
+    internal static unsafe bool TryCountResident(nint start, nint end, out long residentBytes, out int errno)
+    {
+        residentBytes = 0;
+        errno = 0;
+        if (end <= start)
+        {
+            return true;
+        }
+
+        nint page = Environment.SystemPageSize;
+        nint alignedStart = start & ~(page - 1);
+        nint alignedEnd = (end + page - 1) & ~(page - 1);
+        byte[] vector = ArrayPool<byte>.Shared.Rent(PagesPerCall);
+        try
+        {
+            fixed (byte* vec = vector)
+            {
+                long residentPages = 0;
+                for (nint at = alignedStart; at < alignedEnd;)
+                {
+                    nint pages = Math.Min((alignedEnd - at) / page, PagesPerCall);
+                    if (Interop.Libc.Mincore((void*)at, (nuint)(pages * page), vec) != 0)
+                    {
+                        errno = Marshal.GetLastPInvokeError();
+                        return false;
+                    }
+
+                    residentPages += CountResident(vec, (int)pages);
+                    if (at == alignedStart && (vec[0] & 1) != 0)
+                    {
+                        residentBytes -= start - alignedStart;
+                    }
+
+                    at += pages * page;
+                    if (at == alignedEnd && (vec[pages - 1] & 1) != 0)
+                    {
+                        residentBytes -= alignedEnd - end;
+                    }
+                }
+
+                residentBytes += residentPages * page;
+                return true;
+            }
+        }
+        finally
+        {
+            ArrayPool<byte>.Shared.Return(vector);
+        }
+    }
+
+    /// <summary>Counts the vector entries whose low bit (resident) is set, eight at a time.</summary>
+    private static unsafe long CountResident(byte* vec, int count)
+    {
+        const ulong LowBits = 0x0101010101010101UL;
+        long resident = 0;
+        int i = 0;
+        for (; i + 8 <= count; i += 8)
+        {
+            resident += BitOperations.PopCount(Unsafe.ReadUnaligned<ulong>(vec + i) & LowBits);
+        }
+
+        for (; i < count; i++)
+        {
+            resident += vec[i] & 1;
+        }
+
+        return resident;
+    }
+}
