@@ -1,7 +1,7 @@
 internal static partial class Interop
 {
     /// <summary>Linux values (asm-generic; x86-64 and arm64 agree on all of these).</summary>
-    internal static class LinuxConstants
+    internal static partial class LinuxConstants
     {
         internal const int MADV_NORMAL = 0;
         internal const int MADV_WILLNEED = 3;

@@ -1,7 +1,7 @@
 internal static partial class Interop
 {
     /// <summary>macOS (XNU) values used by this library.</summary>
-    internal static class OSXConstants
+    internal static partial class OSXConstants
     {
         internal const int MADV_WILLNEED = 3;
         internal const int MADV_DONTNEED = 4;
