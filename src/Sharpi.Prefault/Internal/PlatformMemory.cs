@@ -1,0 +1,107 @@
+using System.Runtime.InteropServices;
+using System.Runtime.Versioning;
+
+namespace Sharpi.Prefault;
+
+/// <summary>The per-OS pieces of the sweep: mapping checks and read-ahead hints.</summary>
+internal static unsafe class PlatformMemory
+{
+    /// <summary>
+    /// True when [start, end) is mapped and readable, as far as the platform can tell without a read:
+    /// mincore (ENOMEM means unmapped) on Unix, VirtualQuery on Windows.
+    /// </summary>
+    internal static bool IsReadable(nint start, nint end, out int errno, out string why)
+    {
+        errno = 0;
+        why = string.Empty;
+        if (OperatingSystem.IsWindows())
+        {
+            return IsCommittedAndReadable(start, end, out why);
+        }
+
+        if (Residency.IsSupported && !Residency.TryCountResident(start, end, out _, out errno))
+        {
+            why = $"not mapped: mincore failed, {Errno.Describe(errno)}";
+            return false;
+        }
+
+        return true;
+    }
+
+    [SupportedOSPlatform("windows")]
+    private static bool IsCommittedAndReadable(nint start, nint end, out string why)
+    {
+        why = string.Empty;
+        Interop.Kernel32.MEMORY_BASIC_INFORMATION info;
+        for (nint at = start; (nuint)at < (nuint)end;)
+        {
+            if (Interop.Kernel32.VirtualQuery((void*)at, &info, (nuint)sizeof(Interop.Kernel32.MEMORY_BASIC_INFORMATION)) == 0)
+            {
+                why = $"VirtualQuery failed, {Errno.Describe(Marshal.GetLastPInvokeError())}";
+                return false;
+            }
+
+            if (info.State != Interop.Kernel32.MEM_COMMIT || (info.Protect & (Interop.Kernel32.PAGE_NOACCESS | Interop.Kernel32.PAGE_GUARD)) != 0)
+            {
+                why = "not committed or not readable (VirtualQuery)";
+                return false;
+            }
+
+            at = (nint)info.BaseAddress + (nint)info.RegionSize;
+        }
+
+        return true;
+    }
+
+    /// <summary>
+    /// Issues the platform's read-ahead hint over the regions, rounded outward to pages: MADV_WILLNEED
+    /// (Linux and macOS; on Linux only when the caller asked for hint-only, see the sweep) or PrefetchVirtualMemory
+    /// (Windows 8+). Returns the failures; never throws.
+    /// </summary>
+    internal static void Hint(MergedRegion[] regions, List<RegionFailure> failures)
+    {
+        if (OperatingSystem.IsWindows())
+        {
+            if (OperatingSystem.IsWindowsVersionAtLeast(6, 2))
+            {
+                PrefetchWindows(regions, failures);
+            }
+
+            return;
+        }
+
+        int willNeed = OperatingSystem.IsMacOS() ? Interop.OSXConstants.MADV_WILLNEED : Interop.LinuxConstants.MADV_WILLNEED;
+        nint page = Environment.SystemPageSize;
+        foreach (MergedRegion r in regions)
+        {
+            nint start = r.Start & ~(page - 1);
+            nint end = (r.End + page - 1) & ~(page - 1);
+            if (Interop.Libc.Madvise((void*)start, (nuint)(end - start), willNeed) != 0)
+            {
+                int errno = Marshal.GetLastPInvokeError();
+                failures.Add(new RegionFailure(r.DisplayName, r.Start, r.Length, errno, $"madvise(MADV_WILLNEED) failed: {Errno.Describe(errno)}"));
+            }
+        }
+    }
+
+    [SupportedOSPlatform("windows6.2")]
+    private static void PrefetchWindows(MergedRegion[] regions, List<RegionFailure> failures)
+    {
+        var entries = new Interop.Kernel32.WIN32_MEMORY_RANGE_ENTRY[regions.Length];
+        for (int i = 0; i < regions.Length; i++)
+        {
+            entries[i].VirtualAddress = (void*)regions[i].Start;
+            entries[i].NumberOfBytes = (nuint)regions[i].Length;
+        }
+
+        fixed (Interop.Kernel32.WIN32_MEMORY_RANGE_ENTRY* p = entries)
+        {
+            if (Interop.Kernel32.PrefetchVirtualMemory(Interop.Kernel32.CurrentProcess, (nuint)entries.Length, p, 0) == 0)
+            {
+                int error = Marshal.GetLastPInvokeError();
+                failures.Add(new RegionFailure("(all regions)", regions.Length > 0 ? regions[0].Start : 0, RegionSet.TotalBytes(regions), error,
+                    $"PrefetchVirtualMemory failed: {Errno.Describe(error)}; the touch sweep still runs"));
+            }
+        }
+    }
+}

@@ -1,0 +1,103 @@
+using System.Globalization;
+
+namespace Sharpi.Prefault;
+
+/// <summary>One line of /proc/self/maps.</summary>
+internal readonly record struct ProcMapEntry(nint Start, nint End, bool Readable, bool Writable, bool Shared, long Offset, long Inode, string Path)
+{
+    /// <summary>A mapping of a file (as opposed to anonymous memory, the heap, stacks or [vdso]-style pseudo files).</summary>
+    internal bool IsFileBacked => Inode != 0 && Path.StartsWith('/');
+
+    /// <summary>The file was unlinked after it was mapped; the path no longer names it.</summary>
+    internal bool IsDeleted => Path.EndsWith(" (deleted)", StringComparison.Ordinal);
+}
+
+/// <summary>
+/// Reads /proc/self/maps (Linux): which address ranges are mapped, with what permissions, backed by which file
+/// at which offset. Used where a wrong guess would kill the process (a touch past a truncated file's end raises
+/// SIGBUS) or discard data (MADV_DONTNEED on a written private page).
+/// </summary>
+internal static class ProcMaps
+{
+    internal const string SelfMapsPath = "/proc/self/maps";
+
+    /// <summary>This process's mappings, sorted by address. Empty when /proc is not readable.</summary>
+    internal static ProcMapEntry[] ReadSelf()
+    {
+        try
+        {
+            return Parse(File.ReadAllText(SelfMapsPath));
+        }
+        catch (IOException)
+        {
+            return [];
+        }
+        catch (UnauthorizedAccessException)
+        {
+            return [];
+        }
+    }
+
+    internal static ProcMapEntry[] Parse(string text)
+    {
+        var entries = new List<ProcMapEntry>();
+        foreach (string line in text.Split('\n'))
+        {
+            if (TryParseLine(line, out ProcMapEntry entry))
+            {
+                entries.Add(entry);
+            }
+        }
+
+        return [.. entries];
+    }
+
+    // "7f12a000-7f12b000 r--s 00001000 fd:01 1234567                    /path/to/file with spaces"
+    private static bool TryParseLine(ReadOnlySpan<char> line, out ProcMapEntry entry)
+    {
+        entry = default;
+        Span<Range> fields = stackalloc Range[6];
+        int count = line.Split(fields, ' ', StringSplitOptions.RemoveEmptyEntries);
+        if (count < 5)
+        {
+            return false;
+        }
+
+        ReadOnlySpan<char> range = line[fields[0]];
+        int dash = range.IndexOf('-');
+        ReadOnlySpan<char> perms = line[fields[1]];
+        if (dash <= 0 || perms.Length < 4
+            || !ulong.TryParse(range[..dash], NumberStyles.AllowHexSpecifier, CultureInfo.InvariantCulture, out ulong start)
+            || !ulong.TryParse(range[(dash + 1)..], NumberStyles.AllowHexSpecifier, CultureInfo.InvariantCulture, out ulong end)
+            || !long.TryParse(line[fields[2]], NumberStyles.AllowHexSpecifier, CultureInfo.InvariantCulture, out long offset)
+            || !long.TryParse(line[fields[4]], NumberStyles.None, CultureInfo.InvariantCulture, out long inode))
+        {
+            return false;
+        }
+
+        // The path is everything after the inode field, spaces included.
+        string path = count >= 6 ? line[fields[5].Start..].Trim().ToString() : string.Empty;
+        entry = new ProcMapEntry((nint)start, (nint)end, perms[0] == 'r', perms[1] == 'w', perms[3] == 's', offset, inode, path);
+        return true;
+    }
+
+    /// <summary>Index of the first entry whose end lies above <paramref name="address"/>, or entries.Length.</summary>
+    internal static int FirstEndingAfter(ProcMapEntry[] entries, nint address)
+    {
+        int lo = 0, hi = entries.Length;
+        while (lo < hi)
+        {
+            int mid = (lo + hi) >>> 1;
+            if ((nuint)entries[mid].End <= (nuint)address)
+            {
+                lo = mid + 1;
+            }
+            else
+            {
+                hi = mid;
+            }
+        }
+
+        return lo;
+    }
+}

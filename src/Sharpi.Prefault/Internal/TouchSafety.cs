@@ -1,0 +1,116 @@
+namespace Sharpi.Prefault;
+
+/// <summary>
+/// Before a touch sweep, keeps only the parts of each region that a plain read can fault in safely: mapped,
+/// readable, and (for file mappings) not past the file's current end. A read of an unmapped page raises SIGSEGV
+/// and a read past a truncated file's end raises SIGBUS; neither can be caught in .NET, so they must never happen.
+/// </summary>
+internal static class TouchSafety
+{
+    /// <summary>
+    /// Splits <paramref name="regions"/> into the safe pieces and the failures. On Linux the check reads
+    /// /proc/self/maps and the files' sizes; elsewhere mincore (Unix) or VirtualQuery (Windows) checks that each range is mapped.
+    /// </summary>
+    internal static MergedRegion[] Filter(MergedRegion[] regions, List<RegionFailure> failures)
+    {
+        if (OperatingSystem.IsLinux())
+        {
+            ProcMapEntry[] maps = ProcMaps.ReadSelf();
+            if (maps.Length > 0)
+            {
+                return FilterWithMaps(regions, maps, failures, static path => TryGetFileLength(path));
+            }
+        }
+
+        var safe = new List<MergedRegion>(regions.Length);
+        foreach (MergedRegion r in regions)
+        {
+            if (PlatformMemory.IsReadable(r.Start, r.End, out int errno, out string why))
+            {
+                safe.Add(r);
+            }
+            else
+            {
+                failures.Add(new RegionFailure(r.DisplayName, r.Start, r.Length, errno, why));
+            }
+        }
+
+        return [.. safe];
+    }
+
+    internal static MergedRegion[] FilterWithMaps(MergedRegion[] regions, ProcMapEntry[] maps, List<RegionFailure> failures, Func<string, long?> fileLength)
+    {
+        long page = Environment.SystemPageSize;
+        var safe = new List<MergedRegion>(regions.Length);
+        foreach (MergedRegion r in regions)
+        {
+            nint at = r.Start;
+            int i = ProcMaps.FirstEndingAfter(maps, at);
+            while ((nuint)at < (nuint)r.End)
+            {
+                if (i >= maps.Length || (nuint)maps[i].Start > (nuint)at)
+                {
+                    nint gapEnd = i < maps.Length && (nuint)maps[i].Start < (nuint)r.End ? maps[i].Start : r.End;
+                    failures.Add(new RegionFailure(r.DisplayName, at, gapEnd - at, 0, "not mapped: the range has no mapping in /proc/self/maps"));
+                    at = gapEnd;
+                    continue;
+                }
+
+                ProcMapEntry m = maps[i];
+                nint pieceEnd = (nuint)m.End < (nuint)r.End ? m.End : r.End;
+                if (!m.Readable)
+                {
+                    failures.Add(new RegionFailure(r.DisplayName, at, pieceEnd - at, 0, "mapped without read permission"));
+                }
+                else
+                {
+                    nint validEnd = pieceEnd;
+                    if (m.IsFileBacked && !m.IsDeleted && fileLength(m.Path) is long length)
+                    {
+                        // Pages wholly past the end of the file raise SIGBUS; the page holding the last byte is zero-filled and safe.
+                        long bytesInFile = Math.Max(0, length - m.Offset);
+                        long safeBytes = (bytesInFile + page - 1) / page * page;
+                        nint fileEnd = (long)(m.End - m.Start) > safeBytes ? m.Start + (nint)safeBytes : m.End;
+                        if ((nuint)fileEnd < (nuint)validEnd)
+                        {
+                            validEnd = (nuint)fileEnd > (nuint)at ? fileEnd : at;
+                        }
+                    }
+
+                    if ((nuint)validEnd > (nuint)at)
+                    {
+                        safe.Add(r with { Start = at, End = validEnd });
+                    }
+
+                    if ((nuint)validEnd < (nuint)pieceEnd)
+                    {
+                        failures.Add(new RegionFailure(r.DisplayName, validEnd, pieceEnd - validEnd, 0,
+                            $"past the end of '{m.Path}' (the file is shorter than the mapping: truncated?)"));
+                    }
+                }
+
+                at = pieceEnd;
+                i++;
+            }
+        }
+
+        return [.. safe];
+    }
+
+    private static long? TryGetFileLength(string path)
+    {
+        try
+        {
+            var info = new FileInfo(path);
+            return info.Exists ? info.Length : null;
+        }
+        catch (IOException)
+        {
+            return null;
+        }
+        catch (UnauthorizedAccessException)
+        {
+            return null;
+        }
+    }
+}
