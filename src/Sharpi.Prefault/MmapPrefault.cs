@@ -1,3 +1,4 @@
+using System.Globalization;
 using System.Runtime.InteropServices;
 
 namespace Sharpi.Prefault;
@@ -72,7 +73,7 @@ public static partial class MmapPrefault
         }
 
         long budget = (long)Math.Floor(ramFraction * capacity.Value);
-        string frame = $"{Sizes.Format(bytesNeeded)} to load, budget {Sizes.Format(budget)} ({ramFraction:0.##} x {basis})";
+        string frame = string.Create(CultureInfo.InvariantCulture, $"{Sizes.Format(bytesNeeded)} to load, budget {Sizes.Format(budget)} ({ramFraction:G3} x {basis})");
         if (bytesNeeded <= budget)
         {
             return new PrefaultDecision(true, false, budget, parsed, $"fits: {frame}{unknownNote}");

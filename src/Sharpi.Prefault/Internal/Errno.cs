@@ -7,3 +7,9 @@ internal static class Errno
 {
     internal static string Describe(int errno) => $"errno {errno} ({Marshal.GetPInvokeErrorMessage(errno)})";
 }
+
+/// <summary>An errno that turns into text only when a log message is actually written.</summary>
+internal readonly record struct ErrnoText(int Value)
+{
+    public override string ToString() => Errno.Describe(Value);
+}

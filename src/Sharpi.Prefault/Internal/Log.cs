@@ -10,7 +10,7 @@ internal static partial class Log
 {
     [LoggerMessage(EventId = 1, Level = LogLevel.Information,
         Message = "[{Label}] Pre-faulted {Bytes} ({AlreadyResident} already resident) in {Seconds:F2} s ({GiBPerSecond:F1} GiB/s) via {Method}{Suffix}")]
-    internal static partial void Completed(ILogger logger, string label, string bytes, string alreadyResident, double seconds, double gibPerSecond, string method, string suffix);
+    internal static partial void Completed(ILogger logger, string label, ByteSize bytes, ByteSize alreadyResident, double seconds, double gibPerSecond, string method, string suffix);
 
     [LoggerMessage(EventId = 2, Level = LogLevel.Information, Message = "[{Label}] Prefault skipped: {Reason}")]
     internal static partial void Skipped(ILogger logger, string label, string reason);
@@ -24,14 +24,17 @@ internal static partial class Log
     internal static partial void InvalidFraction(ILogger logger, string value, double fraction);
 
     [LoggerMessage(EventId = 5, Level = LogLevel.Warning, Message = "[{Label}] Region {Name} ({Bytes}) not prefaulted: {Reason}")]
-    internal static partial void RegionFailed(ILogger logger, string label, string name, string bytes, string reason);
+    internal static partial void RegionFailed(ILogger logger, string label, string name, ByteSize bytes, string reason);
 
     [LoggerMessage(EventId = 6, Level = LogLevel.Debug, Message = "[{Label}] {Call} at 0x{Address:X} length {Length} failed: {Error}")]
-    internal static partial void CallFailed(ILogger logger, string label, string call, nint address, long length, string error);
+    internal static partial void CallFailed(ILogger logger, string label, string call, nint address, long length, ErrnoText error);
 
     [LoggerMessage(EventId = 7, Level = LogLevel.Information, Message = "[{Label}] Partial prefault: {Reason}")]
     internal static partial void PartialRun(ILogger logger, string label, string reason);
 
     [LoggerMessage(EventId = 8, Level = LogLevel.Debug, Message = "MADV_POPULATE_READ is not supported by this kernel ({Error}); using the touch sweep.")]
-    internal static partial void PopulateUnsupported(ILogger logger, string error);
+    internal static partial void PopulateUnsupported(ILogger logger, ErrnoText error);
+
+    [LoggerMessage(EventId = 9, Level = LogLevel.Warning, Message = "[{Label}] The progress callback threw; progress reports stop, the prefault goes on.")]
+    internal static partial void ProgressFailed(ILogger logger, string label, Exception exception);
 }

@@ -15,3 +15,9 @@ internal static class Sizes
         _ => string.Create(CultureInfo.InvariantCulture, $"{bytes} B"),
     };
 }
+
+/// <summary>A byte count that formats itself only when a log message is actually written.</summary>
+internal readonly record struct ByteSize(long Bytes)
+{
+    public override string ToString() => Sizes.Format(Bytes);
+}

@@ -1,0 +1,148 @@
+namespace Sharpi.Prefault.Tests;
+
+/// <summary>The gate and the RAM-fit heuristic as pure functions over injected figures.</summary>
+public sealed class DecideTests
+{
+    private const long GiB = 1L << 30;
+    private static readonly MemoryFigures Plenty = new(AvailableBytes: 64 * GiB, CgroupLimitBytes: null);
+
+    [Theory]
+    [InlineData("0")]
+    [InlineData("off")]
+    [InlineData(" OFF ")]
+    [InlineData("False")]
+    public void Decide_WithKillSwitch_NeverRuns(string mode)
+    {
+        PrefaultDecision d = MmapPrefault.Decide(mode, 1, 0, Plenty, RamGate.Always);
+
+        Assert.False(d.Run);
+        Assert.Equal(PrefaultMode.Off, d.Mode);
+        Assert.Contains("switched off", d.Reason, StringComparison.Ordinal);
+    }
+
+    [Theory]
+    [InlineData("1")]
+    [InlineData("on")]
+    [InlineData("FORCE")]
+    [InlineData("\tforce\n")]
+    public void Decide_WithForce_RunsEvenWhenNothingFits(string mode)
+    {
+        PrefaultDecision d = MmapPrefault.Decide(mode, 100 * GiB, 0, new MemoryFigures(GiB, GiB));
+
+        Assert.True(d.Run);
+        Assert.False(d.Partial);
+        Assert.Equal(long.MaxValue, d.BudgetBytes);
+        Assert.Equal(PrefaultMode.Force, d.Mode);
+    }
+
+    [Theory]
+    [InlineData(null)]
+    [InlineData("")]
+    [InlineData("  ")]
+    [InlineData("auto")]
+    [InlineData("Auto")]
+    public void Decide_WithAutoOrUnset_AppliesTheRamGate(string? mode)
+    {
+        PrefaultDecision d = MmapPrefault.Decide(mode, 10 * GiB, 0, new MemoryFigures(10 * GiB, null));
+
+        Assert.True(d.Run);
+        Assert.True(d.Partial);
+        Assert.Equal(8 * GiB, d.BudgetBytes);
+        Assert.Equal(PrefaultMode.Auto, d.Mode);
+    }
+
+    [Fact]
+    public void Decide_WithUnknownMode_BehavesAsAutoAndSaysSo()
+    {
+        PrefaultDecision d = MmapPrefault.Decide("sometimes", GiB, 0, Plenty);
+
+        Assert.True(d.Run);
+        Assert.Equal(PrefaultMode.Auto, d.Mode);
+        Assert.Contains("'sometimes'", d.Reason, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void Decide_WhenItFits_RunsInFull()
+    {
+        PrefaultDecision d = MmapPrefault.Decide(null, 8 * GiB, 0, new MemoryFigures(10 * GiB, null));
+
+        Assert.True(d.Run);
+        Assert.False(d.Partial);
+        Assert.StartsWith("fits", d.Reason, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void Decide_CountsPageCacheTheRegionsAlreadyOccupy_AsRoom()
+    {
+        // A second process mapping a model the first already loaded: 12 GiB resident, 4 GiB to come, 6 GiB available.
+        // Without the resident bytes, 0.8 x 6 = 4.8 GiB would still fit 4 GiB; make it tight so only the credit passes.
+        PrefaultDecision withoutCredit = MmapPrefault.Decide(null, 6 * GiB, 0, new MemoryFigures(6 * GiB, null));
+        PrefaultDecision withCredit = MmapPrefault.Decide(null, 6 * GiB, 12 * GiB, new MemoryFigures(6 * GiB, null));
+
+        Assert.True(withoutCredit.Partial);
+        Assert.False(withCredit.Partial);
+        Assert.True(withCredit.Run);
+    }
+
+    [Fact]
+    public void Decide_TakesTheSmallerOfAvailableAndCgroupLimit()
+    {
+        PrefaultDecision d = MmapPrefault.Decide(null, 3 * GiB, 0, new MemoryFigures(64 * GiB, 2 * GiB));
+
+        Assert.True(d.Partial);
+        Assert.Equal((long)(0.8 * 2 * GiB), d.BudgetBytes);
+        Assert.Contains("cgroup", d.Reason, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void Decide_WithUnknownFigures_RunsAndSaysSo()
+    {
+        PrefaultDecision d = MmapPrefault.Decide(null, 1000 * GiB, 0, default);
+
+        Assert.True(d.Run);
+        Assert.False(d.Partial);
+        Assert.Contains("unknown", d.Reason, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void Decide_WithNoRoomAtAll_Skips()
+    {
+        PrefaultDecision d = MmapPrefault.Decide(null, GiB, 0, new MemoryFigures(0, null));
+
+        Assert.False(d.Run);
+        Assert.Contains("does not fit", d.Reason, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void Decide_WithRamGateAlways_RunsEverything()
+    {
+        PrefaultDecision d = MmapPrefault.Decide(null, 100 * GiB, 0, new MemoryFigures(GiB, null), RamGate.Always);
+
+        Assert.True(d.Run);
+        Assert.False(d.Partial);
+    }
+
+    [Fact]
+    public void Decide_UsesTheGivenFraction()
+    {
+        PrefaultDecision d = MmapPrefault.Decide(null, 10 * GiB, 0, new MemoryFigures(10 * GiB, null), ramFraction: 0.5);
+
+        Assert.Equal(5 * GiB, d.BudgetBytes);
+    }
+
+    [Theory]
+    [InlineData(0.0)]
+    [InlineData(-0.1)]
+    [InlineData(1.01)]
+    [InlineData(double.NaN)]
+    public void Decide_WithInvalidFraction_Throws(double fraction)
+    {
+        Assert.Throws<ArgumentOutOfRangeException>(() => MmapPrefault.Decide(null, 1, 0, Plenty, ramFraction: fraction));
+    }
+
+    [Fact]
+    public void Decide_WithNegativeBytes_Throws()
+    {
+        Assert.Throws<ArgumentOutOfRangeException>(() => MmapPrefault.Decide(null, -1, 0, Plenty));
+    }
+}

@@ -1,0 +1,98 @@
+namespace Sharpi.Prefault.Tests.Internal;
+
+public sealed class RegionSetTests
+{
+    [Fact]
+    public void Merge_DropsEmptyRegions()
+    {
+        MergedRegion[] merged = RegionSet.Merge([new(0x1000, 0), new(0, 100), new(0x2000, 16, "a")]);
+
+        MergedRegion only = Assert.Single(merged);
+        Assert.Equal("a", only.Name);
+    }
+
+    [Fact]
+    public void Merge_CountsTheSameTensorPassedTwiceOnce()
+    {
+        MergedRegion[] merged = RegionSet.Merge([new(0x10000, 4096, "w"), new(0x10000, 4096, "w")]);
+
+        Assert.Equal(4096, RegionSet.TotalBytes(merged));
+    }
+
+    [Fact]
+    public void Merge_JoinsOverlaps_AndKeepsTheCallersOrder()
+    {
+        // Given order: C (hot), A, B overlapping A, D. By address: A=0x1000.., B overlaps A, C=0x9000, D=0x5000.
+        MergedRegion[] merged = RegionSet.Merge(
+        [
+            new(0x9000, 0x1000, "C"),
+            new(0x1000, 0x2000, "A"),
+            new(0x2000, 0x2000, "B"),
+            new(0x5000, 0x1000, "D"),
+        ]);
+
+        Assert.Equal(["C", "A", "D"], merged.Select(m => m.Name));
+        Assert.Equal((nint)0x1000, merged[1].Start);
+        Assert.Equal((nint)0x4000, merged[1].End);
+        Assert.Equal(0x1000 + 0x3000 + 0x1000, RegionSet.TotalBytes(merged));
+    }
+
+    [Fact]
+    public void Merge_KeepsAdjacentRegionsApart_SoAPartialPrefaultCanStopBetweenThem()
+    {
+        MergedRegion[] merged = RegionSet.Merge([new(0x1000, 0x1000, "a"), new(0x2000, 0x1000, "b")]);
+
+        Assert.Equal(2, merged.Length);
+    }
+
+    [Fact]
+    public void Merge_OfManyUnsortedOverlappingRegions_CoversTheirUnion()
+    {
+        var random = new Random(42);
+        var regions = new PrefaultRegion[10_000];
+        bool[] covered = new bool[1 << 20];
+        for (int i = 0; i < regions.Length; i++)
+        {
+            int start = random.Next(0, (1 << 20) - 512);
+            int length = random.Next(1, 512);
+            regions[i] = new PrefaultRegion(0x100000 + start, length);
+            Array.Fill(covered, true, start, length);
+        }
+
+        MergedRegion[] merged = RegionSet.Merge(regions);
+
+        Assert.Equal(covered.Count(c => c), RegionSet.TotalBytes(merged));
+        MergedRegion[] byAddress = [.. merged.OrderBy(m => m.Start)];
+        for (int i = 1; i < byAddress.Length; i++)
+        {
+            Assert.True(byAddress[i].Start >= byAddress[i - 1].End, "merged ranges must be disjoint");
+        }
+    }
+
+    [Fact]
+    public void ApplyBudget_TakesRegionsInOrder_CutsTheOneThatCrosses_AndSkipsTheRest()
+    {
+        MergedRegion[] merged = [new(0x10000, 0x30000, "hot", 0), new(0x40000, 0x60000, "warm", 1), new(0x80000, 0xA0000, "cold", 2)];
+        long[] resident = [0x8000, 0, 0];
+
+        MergedRegion[] kept = MmapPrefault.ApplyBudget(merged, resident, 0x18000 + 0x8000);
+
+        Assert.Equal(["hot", "warm"], kept.Select(k => k.Name));
+        Assert.Equal(0x20000, kept[0].Length);
+        Assert.Equal(0x8000, kept[1].Length);
+    }
+
+    [Fact]
+    public void Validate_WithNegativeLength_ThrowsNamingTheRegion()
+    {
+        var ex = Assert.Throws<ArgumentOutOfRangeException>(() => RegionSet.Validate([new(0x1000, 1), new(0x2000, -5)], "regions"));
+
+        Assert.Contains("Region 1", ex.Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void Validate_WithRangePastTheAddressSpace_Throws()
+    {
+        Assert.Throws<ArgumentOutOfRangeException>(() => RegionSet.Validate([new(-4096, 8192)], "regions"));
+    }
+}

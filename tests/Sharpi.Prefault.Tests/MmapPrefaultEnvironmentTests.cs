@@ -1,0 +1,125 @@
+using System.Runtime.InteropServices;
+using Microsoft.Extensions.Logging;
+using Sharpi.Prefault.Tests.TestSupport;
+
+namespace Sharpi.Prefault.Tests;
+
+/// <summary>SHARPI_PREFAULT and SHARPI_PREFAULT_RAM_FRACTION, set for real on this process; serialized.</summary>
+[Collection(SerializedEnvironment.Name)]
+public sealed class MmapPrefaultEnvironmentTests
+{
+    private const long MiB = TestFile.MiB;
+
+    [Theory]
+    [InlineData("0")]
+    [InlineData("off")]
+    [InlineData(" FALSE ")]
+    public unsafe void Run_WithKillSwitch_TouchesNothing(string value)
+    {
+        using var env = new EnvironmentVariableScope("SHARPI_PREFAULT", value);
+        void* block = NativeMemory.Alloc(4096);
+        try
+        {
+            // The region claims a terabyte behind a 4 KiB allocation: any touch, populate or even mincore walk
+            // over it would fault or fail. Under the kill switch nothing may look at it.
+            var lie = new PrefaultRegion((nint)block, 1L << 40, "lie");
+            var log = new ListLogger();
+
+            PrefaultResult result = MmapPrefault.Run([lie], PrefaultOptions.Default with { Logger = log, RamGate = RamGate.Always });
+
+            Assert.False(result.Ran);
+            Assert.Equal(PrefaultMethod.None, result.Method);
+            Assert.Equal(0, result.Bytes);
+            Assert.Contains("switched off", result.Reason, StringComparison.Ordinal);
+            Assert.Contains(log.At(LogLevel.Information), m => m.Contains("skipped", StringComparison.Ordinal));
+        }
+        finally
+        {
+            NativeMemory.Free(block);
+        }
+    }
+
+    [LinuxFact]
+    public void Run_WithKillSwitch_LeavesAColdFileCold()
+    {
+        using var env = new EnvironmentVariableScope("SHARPI_PREFAULT", "off");
+        using TestFile file = TestFile.Create(32 * MiB);
+        using MappedFile map = file.Map();
+
+        MmapPrefault.Run([map.Region()]);
+
+        Assert.True(map.ResidentPercent() < 1);
+    }
+
+    [LinuxFact]
+    public void Run_WithUnknownMode_WarnsNamingTheValue_AndRunsAsAuto()
+    {
+        using var env = new EnvironmentVariableScope("SHARPI_PREFAULT", "  sometimes ");
+        using TestFile file = TestFile.Create(8 * MiB);
+        using MappedFile map = file.Map();
+        var log = new ListLogger();
+
+        PrefaultResult result = MmapPrefault.Run([map.Region()], PrefaultOptions.Default with { Logger = log });
+
+        Assert.True(result.Ran);
+        string warning = Assert.Single(log.At(LogLevel.Warning));
+        Assert.Contains("'sometimes'", warning, StringComparison.Ordinal);
+        Assert.Contains("force", warning, StringComparison.Ordinal);
+        Assert.Equal(100.0, map.ResidentPercent(), 3);
+    }
+
+    [LinuxFact]
+    public void Run_WhenTheRegionsDoNotFit_PrefaultsInTheGivenOrderUpToTheBudget()
+    {
+        // 32 MiB gaps between the regions: the kernel's read-around on a mmap fault reads up to half its
+        // read-ahead window (8 MiB here) on each side of the faulting page, which is the kernel's doing, not ours.
+        using TestFile file = TestFile.Create(256 * MiB);
+        using MappedFile map = file.Map();
+        PrefaultRegion low = map.Region(0, 64 * MiB, "low");
+        PrefaultRegion mid = map.Region(96 * MiB, 64 * MiB, "mid");
+        PrefaultRegion high = map.Region(192 * MiB, 64 * MiB, "high");
+
+        // A fraction that leaves room for ~96 MiB of this machine's available memory right now.
+        long available = MemoryFigures.Current().AvailableBytes!.Value;
+        double fraction = 96.0 * MiB / available;
+        using var env = new EnvironmentVariableScope("SHARPI_PREFAULT_RAM_FRACTION", fraction.ToString("R", System.Globalization.CultureInfo.InvariantCulture));
+
+        // Hot first: high, then low, then mid.
+        PrefaultResult result = MmapPrefault.Run([high, low, mid]);
+
+        Assert.True(result.Ran, result.Reason);
+        Assert.True(result.Partial, result.Reason);
+        Assert.Equal(100.0, Residency.Measure(high).Percent, 3);
+        Assert.InRange(Residency.Measure(low).Percent, 45, 75);
+        Assert.True(Residency.Measure(mid).Percent < 1, $"the region past the budget must be left alone: {Residency.Measure(mid).Percent:F2}% resident, low {Residency.Measure(low).Percent:F2}%, {result.Reason}");
+        Assert.InRange(result.BytesSkipped, 64 * MiB, 128 * MiB);
+    }
+
+    [LinuxFact]
+    public void Run_WithForceMode_IgnoresTheRamBudget()
+    {
+        using var mode = new EnvironmentVariableScope("SHARPI_PREFAULT", "force");
+        using var fraction = new EnvironmentVariableScope("SHARPI_PREFAULT_RAM_FRACTION", "0.0000001");
+        using TestFile file = TestFile.Create(16 * MiB);
+        using MappedFile map = file.Map();
+
+        PrefaultResult result = MmapPrefault.Run([map.Region()]);
+
+        Assert.False(result.Partial);
+        Assert.Equal(100.0, map.ResidentPercent(), 3);
+    }
+
+    [LinuxFact]
+    public void Run_WithInvalidFraction_WarnsAndUsesTheOptionsFraction()
+    {
+        using var env = new EnvironmentVariableScope("SHARPI_PREFAULT_RAM_FRACTION", "1.5");
+        using TestFile file = TestFile.Create(4 * MiB);
+        using MappedFile map = file.Map();
+        var log = new ListLogger();
+
+        PrefaultResult result = MmapPrefault.Run([map.Region()], PrefaultOptions.Default with { Logger = log });
+
+        Assert.True(result.Ran);
+        Assert.Contains(log.At(LogLevel.Warning), m => m.Contains("SHARPI_PREFAULT_RAM_FRACTION", StringComparison.Ordinal) && m.Contains("'1.5'", StringComparison.Ordinal));
+    }
+}

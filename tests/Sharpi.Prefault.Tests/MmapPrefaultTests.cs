@@ -1,0 +1,285 @@
+using System.IO.MemoryMappedFiles;
+using System.Runtime.InteropServices;
+using Microsoft.Extensions.Logging;
+using Sharpi.Prefault.Tests.TestSupport;
+
+namespace Sharpi.Prefault.Tests;
+
+/// <summary>Run over real files, evicted from the page cache, with residency checked by mincore.</summary>
+public sealed class MmapPrefaultTests
+{
+    private const long MiB = TestFile.MiB;
+
+    [LinuxFact]
+    public void Run_OnAnEvictedFile_MakesItFullyResident()
+    {
+        using TestFile file = TestFile.Create(256 * MiB);
+        using MappedFile map = file.Map();
+        Assert.True(map.ResidentPercent() < 1, $"expected a cold file, got {map.ResidentPercent():F1}% resident");
+
+        PrefaultResult result = MmapPrefault.Run([map.Region("weights")]);
+
+        Assert.True(result.Ran, result.Reason);
+        Assert.Empty(result.Failures);
+        Assert.Equal(file.Length, result.Bytes);
+        Assert.Equal(100.0, map.ResidentPercent(), 3);
+        Assert.True(result.GiBPerSecond > 0);
+    }
+
+    [LinuxFact]
+    public void Run_OnThisKernel_UsesPopulate()
+    {
+        using TestFile file = TestFile.Create(8 * MiB);
+        using MappedFile map = file.Map();
+        bool supported = PopulateSupport.IsSupported(out _);
+
+        PrefaultResult result = MmapPrefault.Run([map.Region()]);
+
+        // MADV_POPULATE_READ arrived in 5.14: the probe must find it there, and Run must then use it.
+        if (Environment.OSVersion.Version >= new Version(5, 14))
+        {
+            Assert.True(supported, "the populate probe failed on a kernel that has MADV_POPULATE_READ");
+        }
+
+        Assert.Equal(supported ? PrefaultMethod.Populate : PrefaultMethod.Touch, result.Method);
+    }
+
+    [LinuxFact]
+    public void Run_WithTouchStrategy_MakesItFullyResident()
+    {
+        using TestFile file = TestFile.Create(128 * MiB);
+        using MappedFile map = file.Map();
+
+        PrefaultResult result = MmapPrefault.Run([map.Region()], PrefaultOptions.Default with { Strategy = PrefaultStrategy.Touch });
+
+        Assert.Equal(PrefaultMethod.Touch, result.Method);
+        Assert.Equal(file.Length, result.Bytes);
+        Assert.Equal(100.0, map.ResidentPercent(), 3);
+    }
+
+    [LinuxFact]
+    public void Run_MeasuresWhatWasAlreadyResident()
+    {
+        using TestFile file = TestFile.Create(64 * MiB);
+        using (FileStream stream = File.OpenRead(file.Path))
+        {
+            stream.ReadExactly(new byte[16 * MiB]);
+        }
+
+        using MappedFile map = file.Map();
+
+        PrefaultResult result = MmapPrefault.Run([map.Region()]);
+
+        // Read-ahead may have brought in a little more than the 16 MiB read.
+        Assert.InRange(result.BytesAlreadyResident, 16 * MiB, 24 * MiB);
+        Assert.Equal(100.0, map.ResidentPercent(), 3);
+    }
+
+    [LinuxFact]
+    public void Run_OverlappingAndDuplicateRegions_CountsEachByteOnce()
+    {
+        using TestFile file = TestFile.Create(32 * MiB);
+        using MappedFile map = file.Map();
+
+        PrefaultResult result = MmapPrefault.Run([map.Region(0, 16 * MiB, "a"), map.Region(0, 16 * MiB, "a"), map.Region(8 * MiB, 24 * MiB, "b")]);
+
+        Assert.Equal(1, result.RegionCount);
+        Assert.Equal(32 * MiB, result.BytesRequested);
+        Assert.Equal(32 * MiB, result.Bytes);
+    }
+
+    [LinuxFact]
+    public void Run_WithProgress_ReportsMonotonicBytesEndingAtTheTotal()
+    {
+        using TestFile file = TestFile.Create(64 * MiB);
+        using MappedFile map = file.Map();
+        var reports = new List<PrefaultProgress>();
+        var progress = new SynchronousProgress(reports.Add);
+
+        PrefaultResult result = MmapPrefault.Run([map.Region()], PrefaultOptions.Default with { Progress = progress, ChunkSize = 4 * MiB, Label = "p" });
+
+        Assert.NotEmpty(reports);
+        Assert.Equal(result.Bytes, reports[^1].BytesDone);
+        Assert.All(reports, r => Assert.Equal(64 * MiB, r.BytesTotal));
+        Assert.Equal(reports.Select(r => r.BytesDone).Order(), reports.Select(r => r.BytesDone));
+        // At most ~10 a second plus the final one.
+        Assert.InRange(reports.Count, 1, (int)(result.Elapsed.TotalSeconds * 10) + 2);
+    }
+
+    [LinuxFact]
+    public void Run_WhenCancelledMidway_StopsBetweenChunks_AndSaysSo()
+    {
+        using TestFile file = TestFile.Create(128 * MiB);
+        using MappedFile map = file.Map();
+        using var cts = new CancellationTokenSource();
+        var progress = new SynchronousProgress(_ => cts.Cancel());
+        PrefaultOptions options = PrefaultOptions.Default with
+        {
+            ChunkSize = 1 * MiB,
+            MaxDegreeOfParallelism = 1,
+            CancellationToken = cts.Token,
+            Progress = progress,
+        };
+
+        // The first progress report comes after the first chunk that takes the reporter past its interval; from a
+        // cold disk that is well before the end. Cancel before starting, too, to pin the "nothing ran" edge.
+        PrefaultResult result = MmapPrefault.Run([map.Region()], options);
+
+        Assert.True(result.Cancelled, result.Reason);
+        Assert.InRange(result.Bytes, 0, file.Length - 1);
+        Assert.Equal(file.Length - result.Bytes, result.BytesSkipped);
+        Assert.True(map.ResidentPercent() < 100, "a cancelled sweep must leave the rest alone");
+    }
+
+    [LinuxFact]
+    public void Run_WithAnAlreadyCancelledToken_TouchesNothing()
+    {
+        using TestFile file = TestFile.Create(16 * MiB);
+        using MappedFile map = file.Map();
+
+        PrefaultResult result = MmapPrefault.Run([map.Region()], PrefaultOptions.Default with { CancellationToken = new CancellationToken(canceled: true) });
+
+        Assert.True(result.Cancelled);
+        Assert.Equal(0, result.Bytes);
+        Assert.True(map.ResidentPercent() < 1);
+    }
+
+    [LinuxFact]
+    public void Run_FromSeveralThreadsAtOnce_AllComplete()
+    {
+        using TestFile a = TestFile.Create(64 * MiB);
+        using TestFile b = TestFile.Create(64 * MiB);
+        using MappedFile mapA = a.Map();
+        using MappedFile mapB = b.Map();
+        PrefaultRegion[][] work = [[mapA.Region()], [mapB.Region()], [mapA.Region(0, 32 * MiB)], [mapB.Region(16 * MiB, 48 * MiB)]];
+
+        PrefaultResult[] results = work.AsParallel().WithDegreeOfParallelism(4).Select(r => MmapPrefault.Run(r)).ToArray();
+
+        Assert.All(results, r => Assert.True(r.Ran && r.Failures.Count == 0 && !r.Cancelled, r.Reason));
+        Assert.Equal(100.0, mapA.ResidentPercent(), 3);
+        Assert.Equal(100.0, mapB.ResidentPercent(), 3);
+    }
+
+    [LinuxTheory]
+    [InlineData(PrefaultStrategy.Auto)]
+    [InlineData(PrefaultStrategy.Touch)]
+    public void Run_OverATruncatedFile_ReportsThePagesPastTheEnd_AndDoesNotKillTheProcess(PrefaultStrategy strategy)
+    {
+        using TestFile file = TestFile.Create(64 * MiB);
+        using MappedFile map = file.Map();
+        using (var shrink = new FileStream(file.Path, FileMode.Open, FileAccess.Write, FileShare.ReadWrite | FileShare.Delete))
+        {
+            // Another writer truncates the model under the live mapping: reading past 16 MiB would raise SIGBUS.
+            shrink.SetLength(16 * MiB);
+        }
+
+        PrefaultResult result = MmapPrefault.Run([map.Region("truncated")], PrefaultOptions.Default with { Strategy = strategy, ChunkSize = 4 * MiB });
+
+        Assert.True(result.Ran);
+        Assert.NotEmpty(result.Failures);
+        Assert.All(result.Failures, f => Assert.Equal("truncated", f.Name));
+        Assert.Equal(16 * MiB, result.Bytes);
+        Assert.Equal(100.0, Residency.Measure(map.Region(0, 16 * MiB)).Percent, 3);
+    }
+
+    [LinuxFact]
+    public void Run_OverAnUnmappedRange_SkipsIt_AndStillRunsTheRest()
+    {
+        using TestFile live = TestFile.Create(16 * MiB);
+        using MappedFile liveMap = live.Map();
+        nint gone;
+        using (TestFile dead = TestFile.Create(4 * MiB))
+        using (MappedFile deadMap = dead.Map())
+        {
+            gone = deadMap.Region().Address;
+        }
+
+        PrefaultResult result = MmapPrefault.Run([new PrefaultRegion(gone, 4 * MiB, "unmapped"), liveMap.Region("live")]);
+
+        RegionFailure failure = Assert.Single(result.Failures);
+        Assert.Equal("unmapped", failure.Name);
+        Assert.Equal(16 * MiB, result.Bytes);
+        Assert.Equal(100.0, liveMap.ResidentPercent(), 3);
+    }
+
+    [LinuxFact]
+    public void Run_LogsOneInformationLinePerRun()
+    {
+        using TestFile file = TestFile.Create(8 * MiB);
+        using MappedFile map = file.Map();
+        var log = new ListLogger();
+
+        MmapPrefault.Run([map.Region()], PrefaultOptions.Default with { Logger = log, Label = "engine" });
+
+        string line = Assert.Single(log.At(LogLevel.Information));
+        Assert.StartsWith("[engine] Pre-faulted 8.00 MiB", line, StringComparison.Ordinal);
+        Assert.Contains("GiB/s) via ", line, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void Run_WithNoRegions_DoesNotRun()
+    {
+        PrefaultResult result = MmapPrefault.Run([], PrefaultOptions.Default);
+
+        Assert.False(result.Ran);
+        Assert.Equal(PrefaultMethod.None, result.Method);
+    }
+
+    [Fact]
+    public void Run_WithNegativeLength_ThrowsArgumentException()
+    {
+        Assert.Throws<ArgumentOutOfRangeException>(() => MmapPrefault.Run([new PrefaultRegion(0x1000, -1)]));
+    }
+
+    [Fact]
+    public void Run_WithNullList_Throws()
+    {
+        Assert.Throws<ArgumentNullException>(() => MmapPrefault.Run((IReadOnlyList<PrefaultRegion>)null!));
+    }
+
+    [Fact]
+    public void FromView_WithARangeOutsideTheView_Throws()
+    {
+        using TestFile file = TestFile.Create(MiB, evict: false);
+        using MappedFile map = file.Map();
+
+        Assert.Throws<ArgumentOutOfRangeException>(() => PrefaultRegion.FromView(map.View, -1, 10));
+        Assert.Throws<ArgumentOutOfRangeException>(() => PrefaultRegion.FromView(map.View, 0, MiB + 1));
+        Assert.Throws<ArgumentOutOfRangeException>(() => PrefaultRegion.FromView(map.View, MiB - 10, 11));
+        Assert.Throws<ArgumentOutOfRangeException>(() => PrefaultRegion.FromView(map.View.SafeMemoryMappedViewHandle, 0, -1));
+    }
+
+    [Fact]
+    public void FromView_PointsAtTheViewsBytes()
+    {
+        using TestFile file = TestFile.Create(MiB, evict: false);
+        using MappedFile map = file.Map();
+        byte[] expected = File.ReadAllBytes(file.Path).AsSpan(4097, 100).ToArray();
+
+        PrefaultRegion region = PrefaultRegion.FromView(map.View, 4097, 100, "t");
+
+        unsafe
+        {
+            Assert.Equal(expected, new ReadOnlySpan<byte>((void*)region.Address, 100).ToArray());
+        }
+    }
+
+    [Fact]
+    public void FromView_OfAnOffsetView_AccountsForThePointerOffset()
+    {
+        using TestFile file = TestFile.Create(MiB, evict: false);
+        using var mmf = MemoryMappedFile.CreateFromFile(file.Path, FileMode.Open, null, 0, MemoryMappedFileAccess.Read);
+        using MemoryMappedViewAccessor view = mmf.CreateViewAccessor(5000, 1000, MemoryMappedFileAccess.Read);
+        byte expected = File.ReadAllBytes(file.Path)[5000 + 10];
+
+        PrefaultRegion region = PrefaultRegion.FromView(view, 10, 1);
+
+        Assert.Equal(expected, Marshal.ReadByte(region.Address));
+    }
+
+    /// <summary>IProgress that calls back on the reporting thread (Progress&lt;T&gt; would post to the thread pool).</summary>
+    private sealed class SynchronousProgress(Action<PrefaultProgress> report) : IProgress<PrefaultProgress>
+    {
+        public void Report(PrefaultProgress value) => report(value);
+    }
+}

@@ -1,0 +1,53 @@
+namespace Sharpi.Prefault.Tests;
+
+public sealed class PrefaultOptionsTests
+{
+    [Fact]
+    public void Default_HasTheDocumentedValues()
+    {
+        PrefaultOptions d = PrefaultOptions.Default;
+
+        Assert.Equal(RamGate.FitsInRam, d.RamGate);
+        Assert.Equal(0.8, d.RamFraction);
+        Assert.Equal(Environment.ProcessorCount, d.MaxDegreeOfParallelism);
+        Assert.Equal(32L << 20, d.ChunkSize);
+        Assert.Equal(PrefaultStrategy.Auto, d.Strategy);
+        Assert.Null(d.Logger);
+    }
+
+    [Theory]
+    [InlineData(0.0)]
+    [InlineData(1.0001)]
+    [InlineData(double.NaN)]
+    [InlineData(double.PositiveInfinity)]
+    public void RamFraction_OutsideTheUnitInterval_Throws(double value)
+    {
+        Assert.Throws<ArgumentOutOfRangeException>(() => PrefaultOptions.Default with { RamFraction = value });
+    }
+
+    [Fact]
+    public void MaxDegreeOfParallelism_BelowOne_Throws()
+    {
+        Assert.Throws<ArgumentOutOfRangeException>(() => PrefaultOptions.Default with { MaxDegreeOfParallelism = 0 });
+    }
+
+    [Fact]
+    public void ChunkSize_IsRoundedUpToWholePages_AndMustBePositive()
+    {
+        Assert.Equal(Environment.SystemPageSize, (PrefaultOptions.Default with { ChunkSize = 1 }).ChunkSize);
+        Assert.Throws<ArgumentOutOfRangeException>(() => PrefaultOptions.Default with { ChunkSize = 0 });
+    }
+
+    [Fact]
+    public void Label_MustNotBeBlank()
+    {
+        Assert.Throws<ArgumentException>(() => PrefaultOptions.Default with { Label = " " });
+    }
+
+    [Fact]
+    public void UndefinedEnumValues_Throw()
+    {
+        Assert.Throws<ArgumentOutOfRangeException>(() => PrefaultOptions.Default with { RamGate = (RamGate)7 });
+        Assert.Throws<ArgumentOutOfRangeException>(() => PrefaultOptions.Default with { Strategy = (PrefaultStrategy)7 });
+    }
+}
