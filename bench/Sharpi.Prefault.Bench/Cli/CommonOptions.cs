@@ -1,0 +1,136 @@
+using System.CommandLine;
+
+namespace Sharpi.Prefault.Bench;
+
+/// <summary>The options every file-based command shares: which file, how often, where the results go.</summary>
+internal sealed class CommonOptions
+{
+    internal const long DefaultSize = 2L << 30;
+
+    internal Option<long> Size { get; } = SizeOption("--size", DefaultSize,
+        "Size of the generated weights file (random, incompressible bytes), e.g. 512M, 2G. Ignored with --file.");
+
+    internal Option<string?> File { get; } = new("--file")
+    {
+        Description = "An existing weights file (for example a real GGUF model) to use instead of a generated one; it is never changed or deleted.",
+    };
+
+    internal Option<string> Dir { get; } = new("--dir")
+    {
+        Description = "Directory of the generated weights file (on a disk filesystem: tmpfs cannot be made cold).",
+        DefaultValueFactory = _ => WeightsFile.DefaultDirectory,
+    };
+
+    internal Option<bool> Cleanup { get; } = new("--cleanup")
+    {
+        Description = "Delete the generated weights file at the end (it is kept and reused otherwise).",
+    };
+
+    internal Option<int> Repeat { get; } = new("--repeat")
+    {
+        Description = "Repetitions of every row; medians are reported, with min-max.",
+        DefaultValueFactory = _ => 3,
+    };
+
+    internal Option<string?> Json { get; } = new("--json")
+    {
+        Description = "Write the results as JSON to this file.",
+    };
+
+    internal Option<string?> Markdown { get; } = new("--markdown")
+    {
+        Description = "Write the results as a Markdown section (machine, table, Mermaid chart) to this file.",
+    };
+
+    internal void AddTo(Command command)
+    {
+        Repeat.Validators.Add(static r =>
+        {
+            if (r.GetValueOrDefault<int>() < 1)
+            {
+                r.AddError("--repeat must be at least 1.");
+            }
+        });
+        foreach (Option option in (Option[])[Size, File, Dir, Cleanup, Repeat, Json, Markdown])
+        {
+            command.Options.Add(option);
+        }
+    }
+
+    /// <summary>The file to map: the caller's, or the default one (written on the first run, reused after).</summary>
+    internal WeightsFile ResolveFile(ParseResult parse, ProgressLine progress) =>
+        parse.GetValue(File) is { } path
+            ? WeightsFile.Existing(path)
+            : WeightsFile.OpenOrCreate(parse.GetValue(Dir)!, parse.GetValue(Size), progress);
+
+    /// <summary>Deletes the generated file when asked; a file given with --file is never touched.</summary>
+    internal void CleanUp(ParseResult parse, WeightsFile file, ProgressLine progress)
+    {
+        if (!parse.GetValue(Cleanup))
+        {
+            return;
+        }
+
+        if (!file.Generated)
+        {
+            progress.Note($"--cleanup: {file.Path} was given with --file; left in place.");
+            return;
+        }
+
+        System.IO.File.Delete(file.Path);
+        progress.Note($"Deleted {file.Path}.");
+    }
+
+    /// <summary>Prints the table and writes the JSON and Markdown files that were asked for.</summary>
+    internal void Publish(ParseResult parse, BenchReport report, string title, ProgressLine progress)
+    {
+        Console.Out.WriteLine();
+        Console.Out.WriteLine($"{title} ({report.Machine.Describe()})");
+        Console.Out.Write(ResultTable.Render(report.Results, markdown: false));
+        foreach (string note in report.Notes)
+        {
+            Console.Out.WriteLine("  " + note);
+        }
+
+        if (parse.GetValue(Json) is { } json)
+        {
+            ReportWriter.WriteJson(json, report);
+            progress.Note($"Wrote {json}.");
+        }
+
+        if (parse.GetValue(Markdown) is { } markdown)
+        {
+            ReportWriter.WriteMarkdown(markdown, report, title);
+            progress.Note($"Wrote {markdown}.");
+        }
+    }
+
+    /// <summary>The command line as typed after the program name, for the report.</summary>
+    internal static string CommandLine(ParseResult parse, string command)
+    {
+        string typed = string.Join(' ', parse.Tokens.Select(static t => t.Value));
+        return typed.StartsWith(command, StringComparison.Ordinal) ? typed : (command + " " + typed).Trim();
+    }
+
+    internal static Option<long> SizeOption(string name, long defaultValue, string description) => new(name)
+    {
+        Description = description,
+        DefaultValueFactory = _ => defaultValue,
+        CustomParser = result =>
+        {
+            if (result.Tokens.Count == 0)
+            {
+                return defaultValue;
+            }
+
+            string text = result.Tokens[0].Value;
+            if (ByteSize.TryParse(text, out long bytes) && bytes > 0)
+            {
+                return bytes;
+            }
+
+            result.AddError($"{name}: '{text}' is not a size; write for example 512M, 2G or 1073741824.");
+            return 0;
+        },
+    };
+}

@@ -1,0 +1,207 @@
+using System.Diagnostics;
+using System.IO.MemoryMappedFiles;
+using System.Runtime.InteropServices;
+using Microsoft.Win32.SafeHandles;
+
+namespace Sharpi.Prefault.Bench;
+
+/// <summary>What one row took: the strategy itself, then the first pass over what it produced.</summary>
+internal readonly record struct StrategyTimes(double Seconds, double FirstPassSeconds, string? Method = null);
+
+/// <summary>One way to get from a file on disk to weights an engine can read.</summary>
+internal abstract class ColdStartStrategy(string name, string description)
+{
+    internal string Name { get; } = name;
+
+    internal string Description { get; } = description;
+
+    /// <summary>Why the row cannot run on this machine, or null when it can.</summary>
+    internal virtual string? Unavailable => null;
+
+    internal abstract StrategyTimes Execute(WeightsFile file, CacheState cache, BenchSettings settings);
+
+    /// <summary>Every strategy, in the order the table shows them.</summary>
+    internal static IReadOnlyList<ColdStartStrategy> All { get; } =
+    [
+        new ReadLimit(),
+        new Mapped("none", "map, then the first pass demand-faults every page", static (_, _, _) => null),
+        new Mapped("touch-1", "map, one thread reads one byte per page, then the first pass", static (region, _, _) => TouchOneThread(region)),
+        new Mapped("willneed", "map, madvise(MADV_WILLNEED) over the mapping (MmapPrefault.Run HintOnly), then the first pass",
+            static (region, settings, _) => RunPrefault(region, settings.Prefault(PrefaultStrategy.HintOnly, RamGate.Always))),
+        new Mapped("prefault", "map, MmapPrefault.Run with the defaults, then the first pass",
+            static (region, settings, _) => RunPrefault(region, settings.Prefault(PrefaultStrategy.Auto))),
+        new Mapped("prefault-touch", "map, MmapPrefault.Run with Strategy = Touch (parallel per-page touch), then the first pass",
+            static (region, settings, _) => RunPrefault(region, settings.Prefault(PrefaultStrategy.Touch))),
+        new BufferedRead(),
+        new VmTouch(),
+    ];
+
+    private static unsafe string? TouchOneThread(PrefaultRegion region)
+    {
+        PageTouch.OneThread((byte*)region.Address, region.Length);
+        return "touch";
+    }
+
+    private static string RunPrefault(PrefaultRegion region, PrefaultOptions options)
+    {
+        PrefaultResult result = MmapPrefault.Run([region], options);
+        if (!result.Ran || result.Failures.Count > 0)
+        {
+            throw new BenchException($"MmapPrefault.Run did not cover the file: {result.Reason}" +
+                (result.Failures.Count > 0 ? $"; {result.Failures[0].Message}" : string.Empty));
+        }
+
+        return MethodName(result.Method);
+    }
+
+    internal static string MethodName(PrefaultMethod method) => method switch
+    {
+        PrefaultMethod.Populate => "populate",
+        PrefaultMethod.Touch => "touch",
+        PrefaultMethod.Hint => "hint",
+        _ => "none",
+    };
+
+    /// <summary>Maps the file read-only (fresh page tables), so a row pays for every fault itself.</summary>
+    internal static MappedFile Map(WeightsFile file) => new(file);
+
+    /// <summary>A fresh read-only mapping of the whole file, and a region over it.</summary>
+    internal sealed class MappedFile : IDisposable
+    {
+        private readonly MemoryMappedFile _map;
+        private readonly MemoryMappedViewAccessor _view;
+
+        internal MappedFile(WeightsFile file)
+        {
+            var stream = new FileStream(file.Path, FileMode.Open, FileAccess.Read, FileShare.ReadWrite | FileShare.Delete, 1, FileOptions.None);
+            _map = MemoryMappedFile.CreateFromFile(stream, null, 0, MemoryMappedFileAccess.Read, HandleInheritability.None, leaveOpen: false);
+            _view = _map.CreateViewAccessor(0, file.Length, MemoryMappedFileAccess.Read);
+            Region = PrefaultRegion.FromView(_view, 0, file.Length, Path.GetFileName(file.Path));
+        }
+
+        internal PrefaultRegion Region { get; }
+
+        internal unsafe byte* Start => (byte*)Region.Address;
+
+        public void Dispose()
+        {
+            _view.Dispose();
+            _map.Dispose();
+        }
+    }
+
+    /// <summary>The mmap rows: map, run the strategy, run the first pass over the mapping.</summary>
+    private sealed class Mapped(string name, string description, Func<PrefaultRegion, BenchSettings, WeightsFile, string?> prepare)
+        : ColdStartStrategy(name, description)
+    {
+        internal override unsafe StrategyTimes Execute(WeightsFile file, CacheState cache, BenchSettings settings)
+        {
+            using MappedFile mapped = Map(file);
+            long started = Stopwatch.GetTimestamp();
+            string? method = prepare(mapped.Region, settings, file);
+            double seconds = Stopwatch.GetElapsedTime(started).TotalSeconds;
+            double firstPass = FirstPass.Run(mapped.Start, file.Length, settings.FirstPassThreads);
+            return new StrategyTimes(seconds, firstPass, method);
+        }
+    }
+
+    /// <summary>
+    /// The physical limit. Cold: O_DIRECT sequential reads (no page cache, no faults). Warm: MmapPrefault.Run's
+    /// populate of a fully cached file (page tables only), with no first pass.
+    /// </summary>
+    private sealed class ReadLimit() : ColdStartStrategy("limit",
+        "cold: O_DIRECT sequential read of the file into reused, pre-faulted aligned buffers; warm: populate of a fully cached file, no first pass")
+    {
+        internal override StrategyTimes Execute(WeightsFile file, CacheState cache, BenchSettings settings)
+        {
+            if (cache == CacheState.Cold)
+            {
+                (double seconds, string method) = SequentialReadLimit.Measure(file.Path, file.Length, settings.LimitThreads, settings.LimitBlockSize);
+                return new StrategyTimes(seconds, 0, method);
+            }
+
+            using MappedFile mapped = Map(file);
+            long started = Stopwatch.GetTimestamp();
+            string method2 = RunPrefault(mapped.Region, settings.Prefault(PrefaultStrategy.Auto));
+            return new StrategyTimes(Stopwatch.GetElapsedTime(started).TotalSeconds, 0, method2);
+        }
+    }
+
+    /// <summary>No mmap: read the file into an engine-owned buffer with FileStream, then the first pass over the buffer.</summary>
+    private sealed class BufferedRead() : ColdStartStrategy("buffered-read",
+        "no mmap: FileStream reads (16 MiB, one thread) into a native buffer, then the first pass over the buffer")
+    {
+        private const int ReadSize = 16 * 1024 * 1024;
+
+        internal override unsafe StrategyTimes Execute(WeightsFile file, CacheState cache, BenchSettings settings)
+        {
+            long started = Stopwatch.GetTimestamp();
+            byte* buffer = (byte*)NativeMemory.Alloc((nuint)file.Length);
+            try
+            {
+                using (SafeFileHandle handle = File.OpenHandle(file.Path, FileMode.Open, FileAccess.Read, FileShare.Read, FileOptions.SequentialScan))
+                {
+                    for (long offset = 0; offset < file.Length;)
+                    {
+                        int read = RandomAccess.Read(handle, new Span<byte>(buffer + offset, (int)Math.Min(ReadSize, file.Length - offset)), offset);
+                        if (read == 0)
+                        {
+                            throw new BenchException($"'{file.Path}' ended at {offset} bytes while it was being read; was it truncated?");
+                        }
+
+                        offset += read;
+                    }
+                }
+
+                double seconds = Stopwatch.GetElapsedTime(started).TotalSeconds;
+                double firstPass = FirstPass.Run(buffer, file.Length, settings.FirstPassThreads);
+                return new StrategyTimes(seconds, firstPass, "read");
+            }
+            finally
+            {
+                NativeMemory.Free(buffer);
+            }
+        }
+    }
+
+    /// <summary>The external peer: <c>vmtouch -t FILE</c> loads the file into the page cache, then the row maps it and runs the first pass.</summary>
+    private sealed class VmTouch() : ColdStartStrategy("vmtouch", "vmtouch -t FILE (external process), then map and the first pass")
+    {
+        private static readonly string? s_path = FindOnPath("vmtouch");
+
+        internal override string? Unavailable => s_path is null ? "vmtouch is not installed; install it with `apt-get install vmtouch` to compare with it" : null;
+
+        internal override unsafe StrategyTimes Execute(WeightsFile file, CacheState cache, BenchSettings settings)
+        {
+            long started = Stopwatch.GetTimestamp();
+            using (var process = Process.Start(new ProcessStartInfo(s_path!, ["-t", "-q", file.Path]) { UseShellExecute = false })!)
+            {
+                process.WaitForExit();
+                if (process.ExitCode != 0)
+                {
+                    throw new BenchException($"vmtouch -t '{file.Path}' exited with {process.ExitCode}.");
+                }
+            }
+
+            double seconds = Stopwatch.GetElapsedTime(started).TotalSeconds;
+            using MappedFile mapped = Map(file);
+            double firstPass = FirstPass.Run(mapped.Start, file.Length, settings.FirstPassThreads);
+            return new StrategyTimes(seconds, firstPass, "vmtouch -t");
+        }
+
+        private static string? FindOnPath(string name)
+        {
+            string[] directories = (Environment.GetEnvironmentVariable("PATH") ?? "/usr/bin:/bin").Split(Path.PathSeparator, StringSplitOptions.RemoveEmptyEntries);
+            foreach (string directory in directories)
+            {
+                string candidate = Path.Combine(directory, name);
+                if (File.Exists(candidate))
+                {
+                    return candidate;
+                }
+            }
+
+            return null;
+        }
+    }
+}

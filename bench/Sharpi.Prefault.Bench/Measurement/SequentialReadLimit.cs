@@ -1,0 +1,125 @@
+using System.Diagnostics;
+using System.Runtime.InteropServices;
+using Microsoft.Win32.SafeHandles;
+
+namespace Sharpi.Prefault.Bench;
+
+/// <summary>
+/// The device's sequential read limit: O_DIRECT reads of whole blocks on a few threads into pre-faulted aligned
+/// buffers that are reused, so neither the page cache nor page faults are in the way. Deliberately independent of
+/// the library (its own open and <see cref="RandomAccess"/>), so the library is measured against the disk, not itself.
+/// </summary>
+internal static unsafe class SequentialReadLimit
+{
+    /// <summary>Reads the whole file; returns the seconds and how it read (Direct, or buffered where O_DIRECT is refused).</summary>
+    internal static (double Seconds, string Method) Measure(string path, long length, int threads, int blockSize)
+    {
+        SafeFileHandle handle = OpenDirect(path, out string method);
+        using (handle)
+        {
+            nuint alignment = 4096;
+            var buffers = new nint[threads];
+            try
+            {
+                for (int i = 0; i < threads; i++)
+                {
+                    buffers[i] = (nint)NativeMemory.AlignedAlloc((nuint)blockSize, alignment);
+                    NativeMemory.Clear((void*)buffers[i], (nuint)blockSize); // pre-fault: the limit must not pay for page faults
+                }
+
+                var work = new Work(handle, length, blockSize);
+                long started = Stopwatch.GetTimestamp();
+                var helpers = new Thread[threads - 1];
+                for (int i = 0; i < helpers.Length; i++)
+                {
+                    nint buffer = buffers[i + 1];
+                    helpers[i] = new Thread(() => work.Read(buffer), 256 * 1024) { IsBackground = true, Name = "read limit" };
+                    helpers[i].Start();
+                }
+
+                work.Read(buffers[0]);
+                foreach (Thread helper in helpers)
+                {
+                    helper.Join();
+                }
+
+                double seconds = Stopwatch.GetElapsedTime(started).TotalSeconds;
+                work.ThrowIfFailed();
+                return (seconds, method);
+            }
+            finally
+            {
+                foreach (nint buffer in buffers)
+                {
+                    NativeMemory.AlignedFree((void*)buffer);
+                }
+            }
+        }
+    }
+
+    private static SafeFileHandle OpenDirect(string path, out string method)
+    {
+        if (OperatingSystem.IsLinux())
+        {
+            int fd = Interop.Libc.Open(path, Interop.Libc.O_RDONLY | Interop.Libc.O_CLOEXEC | Interop.Libc.O_DIRECT);
+            if (fd >= 0)
+            {
+                method = "O_DIRECT";
+                return new SafeFileHandle(fd, ownsHandle: true);
+            }
+
+            int errno = Marshal.GetLastPInvokeError();
+            method = $"buffered (O_DIRECT refused: {Marshal.GetPInvokeErrorMessage(errno)})";
+        }
+        else
+        {
+            method = "buffered (no O_DIRECT on this OS)";
+        }
+
+        return File.OpenHandle(path, FileMode.Open, FileAccess.Read, FileShare.Read, FileOptions.SequentialScan);
+    }
+
+    private sealed class Work(SafeFileHandle handle, long length, int blockSize)
+    {
+        private long _nextBlock = -1;
+        private Exception? _failure;
+
+        internal void Read(nint buffer)
+        {
+            try
+            {
+                long blocks = (length + blockSize - 1) / blockSize;
+                var span = new Span<byte>((void*)buffer, blockSize);
+                for (long block = Interlocked.Increment(ref _nextBlock); block < blocks; block = Interlocked.Increment(ref _nextBlock))
+                {
+                    long offset = block * blockSize;
+                    int want = (int)Math.Min(blockSize, length - offset);
+                    int done = 0;
+                    while (done < want)
+                    {
+                        // A whole aligned block is asked for even at the end: O_DIRECT needs aligned lengths, and the read stops at EOF.
+                        int read = RandomAccess.Read(handle, span[done..], offset + done);
+                        if (read == 0)
+                        {
+                            break;
+                        }
+
+                        done += read;
+                    }
+                }
+            }
+            catch (IOException e)
+            {
+                Interlocked.CompareExchange(ref _failure, e, null);
+            }
+        }
+
+        internal void ThrowIfFailed()
+        {
+            if (_failure is not null)
+            {
+                throw new BenchException($"The read-limit measurement failed: {_failure.Message}", _failure);
+            }
+        }
+    }
+}

@@ -1,0 +1,38 @@
+using BenchmarkDotNet.Attributes;
+
+namespace Sharpi.Prefault.Bench;
+
+/// <summary>Run and Residency.Measure over a warm, already-populated mapping: the fixed cost, which must not allocate in proportion to size.</summary>
+[MemoryDiagnoser]
+public class MappingBenchmarks : IDisposable
+{
+    private MappedTestFile? _file;
+    private PrefaultRegion[] _regions = [];
+
+    [Params(64L << 20, 1L << 30)]
+    public long Bytes { get; set; }
+
+    [GlobalSetup]
+    public void Setup()
+    {
+        _file = new MappedTestFile(Bytes);
+        _regions = [_file.Region];
+        MmapPrefault.Run(_regions, PrefaultOptions.Default with { RamGate = RamGate.Always });
+    }
+
+    [GlobalCleanup]
+    public void Cleanup() => Dispose();
+
+    public void Dispose()
+    {
+        _file?.Dispose();
+        _file = null;
+        GC.SuppressFinalize(this);
+    }
+
+    [Benchmark]
+    public PrefaultResult RunWarm() => MmapPrefault.Run(_regions);
+
+    [Benchmark]
+    public ResidencyInfo MeasureResidency() => Residency.Measure(_regions);
+}

@@ -1,0 +1,80 @@
+using System.Text.Json.Serialization;
+
+namespace Sharpi.Prefault.Bench;
+
+/// <summary>The JSON contract other tools read (camelCase; fields may be added, never renamed).</summary>
+internal sealed record BenchReport
+{
+    public required string Command { get; init; }
+
+    public required string File { get; init; }
+
+    public required long Bytes { get; init; }
+
+    public required int PageSize { get; init; }
+
+    public required int Cores { get; init; }
+
+    public required string Kernel { get; init; }
+
+    public required MachineInfo Machine { get; init; }
+
+    public required int Repeat { get; init; }
+
+    public required DateTimeOffset GeneratedAt { get; init; }
+
+    public required IReadOnlyList<ResultRow> Results { get; init; }
+
+    public IReadOnlyList<string> Notes { get; init; } = [];
+}
+
+/// <summary>One row: the medians of a strategy's repetitions in one cache state.</summary>
+internal sealed record ResultRow
+{
+    public required string Strategy { get; init; }
+
+    public required string Cache { get; init; }
+
+    /// <summary>How many repetitions the medians come from.</summary>
+    public required int Repeat { get; init; }
+
+    /// <summary>The strategy itself (mapping excluded; a buffer's allocation and the read included).</summary>
+    public required double Seconds { get; init; }
+
+    /// <summary>The first pass after it: every page read once on all cores.</summary>
+    public required double FirstPassSeconds { get; init; }
+
+    /// <summary>Median of strategy + first pass per repetition: the time to the first token, in effect.</summary>
+    public required double TotalSeconds { get; init; }
+
+    public required double MinTotalSeconds { get; init; }
+
+    public required double MaxTotalSeconds { get; init; }
+
+    /// <summary>File bytes per second of <see cref="TotalSeconds"/>.</summary>
+    public required double GibPerSecond { get; init; }
+
+    /// <summary>This row's GiB/s over the limit row's GiB/s in the same cache state (1.0 = as fast as the limit).</summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public double? RatioToLimit { get; init; }
+
+    public required long MinorFaults { get; init; }
+
+    public required long MajorFaults { get; init; }
+
+    public required double ResidentPercentBefore { get; init; }
+
+    public required double ResidentPercentAfter { get; init; }
+
+    /// <summary>How the strategy brought the pages in (populate, touch, hint, read, O_DIRECT...).</summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public string? Method { get; init; }
+
+    /// <summary>Overlap rows only: the simulated engine init.</summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public double? InitSeconds { get; init; }
+}
+
+[JsonSourceGenerationOptions(PropertyNamingPolicy = JsonKnownNamingPolicy.CamelCase, WriteIndented = true)]
+[JsonSerializable(typeof(BenchReport))]
+internal sealed partial class BenchJsonContext : JsonSerializerContext;

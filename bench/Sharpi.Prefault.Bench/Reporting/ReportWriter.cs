@@ -1,0 +1,70 @@
+using System.Globalization;
+using System.Text;
+using System.Text.Json;
+
+namespace Sharpi.Prefault.Bench;
+
+/// <summary>Writes a run's results: the terminal table, and on request the JSON contract and a Markdown section for the docs.</summary>
+internal static class ReportWriter
+{
+    internal static void WriteJson(string path, BenchReport report)
+    {
+        CreateParent(path);
+        File.WriteAllText(path, JsonSerializer.Serialize(report, BenchJsonContext.Default.BenchReport) + "\n");
+    }
+
+    /// <summary>A Markdown section: the machine, the table, and a Mermaid chart of the time to the first request.</summary>
+    internal static void WriteMarkdown(string path, BenchReport report, string title)
+    {
+        var md = new StringBuilder();
+        md.AppendLine(CultureInfo.InvariantCulture, $"### {title}");
+        md.AppendLine();
+        md.AppendLine(CultureInfo.InvariantCulture, $"- Machine: {report.Machine.Describe()}");
+        md.AppendLine(CultureInfo.InvariantCulture, $"- File: {ByteSize.Format(report.Bytes)} (`{Path.GetFileName(report.File)}`), page size {report.PageSize} B");
+        md.AppendLine(CultureInfo.InvariantCulture, $"- Command: `{report.Command}`; medians of {report.Repeat} repetitions, {report.GeneratedAt:yyyy-MM-dd HH:mm} UTC");
+        foreach (string note in report.Notes)
+        {
+            md.AppendLine(CultureInfo.InvariantCulture, $"- {note}");
+        }
+
+        md.AppendLine();
+        md.Append(ResultTable.Render(report.Results, markdown: true));
+        md.AppendLine();
+        md.Append(Chart(report, title));
+        CreateParent(path);
+        File.WriteAllText(path, md.ToString());
+    }
+
+    /// <summary>A Mermaid xychart-beta bar chart (GitHub renders it): time to first request per row, cold bars behind warm ones.</summary>
+    private static string Chart(BenchReport report, string title)
+    {
+        string[] names = [.. report.Results.Select(static r => r.Strategy).Distinct()];
+        string[] caches = [.. report.Results.Select(static r => r.Cache).Distinct()];
+        double max = report.Results.Count == 0 ? 1 : report.Results.Max(static r => r.TotalSeconds);
+        var chart = new StringBuilder();
+        chart.AppendLine("```mermaid");
+        chart.AppendLine("xychart-beta");
+        string series = string.Join(" vs ", caches);
+        chart.AppendLine(CultureInfo.InvariantCulture, $"    title \"{title}: time to first request (s), {series}{(caches.Length > 1 ? ", second series in front" : string.Empty)}\"");
+        chart.AppendLine(CultureInfo.InvariantCulture, $"    x-axis [{string.Join(", ", names.Select(static n => $"\"{n}\""))}]");
+        chart.AppendLine(CultureInfo.InvariantCulture, $"    y-axis \"seconds\" 0 --> {Math.Ceiling(max * 10) / 10:0.0}");
+        foreach (string cache in caches)
+        {
+            IEnumerable<string> values = names.Select(n => report.Results.FirstOrDefault(r => r.Strategy == n && r.Cache == cache)?.TotalSeconds ?? 0)
+                .Select(static v => v.ToString("0.000", CultureInfo.InvariantCulture));
+            chart.AppendLine(CultureInfo.InvariantCulture, $"    bar [{string.Join(", ", values)}]");
+        }
+
+        chart.AppendLine("```");
+        return chart.ToString();
+    }
+
+    private static void CreateParent(string path)
+    {
+        string? directory = Path.GetDirectoryName(Path.GetFullPath(path));
+        if (directory is not null)
+        {
+            Directory.CreateDirectory(directory);
+        }
+    }
+}
