@@ -6,7 +6,14 @@ using Microsoft.Win32.SafeHandles;
 namespace Sharpi.Prefault.Bench;
 
 /// <summary>What one row took: the strategy itself, then the first pass over what it produced.</summary>
-internal readonly record struct StrategyTimes(double Seconds, double FirstPassSeconds, string? Method = null);
+internal readonly record struct StrategyTimes(double Seconds, double FirstPassSeconds, string? Method = null, FaultCounts FirstPassFaults = default,
+    double? PmdMappedPercent = null)
+{
+    internal StrategyTimes(double seconds, (double Seconds, FaultCounts Faults) firstPass, string? method)
+        : this(seconds, firstPass.Seconds, method, firstPass.Faults)
+    {
+    }
+}
 
 /// <summary>One way to get from a file on disk to weights an engine can read.</summary>
 internal abstract class ColdStartStrategy(string name, string description)
@@ -50,6 +57,7 @@ internal abstract class ColdStartStrategy(string name, string description)
             throw new BenchException($"MmapPrefault.Run did not cover the file: {result.Reason}" +
                 (result.Failures.Count > 0 ? $"; {result.Failures[0].Message}" : string.Empty));
         }
+
 
         return MethodName(result.Method);
     }
@@ -100,7 +108,9 @@ internal abstract class ColdStartStrategy(string name, string description)
             long started = Stopwatch.GetTimestamp();
             string? method = prepare(mapped.Region, settings, file);
             double seconds = Stopwatch.GetElapsedTime(started).TotalSeconds;
-            double firstPass = FirstPass.Run(mapped.Start, file.Length, settings.FirstPassThreads);
+
+            var firstPass = FirstPass.Run(mapped.Start, file.Length, settings.FirstPassThreads);
+
             return new StrategyTimes(seconds, firstPass, method);
         }
     }
@@ -154,7 +164,7 @@ internal abstract class ColdStartStrategy(string name, string description)
                 }
 
                 double seconds = Stopwatch.GetElapsedTime(started).TotalSeconds;
-                double firstPass = FirstPass.Run(buffer, file.Length, settings.FirstPassThreads);
+                var firstPass = FirstPass.Run(buffer, file.Length, settings.FirstPassThreads);
                 return new StrategyTimes(seconds, firstPass, "read");
             }
             finally
@@ -185,7 +195,7 @@ internal abstract class ColdStartStrategy(string name, string description)
 
             double seconds = Stopwatch.GetElapsedTime(started).TotalSeconds;
             using MappedFile mapped = Map(file);
-            double firstPass = FirstPass.Run(mapped.Start, file.Length, settings.FirstPassThreads);
+            var firstPass = FirstPass.Run(mapped.Start, file.Length, settings.FirstPassThreads);
             return new StrategyTimes(seconds, firstPass, "vmtouch -t");
         }
 

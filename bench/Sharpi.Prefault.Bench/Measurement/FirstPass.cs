@@ -16,9 +16,10 @@ internal static unsafe class FirstPass
     /// <summary>The folded bytes of every pass so far (kept so the JIT cannot drop the loads).</summary>
     internal static long Checksum => Volatile.Read(ref s_checksum);
 
-    /// <summary>Reads one byte per page of [start, start + length) on <paramref name="threads"/> threads; returns the seconds.</summary>
-    internal static double Run(byte* start, long length, int threads)
+    /// <summary>Reads one byte per page of [start, start + length) on <paramref name="threads"/> threads; returns the seconds and the faults it took.</summary>
+    internal static (double Seconds, FaultCounts Faults) Run(byte* start, long length, int threads)
     {
+        FaultCounts faultsBefore = FaultCounts.Now();
         long started = Stopwatch.GetTimestamp();
         var work = new Work(start, length);
         threads = (int)Math.Clamp((length + ChunkBytes - 1) / ChunkBytes, 1, threads);
@@ -35,7 +36,8 @@ internal static unsafe class FirstPass
             helper.Join();
         }
 
-        return Stopwatch.GetElapsedTime(started).TotalSeconds;
+        double seconds = Stopwatch.GetElapsedTime(started).TotalSeconds;
+        return (seconds, FaultCounts.Now() - faultsBefore);
     }
 
     private sealed class Work(byte* start, long length)

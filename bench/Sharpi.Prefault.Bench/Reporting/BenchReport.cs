@@ -62,9 +62,19 @@ internal sealed record ResultRow
 
     public required long MajorFaults { get; init; }
 
+    /// <summary>Of <see cref="MinorFaults"/>, those taken by the first pass (a complete prefault leaves almost none).</summary>
+    public long FirstPassMinorFaults { get; init; }
+
+    /// <summary>Of <see cref="MajorFaults"/>, those taken by the first pass.</summary>
+    public long FirstPassMajorFaults { get; init; }
+
     public required double ResidentPercentBefore { get; init; }
 
     public required double ResidentPercentAfter { get; init; }
+
+    /// <summary>mmap rows: share of the file mapped with 2 MiB entries after the strategy, before the first pass (FilePmdMapped).</summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public double? PmdMappedPercent { get; init; }
 
     /// <summary>How the strategy brought the pages in (populate, touch, hint, read, O_DIRECT...).</summary>
     [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]

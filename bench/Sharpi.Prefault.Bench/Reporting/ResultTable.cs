@@ -7,7 +7,7 @@ namespace Sharpi.Prefault.Bench;
 internal static class ResultTable
 {
     private static readonly string[] Headers =
-        ["strategy", "cache", "strategy s", "first pass s", "total s", "min-max s", "GiB/s", "x limit", "minor faults", "major faults", "cached before", "cached after", "method"];
+        ["strategy", "cache", "strategy s", "first pass s", "total s", "min-max s", "GiB/s", "x limit", "faults minor/major", "first pass faults", "2M-mapped", "cached before", "cached after", "method"];
 
     private static readonly string[] OverlapHeaders =
         ["scenario", "cache", "init s", "prefault s", "first pass s", "time to first request s", "min-max s", "minor faults", "major faults", "cached before", "cached after", "method"];
@@ -57,7 +57,8 @@ internal static class ResultTable
     [
         r.Strategy, r.Cache, Seconds(r.Seconds), Seconds(r.FirstPassSeconds), Seconds(r.TotalSeconds),
         $"{Seconds(r.MinTotalSeconds)}-{Seconds(r.MaxTotalSeconds)}", Number(r.GibPerSecond, "0.00"),
-        r.RatioToLimit is double ratio ? Number(ratio, "0.00") : "-", Count(r.MinorFaults), Count(r.MajorFaults),
+        r.RatioToLimit is double ratio ? Number(ratio, "0.00") : "-", $"{Count(r.MinorFaults)}/{Count(r.MajorFaults)}",
+        $"{Count(r.FirstPassMinorFaults)}/{Count(r.FirstPassMajorFaults)}", r.PmdMappedPercent is double pmd ? Percent(pmd) : "-",
         Percent(r.ResidentPercentBefore), Percent(r.ResidentPercentAfter), r.Method ?? string.Empty,
     ];
 

@@ -48,9 +48,12 @@ internal sealed record Sample(string Strategy, CacheState Cache, StrategyTimes T
                     RatioToLimit = limitTotal is double l && total > 0 ? l / total : null,
                     MinorFaults = Statistics.Median(runs.Select(static s => s.Faults.Minor)),
                     MajorFaults = Statistics.Median(runs.Select(static s => s.Faults.Major)),
+                    FirstPassMinorFaults = Statistics.Median(runs.Select(static s => s.Times.FirstPassFaults.Minor)),
+                    FirstPassMajorFaults = Statistics.Median(runs.Select(static s => s.Times.FirstPassFaults.Major)),
                     ResidentPercentBefore = Statistics.Median(runs.Select(static s => s.ResidentBefore)),
                     ResidentPercentAfter = Statistics.Median(runs.Select(static s => s.ResidentAfter)),
                     Method = runs[^1].Times.Method,
+                    PmdMappedPercent = runs[0].Times.PmdMappedPercent is null ? null : Statistics.Median(runs.Select(static s => s.Times.PmdMappedPercent ?? 0)),
                     InitSeconds = runs[0].InitSeconds is null ? null : Statistics.Median(runs.Select(static s => s.InitSeconds ?? 0)),
                 });
             }
