@@ -3,16 +3,8 @@ using Sharpi.Prefault.Models;
 
 namespace Sharpi.Prefault.Tests.Models;
 
-public sealed class GgufReaderTests : IDisposable
+public sealed class GgufReaderTests() : ModelFileTests("model.gguf")
 {
-    private readonly TempModelDirectory _dir = new();
-
-    public void Dispose() => _dir.Dispose();
-
-    private TensorIndex Read(byte[] bytes, string name = "model.gguf") => TensorIndex.Read(_dir.Write(name, bytes));
-
-    private ModelFormatException ReadFails(byte[] bytes) => Assert.Throws<ModelFormatException>(() => Read(bytes));
-
     [Theory]
     [InlineData(2u)]
     [InlineData(3u)]

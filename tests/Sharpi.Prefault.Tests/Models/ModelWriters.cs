@@ -1,6 +1,7 @@
 using System.Buffers.Binary;
 using System.Runtime.CompilerServices;
 using System.Text;
+using Sharpi.Prefault.Models;
 
 namespace Sharpi.Prefault.Tests.Models;
 
@@ -242,4 +243,20 @@ internal static class ModelTestPaths
 {
     /// <summary>This folder in the source tree (fixtures and corpus are read in place, not copied to the output).</summary>
     public static string SourceDirectory([CallerFilePath] string file = "") => System.IO.Path.GetDirectoryName(file)!;
+}
+
+/// <summary>Base of the reader tests: a temp directory and helpers that write bytes to a file and read it back.</summary>
+public abstract class ModelFileTests(string defaultName) : IDisposable
+{
+    private protected TempModelDirectory Files { get; } = new();
+
+    public void Dispose()
+    {
+        Files.Dispose();
+        GC.SuppressFinalize(this);
+    }
+
+    private protected TensorIndex Read(byte[] bytes, string? name = null) => TensorIndex.Read(Files.Write(name ?? defaultName, bytes));
+
+    private protected ModelFormatException ReadFails(byte[] bytes) => Assert.Throws<ModelFormatException>(() => Read(bytes));
 }

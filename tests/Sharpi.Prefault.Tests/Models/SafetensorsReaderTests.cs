@@ -3,16 +3,8 @@ using Sharpi.Prefault.Models;
 
 namespace Sharpi.Prefault.Tests.Models;
 
-public sealed class SafetensorsReaderTests : IDisposable
+public sealed class SafetensorsReaderTests() : ModelFileTests("model.safetensors")
 {
-    private readonly TempModelDirectory _dir = new();
-
-    public void Dispose() => _dir.Dispose();
-
-    private TensorIndex Read(byte[] bytes, string name = "model.safetensors") => TensorIndex.Read(_dir.Write(name, bytes));
-
-    private ModelFormatException ReadFails(byte[] bytes) => Assert.Throws<ModelFormatException>(() => Read(bytes));
-
     private static byte[] WithHeader(string json, long dataBytes = 64) => new SafetensorsBuilder { DataLength = dataBytes }.Build(json);
 
     [Fact]
@@ -133,9 +125,9 @@ public sealed class SafetensorsReaderTests : IDisposable
     [Fact]
     public void Read_ShardedSafetensors_TakesEachTensorFromItsShard()
     {
-        _dir.Write("model-00001-of-00002.safetensors", new SafetensorsBuilder().Tensor("model.layers.0.w", "F16", [4], 2).Build());
-        _dir.Write("model-00002-of-00002.safetensors", new SafetensorsBuilder().Tensor("model.layers.1.w", "F16", [8], 2).Tensor("lm_head.weight", "F32", [2], 4).Build());
-        string indexPath = _dir.Write("model.safetensors.index.json",
+        Files.Write("model-00001-of-00002.safetensors", new SafetensorsBuilder().Tensor("model.layers.0.w", "F16", [4], 2).Build());
+        Files.Write("model-00002-of-00002.safetensors", new SafetensorsBuilder().Tensor("model.layers.1.w", "F16", [8], 2).Tensor("lm_head.weight", "F32", [2], 4).Build());
+        string indexPath = Files.Write("model.safetensors.index.json",
             "{\"metadata\":{\"total_size\":28},\"weight_map\":{\"model.layers.0.w\":\"model-00001-of-00002.safetensors\","
             + "\"lm_head.weight\":\"model-00002-of-00002.safetensors\",\"model.layers.1.w\":\"model-00002-of-00002.safetensors\"}}");
 
@@ -144,14 +136,14 @@ public sealed class SafetensorsReaderTests : IDisposable
         Assert.Equal(TensorFormat.ShardedSafetensors, index.Format);
         Assert.Equal(2, index.Files.Count);
         Assert.Equal(["model.layers.0.w", "model.layers.1.w", "lm_head.weight"], index.Tensors.Select(t => t.Name));
-        Assert.Equal(Path.Combine(_dir.Path, "model-00002-of-00002.safetensors"), index.Tensors[2].FilePath);
+        Assert.Equal(Path.Combine(Files.Path, "model-00002-of-00002.safetensors"), index.Tensors[2].FilePath);
     }
 
     [Fact]
     public void Read_ShardedIndexNamingATensorItsShardLacks_ThrowsFormatException()
     {
-        _dir.Write("a.safetensors", new SafetensorsBuilder().Tensor("x", "F16", [4], 2).Build());
-        string indexPath = _dir.Write("model.safetensors.index.json", "{\"weight_map\":{\"x\":\"a.safetensors\",\"y\":\"a.safetensors\"}}");
+        Files.Write("a.safetensors", new SafetensorsBuilder().Tensor("x", "F16", [4], 2).Build());
+        string indexPath = Files.Write("model.safetensors.index.json", "{\"weight_map\":{\"x\":\"a.safetensors\",\"y\":\"a.safetensors\"}}");
 
         ModelFormatException e = Assert.Throws<ModelFormatException>(() => TensorIndex.Read(indexPath));
 
@@ -168,7 +160,7 @@ public sealed class SafetensorsReaderTests : IDisposable
     [InlineData("{\"weight_map\":{\"x\":\"a.safetensors\"}")]
     public void Read_ShardedIndexThatIsMalformedOrPointsOutside_ThrowsFormatException(string json)
     {
-        string indexPath = _dir.Write("model.safetensors.index.json", Encoding.UTF8.GetBytes(json));
+        string indexPath = Files.Write("model.safetensors.index.json", Encoding.UTF8.GetBytes(json));
 
         Assert.Throws<ModelFormatException>(() => TensorIndex.Read(indexPath));
     }
