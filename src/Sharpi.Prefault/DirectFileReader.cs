@@ -24,6 +24,7 @@ public sealed unsafe class DirectFileReader : IDisposable
     private readonly object _gate = new();
     private readonly ILogger _logger;
     private readonly int _offsetAlignment;
+    private readonly int _memoryAlignment;
     private readonly int _bufferAlignment;
     private readonly int _blockSize;
     private readonly int _readsInFlight;
@@ -49,6 +50,7 @@ public sealed unsafe class DirectFileReader : IDisposable
         _fallbackReason = file.FallbackReason;
         _logger = logger;
         _offsetAlignment = file.OffsetAlignment;
+        _memoryAlignment = Math.Max(file.MemoryAlignment, 1);
         _bufferAlignment = Math.Max(Math.Max(file.MemoryAlignment, file.OffsetAlignment), Environment.SystemPageSize);
         _simulatedErrno = options.SimulatedFirstReadErrno;
 
@@ -270,10 +272,6 @@ public sealed unsafe class DirectFileReader : IDisposable
         };
 
         int workers = (int)Math.Min(_readsInFlight, job.BlockCount);
-        if (staged)
-        {
-            EnsureBuffers(workers);
-        }
 
         Task[]? others = workers > 1 ? new Task[workers - 1] : null;
         for (int w = 1; w < workers; w++)
@@ -315,7 +313,7 @@ public sealed unsafe class DirectFileReader : IDisposable
     {
         try
         {
-            byte* staging = job.Staged ? (byte*)_buffers[worker] : null;
+            byte* staging = null;
             while (!job.Stop)
             {
                 long block = Interlocked.Increment(ref job.NextBlock);
@@ -333,18 +331,24 @@ public sealed unsafe class DirectFileReader : IDisposable
 
                 long blockStart = job.Start + (block * _blockSize);
                 int want = (int)Math.Min(_blockSize, job.ReadEnd - blockStart);
-                byte* target = staging != null ? staging : (byte*)job.Destination + (blockStart - job.Offset);
+                byte* direct = (byte*)job.Destination + (blockStart - job.Offset);
+
+                // A block wholly inside the range whose place in the destination is aligned for Direct I/O is read
+                // straight there: no staging, no copy (the usual case for page-aligned engine buffers).
+                bool copy = job.Staged
+                    && (blockStart < job.Offset || blockStart + want > job.End || ((nint)direct & (_memoryAlignment - 1)) != 0);
                 int got;
                 int errno;
-                if (staging != null)
+                if (copy)
                 {
+                    staging = staging != null ? staging : Buffer(worker);
                     NoteInFlight(want);
-                    got = Fill(target, want, blockStart, staged: true, out errno);
+                    got = Fill(staging, want, blockStart, staged: true, out errno);
                     Interlocked.Add(ref _bytesInFlight, -want);
                 }
                 else
                 {
-                    got = Fill(target, want, blockStart, staged: false, out errno);
+                    got = Fill(direct, want, blockStart, job.Staged, out errno);
                 }
 
                 if (errno != 0)
@@ -353,13 +357,13 @@ public sealed unsafe class DirectFileReader : IDisposable
                     return;
                 }
 
-                if (staging != null)
+                if (copy)
                 {
                     long copyStart = Math.Max(blockStart, job.Offset);
                     long copyEnd = Math.Min(blockStart + got, job.End);
                     if (copyEnd > copyStart)
                     {
-                        Buffer.MemoryCopy(staging + (copyStart - blockStart), (byte*)job.Destination + (copyStart - job.Offset),
+                        System.Buffer.MemoryCopy(staging + (copyStart - blockStart), (byte*)job.Destination + (copyStart - job.Offset),
                             copyEnd - copyStart, copyEnd - copyStart);
                     }
                 }
@@ -468,15 +472,15 @@ public sealed unsafe class DirectFileReader : IDisposable
         Log.DirectIOFallback(_logger, Path, reason);
     }
 
-    private void EnsureBuffers(int count)
+    /// <summary>The worker's staging buffer, allocated on its first use and kept until dispose. Each worker owns its slot.</summary>
+    private byte* Buffer(int worker)
     {
-        for (int i = 0; i < count; i++)
+        if (_buffers[worker] == 0)
         {
-            if (_buffers[i] == 0)
-            {
-                _buffers[i] = (nint)NativeMemory.AlignedAlloc((nuint)_blockSize, (nuint)_bufferAlignment);
-            }
+            _buffers[worker] = (nint)NativeMemory.AlignedAlloc((nuint)_blockSize, (nuint)_bufferAlignment);
         }
+
+        return (byte*)_buffers[worker];
     }
 
     private void NoteInFlight(int bytes)
