@@ -13,14 +13,11 @@ public sealed class DirectFileReaderFallbackTests
     {
         using TestFile file = TestFile.Create((2 * TestFile.MiB) + 99, "/dev/shm");
         using var reader = DirectFileReader.Open(file.Path);
-        var destination = new byte[70_000];
 
-        int read = reader.Read(4095, destination);
+        BufferedReference.AssertReadMatches(reader, 4095, 70_000);
 
         Assert.Equal(DirectReadMode.Buffered, reader.Mode);
         Assert.Contains("tmpfs", reader.FallbackReason, StringComparison.Ordinal);
-        Assert.Equal(destination.Length, read);
-        Assert.Equal(BufferedReference.Read(file.Path, 4095, destination.Length), destination);
         Assert.Equal(0, reader.Statistics.BufferBytes);
     }
 
@@ -48,14 +45,11 @@ public sealed class DirectFileReaderFallbackTests
         DirectReadOptions options = DirectReadOptions.Default with { SimulatedFirstReadErrno = EINVAL };
         using var reader = DirectFileReader.Open(file.Path, options);
         Assert.Equal(DirectReadMode.Direct, reader.Mode);
-        var destination = new byte[(int)file.Length - 1];
 
-        int read = reader.Read(1, destination);
+        BufferedReference.AssertReadMatches(reader, 1, (int)file.Length - 1);
 
         Assert.Equal(DirectReadMode.Buffered, reader.Mode);
         Assert.Contains("refused the first Direct I/O read", reader.FallbackReason, StringComparison.Ordinal);
-        Assert.Equal(destination.Length, read);
-        Assert.Equal(BufferedReference.Read(file.Path, 1, destination.Length), destination);
         Assert.Equal(0, reader.Statistics.DirectBytesRead);
     }
 
@@ -93,13 +87,10 @@ public sealed class DirectFileReaderFallbackTests
     {
         using TestFile file = TestFile.Create(100_000);
         using var reader = DirectFileReader.Open(file.Path, DirectReadOptions.Default with { UseDirectIO = false });
-        var destination = new byte[50_000];
 
-        int read = reader.Read(777, destination);
+        BufferedReference.AssertReadMatches(reader, 777, 50_000);
 
         Assert.Equal(DirectReadMode.Buffered, reader.Mode);
         Assert.Contains("UseDirectIO", reader.FallbackReason, StringComparison.Ordinal);
-        Assert.Equal(destination.Length, read);
-        Assert.Equal(BufferedReference.Read(file.Path, 777, destination.Length), destination);
     }
 }

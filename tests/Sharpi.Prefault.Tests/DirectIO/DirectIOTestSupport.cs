@@ -24,6 +24,17 @@ internal static class BufferedReference
 
         return bytes[..done];
     }
+
+    /// <summary>Reads [offset, offset + length) with the reader and asserts it returns all of it, byte for byte as a buffered read.</summary>
+    public static void AssertReadMatches(DirectFileReader reader, long offset, int length)
+    {
+        var destination = new byte[length];
+
+        int read = reader.Read(offset, destination);
+
+        Assert.Equal(length, read);
+        Assert.Equal(Read(reader.Path, offset, length), destination);
+    }
 }
 
 /// <summary>Keeps what was logged, for asserting on event ids.</summary>
