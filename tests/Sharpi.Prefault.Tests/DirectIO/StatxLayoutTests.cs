@@ -9,17 +9,17 @@ public sealed class StatxLayoutTests
     [Fact]
     public void StatxBuffer_Is256Bytes()
     {
-        Assert.Equal(256, Unsafe.SizeOf<Interop.Libc.StatxBuffer>());
+        Assert.Equal(256, Unsafe.SizeOf<global::Interop.Libc.StatxBuffer>());
     }
 
     [Theory]
-    [InlineData(nameof(Interop.Libc.StatxBuffer.Mask), 0)]
-    [InlineData(nameof(Interop.Libc.StatxBuffer.Mode), 28)]
-    [InlineData(nameof(Interop.Libc.StatxBuffer.Size), 40)]
-    [InlineData(nameof(Interop.Libc.StatxBuffer.DioMemAlign), 152)]
-    [InlineData(nameof(Interop.Libc.StatxBuffer.DioOffsetAlign), 156)]
+    [InlineData(nameof(global::Interop.Libc.StatxBuffer.Mask), 0)]
+    [InlineData(nameof(global::Interop.Libc.StatxBuffer.Mode), 28)]
+    [InlineData(nameof(global::Interop.Libc.StatxBuffer.Size), 40)]
+    [InlineData(nameof(global::Interop.Libc.StatxBuffer.DioMemAlign), 152)]
+    [InlineData(nameof(global::Interop.Libc.StatxBuffer.DioOffsetAlign), 156)]
     public void StatxBuffer_FieldSitsAtTheKernelsOffset(string field, int offset)
     {
-        Assert.Equal(offset, (int)Marshal.OffsetOf<Interop.Libc.StatxBuffer>(field));
+        Assert.Equal(offset, (int)Marshal.OffsetOf<global::Interop.Libc.StatxBuffer>(field));
     }
 }
