@@ -48,18 +48,25 @@ internal sealed class LockRegistry
         }
     }
 
-    /// <summary>The held ranges, sorted by address and disjoint.</summary>
+    /// <summary>The held ranges, sorted by address, disjoint, touching ones joined.</summary>
     internal (nint Start, nint End)[] Held()
     {
         lock (_gate)
         {
-            var held = new (nint, nint)[_held.Count];
-            for (int i = 0; i < held.Length; i++)
+            var held = new List<(nint Start, nint End)>(_held.Count);
+            foreach (HeldRange h in _held)
             {
-                held[i] = (_held[i].Start, _held[i].End);
+                if (held.Count > 0 && held[^1].End == h.Start)
+                {
+                    held[^1] = (held[^1].Start, h.End);
+                }
+                else
+                {
+                    held.Add((h.Start, h.End));
+                }
             }
 
-            return held;
+            return [.. held];
         }
     }
 
