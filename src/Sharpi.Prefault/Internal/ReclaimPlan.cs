@@ -27,40 +27,27 @@ internal sealed class ReclaimPlan
     {
         var plan = new ReclaimPlan();
         var releasable = new List<MergedRegion>(regions.Length);
-        ProcMapEntry[] maps = smaps.Maps;
         foreach (MergedRegion r in regions)
         {
-            nint at = r.Start;
-            int i = ProcMaps.FirstEndingAfter(maps, at);
-            while ((nuint)at < (nuint)r.End)
+            foreach (MapPiece p in ProcMaps.Pieces(smaps.Maps, r.Start, r.End))
             {
-                if (i >= maps.Length || (nuint)maps[i].Start > (nuint)at)
+                if (p.IsGap)
                 {
-                    nint gapEnd = i < maps.Length && (nuint)maps[i].Start < (nuint)r.End ? maps[i].Start : r.End;
-                    plan.Refusals.Add($"{Describe(r, at, gapEnd)} is not mapped (no entry in /proc/self/smaps)");
-                    at = gapEnd;
-                    continue;
+                    plan.Refusals.Add($"{Describe(r, p)} is not mapped (no entry in /proc/self/smaps)");
                 }
-
-                ProcMapEntry m = maps[i];
-                SmapsFigures f = smaps.Figures[i];
-                nint pieceEnd = (nuint)m.End < (nuint)r.End ? m.End : r.End;
-                if (RefusalReason(m, f) is string refusal)
+                else if (RefusalReason(smaps.Maps[p.Index], smaps.Figures[p.Index]) is string refusal)
                 {
-                    plan.Refusals.Add($"{Describe(r, at, pieceEnd)} {refusal}");
+                    plan.Refusals.Add($"{Describe(r, p)} {refusal}");
                 }
-                else if (f.IsLocked)
+                else if (smaps.Figures[p.Index].IsLocked)
                 {
-                    plan.Skipped.Add(new RegionFailure(r.DisplayName, at, pieceEnd - at, 0,
+                    plan.Skipped.Add(new RegionFailure(r.DisplayName, p.Start, p.End - p.Start, 0,
                         "locked in memory (smaps Locked/VmFlags lo): munlock it, or dispose its LockLease, first"));
                 }
                 else
                 {
-                    plan.SubtractHeld(r with { Start = at, End = pieceEnd }, held, releasable);
+                    plan.SubtractHeld(r with { Start = p.Start, End = p.End }, held, releasable);
                 }
-
-                at = pieceEnd;
-                i++;
             }
         }
 
@@ -130,5 +117,5 @@ internal sealed class ReclaimPlan
         }
     }
 
-    private static string Describe(MergedRegion r, nint start, nint end) => $"Region {r.DisplayName} at 0x{start:X}-0x{end:X}";
+    private static string Describe(MergedRegion r, MapPiece p) => $"Region {r.DisplayName} at 0x{p.Start:X}-0x{p.End:X}";
 }

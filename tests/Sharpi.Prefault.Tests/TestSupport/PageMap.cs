@@ -31,3 +31,14 @@ public static class PageMap
         return present;
     }
 }
+
+/// <summary>Addresses that were mapped and no longer are: what a stale region points at.</summary>
+public static class Unmapped
+{
+    public static nint Address(long length)
+    {
+        using TestFile file = TestFile.Create(length);
+        using MappedFile map = file.Map();
+        return map.Region().Address;
+    }
+}
