@@ -1,10 +1,11 @@
 using System.Runtime.ExceptionServices;
 using Sharpi.Prefault.Tests.TestSupport;
+using Xunit.Abstractions;
 
 namespace Sharpi.Prefault.Tests.Locking;
 
 [Collection(ProcessMemoryFigures.Name)]
-public sealed class MmapLockTests
+public sealed class MmapLockTests(ITestOutputHelper output)
 {
     private static readonly long Page = Environment.SystemPageSize;
 
@@ -110,6 +111,7 @@ public sealed class MmapLockTests
             Assert.Equal(0, lease.LockedBytes);
             Assert.Equal(before, VmLck);
             RegionFailure failure = Assert.Single(lease.Failures);
+            output.WriteLine(failure.Message);
             Assert.Equal(12, failure.Errno);
             (ulong current, ulong hard) = NativeTestMethods.GetMemlockLimit();
             Assert.Contains($"RLIMIT_MEMLOCK is soft {current} bytes", failure.Message, StringComparison.Ordinal);
