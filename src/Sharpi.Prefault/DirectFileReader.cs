@@ -208,16 +208,24 @@ public sealed unsafe class DirectFileReader : IDisposable
             }
 
             _disposed = true;
-            for (int i = 0; i < _buffers.Length; i++)
-            {
-                if (_buffers[i] != 0)
-                {
-                    NativeMemory.AlignedFree((void*)_buffers[i]);
-                    _buffers[i] = 0;
-                }
-            }
-
+            FreeBuffers();
             _handle.Dispose();
+            GC.SuppressFinalize(this);
+        }
+    }
+
+    /// <summary>A reader that was never disposed still returns its staging buffers (the file handle has its own finalizer).</summary>
+    ~DirectFileReader() => FreeBuffers();
+
+    private void FreeBuffers()
+    {
+        for (int i = 0; i < _buffers.Length; i++)
+        {
+            if (_buffers[i] != 0)
+            {
+                NativeMemory.AlignedFree((void*)_buffers[i]);
+                _buffers[i] = 0;
+            }
         }
     }
 
