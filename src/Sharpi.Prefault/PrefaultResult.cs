@@ -1,6 +1,6 @@
 namespace Sharpi.Prefault;
 
-/// <summary>A region, or part of one, that could not be prefaulted, and why.</summary>
+/// <summary>A region, or part of one, that an operation (prefault, reclaim, lock) could not cover, and why.</summary>
 /// <param name="Name">The region's name (or its address in hex when it has none).</param>
 /// <param name="Address">Start of the part that failed.</param>
 /// <param name="Length">Bytes of the part that failed.</param>

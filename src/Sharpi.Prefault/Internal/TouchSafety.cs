@@ -44,53 +44,44 @@ internal static class TouchSafety
         var safe = new List<MergedRegion>(regions.Length);
         foreach (MergedRegion r in regions)
         {
-            nint at = r.Start;
-            int i = ProcMaps.FirstEndingAfter(maps, at);
-            while ((nuint)at < (nuint)r.End)
+            foreach (MapPiece piece in ProcMaps.Pieces(maps, r.Start, r.End))
             {
-                if (i >= maps.Length || (nuint)maps[i].Start > (nuint)at)
+                if (piece.IsGap)
                 {
-                    nint gapEnd = i < maps.Length && (nuint)maps[i].Start < (nuint)r.End ? maps[i].Start : r.End;
-                    failures.Add(new RegionFailure(r.DisplayName, at, gapEnd - at, 0, "not mapped: the range has no mapping in /proc/self/maps"));
-                    at = gapEnd;
+                    failures.Add(new RegionFailure(r.DisplayName, piece.Start, piece.End - piece.Start, 0, "not mapped: the range has no mapping in /proc/self/maps"));
                     continue;
                 }
 
-                ProcMapEntry m = maps[i];
-                nint pieceEnd = (nuint)m.End < (nuint)r.End ? m.End : r.End;
+                ProcMapEntry m = maps[piece.Index];
                 if (!m.Readable)
                 {
-                    failures.Add(new RegionFailure(r.DisplayName, at, pieceEnd - at, 0, "mapped without read permission"));
+                    failures.Add(new RegionFailure(r.DisplayName, piece.Start, piece.End - piece.Start, 0, "mapped without read permission"));
+                    continue;
                 }
-                else
+
+                nint validEnd = piece.End;
+                if (m.IsFileBacked && !m.IsDeleted && fileLength(m.Path) is long length)
                 {
-                    nint validEnd = pieceEnd;
-                    if (m.IsFileBacked && !m.IsDeleted && fileLength(m.Path) is long length)
+                    // Pages wholly past the end of the file raise SIGBUS; the page holding the last byte is zero-filled and safe.
+                    long bytesInFile = Math.Max(0, length - m.Offset);
+                    long safeBytes = (bytesInFile + page - 1) / page * page;
+                    nint fileEnd = (long)(m.End - m.Start) > safeBytes ? m.Start + (nint)safeBytes : m.End;
+                    if ((nuint)fileEnd < (nuint)validEnd)
                     {
-                        // Pages wholly past the end of the file raise SIGBUS; the page holding the last byte is zero-filled and safe.
-                        long bytesInFile = Math.Max(0, length - m.Offset);
-                        long safeBytes = (bytesInFile + page - 1) / page * page;
-                        nint fileEnd = (long)(m.End - m.Start) > safeBytes ? m.Start + (nint)safeBytes : m.End;
-                        if ((nuint)fileEnd < (nuint)validEnd)
-                        {
-                            validEnd = (nuint)fileEnd > (nuint)at ? fileEnd : at;
-                        }
-                    }
-
-                    if ((nuint)validEnd > (nuint)at)
-                    {
-                        safe.Add(r with { Start = at, End = validEnd });
-                    }
-
-                    if ((nuint)validEnd < (nuint)pieceEnd)
-                    {
-                        failures.Add(new RegionFailure(r.DisplayName, validEnd, pieceEnd - validEnd, 0,
-                            $"past the end of '{m.Path}' (the file is shorter than the mapping: truncated?)"));
+                        validEnd = (nuint)fileEnd > (nuint)piece.Start ? fileEnd : piece.Start;
                     }
                 }
 
-                at = pieceEnd;
-                i++;
+                if ((nuint)validEnd > (nuint)piece.Start)
+                {
+                    safe.Add(r with { Start = piece.Start, End = validEnd });
+                }
+
+                if ((nuint)validEnd < (nuint)piece.End)
+                {
+                    failures.Add(new RegionFailure(r.DisplayName, validEnd, piece.End - validEnd, 0,
+                        $"past the end of '{m.Path}' (the file is shorter than the mapping: truncated?)"));
+                }
             }
         }
 

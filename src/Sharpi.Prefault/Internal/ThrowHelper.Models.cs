@@ -1,0 +1,30 @@
+using System.Diagnostics.CodeAnalysis;
+using Sharpi.Prefault.Models;
+
+namespace Sharpi.Prefault;
+
+internal static partial class ThrowHelper
+{
+    [DoesNotReturn]
+    internal static void ThrowModelFormat(string path, long offset, string detail, Exception? inner = null) =>
+        throw new ModelFormatException(path, offset, detail, inner);
+
+    [DoesNotReturn]
+    internal static void ThrowTruncated(string path, long offset, long needed, long fileLength) =>
+        throw new ModelFormatException(path, offset,
+            $"the header needs {needed} more bytes but the file ends at {fileLength}; the file is truncated or the length field is corrupt.");
+
+    [DoesNotReturn]
+    internal static void ThrowShardRequired(int fileCount, string paramName) =>
+        throw new ArgumentException(
+            $"The index spans {fileCount} files; name the file the view maps (one of TensorIndex.Files).", paramName);
+
+    [DoesNotReturn]
+    internal static void ThrowUnknownFile(string file, string paramName) =>
+        throw new ArgumentException($"'{file}' is not one of the index's files (TensorIndex.Files).", paramName);
+
+    [DoesNotReturn]
+    internal static void ThrowTensorOutsideView(string name, long offset, long length, long capacity, string paramName) =>
+        throw new ArgumentOutOfRangeException(paramName,
+            $"Tensor {name} at offset {offset} with length {length} lies outside the view of {capacity} bytes; map the whole file from offset 0.");
+}

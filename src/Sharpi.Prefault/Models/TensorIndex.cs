@@ -1,0 +1,327 @@
+using System.IO.MemoryMappedFiles;
+
+namespace Sharpi.Prefault.Models;
+
+/// <summary>
+/// The tensors of a model: names, dtypes, shapes and where each one's bytes lie, read from the header of a GGUF
+/// file, a safetensors file, or a sharded safetensors model's index. Only headers are read, never tensor data.
+/// </summary>
+/// <example>
+/// <code>
+/// TensorIndex index = TensorIndex.Read("model.gguf");
+/// using var map = MemoryMappedFile.CreateFromFile("model.gguf", FileMode.Open, null, 0, MemoryMappedFileAccess.Read);
+/// using var view = map.CreateViewAccessor(0, 0, MemoryMappedFileAccess.Read);
+/// var regions = index.Regions(view, new TensorSelection(include: ["blk.*.ffn_*_exps.weight"]));
+/// </code>
+/// </example>
+public sealed class TensorIndex
+{
+    private TensorIndex(string path, TensorFormat format, IReadOnlyList<string> files, IReadOnlyList<TensorInfo> tensors)
+    {
+        Path = path;
+        Format = format;
+        Files = files;
+        Tensors = tensors;
+    }
+
+    /// <summary>The full path the index was read from (the model file, or the index JSON of a sharded model).</summary>
+    public string Path { get; }
+
+    /// <summary>The format the index was read from.</summary>
+    public TensorFormat Format { get; }
+
+    /// <summary>Full paths of the files holding tensor data: the model file, or the shards in the order the index names them.</summary>
+    public IReadOnlyList<string> Files { get; }
+
+    /// <summary>The tensors in file order: by file (in <see cref="Files"/> order), then by offset.</summary>
+    public IReadOnlyList<TensorInfo> Tensors { get; }
+
+    /// <summary>
+    /// Reads the tensor table of a model. The format is told by the file: a name ending in <c>.json</c> is a sharded
+    /// safetensors index (<c>model.safetensors.index.json</c>) whose shards lie beside it; a file starting with
+    /// <c>GGUF</c> is GGUF; a <c>.safetensors</c> file, or one that starts like one, is safetensors.
+    /// </summary>
+    /// <exception cref="ArgumentException"><paramref name="path"/> is null or empty.</exception>
+    /// <exception cref="ModelFormatException">A header is malformed, truncated, or describes tensors the file cannot hold.</exception>
+    /// <exception cref="IOException">A file cannot be opened or read (for example a missing shard).</exception>
+    public static TensorIndex Read(string path)
+    {
+        ArgumentException.ThrowIfNullOrEmpty(path);
+        string full = System.IO.Path.GetFullPath(path);
+        if (full.EndsWith(".json", StringComparison.OrdinalIgnoreCase))
+        {
+            return ReadSharded(full);
+        }
+
+        using FileStream stream = OpenRead(full);
+        return Read(stream, full);
+    }
+
+    /// <summary>Reads a single-file model from a seekable stream positioned anywhere; <paramref name="path"/> names it in errors.</summary>
+    internal static TensorIndex Read(Stream stream, string path)
+    {
+        Span<byte> first = stackalloc byte[9];
+        stream.Position = 0;
+        int n = stream.ReadAtLeast(first, first.Length, throwOnEndOfStream: false);
+        stream.Position = 0;
+        first = first[..n];
+        if (n >= 4 && System.Buffers.Binary.BinaryPrimitives.ReadUInt32LittleEndian(first) == GgufReader.Magic)
+        {
+            return Create(path, TensorFormat.Gguf, [path], GgufReader.Read(stream, path));
+        }
+
+        if (path.EndsWith(".safetensors", StringComparison.OrdinalIgnoreCase) || SafetensorsReader.LooksLikeSafetensors(first, stream.Length))
+        {
+            return Create(path, TensorFormat.Safetensors, [path], SafetensorsReader.Read(stream, path));
+        }
+
+        ThrowHelper.ThrowModelFormat(path, 0, "neither a GGUF file (no \"GGUF\" magic) nor a safetensors file (no header length followed by '{').");
+        return null;
+    }
+
+    /// <summary>The tensors <paramref name="selection"/> selects, in <see cref="Tensors"/> order.</summary>
+    public IReadOnlyList<TensorInfo> Select(TensorSelection? selection)
+    {
+        if (selection is null || ReferenceEquals(selection, TensorSelection.All))
+        {
+            return Tensors;
+        }
+
+        var selected = new List<TensorInfo>();
+        foreach (TensorInfo tensor in Tensors)
+        {
+            if (selection.Matches(tensor.Name))
+            {
+                selected.Add(tensor);
+            }
+        }
+
+        return selected;
+    }
+
+    /// <summary>
+    /// Regions over the selected tensors of a single-file model, named by tensor, in file order. The view must map
+    /// the file from offset 0 (as <c>CreateViewAccessor(0, 0, ...)</c> does).
+    /// </summary>
+    /// <exception cref="ArgumentNullException"><paramref name="view"/> is null.</exception>
+    /// <exception cref="ArgumentException">The model is sharded: use the overload that names the file.</exception>
+    /// <exception cref="ArgumentOutOfRangeException">A selected tensor lies outside the view.</exception>
+    public IReadOnlyList<PrefaultRegion> Regions(MemoryMappedViewAccessor view, TensorSelection? selection = null)
+    {
+        ArgumentNullException.ThrowIfNull(view);
+        if (Files.Count != 1)
+        {
+            ThrowHelper.ThrowShardRequired(Files.Count, nameof(view));
+        }
+
+        return Regions(Files[0], view, selection);
+    }
+
+    /// <summary>
+    /// Regions over the selected tensors that lie in <paramref name="file"/> (one of <see cref="Files"/>), named by
+    /// tensor, in file order. The view must map that file from offset 0.
+    /// </summary>
+    /// <exception cref="ArgumentNullException">An argument is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="file"/> is not one of <see cref="Files"/>.</exception>
+    /// <exception cref="ArgumentOutOfRangeException">A selected tensor lies outside the view.</exception>
+    public IReadOnlyList<PrefaultRegion> Regions(string file, MemoryMappedViewAccessor view, TensorSelection? selection = null)
+    {
+        ArgumentNullException.ThrowIfNull(file);
+        ArgumentNullException.ThrowIfNull(view);
+        string full = System.IO.Path.GetFullPath(file);
+        if (!Files.Contains(full))
+        {
+            ThrowHelper.ThrowUnknownFile(file, nameof(file));
+        }
+
+        var regions = new List<PrefaultRegion>();
+        foreach (TensorInfo tensor in Select(selection))
+        {
+            if (tensor.FilePath != full)
+            {
+                continue;
+            }
+
+            if (tensor.End > view.Capacity)
+            {
+                ThrowHelper.ThrowTensorOutsideView(tensor.Name, tensor.Offset, tensor.Length, view.Capacity, nameof(view));
+            }
+
+            regions.Add(PrefaultRegion.FromView(view, tensor.Offset, tensor.Length, tensor.Name));
+        }
+
+        return regions;
+    }
+
+    /// <summary>
+    /// The byte ranges of the selected tensors, per file in <see cref="Files"/> order and by offset, with ranges
+    /// that touch or overlap merged (padding between tensors keeps them apart).
+    /// </summary>
+    public IReadOnlyList<FileByteRange> Ranges(TensorSelection? selection = null)
+    {
+        var ranges = new List<FileByteRange>();
+        foreach (TensorInfo tensor in Select(selection))
+        {
+            if (tensor.Length == 0)
+            {
+                continue;
+            }
+
+            if (ranges.Count > 0 && ranges[^1] is var last && last.FilePath == tensor.FilePath && tensor.Offset <= last.End)
+            {
+                ranges[^1] = last with { Length = Math.Max(last.End, tensor.End) - last.Offset };
+            }
+            else
+            {
+                ranges.Add(new FileByteRange(tensor.FilePath, tensor.Offset, tensor.Length));
+            }
+        }
+
+        return ranges;
+    }
+
+    /// <summary>
+    /// A key to group tensors by in summaries: the name up to and including its first all-digit segment (the layer),
+    /// or, for names without one, the name without its last segment.
+    /// </summary>
+    /// <example><c>blk.12.ffn_up.weight</c> -> <c>blk.12</c>; <c>model.layers.3.mlp.experts.7.up_proj.weight</c> ->
+    /// <c>model.layers.3</c>; <c>token_embd.weight</c> -> <c>token_embd</c>; <c>output</c> -> <c>output</c>.</example>
+    /// <exception cref="ArgumentNullException"><paramref name="tensorName"/> is null.</exception>
+    public static string GroupKey(string tensorName)
+    {
+        ArgumentNullException.ThrowIfNull(tensorName);
+        int start = 0;
+        while (start <= tensorName.Length)
+        {
+            int dot = tensorName.IndexOf('.', start);
+            int end = dot < 0 ? tensorName.Length : dot;
+            if (end > start && IsDigits(tensorName.AsSpan(start, end - start)))
+            {
+                return tensorName[..end];
+            }
+
+            if (dot < 0)
+            {
+                break;
+            }
+
+            start = dot + 1;
+        }
+
+        int lastDot = tensorName.LastIndexOf('.');
+        return lastDot > 0 ? tensorName[..lastDot] : tensorName;
+    }
+
+    private static bool IsDigits(ReadOnlySpan<char> segment)
+    {
+        foreach (char c in segment)
+        {
+            if (!char.IsAsciiDigit(c))
+            {
+                return false;
+            }
+        }
+
+        return true;
+    }
+
+    private static TensorIndex ReadSharded(string indexPath)
+    {
+        byte[] content;
+        using (FileStream stream = OpenRead(indexPath))
+        {
+            if (stream.Length > SafetensorsIndexReader.MaxIndexBytes)
+            {
+                ThrowHelper.ThrowModelFormat(indexPath, 0,
+                    $"the index is {stream.Length} bytes, more than the {SafetensorsIndexReader.MaxIndexBytes} this reader accepts.");
+            }
+
+            content = new byte[stream.Length];
+            stream.ReadExactly(content);
+        }
+
+        List<(string Tensor, string Shard)> map = SafetensorsIndexReader.Parse(content, indexPath);
+        string directory = System.IO.Path.GetDirectoryName(indexPath)!;
+        var files = new List<string>();
+        var byShard = new Dictionary<string, HashSet<string>>(StringComparer.Ordinal);
+        foreach ((string tensor, string shard) in map)
+        {
+            if (!byShard.TryGetValue(shard, out HashSet<string>? names))
+            {
+                byShard[shard] = names = new HashSet<string>(StringComparer.Ordinal);
+                files.Add(System.IO.Path.Combine(directory, shard));
+            }
+
+            names.Add(tensor);
+        }
+
+        var tensors = new List<TensorInfo>();
+        foreach (string file in files)
+        {
+            List<TensorInfo> shardTensors;
+            using (FileStream stream = OpenRead(file))
+            {
+                shardTensors = SafetensorsReader.Read(stream, file);
+            }
+
+            HashSet<string> expected = byShard[System.IO.Path.GetFileName(file)];
+            foreach (TensorInfo tensor in shardTensors)
+            {
+                expected.Remove(tensor.Name);
+            }
+
+            foreach (string missing in expected)
+            {
+                ThrowHelper.ThrowModelFormat(indexPath, 0,
+                    $"weight_map places tensor '{missing}' in {System.IO.Path.GetFileName(file)}, but that shard's header has no such tensor.");
+            }
+
+            tensors.AddRange(shardTensors);
+        }
+
+        return Create(indexPath, TensorFormat.ShardedSafetensors, files, tensors);
+    }
+
+    /// <summary>Orders each file's tensors by offset and rejects overlaps: two tensors sharing bytes is a corrupt or hostile header.</summary>
+    private static TensorIndex Create(string path, TensorFormat format, List<string> files, List<TensorInfo> tensors)
+    {
+        var ordered = new List<TensorInfo>(tensors.Count);
+        foreach (string file in files)
+        {
+            int first = ordered.Count;
+            foreach (TensorInfo tensor in tensors)
+            {
+                if (tensor.FilePath == file)
+                {
+                    ordered.Add(tensor);
+                }
+            }
+
+            // Stable, so zero-length tensors at one offset keep the header's order.
+            TensorInfo[] sorted = [.. ordered.Skip(first).OrderBy(t => t.Offset)];
+            ordered.RemoveRange(first, sorted.Length);
+            ordered.AddRange(sorted);
+            TensorInfo? previous = null;
+            foreach (TensorInfo tensor in sorted)
+            {
+                if (tensor.Length == 0)
+                {
+                    continue;
+                }
+
+                if (previous is not null && tensor.Offset < previous.End)
+                {
+                    ThrowHelper.ThrowModelFormat(file, tensor.Offset,
+                        $"tensor '{tensor.Name}' [{tensor.Offset}, {tensor.End}) overlaps tensor '{previous.Name}' [{previous.Offset}, {previous.End}).");
+                }
+
+                previous = tensor;
+            }
+        }
+
+        return new TensorIndex(path, format, files, ordered);
+    }
+
+    private static FileStream OpenRead(string path) =>
+        new(path, FileMode.Open, FileAccess.Read, FileShare.ReadWrite | FileShare.Delete, bufferSize: 64 * 1024, FileOptions.SequentialScan);
+}
