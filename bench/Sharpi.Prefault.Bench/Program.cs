@@ -8,6 +8,7 @@ ColdStartCommand.Configure(root);
 var coldstart = new Command("coldstart", "Time to the first request per strategy (none, touch, willneed, prefault, reads, vmtouch) against the device's read limit.");
 ColdStartCommand.Configure(coldstart);
 root.Subcommands.Add(coldstart);
+root.Subcommands.Add(OverlapCommand.Create());
 root.Subcommands.Add(MicroCommand.Create());
 
 return root.Parse(args).Invoke();

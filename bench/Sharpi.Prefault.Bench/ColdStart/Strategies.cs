@@ -40,6 +40,7 @@ internal abstract class ColdStartStrategy(string name, string description)
         new Mapped("prefault-touch", "map, MmapPrefault.Run with Strategy = Touch (parallel per-page touch), then the first pass",
             static (region, settings, _) => RunPrefault(region, settings.Prefault(PrefaultStrategy.Touch))),
         new BufferedRead(),
+        new DirectIORead(),
         new VmTouch(),
     ];
 
@@ -170,6 +171,39 @@ internal abstract class ColdStartStrategy(string name, string description)
             finally
             {
                 NativeMemory.Free(buffer);
+            }
+        }
+    }
+
+    /// <summary>No mmap, no page cache: DirectFileReader reads the file (O_DIRECT) into an aligned native buffer, then the first pass over the buffer.</summary>
+    private sealed class DirectIORead() : ColdStartStrategy("direct-io",
+        "no mmap: DirectFileReader (O_DIRECT, default options) into an aligned native buffer, then the first pass over the buffer")
+    {
+        internal override unsafe StrategyTimes Execute(WeightsFile file, CacheState cache, BenchSettings settings)
+        {
+            long started = Stopwatch.GetTimestamp();
+            byte* buffer = (byte*)NativeMemory.AlignedAlloc((nuint)file.Length, (nuint)Environment.SystemPageSize);
+            try
+            {
+                string method;
+                using (DirectFileReader reader = DirectFileReader.Open(file.Path))
+                {
+                    long read = reader.Read(0, (nint)buffer, file.Length);
+                    if (read != file.Length)
+                    {
+                        throw new BenchException($"DirectFileReader read {read} of {file.Length} bytes of '{file.Path}'; was it truncated?");
+                    }
+
+                    method = reader.Mode == DirectReadMode.Direct ? "O_DIRECT" : $"buffered ({reader.FallbackReason})";
+                }
+
+                double seconds = Stopwatch.GetElapsedTime(started).TotalSeconds;
+                var firstPass = FirstPass.Run(buffer, file.Length, settings.FirstPassThreads);
+                return new StrategyTimes(seconds, firstPass, method);
+            }
+            finally
+            {
+                NativeMemory.AlignedFree(buffer);
             }
         }
     }
