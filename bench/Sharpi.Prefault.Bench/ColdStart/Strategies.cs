@@ -109,10 +109,9 @@ internal abstract class ColdStartStrategy(string name, string description)
             long started = Stopwatch.GetTimestamp();
             string? method = prepare(mapped.Region, settings, file);
             double seconds = Stopwatch.GetElapsedTime(started).TotalSeconds;
-
+            double? pmdMapped = 100.0 * HugeMappings.FilePmdMappedBytes() / file.Length;
             var firstPass = FirstPass.Run(mapped.Start, file.Length, settings.FirstPassThreads);
-
-            return new StrategyTimes(seconds, firstPass, method);
+            return new StrategyTimes(seconds, firstPass, method) { PmdMappedPercent = pmdMapped };
         }
     }
 
