@@ -82,21 +82,8 @@ internal sealed class ColdStartCommand
             notes.Add("x limit: the row's GiB/s over the limit row's GiB/s in the same cache state (cold: O_DIRECT sequential read; warm: populate of the cached file, no first pass).");
             notes.Add($"Settings: prefault threads {settings.PrefaultThreads}, chunk {ByteSize.Format(settings.ChunkSize)}, first-pass threads {settings.FirstPassThreads}, " +
                 $"limit {settings.LimitThreads} threads x {ByteSize.Format(settings.LimitBlockSize)} reads.");
-            var machine = MachineInfo.Current(file.Path);
-            var report = new BenchReport
-            {
-                Command = CommonOptions.CommandLine(parse, "coldstart"),
-                File = file.Path,
-                Bytes = file.Length,
-                PageSize = Environment.SystemPageSize,
-                Cores = Environment.ProcessorCount,
-                Kernel = machine.Kernel,
-                Machine = machine,
-                Repeat = repeat,
-                GeneratedAt = DateTimeOffset.UtcNow,
-                Results = Sample.Summarize(samples, strategies.Select(static s => s.Name), caches, file.Length, limitStrategy: "limit"),
-                Notes = notes,
-            };
+            BenchReport report = BenchReport.Create(CommonOptions.CommandLine(parse, "coldstart"), file, repeat,
+                Sample.Summarize(samples, strategies.Select(static s => s.Name), caches, file.Length, limitStrategy: "limit"), notes);
             _common.Publish(parse, report, $"coldstart, {ByteSize.Format(file.Length)}", progress);
             _common.CleanUp(parse, file, progress);
             return 0;

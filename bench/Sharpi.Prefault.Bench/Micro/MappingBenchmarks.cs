@@ -4,9 +4,8 @@ namespace Sharpi.Prefault.Bench;
 
 /// <summary>Run and Residency.Measure over a warm, already-populated mapping: the fixed cost, which must not allocate in proportion to size.</summary>
 [MemoryDiagnoser]
-public class MappingBenchmarks : IDisposable
+public class MappingBenchmarks : MappedFileBenchmark
 {
-    private MappedTestFile? _file;
     private PrefaultRegion[] _regions = [];
 
     [Params(64L << 20, 1L << 30)]
@@ -15,20 +14,13 @@ public class MappingBenchmarks : IDisposable
     [GlobalSetup]
     public void Setup()
     {
-        _file = new MappedTestFile(Bytes);
-        _regions = [_file.Region];
+        CreateFile(Bytes);
+        _regions = [File.Region];
         MmapPrefault.Run(_regions, PrefaultOptions.Default with { RamGate = RamGate.Always });
     }
 
     [GlobalCleanup]
     public void Cleanup() => Dispose();
-
-    public void Dispose()
-    {
-        _file?.Dispose();
-        _file = null;
-        GC.SuppressFinalize(this);
-    }
 
     [Benchmark]
     public PrefaultResult RunWarm() => MmapPrefault.Run(_regions);

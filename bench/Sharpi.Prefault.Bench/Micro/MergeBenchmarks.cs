@@ -7,36 +7,28 @@ namespace Sharpi.Prefault.Bench;
 /// once per merged range (the library has no public merge entry point).
 /// </summary>
 [MemoryDiagnoser]
-public class MergeBenchmarks : IDisposable
+public class MergeBenchmarks : MappedFileBenchmark
 {
     private const int RegionCount = 10_000;
     private const long MappingBytes = 64L << 20;
-    private MappedTestFile? _file;
     private PrefaultRegion[] _regions = [];
 
     [GlobalSetup]
     public void Setup()
     {
-        _file = new MappedTestFile(MappingBytes);
+        CreateFile(MappingBytes);
         var random = new Random(42);
         _regions = new PrefaultRegion[RegionCount];
         for (int i = 0; i < RegionCount; i++)
         {
             long length = random.NextInt64(1, 256 * 1024);
             long offset = random.NextInt64(0, MappingBytes - length);
-            _regions[i] = new PrefaultRegion(_file.Region.Address + (nint)offset, length, "t" + i);
+            _regions[i] = new PrefaultRegion(File.Region.Address + (nint)offset, length, "t" + i);
         }
     }
 
     [GlobalCleanup]
     public void Cleanup() => Dispose();
-
-    public void Dispose()
-    {
-        _file?.Dispose();
-        _file = null;
-        GC.SuppressFinalize(this);
-    }
 
     [Benchmark]
     public ResidencyInfo MergeAndMeasure() => Residency.Measure(_regions);

@@ -76,25 +76,12 @@ internal sealed class OverlapCommand
             }
 
             progress.Clear();
-            var machine = MachineInfo.Current(file.Path);
-            var report = new BenchReport
-            {
-                Command = CommonOptions.CommandLine(parse, "overlap"),
-                File = file.Path,
-                Bytes = file.Length,
-                PageSize = Environment.SystemPageSize,
-                Cores = Environment.ProcessorCount,
-                Kernel = machine.Kernel,
-                Machine = machine,
-                Repeat = repeat,
-                GeneratedAt = DateTimeOffset.UtcNow,
-                Results = Sample.Summarize(samples, Scenarios, [CacheState.Cold], file.Length, limitStrategy: null),
-                Notes =
+            BenchReport report = BenchReport.Create(CommonOptions.CommandLine(parse, "overlap"), file, repeat,
+                Sample.Summarize(samples, Scenarios, [CacheState.Cold], file.Length, limitStrategy: null),
                 [
                     $"Init: {initMs} ms of busy CPU work on one thread (calibrated idle); it takes longer when the prefault competes for the cores.",
                     "prefault s: the prefault's time not hidden behind the init (all of it for run-after-init; the wait on Completion for start-before-init).",
-                ],
-            };
+                ]);
             _common.Publish(parse, report, $"overlap, {ByteSize.Format(file.Length)}, {initMs} ms init", progress);
             _common.CleanUp(parse, file, progress);
             return 0;

@@ -26,6 +26,26 @@ internal sealed record BenchReport
     public required IReadOnlyList<ResultRow> Results { get; init; }
 
     public IReadOnlyList<string> Notes { get; init; } = [];
+
+    /// <summary>A report of <paramref name="results"/> over <paramref name="file"/>, stamped with this machine and now.</summary>
+    internal static BenchReport Create(string command, WeightsFile file, int repeat, IReadOnlyList<ResultRow> results, IReadOnlyList<string> notes)
+    {
+        var machine = MachineInfo.Current(file.Path);
+        return new BenchReport
+        {
+            Command = command,
+            File = file.Path,
+            Bytes = file.Length,
+            PageSize = Environment.SystemPageSize,
+            Cores = Environment.ProcessorCount,
+            Kernel = machine.Kernel,
+            Machine = machine,
+            Repeat = repeat,
+            GeneratedAt = DateTimeOffset.UtcNow,
+            Results = results,
+            Notes = notes,
+        };
+    }
 }
 
 /// <summary>One row: the medians of a strategy's repetitions in one cache state.</summary>
