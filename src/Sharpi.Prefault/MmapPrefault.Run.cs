@@ -48,7 +48,7 @@ public static partial class MmapPrefault
             return Skip(log, options, Decide(modeValue, 0, 0, default).Reason, 0, 0);
         }
 
-        // 2. Merge, and measure what is already resident (mincore also finds ranges that are not mapped).
+        // 2. Merge: overlapping and duplicate regions count once.
         MergedRegion[] merged = RegionSet.Merge(regions);
         long requested = RegionSet.TotalBytes(merged);
         if (merged.Length == 0)
@@ -56,13 +56,10 @@ public static partial class MmapPrefault
             return Skip(log, options, "no regions to prefault (all empty)", 0, 0);
         }
 
+        // 3. The RAM-fit decision. It needs the resident bytes only when the regions do not fit without that
+        // credit; otherwise residency is measured inside the sweep, per chunk and in parallel (mincore on a fresh
+        // mapping walks the page cache page by page: ~20 ms per GiB on one thread).
         var failures = new List<RegionFailure>();
-        long[] resident = new long[merged.Length];
-        merged = MeasureResidency(merged, resident, failures);
-        long alreadyResident = Sum(resident);
-        long needed = RegionSet.TotalBytes(merged) - alreadyResident;
-
-        // 3. The RAM-fit decision.
         double fraction = options.RamFraction;
         string? fractionValue = EnvironmentGate.ReadFraction();
         if (EnvironmentGate.ParseFraction(fractionValue, out bool fractionValid) is double envFraction)
@@ -75,13 +72,23 @@ public static partial class MmapPrefault
         }
 
         MemoryFigures memory = mode == PrefaultMode.Auto && options.RamGate == RamGate.FitsInRam ? MemoryFigures.Current() : default;
-        PrefaultDecision decision = Decide(modeValue, needed, alreadyResident, memory, options.RamGate, fraction);
+        PrefaultDecision decision = Decide(modeValue, requested, 0, memory, options.RamGate, fraction);
+        long[]? resident = null;
+        long alreadyResident = 0;
+        if ((!decision.Run || decision.Partial || options.Strategy == PrefaultStrategy.HintOnly) && Residency.IsSupported)
+        {
+            resident = new long[merged.Length];
+            merged = MeasureResidency(merged, resident, failures);
+            alreadyResident = Sum(resident);
+            decision = Decide(modeValue, RegionSet.TotalBytes(merged) - alreadyResident, alreadyResident, memory, options.RamGate, fraction);
+        }
+
         if (!decision.Run)
         {
             return Skip(log, options, decision.Reason, requested, alreadyResident);
         }
 
-        MergedRegion[] work = decision.Partial ? ApplyBudget(merged, resident, decision.BudgetBytes) : merged;
+        MergedRegion[] work = decision.Partial ? ApplyBudget(merged, resident!, decision.BudgetBytes) : merged;
         if (decision.Partial)
         {
             Log.PartialRun(log, options.Label, decision.Reason);
@@ -119,12 +126,13 @@ public static partial class MmapPrefault
                 }
             }
 
-            var sweep = new StrideSweep(work, options.ChunkSize, populate, options.CancellationToken);
+            var sweep = new StrideSweep(work, options.ChunkSize, populate, measureResidency: resident is null && Residency.IsSupported, options.CancellationToken);
             threads = (int)Math.Min(options.MaxDegreeOfParallelism, Math.Max(1, sweep.ChunkCount));
             ProgressReporter? progress = options.Progress is null ? null : new ProgressReporter(options.Progress, sweep.BytesTotal, options.Label, log);
             sweep.Execute(threads, priority, progress);
             sweep.CollectFailures(failures);
             covered = sweep.BytesDone;
+            alreadyResident = resident is null ? sweep.BytesAlreadyResident : alreadyResident;
             cancelled = options.CancellationToken.IsCancellationRequested && covered < sweep.BytesTotal;
             method = populate ? PrefaultMethod.Populate : PrefaultMethod.Touch;
         }

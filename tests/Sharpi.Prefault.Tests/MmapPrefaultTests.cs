@@ -187,12 +187,7 @@ public sealed class MmapPrefaultTests
     {
         using TestFile live = TestFile.Create(16 * MiB);
         using MappedFile liveMap = live.Map();
-        nint gone;
-        using (TestFile dead = TestFile.Create(4 * MiB))
-        using (MappedFile deadMap = dead.Map())
-        {
-            gone = deadMap.Region().Address;
-        }
+        nint gone = Unmapped.Address(4 * MiB);
 
         PrefaultResult result = MmapPrefault.Run([new PrefaultRegion(gone, 4 * MiB, "unmapped"), liveMap.Region("live")]);
 
