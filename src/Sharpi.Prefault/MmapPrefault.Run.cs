@@ -147,6 +147,7 @@ public static partial class MmapPrefault
             Threads = threads,
         };
         LogCompleted(log, options.Label, result);
+        PrefaultMetrics.Record(options.Label, result);
         return result;
     }
 
@@ -209,7 +210,7 @@ public static partial class MmapPrefault
     private static PrefaultResult Skip(ILogger log, PrefaultOptions options, string reason, long requested, long alreadyResident)
     {
         Log.Skipped(log, options.Label, reason);
-        return new PrefaultResult
+        var result = new PrefaultResult
         {
             Ran = false,
             Reason = reason,
@@ -218,6 +219,8 @@ public static partial class MmapPrefault
             BytesSkipped = requested,
             Method = PrefaultMethod.None,
         };
+        PrefaultMetrics.Record(options.Label, result);
+        return result;
     }
 
     private static void LogCompleted(ILogger log, string label, PrefaultResult result)

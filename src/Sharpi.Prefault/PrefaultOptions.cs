@@ -104,7 +104,7 @@ public sealed record PrefaultOptions
     }
 
     /// <summary>
-    /// Priority of the sweep's worker threads. <c>MmapPrefault.Start</c>
+    /// Priority of the sweep's worker threads. <see cref="MmapPrefault.Start(IReadOnlyList{PrefaultRegion}, PrefaultOptions?)"/>
     /// uses <see cref="ThreadPriority.BelowNormal"/> when this is left at <see cref="ThreadPriority.Normal"/>, so a
     /// background prefault does not starve the init work it overlaps. Default <see cref="ThreadPriority.Normal"/>.
     /// </summary>

@@ -122,4 +122,18 @@ public sealed class MmapPrefaultEnvironmentTests
         Assert.True(result.Ran);
         Assert.Contains(log.At(LogLevel.Warning), m => m.Contains("SHARPI_PREFAULT_RAM_FRACTION", StringComparison.Ordinal) && m.Contains("'1.5'", StringComparison.Ordinal));
     }
+
+    [LinuxFact]
+    public async Task Start_WithKillSwitch_CompletesWithoutRunning()
+    {
+        using var env = new EnvironmentVariableScope("SHARPI_PREFAULT", "off");
+        using TestFile file = TestFile.Create(16 * MiB);
+        using MappedFile map = file.Map();
+
+        await using PrefaultHandle handle = MmapPrefault.Start([map.Region()]);
+        PrefaultResult result = await handle.Completion;
+
+        Assert.False(result.Ran);
+        Assert.True(map.ResidentPercent() < 1);
+    }
 }

@@ -37,4 +37,7 @@ internal static partial class Log
 
     [LoggerMessage(EventId = 9, Level = LogLevel.Warning, Message = "[{Label}] The progress callback threw; progress reports stop, the prefault goes on.")]
     internal static partial void ProgressFailed(ILogger logger, string label, Exception exception);
+
+    [LoggerMessage(EventId = 10, Level = LogLevel.Error, Message = "[{Label}] The background prefault failed; the engine goes on without it.")]
+    internal static partial void BackgroundFailed(ILogger logger, string label, Exception exception);
 }

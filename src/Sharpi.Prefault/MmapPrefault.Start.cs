@@ -1,0 +1,29 @@
+namespace Sharpi.Prefault;
+
+public static partial class MmapPrefault
+{
+    /// <summary>
+    /// Starts <see cref="Run(IReadOnlyList{PrefaultRegion}, PrefaultOptions?)"/> in the background and returns at once,
+    /// so the read-ahead overlaps the engine's other init work (graph building, GPU uploads, KV-cache allocation).
+    /// The same gate and kill switch apply. Workers run at <see cref="ThreadPriority.BelowNormal"/> unless
+    /// <see cref="PrefaultOptions.WorkerPriority"/> says otherwise; use <see cref="PrefaultOptions.MaxDegreeOfParallelism"/>
+    /// to leave cores to the init work.
+    /// </summary>
+    /// <param name="regions">The regions, hot ones first. Copied: the list may change after the call.</param>
+    /// <param name="options">Settings; <see cref="PrefaultOptions.Default"/> when null.</param>
+    /// <returns>A handle: await <see cref="PrefaultHandle.Completion"/> before the first request; dispose it before unmapping.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="regions"/> is null.</exception>
+    /// <exception cref="ArgumentOutOfRangeException">A region has a negative length or runs past the address space.</exception>
+    public static PrefaultHandle Start(IReadOnlyList<PrefaultRegion> regions, PrefaultOptions? options = null)
+    {
+        ArgumentNullException.ThrowIfNull(regions);
+        return Start(AsSpan(regions), options);
+    }
+
+    /// <inheritdoc cref="Start(IReadOnlyList{PrefaultRegion}, PrefaultOptions?)"/>
+    public static PrefaultHandle Start(ReadOnlySpan<PrefaultRegion> regions, PrefaultOptions? options = null)
+    {
+        RegionSet.Validate(regions, nameof(regions));
+        return new PrefaultHandle(regions.ToArray(), options ?? PrefaultOptions.Default);
+    }
+}

@@ -1,0 +1,109 @@
+using Sharpi.Prefault.Tests.TestSupport;
+
+namespace Sharpi.Prefault.Tests;
+
+public sealed class MmapPrefaultStartTests
+{
+    private const long MiB = TestFile.MiB;
+
+    [LinuxFact]
+    public async Task Start_ReturnsAtOnce_AndCompletesWithTheRegionsResident()
+    {
+        using TestFile file = TestFile.Create(128 * MiB);
+        using MappedFile map = file.Map();
+
+        await using PrefaultHandle handle = MmapPrefault.Start([map.Region("weights")]);
+        PrefaultResult result = await handle.Completion;
+
+        Assert.True(result.Ran, result.Reason);
+        Assert.Equal(file.Length, result.Bytes);
+        Assert.Equal(100.0, map.ResidentPercent(), 3);
+    }
+
+    [LinuxFact]
+    public void Start_RunsItsSweepBelowNormalPriority_UnlessTold()
+    {
+        using TestFile file = TestFile.Create(8 * MiB);
+        using MappedFile map = file.Map();
+        ThreadPriority? seen = null;
+        var progress = new CallbackProgress(_ => seen ??= Thread.CurrentThread.Priority);
+
+        using PrefaultHandle handle = MmapPrefault.Start([map.Region()], PrefaultOptions.Default with { Progress = progress });
+        handle.Wait();
+
+        Assert.Equal(ThreadPriority.BelowNormal, seen);
+    }
+
+    [LinuxFact]
+    public void Dispose_CancelsTheSweep_AndNothingTouchesTheRegionsAfterwards()
+    {
+        using TestFile file = TestFile.Create(256 * MiB);
+        using MappedFile map = file.Map();
+        PrefaultOptions slow = PrefaultOptions.Default with { ChunkSize = MiB, MaxDegreeOfParallelism = 1 };
+
+        var handle = MmapPrefault.Start([map.Region()], slow);
+        Thread.Sleep(20);
+        handle.Dispose();
+
+        Assert.True(handle.IsCompleted);
+        PrefaultResult result = handle.Completion.Result;
+        Assert.True(result.Cancelled || result.Bytes == file.Length, result.Reason);
+        double afterDispose = map.ResidentPercent();
+        Thread.Sleep(300);
+        Assert.Equal(afterDispose, map.ResidentPercent(), 6);
+        handle.Dispose(); // idempotent
+    }
+
+    [LinuxFact]
+    public async Task DisposeAsync_CancelsAndWaitsForTheWorkers()
+    {
+        using TestFile file = TestFile.Create(256 * MiB);
+        using MappedFile map = file.Map();
+
+        PrefaultHandle handle = MmapPrefault.Start([map.Region()], PrefaultOptions.Default with { ChunkSize = MiB, MaxDegreeOfParallelism = 1 });
+        await handle.DisposeAsync();
+
+        Assert.True(handle.IsCompleted);
+        Assert.True(handle.Completion.Result.Cancelled || handle.Completion.Result.Bytes == file.Length);
+    }
+
+    [LinuxFact]
+    public async Task WaitAsync_WithATimeoutThatPasses_Throws_AndTheSweepGoesOn()
+    {
+        using TestFile file = TestFile.Create(128 * MiB);
+        using MappedFile map = file.Map();
+        using var gate = new ManualResetEventSlim();
+        var progress = new CallbackProgress(_ => gate.Wait(TimeSpan.FromSeconds(10)));
+
+        // The first progress report blocks the sweep until the gate opens, so the timeout surely passes first.
+        await using PrefaultHandle handle = MmapPrefault.Start([map.Region()], PrefaultOptions.Default with { Progress = progress });
+
+        await Assert.ThrowsAsync<TimeoutException>(() => handle.WaitAsync(TimeSpan.FromMilliseconds(50)));
+        Assert.False(handle.Wait(TimeSpan.FromMilliseconds(10)));
+        gate.Set();
+        Assert.True(handle.Wait(TimeSpan.FromSeconds(30)));
+    }
+
+    [Fact]
+    public void Start_WithNegativeLength_ThrowsAtTheCall()
+    {
+        Assert.Throws<ArgumentOutOfRangeException>(() => MmapPrefault.Start([new PrefaultRegion(0x1000, -2)]));
+    }
+
+    [Fact]
+    public async Task Start_CopiesTheRegions_SoTheCallersListMayChange()
+    {
+        var regions = new List<PrefaultRegion>();
+
+        await using PrefaultHandle handle = MmapPrefault.Start(regions);
+        regions.Add(new PrefaultRegion(0x1000, 1L << 40, "added later"));
+
+        PrefaultResult result = await handle.WaitAsync(TimeSpan.FromSeconds(10));
+        Assert.False(result.Ran);
+    }
+
+    private sealed class CallbackProgress(Action<PrefaultProgress> report) : IProgress<PrefaultProgress>
+    {
+        public void Report(PrefaultProgress value) => report(value);
+    }
+}
