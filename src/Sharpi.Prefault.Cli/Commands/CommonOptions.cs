@@ -1,4 +1,5 @@
 using System.CommandLine;
+using System.CommandLine.Parsing;
 using Sharpi.Prefault.Models;
 
 namespace Sharpi.Prefault.Cli.Commands;
@@ -6,11 +7,28 @@ namespace Sharpi.Prefault.Cli.Commands;
 /// <summary>The arguments and options several commands share, spelled and described once.</summary>
 internal static class CommonOptions
 {
-    public static Argument<string[]> Files() => new("FILE")
+    public static Argument<string[]> Files()
     {
-        Description = "Files to work on: plain files, GGUF or safetensors models, or a sharded model's index (model.safetensors.index.json).",
-        Arity = ArgumentArity.OneOrMore,
-    };
+        var files = new Argument<string[]>("FILE")
+        {
+            Description = "Files to work on: plain files, GGUF or safetensors models, or a sharded model's index (model.safetensors.index.json).",
+            Arity = ArgumentArity.OneOrMore,
+        };
+        files.Validators.Add(RejectUnknownOptions);
+        return files;
+    }
+
+    /// <summary>A misspelt option (<c>--jsn</c>) would otherwise be taken for a file name and fail as "no such file" (1, not 2).</summary>
+    public static void RejectUnknownOptions(ArgumentResult result)
+    {
+        foreach (Token token in result.Tokens)
+        {
+            if (token.Value.StartsWith('-') && token.Value.Length > 1 && !File.Exists(token.Value))
+            {
+                result.AddError($"Unknown option '{token.Value}'.");
+            }
+        }
+    }
 
     public static Option<string[]> Tensor() => Glob("--tensor", "-t",
         "Only the tensors whose name matches GLOB (* matches any run of characters, ? one character); repeatable.");

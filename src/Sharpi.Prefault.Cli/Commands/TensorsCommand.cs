@@ -12,6 +12,7 @@ internal static class TensorsCommand
     public static Command Create()
     {
         var file = new Argument<string>("FILE") { Description = "A GGUF or safetensors model, or a sharded model's index (model.safetensors.index.json)." };
+        file.Validators.Add(CommonOptions.RejectUnknownOptions);
         Option<bool> json = CommonOptions.Json();
         var command = new Command("tensors", "List a model's tensors: name, absolute data offset, length, dtype and shape.") { file, json };
         command.SetAction(parse => Run(CliContext.From(parse), parse.GetRequiredValue(file), parse.GetValue(json)));
@@ -42,7 +43,7 @@ internal static class TensorsCommand
                 rows.Add(new TensorJson(t.Name, t.Offset, t.Length, t.DType, t.Shape) { File = sharded ? t.FilePath : null });
             }
 
-            CliJsonContext.Write(context.Out, rows, CliJsonContext.Default.ListTensorJson);
+            CliJsonContext.Write(context.Out, rows, CliJsonContext.Output.ListTensorJson);
             return context.ExitCode;
         }
 

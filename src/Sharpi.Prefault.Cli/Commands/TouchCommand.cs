@@ -70,7 +70,7 @@ internal static class TouchCommand
 
         if (json)
         {
-            CliJsonContext.Write(context.Out, ToJson(result, files), CliJsonContext.Default.TouchJson);
+            CliJsonContext.Write(context.Out, ToJson(result, files), CliJsonContext.Output.TouchJson);
         }
         else
         {

@@ -54,6 +54,14 @@ internal sealed class FileMapping : IDisposable
     /// <summary>A region over the whole file, named by its path.</summary>
     public PrefaultRegion Whole() => _view is null ? default : PrefaultRegion.FromView(_view, 0, Target.Length, Target.DisplayPath);
 
+    /// <summary>A region over a range of the file.</summary>
+    public PrefaultRegion Range(long offset, long length, string? name = null) =>
+        _view is null ? default : PrefaultRegion.FromView(_view, offset, length, name);
+
+    /// <summary>True when any byte of the range lies on a resident page (mincore; touches nothing).</summary>
+    public bool IsResident(long offset, long length) =>
+        _view is not null && Residency.Measure(PrefaultRegion.FromView(_view, offset, length)).ResidentBytes > 0;
+
     /// <summary>
     /// What the command line asked for in this file: the whole file, or one region per selected tensor (named by
     /// tensor) when tensors were named.
@@ -74,7 +82,7 @@ internal sealed class FileMapping : IDisposable
 
         foreach (Models.TensorInfo tensor in Target.Tensors)
         {
-            regions.Add(PrefaultRegion.FromView(_view, tensor.Offset, tensor.Length, tensor.Name));
+            regions.Add(Range(tensor.Offset, tensor.Length, tensor.Name));
         }
 
         return regions;

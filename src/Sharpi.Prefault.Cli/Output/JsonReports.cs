@@ -1,5 +1,7 @@
+using System.Text.Encodings.Web;
 using System.Text.Json;
 using System.Text.Json.Serialization;
+using System.Text.Json.Serialization.Metadata;
 
 namespace Sharpi.Prefault.Cli.Output;
 
@@ -59,6 +61,17 @@ internal sealed record ResidentTensorJson(string Name, long Bytes, long Resident
 [JsonSerializable(typeof(ResidentJson))]
 internal sealed partial class CliJsonContext : JsonSerializerContext
 {
-    public static void Write<T>(TextWriter output, T value, System.Text.Json.Serialization.Metadata.JsonTypeInfo<T> typeInfo) =>
+    /// <summary>
+    /// The context the commands write with: camelCase and indented, as generated, but with '+', quotes in reasons and non-ASCII paths
+    /// written as they are (stdout is not HTML; the default encoder would write \u002B).
+    /// </summary>
+    public static CliJsonContext Output { get; } = new(new JsonSerializerOptions
+    {
+        PropertyNamingPolicy = JsonNamingPolicy.CamelCase,
+        WriteIndented = true,
+        Encoder = JavaScriptEncoder.UnsafeRelaxedJsonEscaping,
+    });
+
+    public static void Write<T>(TextWriter output, T value, JsonTypeInfo<T> typeInfo) =>
         output.WriteLine(JsonSerializer.Serialize(value, typeInfo));
 }
