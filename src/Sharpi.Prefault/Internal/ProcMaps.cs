@@ -17,7 +17,7 @@ internal readonly record struct ProcMapEntry(nint Start, nint End, bool Readable
 /// at which offset. Used where a wrong guess would kill the process (a touch past a truncated file's end raises
 /// SIGBUS) or discard data (MADV_DONTNEED on a written private page).
 /// </summary>
-internal static class ProcMaps
+internal static partial class ProcMaps
 {
     internal const string SelfMapsPath = "/proc/self/maps";
 

@@ -13,7 +13,7 @@ public static class ProcessStatus
         {
             if (line.StartsWith(field + ":", StringComparison.Ordinal))
             {
-                string[] parts = line[(field.Length + 1)..].Split(' ', StringSplitOptions.RemoveEmptyEntries);
+                string[] parts = line[(field.Length + 1)..].Split([' ', '\t'], StringSplitOptions.RemoveEmptyEntries);
                 return long.Parse(parts[0], CultureInfo.InvariantCulture) * 1024;
             }
         }

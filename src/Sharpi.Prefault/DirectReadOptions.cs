@@ -1,0 +1,100 @@
+using Microsoft.Extensions.Logging;
+
+namespace Sharpi.Prefault;
+
+/// <summary>
+/// Immutable settings for a <see cref="DirectFileReader"/>. Start from <see cref="Default"/> and change what you need:
+/// <c>DirectReadOptions.Default with { MaxInFlightBytes = 128L &lt;&lt; 20, Logger = log }</c>. Every setter validates.
+/// </summary>
+/// <remarks>
+/// Memory: the reader stages Direct I/O reads in at most <see cref="MaxReadsInFlight"/> aligned buffers of
+/// <see cref="BlockSize"/> bytes, and never more than <see cref="MaxInFlightBytes"/> in all (the block size shrinks
+/// to fit). Buffers are allocated on first need, reused by every read, and freed on dispose.
+/// </remarks>
+public sealed record DirectReadOptions
+{
+    /// <summary>The default size of one read: 32 MiB.</summary>
+    public const int DefaultBlockSize = 32 * 1024 * 1024;
+
+    /// <summary>The default number of reads in flight: 2.</summary>
+    public const int DefaultMaxReadsInFlight = 2;
+
+    /// <summary>The default cap on staging-buffer bytes: 64 MiB.</summary>
+    public const long DefaultMaxInFlightBytes = 64L * 1024 * 1024;
+
+    /// <summary>The smallest block and cap: 4 KiB, the largest alignment Direct I/O asks for in practice.</summary>
+    public const int MinBlockSize = 4096;
+
+    /// <summary>The largest block: 1 GiB.</summary>
+    public const int MaxBlockSize = 1 << 30;
+
+    /// <summary>The most reads in flight: 64.</summary>
+    public const int MaxReadsInFlightLimit = 64;
+
+    /// <summary>The largest cap on staging-buffer bytes: 16 GiB.</summary>
+    public const long MaxInFlightBytesLimit = 16L << 30;
+
+    private readonly int _blockSize = DefaultBlockSize;
+    private readonly int _maxReadsInFlight = DefaultMaxReadsInFlight;
+    private readonly long _maxInFlightBytes = DefaultMaxInFlightBytes;
+
+    /// <summary>Options with every default: Direct I/O, 32 MiB blocks, 2 reads in flight, 64 MiB of buffers at most.</summary>
+    public static DirectReadOptions Default { get; } = new();
+
+    /// <summary>
+    /// Bytes of one read (4 KiB to 1 GiB; rounded down to the file's alignment). Larger blocks mean fewer system calls;
+    /// 32 MiB reaches disk speed. Default 32 MiB.
+    /// </summary>
+    /// <exception cref="ArgumentOutOfRangeException">The value is outside 4 KiB to 1 GiB.</exception>
+    public int BlockSize
+    {
+        get => _blockSize;
+        init
+        {
+            ArgumentOutOfRangeException.ThrowIfLessThan(value, MinBlockSize);
+            ArgumentOutOfRangeException.ThrowIfGreaterThan(value, MaxBlockSize);
+            _blockSize = value;
+        }
+    }
+
+    /// <summary>
+    /// The most blocks read at once, each on its own thread (1 to 64). One read in flight leaves the disk idle while a
+    /// block is copied out; two keep it busy. Default 2.
+    /// </summary>
+    /// <exception cref="ArgumentOutOfRangeException">The value is outside 1 to 64.</exception>
+    public int MaxReadsInFlight
+    {
+        get => _maxReadsInFlight;
+        init
+        {
+            ArgumentOutOfRangeException.ThrowIfLessThan(value, 1);
+            ArgumentOutOfRangeException.ThrowIfGreaterThan(value, MaxReadsInFlightLimit);
+            _maxReadsInFlight = value;
+        }
+    }
+
+    /// <summary>
+    /// The cap on the reader's staging buffers, in bytes (4 KiB to 16 GiB). Reads in flight and the block size are cut
+    /// to fit: <c>reads * block &lt;= cap</c>. Default 64 MiB.
+    /// </summary>
+    /// <exception cref="ArgumentOutOfRangeException">The value is outside 4 KiB to 16 GiB.</exception>
+    public long MaxInFlightBytes
+    {
+        get => _maxInFlightBytes;
+        init
+        {
+            ArgumentOutOfRangeException.ThrowIfLessThan(value, MinBlockSize);
+            ArgumentOutOfRangeException.ThrowIfGreaterThan(value, MaxInFlightBytesLimit);
+            _maxInFlightBytes = value;
+        }
+    }
+
+    /// <summary>False reads buffered (through the page cache) everywhere, for comparison runs. Default true.</summary>
+    public bool UseDirectIO { get; init; } = true;
+
+    /// <summary>Where the reader logs its mode at open (Debug) and any fallback to buffered reads (Information, once). Default: none.</summary>
+    public ILogger? Logger { get; init; }
+
+    /// <summary>Test seam: when nonzero, the first Direct I/O read fails with this errno instead of reading.</summary>
+    internal int SimulatedFirstReadErrno { get; init; }
+}

@@ -1,0 +1,178 @@
+using System.Numerics;
+using System.Runtime.InteropServices;
+using System.Runtime.Versioning;
+using Microsoft.Win32.SafeHandles;
+
+namespace Sharpi.Prefault;
+
+/// <summary>An open file and how it must be read: the mode, the alignment Direct I/O needs, and why it is buffered.</summary>
+internal readonly record struct OpenedFile(SafeFileHandle Handle, DirectReadMode Mode, int OffsetAlignment, int MemoryAlignment,
+    string AlignmentSource, string? FallbackReason);
+
+/// <summary>
+/// Opens a file past the page cache where the OS and the filesystem allow it, and buffered otherwise. Every refusal
+/// becomes a buffered open with the reason; only a file that cannot be opened at all throws (the usual exceptions of
+/// <see cref="File.OpenHandle"/>).
+/// </summary>
+internal static class DirectFileOpener
+{
+    /// <summary>Used where the OS does not report an alignment: a multiple of both 512-byte and 4 KiB logical blocks.</summary>
+    internal const int SafeAlignment = 4096;
+
+    internal static OpenedFile Open(string path, bool useDirectIO)
+    {
+        if (!useDirectIO)
+        {
+            return OpenBuffered(path, "Direct I/O is switched off (DirectReadOptions.UseDirectIO is false)");
+        }
+
+        if (OperatingSystem.IsLinux())
+        {
+            return OpenLinux(path);
+        }
+
+        if (OperatingSystem.IsWindows())
+        {
+            return OpenWindows(path);
+        }
+
+        return OpenBuffered(path, $"Direct I/O is implemented for Linux and Windows; {RuntimeInformation.OSDescription} reads buffered");
+    }
+
+    internal static OpenedFile OpenBuffered(string path, string reason) =>
+        new(File.OpenHandle(path, FileMode.Open, FileAccess.Read, FileShare.Read | FileShare.Delete), DirectReadMode.Buffered, 1, 1, "buffered", reason);
+
+    [SupportedOSPlatform("linux")]
+    private static unsafe OpenedFile OpenLinux(string path)
+    {
+        int oDirect = Interop.LinuxConstants.O_DIRECT;
+        if (oDirect == 0)
+        {
+            return OpenBuffered(path, $"this library does not know O_DIRECT's value on {RuntimeInformation.ProcessArchitecture}");
+        }
+
+        int fd = Interop.Libc.Open(path, Interop.LinuxConstants.O_RDONLY | Interop.LinuxConstants.O_CLOEXEC | oDirect, 0);
+        if (fd < 0)
+        {
+            // EINVAL: the filesystem refuses O_DIRECT (procfs, sysfs, tmpfs before Linux 6.6, some FUSE). Any other
+            // error (no such file, no permission) the buffered open throws as the usual .NET exception.
+            int errno = Marshal.GetLastPInvokeError();
+            return OpenBuffered(path, errno == Interop.LinuxConstants.EINVAL
+                ? $"the filesystem refuses O_DIRECT (open: {Errno.Describe(errno)})"
+                : $"open with O_DIRECT failed: {Errno.Describe(errno)}");
+        }
+
+        var handle = new SafeFileHandle(fd, ownsHandle: true);
+        string? refusal;
+        int offsetAlignment, memoryAlignment;
+        string source;
+        try
+        {
+            refusal = InMemoryFilesystem(fd);
+            (offsetAlignment, memoryAlignment, source, string? statxRefusal) = QueryAlignment(fd);
+            refusal ??= statxRefusal;
+        }
+        catch
+        {
+            handle.Dispose();
+            throw;
+        }
+
+        if (refusal is not null)
+        {
+            handle.Dispose();
+            return OpenBuffered(path, refusal);
+        }
+
+        return new OpenedFile(handle, DirectReadMode.Direct, offsetAlignment, memoryAlignment, source, null);
+    }
+
+    /// <summary>
+    /// tmpfs and ramfs accept O_DIRECT since Linux 6.6 but keep the file in the page cache anyway: a Direct read there
+    /// bypasses nothing and only adds a copy through the staging buffer, so those files read buffered.
+    /// </summary>
+    [SupportedOSPlatform("linux")]
+    private static unsafe string? InMemoryFilesystem(int fd)
+    {
+        Interop.Libc.StatfsBuffer fs;
+        if (Interop.Libc.Fstatfs(fd, &fs) != 0)
+        {
+            return null;
+        }
+
+        return fs.Type switch
+        {
+            Interop.LinuxConstants.TMPFS_MAGIC => "the file is on tmpfs, which keeps it in memory: there is no page cache to bypass",
+            Interop.LinuxConstants.RAMFS_MAGIC => "the file is on ramfs, which keeps it in memory: there is no page cache to bypass",
+            _ => null,
+        };
+    }
+
+    /// <summary>
+    /// The file's Direct I/O alignment from statx(STATX_DIOALIGN) (Linux 6.1+, on ext4, xfs, f2fs, btrfs and more);
+    /// elsewhere 4096, which every 512-byte or 4 KiB logical block divides. A refusal when statx says the file
+    /// supports no Direct I/O, or the file is not a regular file.
+    /// </summary>
+    [SupportedOSPlatform("linux")]
+    private static unsafe (int Offset, int Memory, string Source, string? Refusal) QueryAlignment(int fd)
+    {
+        const string Fallback = "4096, the safe default: statx reports no Direct I/O alignment here";
+        Interop.Libc.StatxBuffer stx;
+        int result;
+        try
+        {
+            result = Interop.Libc.Statx(fd, string.Empty, Interop.LinuxConstants.AT_EMPTY_PATH,
+                Interop.LinuxConstants.STATX_TYPE | Interop.LinuxConstants.STATX_DIOALIGN, &stx);
+        }
+        catch (EntryPointNotFoundException)
+        {
+            // A C library older than statx (glibc < 2.28, musl < 1.2.5).
+            return (SafeAlignment, SafeAlignment, Fallback, null);
+        }
+
+        if (result != 0)
+        {
+            return (SafeAlignment, SafeAlignment, Fallback, null);
+        }
+
+        if ((stx.Mask & Interop.LinuxConstants.STATX_TYPE) != 0 && (stx.Mode & Interop.LinuxConstants.S_IFMT) != Interop.LinuxConstants.S_IFREG)
+        {
+            return (SafeAlignment, SafeAlignment, Fallback, "not a regular file");
+        }
+
+        if ((stx.Mask & Interop.LinuxConstants.STATX_DIOALIGN) == 0)
+        {
+            return (SafeAlignment, SafeAlignment, Fallback, null);
+        }
+
+        if (stx.DioOffsetAlign == 0 || stx.DioMemAlign == 0)
+        {
+            return (SafeAlignment, SafeAlignment, Fallback, "the filesystem reports no Direct I/O support for this file (statx STATX_DIOALIGN is 0)");
+        }
+
+        if (!BitOperations.IsPow2(stx.DioOffsetAlign) || !BitOperations.IsPow2(stx.DioMemAlign) || stx.DioOffsetAlign > DirectReadOptions.MinBlockSize)
+        {
+            // Not seen in practice; 4096 or a misaligned first read (which falls back) is safer than trusting it.
+            return (SafeAlignment, SafeAlignment, Fallback, null);
+        }
+
+        return ((int)stx.DioOffsetAlign, (int)stx.DioMemAlign, "statx STATX_DIOALIGN", null);
+    }
+
+    [SupportedOSPlatform("windows")]
+    private static OpenedFile OpenWindows(string path)
+    {
+        SafeFileHandle handle = Interop.Kernel32.CreateFile(Path.GetFullPath(path), Interop.Kernel32.GENERIC_READ,
+            Interop.Kernel32.FILE_SHARE_READ | Interop.Kernel32.FILE_SHARE_DELETE, 0, Interop.Kernel32.OPEN_EXISTING,
+            Interop.Kernel32.FILE_FLAG_NO_BUFFERING, 0);
+        if (handle.IsInvalid)
+        {
+            int error = Marshal.GetLastPInvokeError();
+            handle.Dispose();
+            return OpenBuffered(path, $"CreateFileW with FILE_FLAG_NO_BUFFERING failed: error {error} ({Marshal.GetPInvokeErrorMessage(error)})");
+        }
+
+        // Sectors are 512 bytes or 4 KiB; 4096-aligned offsets, lengths and buffers satisfy both.
+        return new OpenedFile(handle, DirectReadMode.Direct, SafeAlignment, SafeAlignment, "4096, a multiple of 512-byte and 4 KiB sectors", null);
+    }
+}

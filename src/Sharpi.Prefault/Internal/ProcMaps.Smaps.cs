@@ -1,0 +1,116 @@
+using System.Globalization;
+
+namespace Sharpi.Prefault;
+
+/// <summary>The figures of one /proc/self/smaps mapping that decide whether its pages may be dropped.</summary>
+/// <param name="RssBytes">Bytes of the mapping mapped into this process now.</param>
+/// <param name="AnonymousBytes">Bytes of private copies: in a file mapping, pages written since it was mapped (copy-on-write).</param>
+/// <param name="LockedBytes">Bytes locked in memory (mlock).</param>
+/// <param name="LockedFlag">The mapping carries VM_LOCKED (VmFlags "lo"), locked even where no page is resident yet.</param>
+internal readonly record struct SmapsFigures(long RssBytes, long AnonymousBytes, long LockedBytes, bool LockedFlag)
+{
+    internal bool IsLocked => LockedFlag || LockedBytes > 0;
+}
+
+/// <summary>/proc/self/smaps: the maps lines (parsed by the same parser) and, index for index, each mapping's figures.</summary>
+internal sealed record SmapsSnapshot(ProcMapEntry[] Maps, SmapsFigures[] Figures)
+{
+    internal static readonly SmapsSnapshot Empty = new([], []);
+}
+
+internal static partial class ProcMaps
+{
+    internal const string SelfSmapsPath = "/proc/self/smaps";
+
+    /// <summary>This process's mappings with their smaps figures, sorted by address. Empty when /proc is not readable.</summary>
+    internal static SmapsSnapshot ReadSelfSmaps()
+    {
+        try
+        {
+            return ParseSmaps(File.ReadAllText(SelfSmapsPath));
+        }
+        catch (IOException)
+        {
+            return SmapsSnapshot.Empty;
+        }
+        catch (UnauthorizedAccessException)
+        {
+            return SmapsSnapshot.Empty;
+        }
+    }
+
+    // A mapping is its maps line followed by "Key:   value kB" lines and one "VmFlags: rd mr me ms" line.
+    internal static SmapsSnapshot ParseSmaps(string text)
+    {
+        var maps = new List<ProcMapEntry>();
+        var figures = new List<SmapsFigures>();
+        SmapsFigures current = default;
+        foreach (string line in text.Split('\n'))
+        {
+            if (TryParseLine(line, out ProcMapEntry entry))
+            {
+                if (maps.Count > 0)
+                {
+                    figures.Add(current);
+                }
+
+                maps.Add(entry);
+                current = default;
+            }
+            else if (maps.Count > 0)
+            {
+                current = ApplyField(current, line);
+            }
+        }
+
+        if (maps.Count > 0)
+        {
+            figures.Add(current);
+        }
+
+        return new SmapsSnapshot([.. maps], [.. figures]);
+    }
+
+    private static SmapsFigures ApplyField(SmapsFigures figures, ReadOnlySpan<char> line)
+    {
+        int colon = line.IndexOf(':');
+        if (colon <= 0)
+        {
+            return figures;
+        }
+
+        ReadOnlySpan<char> key = line[..colon];
+        ReadOnlySpan<char> value = line[(colon + 1)..].Trim();
+        if (key.SequenceEqual("VmFlags"))
+        {
+            for (ReadOnlySpan<char> rest = value; !rest.IsEmpty;)
+            {
+                int space = rest.IndexOf(' ');
+                if ((space < 0 ? rest : rest[..space]).SequenceEqual("lo"))
+                {
+                    return figures with { LockedFlag = true };
+                }
+
+                rest = space < 0 ? default : rest[(space + 1)..];
+            }
+
+            return figures;
+        }
+
+        return key switch
+        {
+            "Rss" => figures with { RssBytes = ParseKiB(value) },
+            "Anonymous" => figures with { AnonymousBytes = ParseKiB(value) },
+            "Locked" => figures with { LockedBytes = ParseKiB(value) },
+            _ => figures,
+        };
+    }
+
+    // "1234 kB"
+    private static long ParseKiB(ReadOnlySpan<char> value)
+    {
+        int space = value.IndexOf(' ');
+        ReadOnlySpan<char> number = space < 0 ? value : value[..space];
+        return long.TryParse(number, NumberStyles.None, CultureInfo.InvariantCulture, out long kib) ? kib * 1024 : 0;
+    }
+}

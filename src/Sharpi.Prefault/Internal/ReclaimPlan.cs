@@ -1,0 +1,121 @@
+namespace Sharpi.Prefault;
+
+/// <summary>
+/// Decides, before a single page is released, what a reclaim may drop. MADV_DONTNEED on a read-only file view is
+/// harmless (a later touch re-reads the same bytes from the file) but zeroes anonymous memory and throws away the
+/// written pages of a copy-on-write view, so those are refused outright; locked ranges are skipped and reported.
+/// </summary>
+internal sealed class ReclaimPlan
+{
+    private ReclaimPlan()
+    {
+    }
+
+    /// <summary>Page-aligned ranges to release, sorted by address.</summary>
+    internal MergedRegion[] Release { get; private set; } = [];
+
+    /// <summary>Parts left resident, with the reason.</summary>
+    internal List<RegionFailure> Skipped { get; } = [];
+
+    /// <summary>Why the call must be refused; empty when it may go ahead.</summary>
+    internal List<string> Refusals { get; } = [];
+
+    /// <param name="regions">The merged regions.</param>
+    /// <param name="smaps">This process's mappings and their figures.</param>
+    /// <param name="held">Page ranges locked by <see cref="MmapLock"/> leases, sorted and disjoint.</param>
+    internal static ReclaimPlan Build(MergedRegion[] regions, SmapsSnapshot smaps, (nint Start, nint End)[] held)
+    {
+        var plan = new ReclaimPlan();
+        var releasable = new List<MergedRegion>(regions.Length);
+        foreach (MergedRegion r in regions)
+        {
+            foreach (MapPiece p in ProcMaps.Pieces(smaps.Maps, r.Start, r.End))
+            {
+                if (p.IsGap)
+                {
+                    plan.Refusals.Add($"{Describe(r, p)} is not mapped (no entry in /proc/self/smaps)");
+                }
+                else if (RefusalReason(smaps.Maps[p.Index], smaps.Figures[p.Index]) is string refusal)
+                {
+                    plan.Refusals.Add($"{Describe(r, p)} {refusal}");
+                }
+                else if (smaps.Figures[p.Index].IsLocked)
+                {
+                    plan.Skipped.Add(new RegionFailure(r.DisplayName, p.Start, p.End - p.Start, 0,
+                        "locked in memory (smaps Locked/VmFlags lo): munlock it, or dispose its LockLease, first"));
+                }
+                else
+                {
+                    plan.SubtractHeld(r with { Start = p.Start, End = p.End }, held, releasable);
+                }
+            }
+        }
+
+        var tooSmall = new List<MergedRegion>();
+        plan.Release = PageRanges.Inward([.. releasable], tooSmall);
+        foreach (MergedRegion r in tooSmall)
+        {
+            plan.Skipped.Add(new RegionFailure(r.DisplayName, r.Start, r.Length, 0,
+                "holds no whole page once rounded inward; its pages also hold bytes outside the regions, so they stay"));
+        }
+
+        return plan;
+    }
+
+    /// <summary>Why the pages of mapping <paramref name="m"/> must not be dropped, or null when they may.</summary>
+    internal static string? RefusalReason(ProcMapEntry m, SmapsFigures f)
+    {
+        if (!m.IsFileBacked)
+        {
+            string what = m.Path.Length > 0 ? m.Path : "no file";
+            return $"is anonymous memory ({what}), not a file mapping: MADV_DONTNEED would replace its bytes with zeros. "
+                + "Only read-only views of files can be reclaimed; free other memory through whatever allocated it.";
+        }
+
+        if (m.Writable && m.Shared)
+        {
+            return $"is in a writable shared view of '{m.Path}': only read-only views are reclaimed, as a writable view "
+                + "may still be written by the program. Map the weights with MemoryMappedFileAccess.Read to reclaim them.";
+        }
+
+        if (!m.Shared && f.AnonymousBytes > 0)
+        {
+            return $"is in a copy-on-write view of '{m.Path}' that was written to ({Sizes.Format(f.AnonymousBytes)} of private "
+                + "copies, smaps Anonymous): MADV_DONTNEED would throw the written bytes away and read the file's back. "
+                + "Reclaim only views that were never written, or keep this one resident.";
+        }
+
+        return null;
+    }
+
+    // Adds the parts of `piece` outside every held range to `releasable`, and the rest to the skipped list.
+    private void SubtractHeld(MergedRegion piece, (nint Start, nint End)[] held, List<MergedRegion> releasable)
+    {
+        nint at = piece.Start;
+        foreach ((nint start, nint end) in held)
+        {
+            if ((nuint)end <= (nuint)at || (nuint)start >= (nuint)piece.End)
+            {
+                continue;
+            }
+
+            if ((nuint)start > (nuint)at)
+            {
+                releasable.Add(piece with { Start = at, End = start });
+            }
+
+            nint lockedEnd = (nuint)end < (nuint)piece.End ? end : piece.End;
+            nint lockedStart = (nuint)start > (nuint)at ? start : at;
+            Skipped.Add(new RegionFailure(piece.DisplayName, lockedStart, lockedEnd - lockedStart, 0,
+                "locked by a live LockLease: dispose the lease first"));
+            at = lockedEnd;
+        }
+
+        if ((nuint)at < (nuint)piece.End)
+        {
+            releasable.Add(piece with { Start = at });
+        }
+    }
+
+    private static string Describe(MergedRegion r, MapPiece p) => $"Region {r.DisplayName} at 0x{p.Start:X}-0x{p.End:X}";
+}

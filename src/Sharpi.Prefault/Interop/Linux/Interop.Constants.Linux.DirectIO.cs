@@ -1,0 +1,41 @@
+using System.Runtime.InteropServices;
+
+internal static partial class Interop
+{
+    /// <summary>Linux values for Direct I/O reads.</summary>
+    internal static partial class LinuxConstants
+    {
+        internal const int O_RDONLY = 0;
+
+        /// <summary>02000000 octal on x86-64, arm64 and the asm-generic architectures.</summary>
+        internal const int O_CLOEXEC = 0x80000;
+
+        internal const int AT_EMPTY_PATH = 0x1000;
+
+        internal const uint STATX_TYPE = 0x1;
+        internal const int S_IFMT = 0xF000;
+        internal const int S_IFREG = 0x8000;
+
+        /// <summary>Since Linux 6.1: the file's Direct I/O alignment (stx_dio_mem_align, stx_dio_offset_align).</summary>
+        internal const uint STATX_DIOALIGN = 0x2000;
+
+        internal const long TMPFS_MAGIC = 0x01021994;
+        internal const long RAMFS_MAGIC = unchecked((int)0x858458f6);
+
+        /// <summary>
+        /// O_DIRECT differs per architecture: 040000 octal on x86 and asm-generic (riscv64, loongarch64, s390x),
+        /// 0200000 on arm and arm64, 0400000 on powerpc. Zero where this library does not know the value, so the
+        /// caller reads buffered rather than pass a flag that means something else.
+        /// </summary>
+        internal static int O_DIRECT => RuntimeInformation.ProcessArchitecture switch
+        {
+            Architecture.X64 or Architecture.X86 or Architecture.LoongArch64 or Architecture.S390x => 0x4000,
+#if NET9_0_OR_GREATER
+            Architecture.RiscV64 => 0x4000,
+#endif
+            Architecture.Arm64 or Architecture.Arm => 0x10000,
+            Architecture.Ppc64le => 0x20000,
+            _ => 0,
+        };
+    }
+}

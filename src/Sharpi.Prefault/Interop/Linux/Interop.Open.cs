@@ -1,0 +1,14 @@
+using System.Runtime.InteropServices;
+
+internal static partial class Interop
+{
+    internal static partial class Libc
+    {
+        /// <summary>
+        /// int open(const char *pathname, int flags, mode_t mode); Linux (off_t is 64-bit on 64-bit targets, so
+        /// open is open64). Variadic in C; the mode is passed as a fixed argument and ignored without O_CREAT.
+        /// </summary>
+        [LibraryImport(Libraries.Libc, EntryPoint = "open", StringMarshalling = StringMarshalling.Utf8, SetLastError = true)]
+        internal static partial int Open(string path, int flags, int mode);
+    }
+}

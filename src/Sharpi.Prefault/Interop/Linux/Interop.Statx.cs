@@ -1,0 +1,28 @@
+using System.Runtime.InteropServices;
+
+internal static partial class Interop
+{
+    internal static unsafe partial class Libc
+    {
+        /// <summary>
+        /// struct statx (256 bytes, the same on every Linux architecture); only the fields this library reads are
+        /// named, at the offsets of include/uapi/linux/stat.h.
+        /// </summary>
+        [StructLayout(LayoutKind.Explicit, Size = 256)]
+        internal struct StatxBuffer
+        {
+            [FieldOffset(0)] internal uint Mask;
+            [FieldOffset(4)] internal uint BlockSize;
+            [FieldOffset(28)] internal ushort Mode;
+            [FieldOffset(40)] internal ulong Size;
+            [FieldOffset(136)] internal uint DevMajor;
+            [FieldOffset(140)] internal uint DevMinor;
+            [FieldOffset(152)] internal uint DioMemAlign;
+            [FieldOffset(156)] internal uint DioOffsetAlign;
+        }
+
+        /// <summary>int statx(int dirfd, const char *pathname, int flags, unsigned int mask, struct statx *statxbuf); glibc 2.28+.</summary>
+        [LibraryImport(Libraries.Libc, EntryPoint = "statx", StringMarshalling = StringMarshalling.Utf8, SetLastError = true)]
+        internal static partial int Statx(int directoryFileDescriptor, string path, int flags, uint mask, StatxBuffer* buffer);
+    }
+}

@@ -1,0 +1,14 @@
+using System.Runtime.InteropServices;
+using System.Runtime.Versioning;
+
+internal static partial class Interop
+{
+    internal static unsafe partial class Libc
+    {
+        /// <summary>int mlock(const void *addr, size_t len); Linux and macOS.</summary>
+        [SupportedOSPlatform("linux")]
+        [SupportedOSPlatform("macos")]
+        [LibraryImport(Libraries.Libc, EntryPoint = "mlock", SetLastError = true)]
+        internal static partial int Mlock(void* address, nuint length);
+    }
+}

@@ -1,0 +1,74 @@
+using Microsoft.Extensions.Logging;
+
+namespace Sharpi.Prefault;
+
+/// <summary>
+/// Pages locked in memory by <see cref="MmapLock.Lock(IReadOnlyList{PrefaultRegion}, LockOptions?)"/>; dispose to unlock them.
+/// A lock the OS refused is reported in <see cref="Failures"/> (and logged), never thrown: the engine runs on, unlocked.
+/// </summary>
+/// <remarks>
+/// Pages shared with another live lease (neighbour regions, the same file locked twice) stay locked until the last
+/// lease over them is disposed. <see cref="Dispose"/> is idempotent and thread-safe. A lease that is never disposed
+/// keeps its pages locked until the mapping is unmapped or the process ends.
+/// </remarks>
+public sealed class LockLease : IDisposable
+{
+    private readonly (nint Start, nint End)[] _ranges;
+    private readonly ILogger _logger;
+    private readonly string _label;
+    private int _disposed;
+
+    internal LockLease((nint Start, nint End)[] ranges, long lockedBytes, long requestedBytes, IReadOnlyList<RegionFailure> failures, ILogger logger, string label)
+    {
+        _ranges = ranges;
+        LockedBytes = lockedBytes;
+        RequestedBytes = requestedBytes;
+        Failures = failures;
+        _logger = logger;
+        _label = label;
+    }
+
+    /// <summary>Bytes locked by this lease: the regions rounded outward to whole pages, merged.</summary>
+    public long LockedBytes { get; }
+
+    /// <summary>Bytes the lease tried to lock (the regions rounded outward to whole pages, merged).</summary>
+    public long RequestedBytes { get; }
+
+    /// <summary>The ranges the OS refused to lock, with the reason and how to raise the limit.</summary>
+    public IReadOnlyList<RegionFailure> Failures { get; }
+
+    /// <summary>True when every requested page was locked.</summary>
+    public bool IsFullyLocked => Failures.Count == 0;
+
+    /// <summary>True once <see cref="Dispose"/> ran.</summary>
+    public bool IsDisposed => Volatile.Read(ref _disposed) != 0;
+
+    /// <summary>Unlocks the pages no other live lease holds. Idempotent and thread-safe; never throws.</summary>
+    public void Dispose()
+    {
+        if (Interlocked.Exchange(ref _disposed, 1) != 0)
+        {
+            return;
+        }
+
+        foreach ((nint start, nint end) in _ranges)
+        {
+            LockRegistry.Process.Release(start, end, Unlock);
+        }
+
+        if (LockedBytes > 0 && _logger.IsEnabled(LogLevel.Debug))
+        {
+            string bytes = Sizes.Format(LockedBytes);
+            Log.Unlocked(_logger, _label, bytes);
+        }
+    }
+
+    private void Unlock(nint start, nint end)
+    {
+        if (!PlatformLock.TryUnlock(start, end, out int error) && _logger.IsEnabled(LogLevel.Debug))
+        {
+            string description = Errno.Describe(error);
+            Log.CallFailed(_logger, _label, PlatformLock.UnlockCallName, start, end - start, description);
+        }
+    }
+}

@@ -1,0 +1,26 @@
+namespace Sharpi.Prefault;
+
+/// <summary>What a reclaim did. Immutable; refusals throw before anything is released, everything else is returned.</summary>
+public sealed record ReclaimResult
+{
+    /// <summary>False where the platform cannot reclaim (anywhere but Linux); nothing was released and <see cref="Reason"/> says why.</summary>
+    public required bool Supported { get; init; }
+
+    /// <summary>What happened, in words for a log.</summary>
+    public required string Reason { get; init; }
+
+    /// <summary>Bytes of all regions after merging (what was asked for).</summary>
+    public long BytesRequested { get; init; }
+
+    /// <summary>
+    /// Bytes handed back with MADV_DONTNEED: the whole pages inside the regions, resident or not. Less than
+    /// <see cref="BytesRequested"/> by the partial pages at the regions' edges and by <see cref="Skipped"/>.
+    /// </summary>
+    public long BytesReleased { get; init; }
+
+    /// <summary>The regions (or parts) left resident, and why: locked, smaller than a page, or a failed call.</summary>
+    public IReadOnlyList<RegionFailure> Skipped { get; init; } = [];
+
+    /// <summary>Number of regions after merging.</summary>
+    public int RegionCount { get; init; }
+}

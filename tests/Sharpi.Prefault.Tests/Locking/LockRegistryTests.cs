@@ -1,0 +1,56 @@
+namespace Sharpi.Prefault.Tests.Locking;
+
+public sealed class LockRegistryTests
+{
+    private static List<(nint, nint)> Release(LockRegistry registry, nint start, nint end)
+    {
+        var unlocked = new List<(nint, nint)>();
+        registry.Release(start, end, (s, e) => unlocked.Add((s, e)));
+        return unlocked;
+    }
+
+    [Fact]
+    public void Release_OfTheOnlyHolder_UnlocksTheWholeRange()
+    {
+        var registry = new LockRegistry();
+        registry.Acquire(0x1000, 0x5000);
+
+        Assert.Equal([(0x1000, 0x5000)], Release(registry, 0x1000, 0x5000));
+        Assert.Empty(registry.Held());
+    }
+
+    [Fact]
+    public void Release_OfOneOfTwoOverlappingHolders_UnlocksOnlyWhatTheOtherDoesNotHold()
+    {
+        var registry = new LockRegistry();
+        registry.Acquire(0x1000, 0x4000);
+        registry.Acquire(0x3000, 0x6000);
+
+        Assert.Equal([(0x1000, 0x3000)], Release(registry, 0x1000, 0x4000));
+        Assert.Equal([(0x3000, 0x6000)], registry.Held());
+        Assert.Equal([(0x3000, 0x6000)], Release(registry, 0x3000, 0x6000));
+    }
+
+    [Fact]
+    public void Acquire_OverAGapBetweenHeldRanges_FillsIt()
+    {
+        var registry = new LockRegistry();
+        registry.Acquire(0x1000, 0x2000);
+        registry.Acquire(0x3000, 0x4000);
+        registry.Acquire(0x0000, 0x5000);
+
+        Assert.Equal([(0x0000, 0x5000)], registry.Held());
+        Assert.Equal([(0x0000, 0x1000), (0x2000, 0x3000), (0x4000, 0x5000)], Release(registry, 0x0000, 0x5000));
+        Assert.Equal([(0x1000, 0x2000)], Release(registry, 0x1000, 0x2000));
+    }
+
+    [Fact]
+    public void Release_OfARangeNobodyHolds_UnlocksNothing()
+    {
+        var registry = new LockRegistry();
+        registry.Acquire(0x1000, 0x2000);
+
+        Assert.Empty(Release(registry, 0x5000, 0x6000));
+        Assert.Equal([(0x1000, 0x2000)], registry.Held());
+    }
+}

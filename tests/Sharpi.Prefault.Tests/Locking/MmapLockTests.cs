@@ -1,0 +1,160 @@
+using System.Runtime.ExceptionServices;
+using Sharpi.Prefault.Tests.TestSupport;
+using Xunit.Abstractions;
+
+namespace Sharpi.Prefault.Tests.Locking;
+
+[Collection(ProcessMemoryFigures.Name)]
+public sealed class MmapLockTests(ITestOutputHelper output)
+{
+    private static readonly long Page = Environment.SystemPageSize;
+
+    private static long VmLck => ProcessStatus.ReadStatusBytes("VmLck");
+
+    [LinuxFact]
+    public void Lock_RaisesVmLck_ByTheLockedBytes_AndDisposeLowersItAgain()
+    {
+        using TestFile file = TestFile.Create(32 * TestFile.MiB);
+        using MappedFile map = file.Map();
+        long before = VmLck;
+
+        LockLease lease = MmapLock.Lock([map.Region("weights")]);
+        long locked = VmLck;
+        lease.Dispose();
+
+        Assert.True(lease.IsFullyLocked, lease.Failures.Count > 0 ? lease.Failures[0].Message : null);
+        Assert.Equal(32 * TestFile.MiB, lease.LockedBytes);
+        Assert.Equal(32 * TestFile.MiB, locked - before);
+        Assert.Equal(before, VmLck);
+    }
+
+    [LinuxFact]
+    public void Lock_OfAnUnalignedRegion_LocksTheWholePagesItTouches()
+    {
+        using TestFile file = TestFile.Create(TestFile.MiB);
+        using MappedFile map = file.Map();
+
+        using LockLease lease = MmapLock.Lock([map.Region(100, Page)]);
+
+        Assert.Equal(2 * Page, lease.LockedBytes);
+    }
+
+    [LinuxFact]
+    public void Dispose_OfOneOfTwoLeasesSharingAPage_KeepsTheSharedPageLocked()
+    {
+        using TestFile file = TestFile.Create(TestFile.MiB);
+        using MappedFile map = file.Map();
+        long before = VmLck;
+        LockLease first = MmapLock.Lock([map.Region(0, Page + 100)]);
+        LockLease second = MmapLock.Lock([map.Region(Page + 100, 2 * Page)]);
+
+        first.Dispose();
+        long afterFirst = VmLck - before;
+        second.Dispose();
+
+        Assert.Equal(3 * Page, afterFirst);
+        Assert.Equal(before, VmLck);
+    }
+
+    [LinuxFact]
+    public void Dispose_IsIdempotent_AndSafeFromManyThreads()
+    {
+        using TestFile file = TestFile.Create(4 * TestFile.MiB);
+        using MappedFile map = file.Map();
+        long before = VmLck;
+        LockLease lease = MmapLock.Lock([map.Region()]);
+
+        Parallel.For(0, 8, _ => lease.Dispose());
+        lease.Dispose();
+
+        Assert.True(lease.IsDisposed);
+        Assert.Equal(before, VmLck);
+    }
+
+    [LinuxFact]
+    public void Lock_OfAnUnmappedRange_ReportsIt_InsteadOfThrowing()
+    {
+        nint address = Unmapped.Address(TestFile.MiB);
+
+        using LockLease lease = MmapLock.Lock([new PrefaultRegion(address, TestFile.MiB, "gone")]);
+
+        Assert.False(lease.IsFullyLocked);
+        Assert.Equal(0, lease.LockedBytes);
+        RegionFailure failure = Assert.Single(lease.Failures);
+        Assert.Equal("gone", failure.Name);
+        Assert.Contains("not (wholly) mapped", failure.Message, StringComparison.Ordinal);
+    }
+
+    /// <summary>
+    /// Root holds CAP_IPC_LOCK, which bypasses RLIMIT_MEMLOCK. Capabilities are per thread on Linux, so a thread of
+    /// this test drops it from its own effective set and locks more than the soft limit: the kernel refuses with
+    /// ENOMEM exactly as for an unprivileged engine. The rest of the process keeps its capabilities.
+    /// </summary>
+    [LinuxFact]
+    public void Lock_PastRlimitMemlock_ReportsTheLimitAndHowToRaiseIt_AndDoesNotThrow()
+    {
+        using TestFile file = TestFile.Create(32 * TestFile.MiB);
+        using MappedFile map = file.Map();
+        (ulong soft, _) = NativeTestMethods.GetMemlockLimit();
+        bool lowered = soft > 8 * (ulong)TestFile.MiB;
+        if (lowered)
+        {
+            NativeTestMethods.SetMemlockSoftLimit((ulong)TestFile.MiB);
+        }
+
+        long before = VmLck;
+        try
+        {
+            using LockLease lease = LockWithoutIpcLock(map.Region("weights"));
+
+            Assert.False(lease.IsFullyLocked);
+            Assert.Equal(0, lease.LockedBytes);
+            Assert.Equal(before, VmLck);
+            RegionFailure failure = Assert.Single(lease.Failures);
+            output.WriteLine(failure.Message);
+            Assert.Equal(12, failure.Errno);
+            (ulong current, ulong hard) = NativeTestMethods.GetMemlockLimit();
+            Assert.Contains($"RLIMIT_MEMLOCK is soft {current} bytes", failure.Message, StringComparison.Ordinal);
+            Assert.Contains(hard == ulong.MaxValue ? "hard unlimited" : $"hard {hard} bytes", failure.Message, StringComparison.Ordinal);
+            Assert.Contains("ulimit -l", failure.Message, StringComparison.Ordinal);
+            Assert.Contains("LimitMEMLOCK=", failure.Message, StringComparison.Ordinal);
+            Assert.Contains("--ulimit memlock=", failure.Message, StringComparison.Ordinal);
+            Assert.Contains("CAP_IPC_LOCK", failure.Message, StringComparison.Ordinal);
+        }
+        finally
+        {
+            if (lowered)
+            {
+                NativeTestMethods.SetMemlockSoftLimit(soft);
+            }
+        }
+    }
+
+    [Fact]
+    public void Lock_WithNegativeLength_Throws()
+    {
+        Assert.Throws<ArgumentOutOfRangeException>(() => MmapLock.Lock([new PrefaultRegion(4096, -1)]));
+    }
+
+    private static LockLease LockWithoutIpcLock(PrefaultRegion region)
+    {
+        LockLease? lease = null;
+        ExceptionDispatchInfo? error = null;
+        var thread = new Thread(() =>
+        {
+            try
+            {
+                NativeTestMethods.DropIpcLockFromThisThread();
+                lease = MmapLock.Lock([region]);
+            }
+            catch (Exception e)
+            {
+                error = ExceptionDispatchInfo.Capture(e);
+            }
+        });
+        thread.Start();
+        thread.Join();
+        error?.Throw();
+        return lease!;
+    }
+}

@@ -1,0 +1,216 @@
+using System.IO.MemoryMappedFiles;
+using System.Runtime.InteropServices;
+using Sharpi.Prefault.Tests.TestSupport;
+using Xunit.Abstractions;
+
+namespace Sharpi.Prefault.Tests.Reclaim;
+
+[Collection(ProcessMemoryFigures.Name)]
+public sealed class MmapReclaimTests(ITestOutputHelper output)
+{
+    private static readonly long Page = Environment.SystemPageSize;
+
+    [LinuxFact]
+    public void Release_OfAReadView_DropsRssFile_ByTheReleasedBytes()
+    {
+        using TestFile file = TestFile.Create(128 * TestFile.MiB);
+        using MappedFile map = file.Map();
+        PageTouch.TouchEveryPage(map.Region());
+        long before = ProcessStatus.RssFileBytes;
+
+        ReclaimResult result = MmapReclaim.Release([map.Region("weights")]);
+
+        long after = ProcessStatus.RssFileBytes;
+        long drop = before - after;
+        output.WriteLine($"RssFile {before >> 20} MiB -> {after >> 20} MiB: fell {drop >> 20} MiB for {result.BytesReleased >> 20} MiB released ({100.0 * drop / result.BytesReleased:F1}%)");
+        Assert.True(result.Supported);
+        Assert.Equal(128 * TestFile.MiB, result.BytesRequested);
+        Assert.Equal(128 * TestFile.MiB, result.BytesReleased);
+        Assert.Empty(result.Skipped);
+        Assert.True(drop >= result.BytesReleased * 95 / 100, $"RssFile fell by {drop} bytes; released {result.BytesReleased}");
+    }
+
+    [LinuxFact]
+    public void Release_ThenReread_GivesTheFilesBytes()
+    {
+        using TestFile file = TestFile.Create(128 * TestFile.MiB);
+        using MappedFile map = file.Map();
+        PageTouch.TouchEveryPage(map.Region());
+
+        MmapReclaim.Release([map.Region()]);
+
+        Assert.True(PageTouch.Bytes(map.Region()).SequenceEqual(File.ReadAllBytes(file.Path)));
+    }
+
+    [LinuxFact]
+    public void Release_ThenSecondPass_TakesNoMajorFaults_WhileThePageCacheHoldsTheFile()
+    {
+        using TestFile file = TestFile.Create(128 * TestFile.MiB);
+        using MappedFile map = file.Map();
+        PageTouch.TouchEveryPage(map.Region());
+        MmapReclaim.Release([map.Region()]);
+        (long minorBefore, long majorBefore) = ProcessStatus.PageFaults();
+
+        PageTouch.TouchEveryPage(map.Region());
+
+        (long minorAfter, long majorAfter) = ProcessStatus.PageFaults();
+        Assert.Equal(0, majorAfter - majorBefore);
+        Assert.True(minorAfter > minorBefore, "the second pass should fault the released pages back in (minor faults)");
+        Assert.Equal(map.Length / Page, PageMap.CountPresent(map.Region().Address, map.Length));
+    }
+
+    [LinuxFact]
+    public void Release_OfAnUnalignedRegion_KeepsItsEdgePages()
+    {
+        using TestFile file = TestFile.Create(16 * TestFile.MiB);
+        using MappedFile map = file.Map();
+        PageTouch.TouchEveryPage(map.Region());
+        long length = 8 * TestFile.MiB - 200;
+
+        ReclaimResult result = MmapReclaim.Release([map.Region(100, length, "unaligned")]);
+
+        nint start = map.Region().Address;
+        Assert.Equal(8 * TestFile.MiB - 2 * Page, result.BytesReleased);
+        Assert.True(PageMap.IsPresent(start), "the first page also holds bytes before the region");
+        Assert.False(PageMap.IsPresent(start + (nint)Page));
+        Assert.False(PageMap.IsPresent(start + (nint)(8 * TestFile.MiB - 2 * Page)));
+        Assert.True(PageMap.IsPresent(start + (nint)(8 * TestFile.MiB - Page)), "the last page also holds bytes after the region");
+        Assert.True(PageMap.IsPresent(start + (nint)(8 * TestFile.MiB)));
+    }
+
+    [LinuxFact]
+    public void Release_OfARegionSmallerThanAPage_ReleasesNothing_AndSaysWhy()
+    {
+        using TestFile file = TestFile.Create(TestFile.MiB);
+        using MappedFile map = file.Map();
+        PageTouch.TouchEveryPage(map.Region());
+
+        ReclaimResult result = MmapReclaim.Release([map.Region(100, 200, "norm.weight")]);
+
+        Assert.Equal(0, result.BytesReleased);
+        RegionFailure skipped = Assert.Single(result.Skipped);
+        Assert.Equal("norm.weight", skipped.Name);
+        Assert.Contains("no whole page", skipped.Message, StringComparison.Ordinal);
+        Assert.True(PageMap.IsPresent(map.Region().Address));
+    }
+
+    [LinuxFact]
+    public void Release_OfNeighbourRegions_ReleasesThePageTheyShare()
+    {
+        using TestFile file = TestFile.Create(TestFile.MiB);
+        using MappedFile map = file.Map();
+        PageTouch.TouchEveryPage(map.Region());
+
+        ReclaimResult result = MmapReclaim.Release([map.Region(0, Page + 100, "a"), map.Region(Page + 100, 2 * Page - 100, "b")]);
+
+        Assert.Equal(3 * Page, result.BytesReleased);
+        Assert.Equal(0, PageMap.CountPresent(map.Region().Address, 3 * Page));
+    }
+
+    [LinuxFact]
+    public void Release_OfAReadWriteView_Throws_AndReleasesNothing()
+    {
+        using TestFile file = TestFile.Create(TestFile.MiB);
+        using MappedFile readOnly = file.Map();
+        using MappedFile readWrite = file.Map(MemoryMappedFileAccess.ReadWrite);
+        PageTouch.TouchEveryPage(readOnly.Region());
+        PageTouch.TouchEveryPage(readWrite.Region());
+
+        var e = Assert.Throws<ArgumentException>(() => MmapReclaim.Release([readOnly.Region("fine"), readWrite.Region("scratch")]));
+
+        Assert.Contains("scratch", e.Message, StringComparison.Ordinal);
+        Assert.Contains("writable shared view", e.Message, StringComparison.Ordinal);
+        Assert.Contains("MemoryMappedFileAccess.Read", e.Message, StringComparison.Ordinal);
+        Assert.Equal(TestFile.MiB / Page, PageMap.CountPresent(readOnly.Region().Address, TestFile.MiB));
+    }
+
+    [LinuxFact]
+    public void Release_OfACopyOnWriteViewThatWasWritten_Throws()
+    {
+        using TestFile file = TestFile.Create(TestFile.MiB);
+        using MappedFile map = file.Map(MemoryMappedFileAccess.CopyOnWrite);
+        map.View.Write(0, (byte)42);
+
+        var e = Assert.Throws<ArgumentException>(() => MmapReclaim.Release([map.Region("patched")]));
+
+        Assert.Contains("patched", e.Message, StringComparison.Ordinal);
+        Assert.Contains("copy-on-write", e.Message, StringComparison.Ordinal);
+        Assert.Equal(42, map.View.ReadByte(0));
+    }
+
+    [LinuxFact]
+    public void Release_OfACopyOnWriteViewNeverWritten_Releases()
+    {
+        using TestFile file = TestFile.Create(TestFile.MiB);
+        using MappedFile map = file.Map(MemoryMappedFileAccess.CopyOnWrite);
+        PageTouch.TouchEveryPage(map.Region());
+
+        ReclaimResult result = MmapReclaim.Release([map.Region()]);
+
+        Assert.Equal(TestFile.MiB, result.BytesReleased);
+    }
+
+    [LinuxFact]
+    public unsafe void Release_OfAnonymousMemory_Throws()
+    {
+        void* memory = NativeMemory.Alloc((nuint)TestFile.MiB);
+        try
+        {
+            var e = Assert.Throws<ArgumentException>(() => MmapReclaim.Release([new PrefaultRegion((nint)memory, TestFile.MiB, "buffer")]));
+
+            Assert.Contains("buffer", e.Message, StringComparison.Ordinal);
+            Assert.Contains("anonymous memory", e.Message, StringComparison.Ordinal);
+        }
+        finally
+        {
+            NativeMemory.Free(memory);
+        }
+    }
+
+    [LinuxFact]
+    public void Release_OfAnUnmappedRange_Throws()
+    {
+        nint address = Unmapped.Address(TestFile.MiB);
+
+        var e = Assert.Throws<ArgumentException>(() => MmapReclaim.Release([new PrefaultRegion(address, TestFile.MiB, "gone")]));
+
+        Assert.Contains("gone", e.Message, StringComparison.Ordinal);
+        Assert.Contains("not mapped", e.Message, StringComparison.Ordinal);
+    }
+
+    [LinuxFact]
+    public void Release_OfALockedRange_SkipsIt_UntilTheLeaseIsDisposed()
+    {
+        using TestFile file = TestFile.Create(4 * TestFile.MiB);
+        using MappedFile map = file.Map();
+        LockLease lease = MmapLock.Lock([map.Region(0, TestFile.MiB)]);
+        Assert.True(lease.IsFullyLocked);
+
+        ReclaimResult whileLocked = MmapReclaim.Release([map.Region("weights")]);
+        int lockedPagesPresent = PageMap.CountPresent(map.Region().Address, TestFile.MiB);
+        lease.Dispose();
+        ReclaimResult afterDispose = MmapReclaim.Release([map.Region("weights")]);
+
+        Assert.Equal(3 * TestFile.MiB, whileLocked.BytesReleased);
+        RegionFailure skipped = Assert.Single(whileLocked.Skipped);
+        Assert.Equal(TestFile.MiB, skipped.Length);
+        Assert.Contains("locked", skipped.Message, StringComparison.Ordinal);
+        Assert.Equal(TestFile.MiB / Page, lockedPagesPresent);
+        Assert.Equal(4 * TestFile.MiB, afterDispose.BytesReleased);
+    }
+
+    [Fact]
+    public void Release_OfNoRegions_ReleasesNothing()
+    {
+        ReclaimResult result = MmapReclaim.Release(Array.Empty<PrefaultRegion>());
+
+        Assert.Equal(0, result.BytesReleased);
+        Assert.Equal(0, result.BytesRequested);
+    }
+
+    [Fact]
+    public void Release_WithNegativeLength_Throws()
+    {
+        Assert.Throws<ArgumentOutOfRangeException>(() => MmapReclaim.Release([new PrefaultRegion(4096, -1)]));
+    }
+}
