@@ -67,8 +67,7 @@ public sealed class LockLease : IDisposable
     {
         if (!PlatformLock.TryUnlock(start, end, out int error) && _logger.IsEnabled(LogLevel.Debug))
         {
-            string description = Errno.Describe(error);
-            Log.CallFailed(_logger, _label, PlatformLock.UnlockCallName, start, end - start, description);
+            Log.CallFailed(_logger, _label, PlatformLock.UnlockCallName, start, end - start, new ErrnoText(error));
         }
     }
 }

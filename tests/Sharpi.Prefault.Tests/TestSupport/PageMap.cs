@@ -22,10 +22,19 @@ public static class PageMap
     public static int CountPresent(nint address, long length)
     {
         long page = Environment.SystemPageSize;
-        int present = 0;
-        for (long at = 0; at < length; at += page)
+        long first = (long)((ulong)address / (ulong)page);
+        long last = (long)(((ulong)address + (ulong)length - 1) / (ulong)page);
+        byte[] entries = new byte[(last - first + 1) * 8];
+        using (var stream = new FileStream("/proc/self/pagemap", FileMode.Open, FileAccess.Read, FileShare.ReadWrite, 1))
         {
-            present += IsPresent(address + (nint)at) ? 1 : 0;
+            stream.Position = first * 8;
+            stream.ReadExactly(entries);
+        }
+
+        int present = 0;
+        for (int i = 0; i < entries.Length; i += 8)
+        {
+            present += (BitConverter.ToUInt64(entries, i) & PresentBit) != 0 ? 1 : 0;
         }
 
         return present;
