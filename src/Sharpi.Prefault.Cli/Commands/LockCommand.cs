@@ -42,20 +42,7 @@ internal static class LockCommand
         }
 
         // Prefault first, in parallel: mlock would fault the pages in one by one on this thread.
-        using (var progress = new ProgressBar(context.Err, context.ErrIsTerminal))
-        {
-            PrefaultResult prefault = MmapPrefault.Run(regions, PrefaultOptions.Default with
-            {
-                Label = CliApp.Name,
-                RamGate = RamGate.Always,
-                Progress = progress,
-                CancellationToken = cancellationToken,
-            });
-            foreach (RegionFailure failure in prefault.Failures)
-            {
-                context.Fail(failure.Name, failure.Message);
-            }
-        }
+        TouchCommand.Prefault(context, regions, RamGate.Always, cancellationToken);
 
         using LockLease lease = MmapLock.Lock(regions, LockOptions.Default with { Label = CliApp.Name });
         foreach (RegionFailure failure in lease.Failures)

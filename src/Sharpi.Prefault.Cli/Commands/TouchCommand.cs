@@ -51,6 +51,23 @@ internal static class TouchCommand
             files.Add(new TouchFileJson(mapping.Target.DisplayPath, Sum(fileRegions), filter.NamesTensors ? fileRegions.Count : null));
         }
 
+        PrefaultResult result = Prefault(context, regions, gate, cancellationToken);
+
+        if (json)
+        {
+            CliJsonContext.Write(context.Out, ToJson(result, files), CliJsonContext.Output.TouchJson);
+        }
+        else
+        {
+            WriteText(context.Out, result, files.Count);
+        }
+
+        return context.ExitCode;
+    }
+
+    /// <summary>One prefault over the regions with a progress display on stderr; each failed region is reported.</summary>
+    internal static PrefaultResult Prefault(CliContext context, List<PrefaultRegion> regions, RamGate gate, CancellationToken cancellationToken)
+    {
         PrefaultResult result;
         using (var progress = new ProgressBar(context.Err, context.ErrIsTerminal))
         {
@@ -68,16 +85,7 @@ internal static class TouchCommand
             context.Fail(failure.Name, failure.Message);
         }
 
-        if (json)
-        {
-            CliJsonContext.Write(context.Out, ToJson(result, files), CliJsonContext.Output.TouchJson);
-        }
-        else
-        {
-            WriteText(context.Out, result, files.Count);
-        }
-
-        return context.ExitCode;
+        return result;
     }
 
     private static TouchJson ToJson(PrefaultResult result, List<TouchFileJson> files) =>
