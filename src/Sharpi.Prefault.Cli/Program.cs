@@ -1,4 +1,3 @@
-using System.CommandLine;
+using Sharpi.Prefault.Cli;
 
-var root = new RootCommand("sharpi-prefault: tensor-aware prefault and residency of model files.");
-return root.Parse(args).Invoke();
+return await CliApp.RunAsync(args, Console.Out, Console.Error, CancellationToken.None).ConfigureAwait(false);

@@ -1,0 +1,80 @@
+using System.CommandLine;
+using Sharpi.Prefault.Cli.Files;
+using Sharpi.Prefault.Cli.Output;
+using Sharpi.Prefault.Models;
+
+namespace Sharpi.Prefault.Cli.Commands;
+
+/// <summary><c>evict</c>: drop files (or the selected tensors' byte ranges) from the page cache, for cold-start tests.</summary>
+internal static class EvictCommand
+{
+    public static Command Create()
+    {
+        Argument<string[]> files = CommonOptions.Files();
+        Option<string[]> tensor = CommonOptions.Tensor();
+        Option<string[]> exclude = CommonOptions.Exclude();
+        var command = new Command("evict", "Drop FILEs (or the selected tensors) from the page cache, without root. Linux only.")
+        {
+            files, tensor, exclude,
+        };
+        command.SetAction(parse => Run(CliContext.From(parse), parse.GetRequiredValue(files), CommonOptions.Filter(parse, tensor, exclude)));
+        return command;
+    }
+
+    private static int Run(CliContext context, string[] paths, TensorFilter filter)
+    {
+        if (!PageCache.IsEvictSupported)
+        {
+            context.Fail("evict", "dropping pages from the page cache needs posix_fadvise(POSIX_FADV_DONTNEED), which only Linux honours.");
+            return context.ExitCode;
+        }
+
+        foreach (FileTarget target in Targets.Resolve(context, paths, filter, readModels: false))
+        {
+            try
+            {
+                long dropped = Evict(target, filter, out int ranges);
+                ResidencyInfo after = Residency.OfFile(target.FullPath);
+                context.Out.WriteLine(
+                    $"{target.DisplayPath}: evicted {ByteSize.Format(dropped)} in {ranges} range(s); {ByteSize.Format(after.ResidentBytes)} of {ByteSize.Format(after.Bytes)} still resident");
+                if (after.ResidentBytes > 0 && !filter.NamesTensors)
+                {
+                    context.Note(target.DisplayPath, "pages still resident are mapped by a live process or dirty; the kernel keeps those.");
+                }
+            }
+            catch (Exception e) when (FileErrors.IsExpected(e))
+            {
+                context.Fail(target.DisplayPath, FileErrors.Describe(e));
+            }
+        }
+
+        return context.ExitCode;
+    }
+
+    private static long Evict(FileTarget target, TensorFilter filter, out int ranges)
+    {
+        if (!OperatingSystem.IsLinux())
+        {
+            throw new PlatformNotSupportedException("eviction needs Linux.");
+        }
+
+        if (!filter.NamesTensors || !target.IsModel)
+        {
+            PageCache.Evict(target.FullPath);
+            ranges = 1;
+            return target.Length;
+        }
+
+        // Only whole pages inside a range drop: a page shared with a neighbouring tensor stays.
+        long bytes = 0;
+        ranges = 0;
+        foreach (FileByteRange range in target.TensorRanges())
+        {
+            PageCache.Evict(target.FullPath, range.Offset, range.Length);
+            bytes += range.Length;
+            ranges++;
+        }
+
+        return bytes;
+    }
+}

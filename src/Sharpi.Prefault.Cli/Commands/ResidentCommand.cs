@@ -1,0 +1,119 @@
+using System.CommandLine;
+using Sharpi.Prefault.Cli.Files;
+using Sharpi.Prefault.Cli.Output;
+using Sharpi.Prefault.Models;
+
+namespace Sharpi.Prefault.Cli.Commands;
+
+/// <summary><c>resident</c>: page-cache residency per file and per tensor, like <c>fincore</c> but tensor-aware.</summary>
+internal static class ResidentCommand
+{
+    public static Command Create()
+    {
+        Argument<string[]> files = CommonOptions.Files();
+        Option<string[]> tensor = CommonOptions.Tensor();
+        Option<string[]> exclude = CommonOptions.Exclude();
+        Option<bool> json = CommonOptions.Json();
+        var command = new Command("resident", "Show how much of each FILE (and of each tensor of a model) is in the page cache. Touches no page.")
+        {
+            files, tensor, exclude, json,
+        };
+        command.SetAction(parse => Run(
+            CliContext.From(parse), parse.GetRequiredValue(files), CommonOptions.Filter(parse, tensor, exclude), parse.GetValue(json)));
+        return command;
+    }
+
+    private static int Run(CliContext context, string[] paths, TensorFilter filter, bool json)
+    {
+        if (!Residency.IsSupported)
+        {
+            context.Fail("resident", "this platform has no page-residency query (mincore); Linux and macOS have one.");
+            return context.ExitCode;
+        }
+
+        // Before the tensor tables are read: their read-ahead must not count as resident (see HeadSnapshot).
+        var heads = new Dictionary<string, HeadSnapshot>(StringComparer.Ordinal);
+        foreach (string path in paths)
+        {
+            try
+            {
+                if (File.Exists(path) && ModelFiles.LooksLikeModel(path) && HeadSnapshot.Take(path) is HeadSnapshot head)
+                {
+                    heads[Path.GetFullPath(path)] = head;
+                }
+            }
+            catch (Exception e) when (FileErrors.IsExpected(e))
+            {
+                // Resolve reports the file's failure below.
+            }
+        }
+
+        List<FileTarget> targets = Targets.Resolve(context, paths, filter, readModels: true);
+        using FileMappings mappings = FileMappings.Open(context, targets);
+        var report = new List<ResidentFileJson>(mappings.Items.Count);
+        foreach (FileMapping mapping in mappings.Items)
+        {
+            // mincore over a fresh read-only mapping reports page-cache pages whether or not anyone maps them.
+            FileTarget target = mapping.Target;
+            HeadSnapshot? head = heads.GetValueOrDefault(target.FullPath);
+            long wholeResident = Residency.Measure(mapping.Whole()).ResidentBytes - (head?.PulledIn(0, target.Length, mapping.IsResident) ?? 0);
+            var tensors = new List<ResidentTensorJson>();
+            foreach (TensorInfo tensor in target.Tensors ?? [])
+            {
+                long resident = tensor.Length == 0 ? 0 : mapping.IsResident(tensor.Offset, tensor.Length)
+                    ? Residency.Measure(mapping.Range(tensor.Offset, tensor.Length)).ResidentBytes - (head?.PulledIn(tensor.Offset, tensor.Length, mapping.IsResident) ?? 0)
+                    : 0;
+                tensors.Add(new ResidentTensorJson(tensor.Name, tensor.Length, resident));
+            }
+
+            report.Add(new ResidentFileJson(target.DisplayPath, target.Length, wholeResident, tensors));
+        }
+
+        if (json)
+        {
+            CliJsonContext.Write(context.Out, new ResidentJson(report), CliJsonContext.Output.ResidentJson);
+        }
+        else
+        {
+            WriteText(context.Out, report);
+        }
+
+        return context.ExitCode;
+    }
+
+    private static void WriteText(TextWriter output, List<ResidentFileJson> report)
+    {
+        output.WriteLine($"{"RESIDENT",12} {"SIZE",12} {"%",6}  FILE");
+        foreach (ResidentFileJson file in report)
+        {
+            output.WriteLine($"{ByteSize.Format(file.ResidentBytes),12} {ByteSize.Format(file.Bytes),12} {ByteSize.Percent(file.ResidentBytes, file.Bytes)}  {file.File}");
+            foreach (Group group in Summarize(file.Tensors))
+            {
+                output.WriteLine($"{ByteSize.Format(group.ResidentBytes),12} {ByteSize.Format(group.Bytes),12} {ByteSize.Percent(group.ResidentBytes, group.Bytes)}    {group.Key} ({group.Count} tensor{(group.Count == 1 ? string.Empty : "s")})");
+            }
+        }
+    }
+
+    /// <summary>Sums tensors by <see cref="TensorIndex.GroupKey"/> (the layer), in order of first appearance.</summary>
+    private static List<Group> Summarize(IReadOnlyList<ResidentTensorJson> tensors)
+    {
+        var groups = new List<Group>();
+        var byKey = new Dictionary<string, int>(StringComparer.Ordinal);
+        foreach (ResidentTensorJson tensor in tensors)
+        {
+            string key = TensorIndex.GroupKey(tensor.Name);
+            if (!byKey.TryGetValue(key, out int at))
+            {
+                byKey[key] = at = groups.Count;
+                groups.Add(new Group(key, 0, 0, 0));
+            }
+
+            Group g = groups[at];
+            groups[at] = g with { Count = g.Count + 1, Bytes = g.Bytes + tensor.Bytes, ResidentBytes = g.ResidentBytes + tensor.ResidentBytes };
+        }
+
+        return groups;
+    }
+
+    private sealed record Group(string Key, int Count, long Bytes, long ResidentBytes);
+}

@@ -1,0 +1,74 @@
+using System.CommandLine;
+using System.Globalization;
+using Sharpi.Prefault.Cli.Files;
+using Sharpi.Prefault.Cli.Output;
+using Sharpi.Prefault.Models;
+
+namespace Sharpi.Prefault.Cli.Commands;
+
+/// <summary><c>tensors</c>: the tensor table of a model, in file order.</summary>
+internal static class TensorsCommand
+{
+    public static Command Create()
+    {
+        var file = new Argument<string>("FILE") { Description = "A GGUF or safetensors model, or a sharded model's index (model.safetensors.index.json)." };
+        file.Validators.Add(CommonOptions.RejectUnknownOptions);
+        Option<bool> json = CommonOptions.Json();
+        var command = new Command("tensors", "List a model's tensors: name, absolute data offset, length, dtype and shape.") { file, json };
+        command.SetAction(parse => Run(CliContext.From(parse), parse.GetRequiredValue(file), parse.GetValue(json)));
+        return command;
+    }
+
+    private static int Run(CliContext context, string path, bool json)
+    {
+        List<FileTarget> targets = Targets.Resolve(context, [path], new TensorFilter([], []), readModels: true);
+        if (targets.Count == 0)
+        {
+            return context.ExitCode;
+        }
+
+        if (!targets[0].IsModel)
+        {
+            context.Fail(path, "not a GGUF or safetensors model.");
+            return context.ExitCode;
+        }
+
+        TensorIndex index = targets[0].Index!;
+        bool sharded = index.Files.Count > 1;
+        if (json)
+        {
+            var rows = new List<TensorJson>(index.Tensors.Count);
+            foreach (TensorInfo t in index.Tensors)
+            {
+                rows.Add(new TensorJson(t.Name, t.Offset, t.Length, t.DType, t.Shape) { File = sharded ? t.FilePath : null });
+            }
+
+            CliJsonContext.Write(context.Out, rows, CliJsonContext.Output.ListTensorJson);
+            return context.ExitCode;
+        }
+
+        WriteTable(context.Out, index, sharded);
+        return context.ExitCode;
+    }
+
+    private static void WriteTable(TextWriter output, TensorIndex index, bool sharded)
+    {
+        int nameWidth = 4;
+        foreach (TensorInfo t in index.Tensors)
+        {
+            nameWidth = Math.Max(nameWidth, t.Name.Length);
+        }
+
+        output.WriteLine($"{"OFFSET",14} {"LENGTH",14} {"DTYPE",-8} {"SHAPE",-24} {"NAME".PadRight(nameWidth)}{(sharded ? " FILE" : string.Empty)}");
+        long total = 0;
+        foreach (TensorInfo t in index.Tensors)
+        {
+            string shape = "[" + string.Join(", ", t.Shape.Select(d => d.ToString(CultureInfo.InvariantCulture))) + "]";
+            string file = sharded ? " " + Path.GetFileName(t.FilePath) : string.Empty;
+            output.WriteLine(string.Create(CultureInfo.InvariantCulture, $"{t.Offset,14} {t.Length,14} {t.DType,-8} {shape,-24} {t.Name.PadRight(nameWidth)}{file}"));
+            total += t.Length;
+        }
+
+        output.WriteLine($"{index.Tensors.Count} tensor(s), {ByteSize.Format(total)} of data, format {index.Format}");
+    }
+}

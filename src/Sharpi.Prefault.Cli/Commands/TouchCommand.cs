@@ -1,0 +1,133 @@
+using System.CommandLine;
+using System.Globalization;
+using Sharpi.Prefault.Cli.Files;
+using Sharpi.Prefault.Cli.Output;
+
+namespace Sharpi.Prefault.Cli.Commands;
+
+/// <summary><c>touch</c>: map the files and make them (or the selected tensors) resident, as an engine's load would.</summary>
+internal static class TouchCommand
+{
+    public static Command Create()
+    {
+        Argument<string[]> files = CommonOptions.Files();
+        Option<string[]> tensor = CommonOptions.Tensor();
+        Option<string[]> exclude = CommonOptions.Exclude();
+        Option<bool> json = CommonOptions.Json();
+        var gate = new Option<string>("--gate")
+        {
+            Description = "The RAM-fit gate: 'fits' prefaults only what fits in available memory (in argument order), 'always' everything.",
+            DefaultValueFactory = _ => "fits",
+        };
+        gate.AcceptOnlyFromAmong("always", "fits");
+
+        var command = new Command("touch", "Map FILEs and prefault them (or the selected tensors) into the page cache.")
+        {
+            files, tensor, exclude, gate, json,
+        };
+        // The token is cancelled on Ctrl+C / SIGTERM: the sweep stops between chunks and the partial result is printed.
+        command.SetAction((parse, cancellationToken) => Task.FromResult(Run(
+            CliContext.From(parse),
+            parse.GetRequiredValue(files),
+            CommonOptions.Filter(parse, tensor, exclude),
+            parse.GetValue(gate) == "always" ? RamGate.Always : RamGate.FitsInRam,
+            parse.GetValue(json),
+            cancellationToken)));
+        return command;
+    }
+
+    private static int Run(CliContext context, string[] paths, TensorFilter filter, RamGate gate, bool json, CancellationToken cancellationToken)
+    {
+        List<FileTarget> targets = Targets.Resolve(context, paths, filter, readModels: false);
+        using FileMappings mappings = FileMappings.Open(context, targets);
+
+        // One run over every file, in argument order: a partial prefault (RAM gate) keeps the first files whole.
+        var regions = new List<PrefaultRegion>();
+        var files = new List<TouchFileJson>(mappings.Items.Count);
+        foreach (FileMapping mapping in mappings.Items)
+        {
+            List<PrefaultRegion> fileRegions = mapping.Regions(tensorsOnly: filter.NamesTensors);
+            regions.AddRange(fileRegions);
+            files.Add(new TouchFileJson(mapping.Target.DisplayPath, Sum(fileRegions), filter.NamesTensors ? fileRegions.Count : null));
+        }
+
+        PrefaultResult result = Prefault(context, regions, gate, cancellationToken);
+
+        if (json)
+        {
+            CliJsonContext.Write(context.Out, ToJson(result, files), CliJsonContext.Output.TouchJson);
+        }
+        else
+        {
+            WriteText(context.Out, result, files.Count);
+        }
+
+        return context.ExitCode;
+    }
+
+    /// <summary>One prefault over the regions with a progress display on stderr; each failed region is reported.</summary>
+    internal static PrefaultResult Prefault(CliContext context, List<PrefaultRegion> regions, RamGate gate, CancellationToken cancellationToken)
+    {
+        PrefaultResult result;
+        using (var progress = new ProgressBar(context.Err, context.ErrIsTerminal))
+        {
+            result = MmapPrefault.Run(regions, PrefaultOptions.Default with
+            {
+                Label = CliApp.Name,
+                RamGate = gate,
+                Progress = progress,
+                CancellationToken = cancellationToken,
+            });
+        }
+
+        foreach (RegionFailure failure in result.Failures)
+        {
+            context.Fail(failure.Name, failure.Message);
+        }
+
+        return result;
+    }
+
+    private static TouchJson ToJson(PrefaultResult result, List<TouchFileJson> files) =>
+        new(result.Ran, result.Bytes, result.BytesAlreadyResident, result.Elapsed.TotalSeconds, result.GiBPerSecond,
+            MethodName(result.Method), result.Reason, files)
+        {
+            Partial = result.Partial,
+            Cancelled = result.Cancelled,
+            BytesRequested = result.BytesRequested,
+            Threads = result.Threads,
+            Failures = result.Failures.Select(f => new FailureJson(f.Name, f.Message)).ToList(),
+        };
+
+    private static void WriteText(TextWriter output, PrefaultResult result, int fileCount)
+    {
+        if (!result.Ran)
+        {
+            output.WriteLine($"not prefaulted: {result.Reason}");
+            return;
+        }
+
+        output.WriteLine(string.Create(CultureInfo.InvariantCulture,
+            $"touched {fileCount} file(s): {ByteSize.Format(result.Bytes)} in {result.Elapsed.TotalSeconds:0.000} s ({result.GiBPerSecond:0.00} GiB/s), {ByteSize.Format(result.BytesAlreadyResident)} already resident, method {MethodName(result.Method)}, {result.Threads} thread(s)"));
+        output.WriteLine($"reason: {result.Reason}");
+    }
+
+    internal static string MethodName(PrefaultMethod method) => method switch
+    {
+        PrefaultMethod.Populate => "populate",
+        PrefaultMethod.Touch => "touch",
+        PrefaultMethod.Hint => "hint",
+        _ => "none",
+    };
+
+    private static long Sum(List<PrefaultRegion> regions)
+    {
+        long total = 0;
+        foreach (PrefaultRegion region in regions)
+        {
+            total += region.Length;
+        }
+
+        return total;
+    }
+}

@@ -1,0 +1,77 @@
+using System.Text.Encodings.Web;
+using System.Text.Json;
+using System.Text.Json.Serialization;
+using System.Text.Json.Serialization.Metadata;
+
+namespace Sharpi.Prefault.Cli.Output;
+
+// The JSON contracts of docs/cli.md. Property names come from the camelCase policy and are part of the contract:
+// rename a property here and scripts break.
+
+/// <summary>One row of <c>tensors --json</c>.</summary>
+internal sealed record TensorJson(string Name, long Offset, long Length, string Dtype, IReadOnlyList<long> Shape)
+{
+    /// <summary>The shard holding the tensor; only for sharded models.</summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public string? File { get; init; }
+}
+
+/// <summary><c>touch --json</c>.</summary>
+internal sealed record TouchJson(
+    bool Ran,
+    long Bytes,
+    long BytesAlreadyResident,
+    double Seconds,
+    double GibPerSecond,
+    string Method,
+    string Reason,
+    IReadOnlyList<TouchFileJson> Files)
+{
+    public bool Partial { get; init; }
+
+    public bool Cancelled { get; init; }
+
+    public long BytesRequested { get; init; }
+
+    public int Threads { get; init; }
+
+    public IReadOnlyList<FailureJson> Failures { get; init; } = [];
+}
+
+/// <summary>A file of <c>touch --json</c>: what was asked of it.</summary>
+internal sealed record TouchFileJson(string File, long Bytes,
+    [property: JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)] int? Tensors);
+
+/// <summary>A region or file that failed.</summary>
+internal sealed record FailureJson(string Name, string Message);
+
+/// <summary><c>resident --json</c>.</summary>
+internal sealed record ResidentJson(IReadOnlyList<ResidentFileJson> Files);
+
+/// <summary>A file of <c>resident --json</c>: the whole file, and each selected tensor (none for plain files).</summary>
+internal sealed record ResidentFileJson(string File, long Bytes, long ResidentBytes, IReadOnlyList<ResidentTensorJson> Tensors);
+
+/// <summary>A tensor of <c>resident --json</c>.</summary>
+internal sealed record ResidentTensorJson(string Name, long Bytes, long ResidentBytes);
+
+/// <summary>Source-generated serializers: no reflection, so the NativeAOT binary writes the same JSON.</summary>
+[JsonSourceGenerationOptions(PropertyNamingPolicy = JsonKnownNamingPolicy.CamelCase, WriteIndented = true)]
+[JsonSerializable(typeof(List<TensorJson>))]
+[JsonSerializable(typeof(TouchJson))]
+[JsonSerializable(typeof(ResidentJson))]
+internal sealed partial class CliJsonContext : JsonSerializerContext
+{
+    /// <summary>
+    /// The context the commands write with: camelCase and indented, as generated, but with '+', quotes in reasons and non-ASCII paths
+    /// written as they are (stdout is not HTML; the default encoder would write \u002B).
+    /// </summary>
+    public static CliJsonContext Output { get; } = new(new JsonSerializerOptions
+    {
+        PropertyNamingPolicy = JsonNamingPolicy.CamelCase,
+        WriteIndented = true,
+        Encoder = JavaScriptEncoder.UnsafeRelaxedJsonEscaping,
+    });
+
+    public static void Write<T>(TextWriter output, T value, JsonTypeInfo<T> typeInfo) =>
+        output.WriteLine(JsonSerializer.Serialize(value, typeInfo));
+}

@@ -1,0 +1,86 @@
+using System.Text.Json;
+using Sharpi.Prefault.Tests.TestSupport;
+
+namespace Sharpi.Prefault.Tests.Cli;
+
+public sealed class CliEvictResidentTests
+{
+    [LinuxFact]
+    public void Evict_MakesAResidentFileCold()
+    {
+        using TestFile file = TestFile.Create(8 * TestFile.MiB, evict: false);
+        _ = File.ReadAllBytes(file.Path);
+        Assert.True(Residency.OfFile(file.Path).Percent > 50);
+
+        CliRun run = CliRun.Of("evict", file.Path);
+
+        Assert.Equal(0, run.ExitCode);
+        Assert.True(Residency.OfFile(file.Path).Percent < 1);
+    }
+
+    [LinuxFact]
+    public void Resident_Json_ReportsTheFileAndEveryTensor()
+    {
+        using var model = new CliModelFiles();
+        string gguf = model.Gguf();
+        CliModelFiles.Evict(gguf);
+
+        CliRun run = CliRun.Of("resident", gguf, "--json");
+
+        Assert.Equal(0, run.ExitCode);
+        JsonElement json = run.Json();
+        Assert.Equal(["files"], JsonShape.Names(json));
+        JsonElement file = json.GetProperty("files")[0];
+        Assert.Equal(["file", "bytes", "residentBytes", "tensors"], JsonShape.Names(file));
+        Assert.Equal(new FileInfo(gguf).Length, file.GetProperty("bytes").GetInt64());
+        JsonElement[] tensors = [.. file.GetProperty("tensors").EnumerateArray()];
+        Assert.Equal(CliModelFiles.TensorNames, tensors.Select(t => t.GetProperty("name").GetString()));
+        Assert.Equal(["name", "bytes", "residentBytes"], JsonShape.Names(tensors[0]));
+        Assert.All(tensors, t => Assert.Equal(0, t.GetProperty("residentBytes").GetInt64()));
+    }
+
+    [LinuxFact]
+    public void Resident_AfterTouchingOneLayer_ShowsThatLayerResident()
+    {
+        using var model = new CliModelFiles();
+        string safetensors = model.Safetensors();
+        CliModelFiles.Evict(safetensors);
+        Assert.Equal(0, CliRun.Of("touch", safetensors, "--tensor", "model.layers.1.*", "--gate", "always").ExitCode);
+
+        JsonElement[] tensors = [.. CliRun.Of("resident", safetensors, "--json").Json().GetProperty("files")[0].GetProperty("tensors").EnumerateArray()];
+
+        // Only layer 1 is asserted: the kernel's fault read-around (read_ahead_kb, often megabytes) may bring its neighbours too.
+        JsonElement[] layer1 = [.. tensors.Where(t => t.GetProperty("name").GetString()!.StartsWith("model.layers.1.", StringComparison.Ordinal))];
+        Assert.Equal(2, layer1.Length);
+        Assert.All(layer1, t => Assert.Equal(t.GetProperty("bytes").GetInt64(), t.GetProperty("residentBytes").GetInt64()));
+    }
+
+    [LinuxFact]
+    public void Resident_Text_SummarizesByLayer()
+    {
+        using var model = new CliModelFiles();
+
+        CliRun run = CliRun.Of("resident", model.Gguf());
+
+        Assert.Equal(0, run.ExitCode);
+        Assert.Contains("blk.0 (2 tensors)", run.Out);
+        Assert.Contains("token_embd (1 tensor)", run.Out);
+    }
+
+    [LinuxFact]
+    public void Evict_WithATensorGlob_DropsOnlyThoseTensors()
+    {
+        using var model = new CliModelFiles();
+        string gguf = model.Gguf();
+        CliModelFiles.Evict(gguf);
+        CliModelFiles.CacheInSmallPages(gguf);
+
+        CliRun run = CliRun.Of("evict", gguf, "--tensor", "blk.0.*");
+
+        Assert.Equal(0, run.ExitCode);
+        JsonElement[] tensors = [.. CliRun.Of("resident", gguf, "--json").Json().GetProperty("files")[0].GetProperty("tensors").EnumerateArray()];
+        Assert.Equal(0, tensors.Single(t => t.GetProperty("name").GetString() == "blk.0.attn_q.weight").GetProperty("residentBytes").GetInt64());
+        JsonElement other = tensors.Single(t => t.GetProperty("name").GetString() == "blk.1.attn_q.weight");
+        Assert.Equal(other.GetProperty("bytes").GetInt64(), other.GetProperty("residentBytes").GetInt64());
+    }
+}
