@@ -79,7 +79,7 @@ internal sealed class ColdStartCommand
             var runner = new ColdStartRunner(file, settings, strategies, caches, repeat, progress);
             List<Sample> samples = runner.Run();
 
-            notes.Add("x limit: the row's GiB/s over the limit row's GiB/s in the same cache state (cold: O_DIRECT sequential read; warm: populate of the cached file, no first pass).");
+            notes.Add("x limit: the row's GiB/s over the limit row's GiB/s in the same cache state (cold: O_DIRECT sequential read; warm: bare MADV_POPULATE_READ of the cached file, no first pass).");
             notes.Add($"Settings: prefault threads {settings.PrefaultThreads}, chunk {ByteSize.Format(settings.ChunkSize)}, first-pass threads {settings.FirstPassThreads}, " +
                 $"limit {settings.LimitThreads} threads x {ByteSize.Format(settings.LimitBlockSize)} reads.");
             BenchReport report = BenchReport.Create(CommonOptions.CommandLine(parse, "coldstart"), file, repeat,
