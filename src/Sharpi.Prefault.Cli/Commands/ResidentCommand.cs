@@ -31,23 +31,6 @@ internal static class ResidentCommand
             return context.ExitCode;
         }
 
-        // Before the tensor tables are read: their read-ahead must not count as resident (see HeadSnapshot).
-        var heads = new Dictionary<string, HeadSnapshot>(StringComparer.Ordinal);
-        foreach (string path in paths)
-        {
-            try
-            {
-                if (File.Exists(path) && ModelFiles.LooksLikeModel(path) && HeadSnapshot.Take(path) is HeadSnapshot head)
-                {
-                    heads[Path.GetFullPath(path)] = head;
-                }
-            }
-            catch (Exception e) when (FileErrors.IsExpected(e))
-            {
-                // Resolve reports the file's failure below.
-            }
-        }
-
         List<FileTarget> targets = Targets.Resolve(context, paths, filter, readModels: true);
         using FileMappings mappings = FileMappings.Open(context, targets);
         var report = new List<ResidentFileJson>(mappings.Items.Count);
@@ -55,13 +38,12 @@ internal static class ResidentCommand
         {
             // mincore over a fresh read-only mapping reports page-cache pages whether or not anyone maps them.
             FileTarget target = mapping.Target;
-            HeadSnapshot? head = heads.GetValueOrDefault(target.FullPath);
-            long wholeResident = Residency.Measure(mapping.Whole()).ResidentBytes - (head?.PulledIn(0, target.Length, mapping.IsResident) ?? 0);
+            long wholeResident = Residency.Measure(mapping.Whole()).ResidentBytes;
             var tensors = new List<ResidentTensorJson>();
             foreach (TensorInfo tensor in target.Tensors ?? [])
             {
                 long resident = tensor.Length == 0 ? 0 : mapping.IsResident(tensor.Offset, tensor.Length)
-                    ? Residency.Measure(mapping.Range(tensor.Offset, tensor.Length)).ResidentBytes - (head?.PulledIn(tensor.Offset, tensor.Length, mapping.IsResident) ?? 0)
+                    ? Residency.Measure(mapping.Range(tensor.Offset, tensor.Length)).ResidentBytes
                     : 0;
                 tensors.Add(new ResidentTensorJson(tensor.Name, tensor.Length, resident));
             }
