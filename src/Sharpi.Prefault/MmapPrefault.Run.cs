@@ -56,10 +56,13 @@ public static partial class MmapPrefault
             return Skip(log, options, "no regions to prefault (all empty)", 0, 0);
         }
 
-        // 3. The RAM-fit decision. It needs the resident bytes only when the regions do not fit without that
-        // credit; otherwise residency is measured inside the sweep, per chunk and in parallel (mincore on a fresh
-        // mapping walks the page cache page by page: ~20 ms per GiB on one thread).
+        // 3. What is already resident (which also finds ranges that are not mapped), then the RAM-fit decision.
         var failures = new List<RegionFailure>();
+        long[] resident = new long[merged.Length];
+        merged = MeasureResidency(merged, resident, failures);
+        long alreadyResident = Sum(resident);
+        long needed = RegionSet.TotalBytes(merged) - alreadyResident;
+
         double fraction = options.RamFraction;
         string? fractionValue = EnvironmentGate.ReadFraction();
         if (EnvironmentGate.ParseFraction(fractionValue, out bool fractionValid) is double envFraction)
@@ -72,23 +75,13 @@ public static partial class MmapPrefault
         }
 
         MemoryFigures memory = mode == PrefaultMode.Auto && options.RamGate == RamGate.FitsInRam ? MemoryFigures.Current() : default;
-        PrefaultDecision decision = Decide(modeValue, requested, 0, memory, options.RamGate, fraction);
-        long[]? resident = null;
-        long alreadyResident = 0;
-        if ((!decision.Run || decision.Partial || options.Strategy == PrefaultStrategy.HintOnly) && Residency.IsSupported)
-        {
-            resident = new long[merged.Length];
-            merged = MeasureResidency(merged, resident, failures);
-            alreadyResident = Sum(resident);
-            decision = Decide(modeValue, RegionSet.TotalBytes(merged) - alreadyResident, alreadyResident, memory, options.RamGate, fraction);
-        }
-
+        PrefaultDecision decision = Decide(modeValue, needed, alreadyResident, memory, options.RamGate, fraction);
         if (!decision.Run)
         {
             return Skip(log, options, decision.Reason, requested, alreadyResident);
         }
 
-        MergedRegion[] work = decision.Partial ? ApplyBudget(merged, resident!, decision.BudgetBytes) : merged;
+        MergedRegion[] work = decision.Partial ? ApplyBudget(merged, resident, decision.BudgetBytes) : merged;
         if (decision.Partial)
         {
             Log.PartialRun(log, options.Label, decision.Reason);
@@ -126,13 +119,12 @@ public static partial class MmapPrefault
                 }
             }
 
-            var sweep = new StrideSweep(work, options.ChunkSize, populate, measureResidency: resident is null && Residency.IsSupported, options.CancellationToken);
+            var sweep = new StrideSweep(work, options.ChunkSize, populate, options.CancellationToken);
             threads = (int)Math.Min(options.MaxDegreeOfParallelism, Math.Max(1, sweep.ChunkCount));
             ProgressReporter? progress = options.Progress is null ? null : new ProgressReporter(options.Progress, sweep.BytesTotal, options.Label, log);
             sweep.Execute(threads, priority, progress);
             sweep.CollectFailures(failures);
             covered = sweep.BytesDone;
-            alreadyResident = resident is null ? sweep.BytesAlreadyResident : alreadyResident;
             cancelled = options.CancellationToken.IsCancellationRequested && covered < sweep.BytesTotal;
             method = populate ? PrefaultMethod.Populate : PrefaultMethod.Touch;
         }
@@ -166,10 +158,11 @@ public static partial class MmapPrefault
             return merged;
         }
 
+        using FileCacheProbe probe = FileCacheProbe.Create(merged);
         int kept = 0;
         for (int i = 0; i < merged.Length; i++)
         {
-            if (Residency.TryCountResident(merged[i].Start, merged[i].End, out long bytes, out int errno))
+            if (probe.TryCountResident(merged[i].Start, merged[i].End, out long bytes, out int errno))
             {
                 resident[kept] = bytes;
                 merged[kept++] = merged[i];

@@ -21,8 +21,9 @@ public readonly record struct ResidencyInfo(long Bytes, long ResidentBytes, bool
 }
 
 /// <summary>
-/// Measures residency with <c>mincore</c> (Linux, macOS): one bit per page, so a 4 GiB mapping is scanned in
-/// milliseconds without touching a page. On Windows every figure reports <see cref="ResidencyInfo.Supported"/> false.
+/// Measures residency without touching a page: for file mappings on Linux 6.5+ with <c>cachestat</c> on the file
+/// (a folio at a time), elsewhere with <c>mincore</c> (Linux, macOS; a bit per page, milliseconds per GiB).
+/// On Windows every figure reports <see cref="ResidencyInfo.Supported"/> false.
 /// </summary>
 public static class Residency
 {
@@ -59,9 +60,10 @@ public static class Residency
 
         long resident = 0;
         string? error = null;
+        using FileCacheProbe probe = FileCacheProbe.Create(merged);
         foreach (MergedRegion r in merged)
         {
-            if (TryCountResident(r.Start, r.End, out long bytes, out int errno))
+            if (probe.TryCountResident(r.Start, r.End, out long bytes, out int errno))
             {
                 resident += bytes;
             }

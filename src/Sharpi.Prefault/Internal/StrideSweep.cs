@@ -26,7 +26,6 @@ internal sealed unsafe class StrideSweep
     private readonly long[] _firstChunk; // _firstChunk[i] is the index of region i's first chunk; the last entry is the total
     private readonly long _chunkSize;
     private readonly bool _populate;
-    private readonly bool _measureResidency;
     private readonly CancellationToken _token;
     private readonly int[] _errno;
     private readonly long[] _failedBytes;
@@ -34,15 +33,13 @@ internal sealed unsafe class StrideSweep
     private long[] _sliceNext = [];
     private long[] _sliceEnd = [];
     private long _bytesDone;
-    private long _bytesResident;
     private int _sink;
 
-    internal StrideSweep(MergedRegion[] regions, long chunkSize, bool populate, bool measureResidency, CancellationToken token)
+    internal StrideSweep(MergedRegion[] regions, long chunkSize, bool populate, CancellationToken token)
     {
         _regions = regions;
         _chunkSize = chunkSize;
         _populate = populate;
-        _measureResidency = measureResidency;
         _token = token;
         _errno = new int[regions.Length];
         _failedBytes = new long[regions.Length];
@@ -62,9 +59,6 @@ internal sealed unsafe class StrideSweep
     internal long BytesTotal { get; }
 
     internal long BytesDone => Volatile.Read(ref _bytesDone);
-
-    /// <summary>Bytes found resident just before their chunk was swept (only when asked to measure).</summary>
-    internal long BytesAlreadyResident => Volatile.Read(ref _bytesResident);
 
     internal long ChunkCount => _firstChunk[^1];
 
@@ -125,7 +119,6 @@ internal sealed unsafe class StrideSweep
     private void Work(int ownSlice, ProgressReporter? progress)
     {
         byte sink = 0;
-        long resident = 0;
         int slices = _sliceNext.Length;
 
         // Own slice first, in order; then help the others from where they are.
@@ -136,20 +129,18 @@ internal sealed unsafe class StrideSweep
             long chunk;
             while (!_token.IsCancellationRequested && (chunk = Interlocked.Increment(ref _sliceNext[slice])) < end)
             {
-                SweepChunk(chunk, ref sink, ref resident);
+                SweepChunk(chunk, ref sink);
 
                 // Only the calling thread has a reporter; it throttles to ten reports a second.
                 progress?.Report(BytesDone);
             }
         }
 
-        Interlocked.Add(ref _bytesResident, resident);
-
         // Keeps the touched bytes observable so the JIT cannot drop the reads.
         Interlocked.Add(ref _sink, sink);
     }
 
-    private void SweepChunk(long chunk, ref byte sink, ref long resident)
+    private void SweepChunk(long chunk, ref byte sink)
     {
         int region = RegionOf(chunk);
         MergedRegion r = _regions[region];
@@ -157,17 +148,6 @@ internal sealed unsafe class StrideSweep
         nint chunkStart = alignedStart + (nint)((chunk - _firstChunk[region]) * _chunkSize);
         nint start = chunkStart > r.Start ? chunkStart : r.Start;
         nint end = chunkStart + (nint)_chunkSize < r.End ? chunkStart + (nint)_chunkSize : r.End;
-
-        if (_measureResidency)
-        {
-            if (!Residency.TryCountResident(start, end, out long bytes, out int errno))
-            {
-                Fail(region, errno, end - start);
-                return;
-            }
-
-            resident += bytes;
-        }
 
         if (_populate && !Populate(start, end, region))
         {

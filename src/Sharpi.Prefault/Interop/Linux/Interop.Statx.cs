@@ -14,6 +14,7 @@ internal static partial class Interop
             [FieldOffset(0)] internal uint Mask;
             [FieldOffset(4)] internal uint BlockSize;
             [FieldOffset(28)] internal ushort Mode;
+            [FieldOffset(32)] internal ulong Inode;
             [FieldOffset(40)] internal ulong Size;
             [FieldOffset(136)] internal uint DevMajor;
             [FieldOffset(140)] internal uint DevMinor;

@@ -1,0 +1,182 @@
+using System.Runtime.InteropServices;
+using Microsoft.Win32.SafeHandles;
+
+namespace Sharpi.Prefault;
+
+/// <summary>
+/// Counts the resident bytes of mapped ranges. For ranges of file mappings on Linux 6.5+ it asks
+/// <c>cachestat(2)</c> about the file itself, which walks the page cache a folio at a time: microseconds for a
+/// 2 GiB file cached in 2 MiB folios. <c>mincore</c> on a fresh mapping looks up every 4 KiB page instead
+/// (~10-20 ms per GiB here), more than the populate it precedes. Anything else (anonymous memory, a file that is
+/// gone or replaced, an older kernel, a refusal) falls back to mincore, which also finds unmapped ranges.
+/// </summary>
+internal sealed unsafe class FileCacheProbe : IDisposable
+{
+    private const int AT_EMPTY_PATH = 0x1000;
+    private const uint STATX_INO = 0x100;
+    private static int s_unsupported; // 1 once the kernel answered ENOSYS
+
+    private readonly FilePiece[] _pieces;
+    private readonly List<SafeFileHandle> _handles;
+
+    private FileCacheProbe(FilePiece[] pieces, List<SafeFileHandle> handles)
+    {
+        _pieces = pieces;
+        _handles = handles;
+    }
+
+    /// <summary>A probe for <paramref name="regions"/>: their file-backed pieces, each file opened once.</summary>
+    internal static FileCacheProbe Create(MergedRegion[] regions)
+    {
+        if (!OperatingSystem.IsLinux() || Volatile.Read(ref s_unsupported) != 0)
+        {
+            return new FileCacheProbe([], []);
+        }
+
+        ProcMapEntry[] maps = ProcMaps.ReadSelf();
+        var opened = new Dictionary<string, SafeFileHandle?>(StringComparer.Ordinal);
+        var pieces = new List<FilePiece>();
+        var handles = new List<SafeFileHandle>();
+        foreach (MergedRegion r in regions)
+        {
+            foreach (MapPiece piece in ProcMaps.Pieces(maps, r.Start, r.End))
+            {
+                if (piece.IsGap || maps[piece.Index] is not { IsFileBacked: true, IsDeleted: false } m)
+                {
+                    continue;
+                }
+
+                if (!opened.TryGetValue(m.Path, out SafeFileHandle? handle))
+                {
+                    handle = OpenIfSameFile(m.Path, m.Inode);
+                    opened[m.Path] = handle;
+                    if (handle is not null)
+                    {
+                        handles.Add(handle);
+                    }
+                }
+
+                if (handle is not null)
+                {
+                    pieces.Add(new FilePiece(piece.Start, piece.End, handle, m.Offset + (piece.Start - m.Start)));
+                }
+            }
+        }
+
+        pieces.Sort(static (a, b) => ((nuint)a.Start).CompareTo((nuint)b.Start));
+        return new FileCacheProbe([.. pieces], handles);
+    }
+
+    /// <summary>Resident bytes of [start, end); false with the errno when the range is not mapped.</summary>
+    internal bool TryCountResident(nint start, nint end, out long residentBytes, out int errno)
+    {
+        errno = 0;
+        if (TryCachestat(start, end, out residentBytes))
+        {
+            return true;
+        }
+
+        return Residency.TryCountResident(start, end, out residentBytes, out errno);
+    }
+
+    public void Dispose()
+    {
+        foreach (SafeFileHandle handle in _handles)
+        {
+            handle.Dispose();
+        }
+    }
+
+    internal bool TryCachestat(nint start, nint end, out long residentBytes)
+    {
+        residentBytes = 0;
+        if (_pieces.Length == 0 || Volatile.Read(ref s_unsupported) != 0)
+        {
+            return false;
+        }
+
+        // The pieces are disjoint and sorted; the range must be covered without a gap.
+        int i = FirstEndingAfter(start);
+        nint at = start;
+        long page = Environment.SystemPageSize;
+        long total = 0;
+        while ((nuint)at < (nuint)end)
+        {
+            if (i >= _pieces.Length || (nuint)_pieces[i].Start > (nuint)at)
+            {
+                return false;
+            }
+
+            FilePiece p = _pieces[i];
+            nint stop = (nuint)p.End < (nuint)end ? p.End : end;
+            long offset = p.FileOffset + (at - p.Start);
+            long alignedOffset = offset / page * page;
+            long alignedEnd = (offset + (stop - at) + page - 1) / page * page;
+            Interop.Libc.CachestatRange range = new() { Offset = (ulong)alignedOffset, Length = (ulong)(alignedEnd - alignedOffset) };
+            Interop.Libc.Cachestat stat;
+            if (Interop.Libc.SyscallCachestat(Interop.Libc.SYS_cachestat, (int)p.Handle.DangerousGetHandle(), &range, &stat, 0) != 0)
+            {
+                if (Marshal.GetLastPInvokeError() == Interop.LinuxConstants.ENOSYS)
+                {
+                    Volatile.Write(ref s_unsupported, 1);
+                }
+
+                return false;
+            }
+
+            // Whole pages are counted; a range that starts or ends inside a page cannot claim more than its bytes.
+            total += Math.Min((long)stat.Cached * page, stop - at);
+            at = stop;
+            i++;
+        }
+
+        residentBytes = total;
+        return true;
+    }
+
+    private int FirstEndingAfter(nint address)
+    {
+        int lo = 0, hi = _pieces.Length;
+        while (lo < hi)
+        {
+            int mid = (lo + hi) >>> 1;
+            if ((nuint)_pieces[mid].End <= (nuint)address)
+            {
+                lo = mid + 1;
+            }
+            else
+            {
+                hi = mid;
+            }
+        }
+
+        return lo;
+    }
+
+    /// <summary>Opens the path when it still names the mapped file (same inode); null otherwise.</summary>
+    private static SafeFileHandle? OpenIfSameFile(string path, long inode)
+    {
+        try
+        {
+            SafeFileHandle handle = File.OpenHandle(path, FileMode.Open, FileAccess.Read, FileShare.ReadWrite | FileShare.Delete);
+            Interop.Libc.StatxBuffer stat;
+            if (Interop.Libc.Statx((int)handle.DangerousGetHandle(), string.Empty, AT_EMPTY_PATH, STATX_INO, &stat) == 0 && (long)stat.Inode == inode)
+            {
+                return handle;
+            }
+
+            handle.Dispose();
+            return null;
+        }
+        catch (IOException)
+        {
+            return null;
+        }
+        catch (UnauthorizedAccessException)
+        {
+            return null;
+        }
+    }
+
+    private readonly record struct FilePiece(nint Start, nint End, SafeFileHandle Handle, long FileOffset);
+}

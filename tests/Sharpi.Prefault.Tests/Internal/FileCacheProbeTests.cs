@@ -1,0 +1,72 @@
+using System.Runtime.InteropServices;
+using Sharpi.Prefault.Tests.TestSupport;
+
+namespace Sharpi.Prefault.Tests.Internal;
+
+/// <summary>cachestat-based counting must agree with mincore, and fall back to it where cachestat cannot answer.</summary>
+public sealed class FileCacheProbeTests
+{
+    private const long MiB = TestFile.MiB;
+
+    [LinuxFact]
+    public void TryCountResident_OnAPartlyCachedFile_AgreesWithMincore()
+    {
+        using TestFile file = TestFile.Create(32 * MiB);
+        using (FileStream stream = new(file.Path, FileMode.Open, FileAccess.Read, FileShare.Read, 1, FileOptions.RandomAccess))
+        {
+            stream.Position = 8 * MiB;
+            stream.ReadExactly(new byte[4 * MiB]);
+        }
+
+        using MappedFile map = file.Map();
+        PrefaultRegion region = map.Region(4097, 20 * MiB);
+        MergedRegion merged = new(region.Address, region.End, "r", 0);
+        using FileCacheProbe probe = FileCacheProbe.Create([merged]);
+
+        bool answered = probe.TryCachestat(merged.Start, merged.End, out long viaCachestat);
+        Assert.True(Residency.TryCountResident(merged.Start, merged.End, out long viaMincore, out _));
+
+        // cachestat arrived in Linux 6.5: there it must answer, and agree with mincore page for page.
+        if (Environment.OSVersion.Version >= new Version(6, 5))
+        {
+            Assert.True(answered, "cachestat did not answer for a regular file mapping");
+        }
+
+        Assert.InRange(viaMincore, 4 * MiB, 5 * MiB);
+        if (answered)
+        {
+            Assert.Equal(viaMincore, viaCachestat);
+        }
+    }
+
+    [LinuxFact]
+    public unsafe void TryCountResident_OnAnonymousMemory_FallsBackToMincore()
+    {
+        nuint size = (nuint)(2 * Environment.SystemPageSize);
+        void* block = NativeMemory.AlignedAlloc(size, (nuint)Environment.SystemPageSize);
+        try
+        {
+            new Span<byte>(block, (int)size).Fill(1);
+            MergedRegion merged = new((nint)block, (nint)block + (nint)size, "anon", 0);
+            using FileCacheProbe probe = FileCacheProbe.Create([merged]);
+
+            Assert.True(probe.TryCountResident(merged.Start, merged.End, out long resident, out _));
+            Assert.Equal((long)size, resident);
+        }
+        finally
+        {
+            NativeMemory.AlignedFree(block);
+        }
+    }
+
+    [LinuxFact]
+    public void TryCountResident_OfAnUnmappedRange_FailsWithTheErrno()
+    {
+        nint gone = Unmapped.Address(MiB);
+        MergedRegion merged = new(gone, gone + (nint)MiB, "gone", 0);
+        using FileCacheProbe probe = FileCacheProbe.Create([merged]);
+
+        Assert.False(probe.TryCountResident(merged.Start, merged.End, out _, out int errno));
+        Assert.Equal(12, errno); // ENOMEM
+    }
+}
