@@ -6,7 +6,10 @@ public enum PrefaultMethod
     /// <summary>Nothing ran (skipped by the gate, or no regions).</summary>
     None = 0,
 
-    /// <summary>Linux <c>madvise(MADV_POPULATE_READ)</c> over page-aligned chunks on parallel threads.</summary>
+    /// <summary>
+    /// Linux <c>madvise(MADV_POPULATE_READ)</c> over page-aligned chunks, one contiguous slice per thread, each
+    /// chunk then read one byte per page (cheap once populated; it pays any first-touch cost a hypervisor adds).
+    /// </summary>
     Populate = 1,
 
     /// <summary>
