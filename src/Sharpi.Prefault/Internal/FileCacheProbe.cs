@@ -33,7 +33,7 @@ internal sealed unsafe class FileCacheProbe : IDisposable
             return new FileCacheProbe([], []);
         }
 
-        ProcMapEntry[] maps = ProcMaps.ReadSelf();
+        ProcMapEntry[] maps = ProcMaps.ReadSelf(RegionSet.Lowest(regions), RegionSet.Highest(regions));
         var opened = new Dictionary<string, SafeFileHandle?>(StringComparer.Ordinal);
         var pieces = new List<FilePiece>();
         var handles = new List<SafeFileHandle>();

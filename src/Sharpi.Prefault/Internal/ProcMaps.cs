@@ -1,4 +1,7 @@
+using System.Buffers;
+using System.Buffers.Text;
 using System.Globalization;
+using System.Text;
 
 namespace Sharpi.Prefault;
 
@@ -22,11 +25,49 @@ internal static partial class ProcMaps
     internal const string SelfMapsPath = "/proc/self/maps";
 
     /// <summary>This process's mappings, sorted by address. Empty when /proc is not readable.</summary>
-    internal static ProcMapEntry[] ReadSelf()
+    internal static ProcMapEntry[] ReadSelf() => ReadSelf(0, -1);
+
+    /// <summary>
+    /// This process's mappings that overlap [<paramref name="low"/>, <paramref name="high"/>) (unsigned), sorted
+    /// by address. The file is parsed as bytes from a pooled buffer and only overlapping lines become entries: a
+    /// process can have thousands of mappings, and a prefault of a few regions should not pay for all of them.
+    /// </summary>
+    internal static ProcMapEntry[] ReadSelf(nint low, nint high)
     {
+        byte[] buffer = ArrayPool<byte>.Shared.Rent(64 * 1024);
         try
         {
-            return Parse(File.ReadAllText(SelfMapsPath));
+            int length = 0;
+            using (var stream = new FileStream(SelfMapsPath, FileMode.Open, FileAccess.Read, FileShare.ReadWrite, 1))
+            {
+                int read;
+                while ((read = stream.Read(buffer, length, buffer.Length - length)) > 0)
+                {
+                    length += read;
+                    if (length == buffer.Length)
+                    {
+                        byte[] larger = ArrayPool<byte>.Shared.Rent(buffer.Length * 2);
+                        buffer.AsSpan(0, length).CopyTo(larger);
+                        ArrayPool<byte>.Shared.Return(buffer);
+                        buffer = larger;
+                    }
+                }
+            }
+
+            var entries = new List<ProcMapEntry>();
+            ReadOnlySpan<byte> text = buffer.AsSpan(0, length);
+            while (!text.IsEmpty)
+            {
+                int newline = text.IndexOf((byte)'\n');
+                ReadOnlySpan<byte> line = newline < 0 ? text : text[..newline];
+                text = newline < 0 ? default : text[(newline + 1)..];
+                if (Overlaps(line, low, high) && TryParseLine(Encoding.UTF8.GetString(line), out ProcMapEntry entry))
+                {
+                    entries.Add(entry);
+                }
+            }
+
+            return [.. entries];
         }
         catch (IOException)
         {
@@ -36,6 +77,21 @@ internal static partial class ProcMaps
         {
             return [];
         }
+        finally
+        {
+            ArrayPool<byte>.Shared.Return(buffer);
+        }
+    }
+
+    /// <summary>Whether a maps line's "start-end" range overlaps [low, high), read without allocating.</summary>
+    private static bool Overlaps(ReadOnlySpan<byte> line, nint low, nint high)
+    {
+        int dash = line.IndexOf((byte)'-');
+        int space = line.IndexOf((byte)' ');
+        return dash > 0 && space > dash
+            && Utf8Parser.TryParse(line[..dash], out ulong start, out _, 'x')
+            && Utf8Parser.TryParse(line[(dash + 1)..space], out ulong end, out _, 'x')
+            && end > (ulong)low && start < (ulong)high;
     }
 
     internal static ProcMapEntry[] Parse(string text)

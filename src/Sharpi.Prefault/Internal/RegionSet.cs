@@ -89,6 +89,30 @@ internal static class RegionSet
         return byAddress;
     }
 
+    /// <summary>The lowest start of the regions (unsigned), or 0 for none.</summary>
+    internal static nint Lowest(MergedRegion[] regions)
+    {
+        nuint low = nuint.MaxValue;
+        foreach (MergedRegion r in regions)
+        {
+            low = Math.Min(low, (nuint)r.Start);
+        }
+
+        return regions.Length == 0 ? 0 : (nint)low;
+    }
+
+    /// <summary>The highest end of the regions (unsigned), or 0 for none.</summary>
+    internal static nint Highest(MergedRegion[] regions)
+    {
+        nuint high = 0;
+        foreach (MergedRegion r in regions)
+        {
+            high = Math.Max(high, (nuint)r.End);
+        }
+
+        return (nint)high;
+    }
+
     internal static long TotalBytes(MergedRegion[] regions)
     {
         long total = 0;

@@ -15,7 +15,7 @@ internal static class TouchSafety
     {
         if (OperatingSystem.IsLinux())
         {
-            ProcMapEntry[] maps = ProcMaps.ReadSelf();
+            ProcMapEntry[] maps = ProcMaps.ReadSelf(RegionSet.Lowest(regions), RegionSet.Highest(regions));
             if (maps.Length > 0)
             {
                 return FilterWithMaps(regions, maps, failures, static path => TryGetFileLength(path));
