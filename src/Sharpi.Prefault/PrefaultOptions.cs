@@ -77,8 +77,9 @@ public sealed record PrefaultOptions
     }
 
     /// <summary>
-    /// The unit of work handed to one thread, in bytes (at least one page; rounded up to whole pages).
-    /// Cancellation and progress are checked between chunks. Default 32 MiB.
+    /// The unit of work, in bytes (at least one page; rounded up to whole pages): one populate call and its touch.
+    /// Each thread walks its own contiguous slice of the regions chunk by chunk, and cancellation and progress are
+    /// checked between chunks. Default 32 MiB.
     /// </summary>
     /// <exception cref="ArgumentOutOfRangeException">The value is less than 1.</exception>
     public long ChunkSize

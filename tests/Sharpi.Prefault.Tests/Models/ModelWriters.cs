@@ -241,8 +241,11 @@ internal sealed class TempModelDirectory : IDisposable
 
 internal static class ModelTestPaths
 {
-    /// <summary>This folder in the source tree (fixtures and corpus are read in place, not copied to the output).</summary>
-    public static string SourceDirectory([CallerFilePath] string file = "") => System.IO.Path.GetDirectoryName(file)!;
+    /// <summary>
+    /// Where the fixtures and the corpus are: copied next to the test assembly by the project file. Source paths
+    /// are no guide, since a CI build (ContinuousIntegrationBuild) maps them to /_/.
+    /// </summary>
+    public static string SourceDirectory() => System.IO.Path.Combine(AppContext.BaseDirectory, "Models");
 }
 
 /// <summary>Base of the reader tests: a temp directory and helpers that write bytes to a file and read it back.</summary>
