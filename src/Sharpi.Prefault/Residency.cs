@@ -69,11 +69,61 @@ public static class Residency
             }
             else
             {
-                error ??= $"{r.DisplayName}: mincore failed, {Errno.Describe(errno)}";
+                error ??= $"{r.DisplayName}: not mapped, {Errno.Describe(errno)}";
             }
         }
 
         return new ResidencyInfo(total, resident, true, error);
+    }
+
+    /// <summary>
+    /// Residency of each region on its own (not merged: overlapping regions each count their bytes), with one setup
+    /// for all of them. Use it for per-tensor reports: measuring regions one call at a time repeats the setup
+    /// (finding the files behind the addresses) for each.
+    /// </summary>
+    /// <returns>One figure per region, in the order given; an empty region gives an empty figure.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="regions"/> is null.</exception>
+    /// <exception cref="ArgumentOutOfRangeException">A region has a negative length.</exception>
+    public static ResidencyInfo[] MeasureEach(IReadOnlyList<PrefaultRegion> regions)
+    {
+        ArgumentNullException.ThrowIfNull(regions);
+        return MeasureEach(MmapPrefault.AsSpan(regions));
+    }
+
+    /// <inheritdoc cref="MeasureEach(IReadOnlyList{PrefaultRegion})"/>
+    public static ResidencyInfo[] MeasureEach(ReadOnlySpan<PrefaultRegion> regions)
+    {
+        RegionSet.Validate(regions, nameof(regions));
+        var results = new ResidencyInfo[regions.Length];
+        if (!IsSupported)
+        {
+            for (int i = 0; i < regions.Length; i++)
+            {
+                results[i] = new ResidencyInfo(regions[i].Length, 0, false, UnsupportedMessage);
+            }
+
+            return results;
+        }
+
+        using FileCacheProbe probe = FileCacheProbe.Create(RegionSet.Merge(regions));
+        for (int i = 0; i < regions.Length; i++)
+        {
+            PrefaultRegion r = regions[i];
+            if (r.IsEmpty)
+            {
+                results[i] = new ResidencyInfo(r.Length, 0, true);
+            }
+            else if (probe.TryCountResident(r.Address, r.End, out long bytes, out int errno))
+            {
+                results[i] = new ResidencyInfo(r.Length, bytes, true);
+            }
+            else
+            {
+                results[i] = new ResidencyInfo(r.Length, 0, true, $"{r.Name ?? $"0x{r.Address:X}"}: not mapped, {Errno.Describe(errno)}");
+            }
+        }
+
+        return results;
     }
 
     /// <summary>Page-cache residency of a whole file (like <c>fincore</c>), measured through a temporary read-only mapping.</summary>

@@ -49,4 +49,29 @@ public sealed class ResidencyTests
     {
         Assert.Throws<ArgumentOutOfRangeException>(() => Residency.Measure(new PrefaultRegion(4096, -1)));
     }
+
+    [LinuxFact]
+    public void MeasureEach_CountsEachRegionOnItsOwn_AndReportsUnmappedOnesWithoutThrowing()
+    {
+        using TestFile file = TestFile.Create(16 * TestFile.MiB);
+        using (var stream = new FileStream(file.Path, FileMode.Open, FileAccess.Read, FileShare.Read, 1, FileOptions.RandomAccess))
+        {
+            stream.ReadExactly(new byte[4 * TestFile.MiB]);
+        }
+
+        using MappedFile map = file.Map();
+        PrefaultRegion head = map.Region(0, 4 * TestFile.MiB, "head");
+        PrefaultRegion overlapping = map.Region(2 * TestFile.MiB, 4 * TestFile.MiB, "overlapping");
+        PrefaultRegion tail = map.Region(8 * TestFile.MiB, 8 * TestFile.MiB, "tail");
+        var gone = new PrefaultRegion(Unmapped.Address(TestFile.MiB), TestFile.MiB, "gone");
+
+        ResidencyInfo[] each = Residency.MeasureEach([head, overlapping, tail, default, gone]);
+
+        Assert.Equal(4 * TestFile.MiB, each[0].ResidentBytes);
+        Assert.Equal(2 * TestFile.MiB, each[1].ResidentBytes);
+        Assert.Equal(0, each[2].ResidentBytes);
+        Assert.Equal(0, each[3].Bytes);
+        Assert.Contains("gone", each[4].Error, StringComparison.Ordinal);
+        Assert.Equal(Residency.Measure(head).ResidentBytes, each[0].ResidentBytes);
+    }
 }

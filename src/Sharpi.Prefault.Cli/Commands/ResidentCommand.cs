@@ -37,15 +37,22 @@ internal static class ResidentCommand
         foreach (FileMapping mapping in mappings.Items)
         {
             // mincore over a fresh read-only mapping reports page-cache pages whether or not anyone maps them.
+            // The whole file first, then each tensor: one call, so the setup is paid once per file, not per tensor.
             FileTarget target = mapping.Target;
-            long wholeResident = Residency.Measure(mapping.Whole()).ResidentBytes;
-            var tensors = new List<ResidentTensorJson>();
-            foreach (TensorInfo tensor in target.Tensors ?? [])
+            IReadOnlyList<TensorInfo> tensorInfos = target.Tensors ?? [];
+            var ranges = new PrefaultRegion[tensorInfos.Count + 1];
+            ranges[0] = mapping.Whole();
+            for (int i = 0; i < tensorInfos.Count; i++)
             {
-                long resident = tensor.Length == 0 ? 0 : mapping.IsResident(tensor.Offset, tensor.Length)
-                    ? Residency.Measure(mapping.Range(tensor.Offset, tensor.Length)).ResidentBytes
-                    : 0;
-                tensors.Add(new ResidentTensorJson(tensor.Name, tensor.Length, resident));
+                ranges[i + 1] = mapping.Range(tensorInfos[i].Offset, tensorInfos[i].Length);
+            }
+
+            ResidencyInfo[] measured = Residency.MeasureEach(ranges);
+            long wholeResident = measured[0].ResidentBytes;
+            var tensors = new List<ResidentTensorJson>(tensorInfos.Count);
+            for (int i = 0; i < tensorInfos.Count; i++)
+            {
+                tensors.Add(new ResidentTensorJson(tensorInfos[i].Name, tensorInfos[i].Length, measured[i + 1].ResidentBytes));
             }
 
             report.Add(new ResidentFileJson(target.DisplayPath, target.Length, wholeResident, tensors));

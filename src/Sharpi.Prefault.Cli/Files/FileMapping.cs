@@ -58,10 +58,6 @@ internal sealed class FileMapping : IDisposable
     public PrefaultRegion Range(long offset, long length, string? name = null) =>
         _view is null ? default : PrefaultRegion.FromView(_view, offset, length, name);
 
-    /// <summary>True when any byte of the range lies on a resident page (mincore; touches nothing).</summary>
-    public bool IsResident(long offset, long length) =>
-        _view is not null && Residency.Measure(PrefaultRegion.FromView(_view, offset, length)).ResidentBytes > 0;
-
     /// <summary>
     /// What the command line asked for in this file: the whole file, or one region per selected tensor (named by
     /// tensor) when tensors were named.
