@@ -32,8 +32,8 @@ public enum PrefaultStrategy
     Touch = 1,
 
     /// <summary>
-    /// Only issue the read-ahead hint (<c>MADV_WILLNEED</c> / <c>PrefetchVirtualMemory</c>) and return. On Linux
-    /// the kernel caps a WILLNEED at its read-ahead window, so this guarantees nothing.
+    /// Only issue the read-ahead hint (<c>MADV_WILLNEED</c> / <c>PrefetchVirtualMemory</c>) and return. The kernel
+    /// may read some, all or none of the range ahead and maps nothing, so this guarantees nothing.
     /// </summary>
     HintOnly = 2,
 }

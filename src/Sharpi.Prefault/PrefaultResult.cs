@@ -23,7 +23,10 @@ public sealed record PrefaultResult
     /// <summary>Bytes covered by the sweep, after merging overlapping and duplicate regions.</summary>
     public long Bytes { get; init; }
 
-    /// <summary>Of the merged regions' bytes, those already resident before the sweep (measured with mincore; 0 where unsupported).</summary>
+    /// <summary>
+    /// Of the merged regions' bytes, those already resident before the sweep (cachestat on Linux 6.5+ for file
+    /// mappings, else mincore; 0 where unsupported).
+    /// </summary>
     public long BytesAlreadyResident { get; init; }
 
     /// <summary>Bytes of the merged regions left out: by the RAM budget, by cancellation, or by failures.</summary>

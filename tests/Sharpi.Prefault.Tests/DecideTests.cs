@@ -74,8 +74,8 @@ public sealed class DecideTests
     [Fact]
     public void Decide_CountsPageCacheTheRegionsAlreadyOccupy_AsRoom()
     {
-        // A second process mapping a model the first already loaded: 12 GiB resident, 4 GiB to come, 6 GiB available.
-        // Without the resident bytes, 0.8 x 6 = 4.8 GiB would still fit 4 GiB; make it tight so only the credit passes.
+        // A second process mapping a model the first already loaded: 6 GiB to come, 6 GiB available. Alone,
+        // 0.8 x 6 = 4.8 GiB does not fit; with the 12 GiB already cached as room, 0.8 x 18 = 14.4 GiB does.
         PrefaultDecision withoutCredit = MmapPrefault.Decide(null, 6 * GiB, 0, new MemoryFigures(6 * GiB, null));
         PrefaultDecision withCredit = MmapPrefault.Decide(null, 6 * GiB, 12 * GiB, new MemoryFigures(6 * GiB, null));
 
