@@ -24,15 +24,3 @@ public sealed class LinuxTheoryAttribute : TheoryAttribute
         }
     }
 }
-
-/// <summary>A fact that runs on Windows only and shows as skipped elsewhere.</summary>
-public sealed class WindowsFactAttribute : FactAttribute
-{
-    public WindowsFactAttribute()
-    {
-        if (!OperatingSystem.IsWindows())
-        {
-            Skip = "Windows only.";
-        }
-    }
-}

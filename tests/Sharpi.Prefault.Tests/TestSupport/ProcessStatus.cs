@@ -1,5 +1,4 @@
 using System.Globalization;
-using System.Runtime.InteropServices;
 
 namespace Sharpi.Prefault.Tests.TestSupport;
 
@@ -31,6 +30,4 @@ public static class ProcessStatus
         string[] f = stat[(stat.LastIndexOf(')') + 2)..].Split(' ');
         return (long.Parse(f[7], CultureInfo.InvariantCulture), long.Parse(f[9], CultureInfo.InvariantCulture));
     }
-
-    public static bool IsLinux => RuntimeInformation.IsOSPlatform(OSPlatform.Linux);
 }
