@@ -1,6 +1,6 @@
 using Sharpi.Prefault.Tests.TestSupport;
 
-namespace Sharpi.Prefault.Tests;
+namespace Sharpi.Prefault.Tests.Prefault;
 
 public sealed class MmapPrefaultStartTests
 {

@@ -1,10 +1,10 @@
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
 
-namespace Sharpi.Prefault.Tests.Interop;
+namespace Sharpi.Prefault.Tests.Interop.Windows;
 
 /// <summary>Native struct layouts, checked the way TerraFX.Interop.Windows checks its own.</summary>
-public sealed class StructLayoutTests
+public sealed class Kernel32LayoutTests
 {
     [Fact]
     public void Win32MemoryRangeEntry_IsBlittableSequentialAndPointerPairSized()

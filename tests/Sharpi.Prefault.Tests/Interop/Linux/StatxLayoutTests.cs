@@ -1,7 +1,7 @@
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
 
-namespace Sharpi.Prefault.Tests.DirectIO;
+namespace Sharpi.Prefault.Tests.Interop.Linux;
 
 /// <summary>The struct statx the kernel fills: 256 bytes, fields at the offsets of include/uapi/linux/stat.h.</summary>
 public sealed class StatxLayoutTests

@@ -6,20 +6,6 @@ using System.Runtime.InteropServices;
 
 namespace Sharpi.Prefault;
 
-/// <summary>How much of a range is in memory.</summary>
-/// <param name="Bytes">Bytes measured (after merging overlapping regions).</param>
-/// <param name="ResidentBytes">Of those, bytes on pages that are resident (page-cache pages mapped or not, for file mappings).</param>
-/// <param name="Supported">False where the platform has no residency query (Windows); the counts are then 0.</param>
-/// <param name="Error">Set when a range could not be measured (for example it is not mapped); the counts cover the rest.</param>
-public readonly record struct ResidencyInfo(long Bytes, long ResidentBytes, bool Supported, string? Error = null)
-{
-    /// <summary>Resident share, 0 to 1 (0 for no bytes).</summary>
-    public double Fraction => Bytes <= 0 ? 0 : (double)ResidentBytes / Bytes;
-
-    /// <summary>Resident share in percent.</summary>
-    public double Percent => Fraction * 100;
-}
-
 /// <summary>
 /// Measures residency without touching a page: for file mappings on Linux 6.5+ with <c>cachestat</c> on the file
 /// (a folio at a time), elsewhere with <c>mincore</c> (Linux, macOS; a bit per page, milliseconds per GiB).

@@ -3,7 +3,7 @@ using System.Runtime.InteropServices;
 using Microsoft.Extensions.Logging;
 using Sharpi.Prefault.Tests.TestSupport;
 
-namespace Sharpi.Prefault.Tests;
+namespace Sharpi.Prefault.Tests.Prefault;
 
 /// <summary>Run over real files, evicted from the page cache, with residency checked by mincore.</summary>
 public sealed class MmapPrefaultTests

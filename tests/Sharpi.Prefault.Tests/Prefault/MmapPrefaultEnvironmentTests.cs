@@ -2,7 +2,7 @@ using System.Runtime.InteropServices;
 using Microsoft.Extensions.Logging;
 using Sharpi.Prefault.Tests.TestSupport;
 
-namespace Sharpi.Prefault.Tests;
+namespace Sharpi.Prefault.Tests.Prefault;
 
 /// <summary>SHARPI_PREFAULT and SHARPI_PREFAULT_RAM_FRACTION, set for real on this process; serialized.</summary>
 [Collection(SerializedEnvironment.Name)]

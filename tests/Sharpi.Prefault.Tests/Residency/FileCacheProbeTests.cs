@@ -1,7 +1,7 @@
 using System.Runtime.InteropServices;
 using Sharpi.Prefault.Tests.TestSupport;
 
-namespace Sharpi.Prefault.Tests.Internal;
+namespace Sharpi.Prefault.Tests;
 
 /// <summary>cachestat-based counting must agree with mincore, and fall back to it where cachestat cannot answer.</summary>
 public sealed class FileCacheProbeTests

@@ -1,7 +1,7 @@
 using System.Diagnostics.Metrics;
 using Sharpi.Prefault.Tests.TestSupport;
 
-namespace Sharpi.Prefault.Tests;
+namespace Sharpi.Prefault.Tests.Prefault;
 
 public sealed class PrefaultMetricsTests
 {

@@ -1,6 +1,6 @@
 using Sharpi.Prefault.Tests.TestSupport;
 
-namespace Sharpi.Prefault.Tests.Reclaim;
+namespace Sharpi.Prefault.Tests.Internal;
 
 public sealed class ProcMapsSmapsTests
 {

@@ -1,4 +1,4 @@
-namespace Sharpi.Prefault.Tests;
+namespace Sharpi.Prefault.Tests.Prefault;
 
 /// <summary>The gate and the RAM-fit heuristic as pure functions over injected figures.</summary>
 public sealed class DecideTests

@@ -1,0 +1,17 @@
+namespace Sharpi.Prefault;
+
+/// <summary>Which mechanism <see cref="MmapPrefault.Run(IReadOnlyList{PrefaultRegion}, PrefaultOptions?)"/> may use.</summary>
+public enum PrefaultStrategy
+{
+    /// <summary>The fastest safe mechanism: populate where the kernel supports it, else hint and touch.</summary>
+    Auto = 0,
+
+    /// <summary>Skip populate and always hint and touch (the portable fallback; useful for comparisons).</summary>
+    Touch = 1,
+
+    /// <summary>
+    /// Only issue the read-ahead hint (<c>MADV_WILLNEED</c> / <c>PrefetchVirtualMemory</c>) and return. The kernel
+    /// may read some, all or none of the range ahead and maps nothing, so this guarantees nothing.
+    /// </summary>
+    HintOnly = 2,
+}
