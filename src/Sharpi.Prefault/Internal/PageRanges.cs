@@ -9,13 +9,12 @@ internal static class PageRanges
     /// </summary>
     internal static MergedRegion[] Outward(MergedRegion[] regions)
     {
-        nint page = Environment.SystemPageSize;
         var grown = new PrefaultRegion[regions.Length];
         for (int i = 0; i < regions.Length; i++)
         {
             MergedRegion r = regions[i];
-            nint start = r.Start & ~(page - 1);
-            nint end = (r.End + page - 1) & ~(page - 1);
+            nint start = Pages.Floor(r.Start);
+            nint end = Pages.Ceiling(r.End);
             grown[i] = new PrefaultRegion(start, end - start, r.Name);
         }
 
@@ -29,13 +28,12 @@ internal static class PageRanges
     /// </summary>
     internal static MergedRegion[] Inward(MergedRegion[] regions, List<MergedRegion> tooSmall)
     {
-        nint page = Environment.SystemPageSize;
         MergedRegion[] joined = JoinTouching([.. regions]);
         var inner = new List<MergedRegion>(joined.Length);
         foreach (MergedRegion r in joined)
         {
-            nint start = (r.Start + page - 1) & ~(page - 1);
-            nint end = r.End & ~(page - 1);
+            nint start = Pages.Ceiling(r.Start);
+            nint end = Pages.Floor(r.End);
             if ((nuint)start < (nuint)end)
             {
                 inner.Add(r with { Start = start, End = end });

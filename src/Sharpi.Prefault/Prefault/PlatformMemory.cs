@@ -71,11 +71,10 @@ internal static unsafe class PlatformMemory
         }
 
         int willNeed = OperatingSystem.IsMacOS() ? Interop.OSXConstants.MADV_WILLNEED : Interop.LinuxConstants.MADV_WILLNEED;
-        nint page = Environment.SystemPageSize;
         foreach (MergedRegion r in regions)
         {
-            nint start = r.Start & ~(page - 1);
-            nint end = (r.End + page - 1) & ~(page - 1);
+            nint start = Pages.Floor(r.Start);
+            nint end = Pages.Ceiling(r.End);
             if (Interop.Libc.Madvise((void*)start, (nuint)(end - start), willNeed) != 0)
             {
                 int errno = Marshal.GetLastPInvokeError();

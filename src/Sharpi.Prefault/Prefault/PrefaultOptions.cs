@@ -88,8 +88,7 @@ public sealed record PrefaultOptions
         init
         {
             ArgumentOutOfRangeException.ThrowIfLessThan(value, 1L);
-            long page = Environment.SystemPageSize;
-            _chunkSize = checked((value + page - 1) / page * page);
+            _chunkSize = Pages.Ceiling(value);
         }
     }
 

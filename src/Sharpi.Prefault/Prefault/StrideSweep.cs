@@ -29,7 +29,7 @@ internal sealed unsafe class StrideSweep
     private readonly CancellationToken _token;
     private readonly int[] _errno;
     private readonly long[] _failedBytes;
-    private readonly nint _page = Environment.SystemPageSize;
+    private readonly nint _page = Pages.Size;
     private long[] _sliceNext = [];
     private long[] _sliceEnd = [];
     private long _bytesDone;
@@ -48,7 +48,7 @@ internal sealed unsafe class StrideSweep
         for (int i = 0; i < regions.Length; i++)
         {
             _firstChunk[i] = chunks;
-            nint alignedStart = regions[i].Start & ~(_page - 1);
+            nint alignedStart = Pages.Floor(regions[i].Start);
             chunks += (regions[i].End - alignedStart + chunkSize - 1) / chunkSize;
         }
 
@@ -144,7 +144,7 @@ internal sealed unsafe class StrideSweep
     {
         int region = RegionOf(chunk);
         MergedRegion r = _regions[region];
-        nint alignedStart = r.Start & ~(_page - 1);
+        nint alignedStart = Pages.Floor(r.Start);
         nint chunkStart = alignedStart + (nint)((chunk - _firstChunk[region]) * _chunkSize);
         nint start = chunkStart > r.Start ? chunkStart : r.Start;
         nint end = chunkStart + (nint)_chunkSize < r.End ? chunkStart + (nint)_chunkSize : r.End;
@@ -180,8 +180,8 @@ internal sealed unsafe class StrideSweep
 
     private bool Populate(nint start, nint end, int region)
     {
-        nint alignedStart = start & ~(_page - 1);
-        nint alignedEnd = (end + _page - 1) & ~(_page - 1);
+        nint alignedStart = Pages.Floor(start);
+        nint alignedEnd = Pages.Ceiling(end);
         for (int attempt = 0; ; attempt++)
         {
             if (Interop.Libc.Madvise((void*)alignedStart, (nuint)(alignedEnd - alignedStart), Interop.LinuxConstants.MADV_POPULATE_READ) == 0)

@@ -40,7 +40,6 @@ internal static class TouchSafety
 
     internal static MergedRegion[] FilterWithMaps(MergedRegion[] regions, ProcMapEntry[] maps, List<RegionFailure> failures, Func<string, long?> fileLength)
     {
-        long page = Environment.SystemPageSize;
         var safe = new List<MergedRegion>(regions.Length);
         foreach (MergedRegion r in regions)
         {
@@ -64,7 +63,7 @@ internal static class TouchSafety
                 {
                     // Pages wholly past the end of the file raise SIGBUS; the page holding the last byte is zero-filled and safe.
                     long bytesInFile = Math.Max(0, length - m.Offset);
-                    long safeBytes = (bytesInFile + page - 1) / page * page;
+                    long safeBytes = Pages.Ceiling(bytesInFile);
                     nint fileEnd = (long)(m.End - m.Start) > safeBytes ? m.Start + (nint)safeBytes : m.End;
                     if ((nuint)fileEnd < (nuint)validEnd)
                     {

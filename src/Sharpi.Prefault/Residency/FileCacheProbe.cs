@@ -98,7 +98,6 @@ internal sealed unsafe class FileCacheProbe : IDisposable
         // The pieces are disjoint and sorted; the range must be covered without a gap.
         int i = FirstEndingAfter(start);
         nint at = start;
-        long page = Environment.SystemPageSize;
         long total = 0;
         while ((nuint)at < (nuint)end)
         {
@@ -110,8 +109,8 @@ internal sealed unsafe class FileCacheProbe : IDisposable
             FilePiece p = _pieces[i];
             nint stop = (nuint)p.End < (nuint)end ? p.End : end;
             long offset = p.FileOffset + (at - p.Start);
-            long alignedOffset = offset / page * page;
-            long alignedEnd = (offset + (stop - at) + page - 1) / page * page;
+            long alignedOffset = Pages.Floor(offset);
+            long alignedEnd = Pages.Ceiling(offset + (stop - at));
             Interop.Libc.CachestatRange range = new() { Offset = (ulong)alignedOffset, Length = (ulong)(alignedEnd - alignedOffset) };
             Interop.Libc.Cachestat stat;
             if (Interop.Libc.SyscallCachestat(Interop.Libc.SYS_cachestat, (int)p.Handle.DangerousGetHandle(), &range, &stat, 0) != 0)
@@ -125,7 +124,7 @@ internal sealed unsafe class FileCacheProbe : IDisposable
             }
 
             // Whole pages are counted; a range that starts or ends inside a page cannot claim more than its bytes.
-            total += Math.Min((long)stat.Cached * page, stop - at);
+            total += Math.Min((long)stat.Cached * Pages.Size, stop - at);
             at = stop;
             i++;
         }

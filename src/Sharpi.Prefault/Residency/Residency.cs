@@ -166,9 +166,9 @@ public static class Residency
             return true;
         }
 
-        nint page = Environment.SystemPageSize;
-        nint alignedStart = start & ~(page - 1);
-        nint alignedEnd = (end + page - 1) & ~(page - 1);
+        nint page = Pages.Size;
+        nint alignedStart = Pages.Floor(start);
+        nint alignedEnd = Pages.Ceiling(end);
         byte[] vector = ArrayPool<byte>.Shared.Rent(PagesPerCall);
         try
         {
