@@ -9,8 +9,8 @@ namespace Sharpi.Prefault;
 internal static partial class Log
 {
     [LoggerMessage(EventId = 1, Level = LogLevel.Information,
-        Message = "[{Label}] Pre-faulted {Bytes} ({AlreadyResident} already resident) in {Seconds:F2} s ({GiBPerSecond:F1} GiB/s) via {Method}{Suffix}")]
-    internal static partial void Completed(ILogger logger, string label, ByteSize bytes, ByteSize alreadyResident, double seconds, double gibPerSecond, string method, string suffix);
+        Message = "[{Label}] Pre-faulted {Bytes:N0} bytes ({BytesAlreadyResident:N0} already resident) in {Seconds:F2} s ({GiBPerSecond:F2} GiB/s) via {Method}{Outcome}")]
+    internal static partial void Completed(ILogger logger, string label, long bytes, long bytesAlreadyResident, double seconds, double gibPerSecond, string method, PrefaultOutcomeText outcome);
 
     [LoggerMessage(EventId = 2, Level = LogLevel.Information, Message = "[{Label}] Prefault skipped: {Reason}")]
     internal static partial void Skipped(ILogger logger, string label, string reason);
@@ -23,8 +23,8 @@ internal static partial class Log
         Message = "SHARPI_PREFAULT_RAM_FRACTION has the invalid value '{Value}'; it must be a number greater than 0 and at most 1. Using {Fraction}.")]
     internal static partial void InvalidFraction(ILogger logger, string value, double fraction);
 
-    [LoggerMessage(EventId = 5, Level = LogLevel.Warning, Message = "[{Label}] Region {Name} ({Bytes}) not prefaulted: {Reason}")]
-    internal static partial void RegionFailed(ILogger logger, string label, string name, ByteSize bytes, string reason);
+    [LoggerMessage(EventId = 5, Level = LogLevel.Warning, Message = "[{Label}] Region {Name} ({Bytes:N0} bytes) not prefaulted: {Reason}")]
+    internal static partial void RegionFailed(ILogger logger, string label, string name, long bytes, string reason);
 
     [LoggerMessage(EventId = 6, Level = LogLevel.Debug, Message = "[{Label}] {Call} at 0x{Address:X} length {Length} failed: {Error}")]
     internal static partial void CallFailed(ILogger logger, string label, string call, nint address, long length, ErrnoText error);

@@ -24,6 +24,13 @@ internal static partial class ProcMaps
 {
     internal const string SelfMapsPath = "/proc/self/maps";
 
+    /// <summary>
+    /// The mappings under <paramref name="regions"/> (Linux; empty elsewhere or when /proc is not readable): the one
+    /// snapshot a run shares between its residency count and its touch-safety check.
+    /// </summary>
+    internal static ProcMapEntry[] ReadFor(MergedRegion[] regions) =>
+        OperatingSystem.IsLinux() && regions.Length > 0 ? ReadSelf(RegionSet.Lowest(regions), RegionSet.Highest(regions)) : [];
+
     /// <summary>This process's mappings, sorted by address. Empty when /proc is not readable.</summary>
     internal static ProcMapEntry[] ReadSelf() => ReadSelf(0, -1);
 

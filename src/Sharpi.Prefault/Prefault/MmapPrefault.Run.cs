@@ -29,243 +29,188 @@ public static partial class MmapPrefault
         return Execute(regions, options ?? PrefaultOptions.Default, options?.WorkerPriority ?? ThreadPriority.Normal);
     }
 
-    /// <summary>Gate -> merge -> residency -> decision -> hint/populate/touch -> result. Shared by Run and Start.</summary>
+    /// <summary>
+    /// The run, top to bottom: gate -> merge -> one snapshot of the mappings -> plan with residency -> decision and
+    /// budget -> mechanism -> sweep -> result. Shared by Run and Start; each step is one named call.
+    /// </summary>
     internal static PrefaultResult Execute(ReadOnlySpan<PrefaultRegion> regions, PrefaultOptions options, ThreadPriority priority)
     {
-        long started = Stopwatch.GetTimestamp();
-        ILogger log = options.Logger ?? NullLogger.Instance;
+        var run = new RunContext(options, Stopwatch.GetTimestamp());
 
-        // 1. The operators' gate, first: under the kill switch nothing is merged, measured or touched.
-        string? modeValue = EnvironmentGate.ReadMode();
-        PrefaultMode mode = EnvironmentGate.ParseMode(modeValue, out bool recognized);
-        if (!recognized)
+        // 1. The operators' gate, read once: under the kill switch nothing is merged, measured or touched.
+        OperatorSettings operators = OperatorSettings.Read(options.RamFraction, run.Log);
+        if (operators.Mode == PrefaultMode.Off)
         {
-            Log.UnknownMode(log, modeValue!.Trim());
+            return Finish(run, Decide(PrefaultMode.Off, 0, 0, default), plan: null, PrefaultMethod.None, default);
         }
 
-        if (mode == PrefaultMode.Off)
-        {
-            return Skip(log, options, Decide(modeValue, 0, 0, default).Reason, 0, 0);
-        }
-
-        // 2. Merge: overlapping and duplicate regions count once.
+        // 2. Merge: overlapping and duplicate regions count once, in the caller's order.
         MergedRegion[] merged = RegionSet.Merge(regions);
-        long requested = RegionSet.TotalBytes(merged);
         if (merged.Length == 0)
         {
-            return Skip(log, options, "no regions to prefault (all empty)", 0, 0);
+            return Finish(run, NothingToDo("no regions to prefault (all empty)", operators.Mode), plan: null, PrefaultMethod.None, default);
         }
 
-        // 3. What is already resident (which also finds ranges that are not mapped), then the RAM-fit decision.
-        var failures = new List<RegionFailure>();
-        long[] resident = new long[merged.Length];
-        merged = MeasureResidency(merged, resident, failures);
-        long alreadyResident = Sum(resident);
-        long needed = RegionSet.TotalBytes(merged) - alreadyResident;
+        // 3. One snapshot of the mappings (Linux), shared by the residency count and the touch-safety check.
+        ProcMapEntry[] maps = ProcMaps.ReadFor(merged);
 
-        double fraction = options.RamFraction;
-        string? fractionValue = EnvironmentGate.ReadFraction();
-        if (EnvironmentGate.ParseFraction(fractionValue, out bool fractionValid) is double envFraction)
+        // 4. The plan: each mapped region with its resident bytes, then the RAM-fit decision and its budget.
+        PrefaultPlan plan = PrefaultPlan.Measure(merged, maps, run.Failures);
+        if (plan.Regions.Length == 0)
         {
-            fraction = envFraction;
-        }
-        else if (!fractionValid)
-        {
-            Log.InvalidFraction(log, fractionValue!, fraction);
+            return Finish(run, NothingToDo("none of the regions is mapped", operators.Mode), plan, PrefaultMethod.None, default);
         }
 
-        MemoryFigures memory = mode == PrefaultMode.Auto && options.RamGate == RamGate.FitsInRam ? MemoryFigures.Current() : default;
-        PrefaultDecision decision = Decide(modeValue, needed, alreadyResident, memory, options.RamGate, fraction);
+        PrefaultDecision decision = Decide(operators.Mode, plan.BytesNeeded, plan.BytesAlreadyResident,
+            MemoryFor(operators.Mode, options.RamGate), options.RamGate, operators.RamFraction);
         if (!decision.Run)
         {
-            return Skip(log, options, decision.Reason, requested, alreadyResident);
+            return Finish(run, decision, plan, PrefaultMethod.None, default);
         }
 
-        MergedRegion[] work = decision.Partial ? ApplyBudget(merged, resident, decision.BudgetBytes) : merged;
-        if (decision.Partial)
+        PrefaultPlan work = decision.Partial ? plan.WithinBudget(decision.BudgetBytes) : plan;
+
+        // 5. The mechanism, then the sweep.
+        PrefaultMethod method = ChooseMethod(options.Strategy, run.Log);
+        SweepOutcome sweep = Sweep(work, method, maps, run, priority);
+
+        // 6. The result, its log lines and its metrics, in one place.
+        return Finish(run, decision, plan, method, sweep);
+    }
+
+    /// <summary>What a run carries from step to step: its settings, logger, start time and the failures found so far.</summary>
+    private sealed class RunContext(PrefaultOptions options, long started)
+    {
+        internal PrefaultOptions Options { get; } = options;
+
+        internal ILogger Log { get; } = options.Logger ?? NullLogger.Instance;
+
+        internal long Started { get; } = started;
+
+        internal List<RegionFailure> Failures { get; } = [];
+    }
+
+    /// <summary>What the sweep covered, on how many threads, and whether cancellation cut it short.</summary>
+    private readonly record struct SweepOutcome(long Bytes, int Threads, bool Cancelled);
+
+    private static PrefaultDecision NothingToDo(string reason, PrefaultMode mode) => new(false, false, 0, mode, reason);
+
+    /// <summary>The memory figures, read only when the RAM-fit gate will look at them.</summary>
+    private static MemoryFigures MemoryFor(PrefaultMode mode, RamGate gate) =>
+        mode == PrefaultMode.Auto && gate == RamGate.FitsInRam ? MemoryFigures.Current() : default;
+
+    /// <summary>
+    /// The mechanism: the hint alone when asked; populate (Linux 5.14+, probed once) for <see cref="PrefaultStrategy.Auto"/>;
+    /// else the touch sweep, preceded by the OS hint where that hint is useful.
+    /// </summary>
+    private static PrefaultMethod ChooseMethod(PrefaultStrategy strategy, ILogger log)
+    {
+        if (strategy == PrefaultStrategy.HintOnly)
         {
-            Log.PartialRun(log, options.Label, decision.Reason);
+            return PrefaultMethod.Hint;
         }
 
-        // 4. The mechanism, and the sweep.
-        PrefaultMethod method;
-        long covered;
-        bool cancelled = false;
-        int threads = 0;
-        if (options.Strategy == PrefaultStrategy.HintOnly)
+        if (strategy == PrefaultStrategy.Auto)
         {
-            PlatformMemory.Hint(work, failures);
-            method = PrefaultMethod.Hint;
-            covered = RegionSet.TotalBytes(work);
-        }
-        else
-        {
-            int probeErrno = 0;
-            bool populate = options.Strategy == PrefaultStrategy.Auto && PopulateSupport.IsSupported(out probeErrno);
-            if (!populate && OperatingSystem.IsLinux() && options.Strategy == PrefaultStrategy.Auto && log.IsEnabled(LogLevel.Debug))
+            if (PopulateSupport.IsSupported(out int probeErrno))
+            {
+                return PrefaultMethod.Populate;
+            }
+
+            if (OperatingSystem.IsLinux())
             {
                 Log.PopulateUnsupported(log, new ErrnoText(probeErrno));
             }
-
-            if (!populate)
-            {
-                // A touch cannot fail softly: keep only pages that are mapped, readable and inside the file.
-                work = TouchSafety.Filter(work, failures);
-                if (!OperatingSystem.IsLinux())
-                {
-                    // macOS and Windows honour a whole-range hint; on Linux it is capped at the read-ahead
-                    // window and leaves small folios behind, so Linux goes straight to the sweep.
-                    PlatformMemory.Hint(work, failures);
-                }
-            }
-
-            var sweep = new StrideSweep(work, options.ChunkSize, populate, options.CancellationToken);
-            threads = (int)Math.Min(options.MaxDegreeOfParallelism, Math.Max(1, sweep.ChunkCount));
-            ProgressReporter? progress = options.Progress is null ? null : new ProgressReporter(options.Progress, sweep.BytesTotal, options.Label, log);
-            sweep.Execute(threads, priority, progress);
-            sweep.CollectFailures(failures);
-            covered = sweep.BytesDone;
-            cancelled = options.CancellationToken.IsCancellationRequested && covered < sweep.BytesTotal;
-            method = populate ? PrefaultMethod.Populate : PrefaultMethod.Touch;
         }
 
-        TimeSpan elapsed = Stopwatch.GetElapsedTime(started);
+        return PrefaultMethod.Touch;
+    }
+
+    private static SweepOutcome Sweep(PrefaultPlan plan, PrefaultMethod method, ProcMapEntry[] maps, RunContext run, ThreadPriority priority)
+    {
+        PrefaultOptions options = run.Options;
+        MergedRegion[] regions = plan.ToRegions();
+        if (method == PrefaultMethod.Hint)
+        {
+            PlatformMemory.Hint(regions, run.Failures);
+            return new SweepOutcome(plan.BytesPlanned, 0, false);
+        }
+
+        if (method == PrefaultMethod.Touch)
+        {
+            // A touch cannot fail softly: keep only pages that are mapped, readable and inside the file.
+            regions = TouchSafety.Filter(regions, maps, run.Failures);
+            if (!OperatingSystem.IsLinux())
+            {
+                // macOS and Windows honour a whole-range hint; on Linux it is capped at the read-ahead
+                // window and leaves small folios behind, so Linux goes straight to the sweep.
+                PlatformMemory.Hint(regions, run.Failures);
+            }
+        }
+
+        var sweep = new StrideSweep(regions, options.ChunkSize, method == PrefaultMethod.Populate, options.CancellationToken);
+        ProgressReporter? progress = options.Progress is null ? null : new ProgressReporter(options.Progress, sweep.BytesTotal, options.Label, run.Log);
+        int threads = sweep.Execute(options.MaxDegreeOfParallelism, priority, progress);
+        sweep.CollectFailures(run.Failures);
+        bool cancelled = options.CancellationToken.IsCancellationRequested && sweep.BytesDone < sweep.BytesTotal;
+        return new SweepOutcome(sweep.BytesDone, threads, cancelled);
+    }
+
+    /// <summary>Builds the result, logs it and records its metrics: the one place every run ends, skipped or not.</summary>
+    private static PrefaultResult Finish(RunContext run, PrefaultDecision decision, PrefaultPlan? plan, PrefaultMethod method, SweepOutcome sweep)
+    {
+        bool ran = method != PrefaultMethod.None;
+        long requested = plan?.BytesRequested ?? 0;
         var result = new PrefaultResult
         {
-            Ran = true,
-            Partial = decision.Partial,
-            Reason = cancelled ? $"cancelled after {Sizes.Format(covered)}; {decision.Reason}" : decision.Reason,
-            Bytes = covered,
-            BytesAlreadyResident = alreadyResident,
+            Ran = ran,
+            Partial = ran && decision.Partial,
+            Reason = sweep.Cancelled ? $"cancelled after {Sizes.Format(sweep.Bytes)}; {decision.Reason}" : decision.Reason,
+            Bytes = sweep.Bytes,
+            BytesAlreadyResident = plan?.BytesAlreadyResident ?? 0,
             BytesRequested = requested,
-            BytesSkipped = requested - covered,
-            Elapsed = elapsed,
+            BytesSkipped = requested - sweep.Bytes,
+            Elapsed = ran ? Stopwatch.GetElapsedTime(run.Started) : TimeSpan.Zero,
             Method = method,
-            Failures = failures,
-            Cancelled = cancelled,
-            RegionCount = merged.Length,
-            Threads = threads,
+            Failures = run.Failures,
+            Cancelled = sweep.Cancelled,
+            RegionCount = plan?.Regions.Length ?? 0,
+            Threads = sweep.Threads,
         };
-        LogCompleted(log, options.Label, result);
-        PrefaultMetrics.Record(options.Label, result);
+
+        LogResult(run, result);
+        PrefaultMetrics.Record(run.Options.Label, result);
         return result;
     }
 
-    private static MergedRegion[] MeasureResidency(MergedRegion[] merged, long[] resident, List<RegionFailure> failures)
+    private static void LogResult(RunContext run, PrefaultResult result)
     {
-        if (!Residency.IsSupported)
+        ILogger log = run.Log;
+        string label = run.Options.Label;
+        if (!result.Ran)
         {
-            return merged;
+            Log.Skipped(log, label, result.Reason);
+        }
+        else if (result.Partial)
+        {
+            Log.PartialRun(log, label, result.Reason);
         }
 
-        using FileCacheProbe probe = FileCacheProbe.Create(merged);
-        int kept = 0;
-        for (int i = 0; i < merged.Length; i++)
-        {
-            if (probe.TryCountResident(merged[i].Start, merged[i].End, out long bytes, out int errno))
-            {
-                resident[kept] = bytes;
-                merged[kept++] = merged[i];
-            }
-            else
-            {
-                failures.Add(new RegionFailure(merged[i].DisplayName, merged[i].Start, merged[i].Length, errno,
-                    $"not mapped: mincore failed, {Errno.Describe(errno)}; skipped"));
-            }
-        }
-
-        if (kept == merged.Length)
-        {
-            return merged;
-        }
-
-        Array.Resize(ref merged, kept);
-        Array.Clear(resident, kept, resident.Length - kept);
-        return merged;
-    }
-
-    /// <summary>Keeps regions in the caller's order until the not-yet-resident bytes reach the budget; the region that crosses it is cut.</summary>
-    internal static MergedRegion[] ApplyBudget(MergedRegion[] merged, long[] resident, long budget)
-    {
-        var kept = new List<MergedRegion>(merged.Length);
-        long left = budget;
-        for (int i = 0; i < merged.Length && left > 0; i++)
-        {
-            long need = merged[i].Length - resident[i];
-            if (need <= left)
-            {
-                kept.Add(merged[i]);
-                left -= need;
-            }
-            else
-            {
-                // Cutting at the budget in bytes overshoots nothing: resident pages inside the cut only make it cheaper.
-                kept.Add(merged[i] with { End = merged[i].Start + (nint)left });
-                left = 0;
-            }
-        }
-
-        return [.. kept];
-    }
-
-    private static PrefaultResult Skip(ILogger log, PrefaultOptions options, string reason, long requested, long alreadyResident)
-    {
-        Log.Skipped(log, options.Label, reason);
-        var result = new PrefaultResult
-        {
-            Ran = false,
-            Reason = reason,
-            BytesRequested = requested,
-            BytesAlreadyResident = alreadyResident,
-            BytesSkipped = requested,
-            Method = PrefaultMethod.None,
-        };
-        PrefaultMetrics.Record(options.Label, result);
-        return result;
-    }
-
-    private static void LogCompleted(ILogger log, string label, PrefaultResult result)
-    {
         foreach (RegionFailure failure in result.Failures)
         {
-            if (log.IsEnabled(LogLevel.Warning))
+            Log.RegionFailed(log, label, failure.Name, failure.Length, failure.Message);
+            if (failure.Errno != 0)
             {
-                Log.RegionFailed(log, label, failure.Name, new ByteSize(failure.Length), failure.Message);
-            }
-
-            if (failure.Errno != 0 && log.IsEnabled(LogLevel.Debug))
-            {
-                Log.CallFailed(log, label, result.Method == PrefaultMethod.Populate ? "madvise(MADV_POPULATE_READ)" : "mapping check", failure.Address, failure.Length, new ErrnoText(failure.Errno));
+                Log.CallFailed(log, label, result.Method == PrefaultMethod.Populate ? "madvise(MADV_POPULATE_READ)" : "mapping check",
+                    failure.Address, failure.Length, new ErrnoText(failure.Errno));
             }
         }
 
-        if (log.IsEnabled(LogLevel.Information))
+        if (result.Ran)
         {
-            LogSummary(log, label, result);
+            string method = PrefaultMethodNames.Of(result.Method); // a table lookup, cheap whether or not the line is written
+            Log.Completed(log, label, result.Bytes, result.BytesAlreadyResident, result.Elapsed.TotalSeconds, result.GiBPerSecond, method,
+                new PrefaultOutcomeText(result));
         }
-    }
-
-    private static void LogSummary(ILogger log, string label, PrefaultResult result)
-    {
-        string suffix = result.Cancelled ? $"; cancelled, {Sizes.Format(result.BytesSkipped)} left"
-            : result.Partial ? $"; partial, {Sizes.Format(result.BytesSkipped)} skipped by the RAM budget"
-            : result.Failures.Count > 0 ? $"; {result.Failures.Count} region(s) failed"
-            : string.Empty;
-        Log.Completed(log, label, new ByteSize(result.Bytes), new ByteSize(result.BytesAlreadyResident), result.Elapsed.TotalSeconds,
-            result.GiBPerSecond, MethodNames[(int)result.Method], suffix);
-    }
-
-    /// <summary>The methods' names in logs and JSON, indexed by <see cref="PrefaultMethod"/>.</summary>
-    internal static readonly string[] MethodNames = ["none", "populate", "touch", "hint"];
-
-    private static long Sum(long[] values)
-    {
-        long sum = 0;
-        foreach (long v in values)
-        {
-            sum += v;
-        }
-
-        return sum;
     }
 }

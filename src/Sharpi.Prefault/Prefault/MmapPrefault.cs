@@ -5,15 +5,16 @@ namespace Sharpi.Prefault;
 
 /// <summary>
 /// Makes mapped regions resident before the first request needs them.
-/// The data flow: regions -> <c>SHARPI_PREFAULT</c> gate -> RAM-fit decision -> OS hint / populate -> parallel sweep -> result.
+/// The data flow (see <c>MmapPrefault.Run.cs</c>): regions -> <c>SHARPI_PREFAULT</c> gate -> merge -> plan with residency
+/// -> RAM-fit decision -> mechanism -> parallel sweep -> result.
 /// </summary>
 public static partial class MmapPrefault
 {
     /// <summary>
-    /// The pure decision: whether to prefault, and how much, from the operators' mode string, the bytes that must
-    /// still come in, and the memory figures. Touches no memory and reads no environment.
+    /// The pure decision: whether to prefault, and how much, from the operators' mode, the bytes that must still
+    /// come in, and the memory figures. Touches no memory and reads no environment.
     /// </summary>
-    /// <param name="mode">The <c>SHARPI_PREFAULT</c> value (null or blank means auto). Unknown values behave as auto.</param>
+    /// <param name="mode">The operators' mode (<c>SHARPI_PREFAULT</c>, parsed).</param>
     /// <param name="bytesNeeded">Bytes of the (merged) regions that are not resident yet.</param>
     /// <param name="bytesAlreadyResident">Bytes of the regions already in the page cache (they occupy memory that can hold them).</param>
     /// <param name="memory">The machine's figures; unknown figures never block a prefault.</param>
@@ -24,33 +25,32 @@ public static partial class MmapPrefault
     /// or <c>bytesNeeded &lt;= ramFraction * min(MemAvailable + bytesAlreadyResident, cgroup limit)</c>; a partial
     /// run limited to that budget when it is smaller; no run when the mode is off or the budget is zero.
     /// </returns>
-    /// <exception cref="ArgumentOutOfRangeException">A byte count is negative, or the fraction is not in (0, 1].</exception>
-    public static PrefaultDecision Decide(string? mode, long bytesNeeded, long bytesAlreadyResident, MemoryFigures memory,
+    /// <exception cref="ArgumentOutOfRangeException">A byte count is negative, the fraction is not in (0, 1], or an enum value is undefined.</exception>
+    public static PrefaultDecision Decide(PrefaultMode mode, long bytesNeeded, long bytesAlreadyResident, MemoryFigures memory,
         RamGate gate = RamGate.FitsInRam, double ramFraction = PrefaultOptions.DefaultRamFraction)
     {
         ArgumentOutOfRangeException.ThrowIfNegative(bytesNeeded);
         ArgumentOutOfRangeException.ThrowIfNegative(bytesAlreadyResident);
         ThrowHelper.ThrowIfInvalidFraction(ramFraction);
         ThrowHelper.ThrowIfUndefined(gate);
+        ThrowHelper.ThrowIfUndefined(mode);
 
-        PrefaultMode parsed = EnvironmentGate.ParseMode(mode, out bool recognized);
-        string unknownNote = recognized ? string.Empty : $" (SHARPI_PREFAULT='{mode!.Trim()}' is not a known value; treated as auto)";
-        switch (parsed)
+        switch (mode)
         {
             case PrefaultMode.Off:
-                return new PrefaultDecision(false, false, 0, parsed, $"SHARPI_PREFAULT={mode!.Trim()}: prefault switched off by the operator");
+                return new PrefaultDecision(false, false, 0, mode, "SHARPI_PREFAULT is off: prefault switched off by the operator");
             case PrefaultMode.Force:
-                return new PrefaultDecision(true, false, long.MaxValue, parsed, $"SHARPI_PREFAULT={mode!.Trim()}: forced, RAM gate bypassed");
+                return new PrefaultDecision(true, false, long.MaxValue, mode, "SHARPI_PREFAULT is force: RAM gate bypassed");
         }
 
         if (gate == RamGate.Always)
         {
-            return new PrefaultDecision(true, false, long.MaxValue, parsed, "RamGate.Always: RAM gate bypassed" + unknownNote);
+            return new PrefaultDecision(true, false, long.MaxValue, mode, "RamGate.Always: RAM gate bypassed");
         }
 
         if (bytesNeeded == 0)
         {
-            return new PrefaultDecision(true, false, long.MaxValue, parsed, "everything is already resident; mapping the pages only" + unknownNote);
+            return new PrefaultDecision(true, false, long.MaxValue, mode, "everything is already resident; mapping the pages only");
         }
 
         long? capacity = null;
@@ -69,22 +69,22 @@ public static partial class MmapPrefault
 
         if (capacity is null)
         {
-            return new PrefaultDecision(true, false, long.MaxValue, parsed, "memory figures unknown; running without a RAM limit" + unknownNote);
+            return new PrefaultDecision(true, false, long.MaxValue, mode, "memory figures unknown; running without a RAM limit");
         }
 
         long budget = (long)Math.Floor(ramFraction * capacity.Value);
         string frame = string.Create(CultureInfo.InvariantCulture, $"{Sizes.Format(bytesNeeded)} to load, budget {Sizes.Format(budget)} ({ramFraction:G3} x {basis})");
         if (bytesNeeded <= budget)
         {
-            return new PrefaultDecision(true, false, budget, parsed, $"fits: {frame}{unknownNote}");
+            return new PrefaultDecision(true, false, budget, mode, $"fits: {frame}");
         }
 
         if (budget <= 0)
         {
-            return new PrefaultDecision(false, false, 0, parsed, $"does not fit: {frame}{unknownNote}");
+            return new PrefaultDecision(false, false, 0, mode, $"does not fit: {frame}");
         }
 
-        return new PrefaultDecision(true, true, budget, parsed, $"does not fit: {frame}; prefaulting regions in the order given up to the budget{unknownNote}");
+        return new PrefaultDecision(true, true, budget, mode, $"does not fit: {frame}; prefaulting regions in the order given up to the budget");
     }
 
     private static long SaturatingAdd(long a, long b) => a > long.MaxValue - b ? long.MaxValue : a + b;

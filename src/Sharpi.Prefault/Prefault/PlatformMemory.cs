@@ -19,7 +19,7 @@ internal static unsafe class PlatformMemory
             return IsCommittedAndReadable(start, end, out why);
         }
 
-        if (Residency.IsSupported && !Residency.TryCountResident(start, end, out _, out errno))
+        if (Residency.IsSupported && !Mincore.TryCountResident(start, end, out _, out errno))
         {
             why = $"not mapped: mincore failed, {Errno.Describe(errno)}";
             return false;

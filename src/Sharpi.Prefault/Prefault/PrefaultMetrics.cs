@@ -30,7 +30,7 @@ internal static class PrefaultMetrics
 
     internal static void Record(string label, PrefaultResult result)
     {
-        var tags = new TagList { { "label", label }, { "method", MmapPrefault.MethodNames[(int)result.Method] } };
+        var tags = new TagList { { "label", label }, { "method", PrefaultMethodNames.Of(result.Method) } };
         if (!result.Ran)
         {
             Skips.Add(1, tags);

@@ -63,12 +63,13 @@ internal sealed unsafe class StrideSweep
     internal long ChunkCount => _firstChunk[^1];
 
     /// <summary>
-    /// Sweeps on <paramref name="threads"/> threads (the calling thread is one of them) and returns when every
-    /// worker has stopped, so nothing touches the regions after this returns.
+    /// Sweeps on up to <paramref name="maxThreads"/> threads, no more than there are chunks (the calling thread is one
+    /// of them), and returns when every worker has stopped, so nothing touches the regions after this returns.
     /// </summary>
-    internal void Execute(int threads, ThreadPriority priority, ProgressReporter? progress)
+    /// <returns>The number of threads that swept.</returns>
+    internal int Execute(int maxThreads, ThreadPriority priority, ProgressReporter? progress)
     {
-        threads = (int)Math.Clamp(Math.Min(threads, ChunkCount), 1, int.MaxValue);
+        int threads = (int)Math.Clamp(Math.Min(maxThreads, ChunkCount), 1, int.MaxValue);
         _sliceNext = new long[threads];
         _sliceEnd = new long[threads];
         for (int t = 0; t < threads; t++)
@@ -101,6 +102,7 @@ internal sealed unsafe class StrideSweep
         }
 
         progress?.Complete(BytesDone);
+        return threads;
     }
 
     /// <summary>The failures, one per region that had any, after <see cref="Execute"/> returned.</summary>

@@ -8,18 +8,15 @@ namespace Sharpi.Prefault;
 internal static class TouchSafety
 {
     /// <summary>
-    /// Splits <paramref name="regions"/> into the safe pieces and the failures. On Linux the check reads
-    /// /proc/self/maps and the files' sizes; elsewhere mincore (Unix) or VirtualQuery (Windows) checks that each range is mapped.
+    /// Splits <paramref name="regions"/> into the safe pieces and the failures. With a snapshot of /proc/self/maps
+    /// (Linux, <see cref="ProcMaps.ReadFor"/>) the check reads the mappings and the files' sizes; without one,
+    /// mincore (Unix) or VirtualQuery (Windows) checks that each range is mapped.
     /// </summary>
-    internal static MergedRegion[] Filter(MergedRegion[] regions, List<RegionFailure> failures)
+    internal static MergedRegion[] Filter(MergedRegion[] regions, ProcMapEntry[] maps, List<RegionFailure> failures)
     {
-        if (OperatingSystem.IsLinux())
+        if (maps.Length > 0)
         {
-            ProcMapEntry[] maps = ProcMaps.ReadSelf(RegionSet.Lowest(regions), RegionSet.Highest(regions));
-            if (maps.Length > 0)
-            {
-                return FilterWithMaps(regions, maps, failures, static path => TryGetFileLength(path));
-            }
+            return FilterWithMaps(regions, maps, failures, static path => TryGetFileLength(path));
         }
 
         var safe = new List<MergedRegion>(regions.Length);

@@ -25,15 +25,17 @@ internal sealed unsafe class FileCacheProbe : IDisposable
         _handles = handles;
     }
 
-    /// <summary>A probe for <paramref name="regions"/>: their file-backed pieces, each file opened once.</summary>
-    internal static FileCacheProbe Create(MergedRegion[] regions)
+    /// <summary>
+    /// A probe for <paramref name="regions"/>: their file-backed pieces in <paramref name="maps"/> (a snapshot of
+    /// /proc/self/maps covering them, see <see cref="ProcMaps.ReadFor"/>), each file opened once.
+    /// </summary>
+    internal static FileCacheProbe Create(MergedRegion[] regions, ProcMapEntry[] maps)
     {
-        if (!OperatingSystem.IsLinux() || Volatile.Read(ref s_unsupported) != 0)
+        if (maps.Length == 0 || Volatile.Read(ref s_unsupported) != 0)
         {
             return new FileCacheProbe([], []);
         }
 
-        ProcMapEntry[] maps = ProcMaps.ReadSelf(RegionSet.Lowest(regions), RegionSet.Highest(regions));
         var opened = new Dictionary<string, SafeFileHandle?>(StringComparer.Ordinal);
         var pieces = new List<FilePiece>();
         var handles = new List<SafeFileHandle>();
@@ -76,7 +78,7 @@ internal sealed unsafe class FileCacheProbe : IDisposable
             return true;
         }
 
-        return Residency.TryCountResident(start, end, out residentBytes, out errno);
+        return Mincore.TryCountResident(start, end, out residentBytes, out errno);
     }
 
     public void Dispose()

@@ -1,8 +1,4 @@
-using System.Buffers;
 using System.IO.MemoryMappedFiles;
-using System.Numerics;
-using System.Runtime.CompilerServices;
-using System.Runtime.InteropServices;
 
 namespace Sharpi.Prefault;
 
@@ -13,9 +9,6 @@ namespace Sharpi.Prefault;
 /// </summary>
 public static class Residency
 {
-    // One mincore call covers this many pages (256 MiB of 4 KiB pages); the vector comes from the shared pool.
-    private const int PagesPerCall = 64 * 1024;
-
     /// <summary>True where residency can be measured (Linux, macOS, FreeBSD).</summary>
     public static bool IsSupported => OperatingSystem.IsLinux() || OperatingSystem.IsMacOS() || OperatingSystem.IsFreeBSD();
 
@@ -46,7 +39,7 @@ public static class Residency
 
         long resident = 0;
         string? error = null;
-        using FileCacheProbe probe = FileCacheProbe.Create(merged);
+        using FileCacheProbe probe = FileCacheProbe.Create(merged, ProcMaps.ReadFor(merged));
         foreach (MergedRegion r in merged)
         {
             if (probe.TryCountResident(r.Start, r.End, out long bytes, out int errno))
@@ -91,7 +84,8 @@ public static class Residency
             return results;
         }
 
-        using FileCacheProbe probe = FileCacheProbe.Create(RegionSet.Merge(regions));
+        MergedRegion[] merged = RegionSet.Merge(regions);
+        using FileCacheProbe probe = FileCacheProbe.Create(merged, ProcMaps.ReadFor(merged));
         for (int i = 0; i < regions.Length; i++)
         {
             PrefaultRegion r = regions[i];
@@ -152,77 +146,4 @@ public static class Residency
     }
 
     private const string UnsupportedMessage = "Residency needs mincore (Linux, macOS); this platform has no page-residency query for mappings.";
-
-    /// <summary>
-    /// Counts the resident bytes of [start, end) with mincore. False with the errno when the range is not
-    /// (entirely) mapped: ENOMEM. Never touches the pages.
-    /// </summary>
-    internal static unsafe bool TryCountResident(nint start, nint end, out long residentBytes, out int errno)
-    {
-        residentBytes = 0;
-        errno = 0;
-        if (end <= start)
-        {
-            return true;
-        }
-
-        nint page = Pages.Size;
-        nint alignedStart = Pages.Floor(start);
-        nint alignedEnd = Pages.Ceiling(end);
-        byte[] vector = ArrayPool<byte>.Shared.Rent(PagesPerCall);
-        try
-        {
-            fixed (byte* vec = vector)
-            {
-                long residentPages = 0;
-                for (nint at = alignedStart; at < alignedEnd;)
-                {
-                    nint pages = Math.Min((alignedEnd - at) / page, PagesPerCall);
-                    if (Interop.Libc.Mincore((void*)at, (nuint)(pages * page), vec) != 0)
-                    {
-                        errno = Marshal.GetLastPInvokeError();
-                        return false;
-                    }
-
-                    residentPages += CountResident(vec, (int)pages);
-                    if (at == alignedStart && (vec[0] & 1) != 0)
-                    {
-                        residentBytes -= start - alignedStart;
-                    }
-
-                    at += pages * page;
-                    if (at == alignedEnd && (vec[pages - 1] & 1) != 0)
-                    {
-                        residentBytes -= alignedEnd - end;
-                    }
-                }
-
-                residentBytes += residentPages * page;
-                return true;
-            }
-        }
-        finally
-        {
-            ArrayPool<byte>.Shared.Return(vector);
-        }
-    }
-
-    /// <summary>Counts the vector entries whose low bit (resident) is set, eight at a time.</summary>
-    private static unsafe long CountResident(byte* vec, int count)
-    {
-        const ulong LowBits = 0x0101010101010101UL;
-        long resident = 0;
-        int i = 0;
-        for (; i + 8 <= count; i += 8)
-        {
-            resident += BitOperations.PopCount(Unsafe.ReadUnaligned<ulong>(vec + i) & LowBits);
-        }
-
-        for (; i < count; i++)
-        {
-            resident += vec[i] & 1;
-        }
-
-        return resident;
-    }
 }

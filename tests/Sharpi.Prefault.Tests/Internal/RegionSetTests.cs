@@ -70,19 +70,6 @@ public sealed class RegionSetTests
     }
 
     [Fact]
-    public void ApplyBudget_TakesRegionsInOrder_CutsTheOneThatCrosses_AndSkipsTheRest()
-    {
-        MergedRegion[] merged = [new(0x10000, 0x30000, "hot", 0), new(0x40000, 0x60000, "warm", 1), new(0x80000, 0xA0000, "cold", 2)];
-        long[] resident = [0x8000, 0, 0];
-
-        MergedRegion[] kept = MmapPrefault.ApplyBudget(merged, resident, 0x18000 + 0x8000);
-
-        Assert.Equal(["hot", "warm"], kept.Select(k => k.Name));
-        Assert.Equal(0x20000, kept[0].Length);
-        Assert.Equal(0x8000, kept[1].Length);
-    }
-
-    [Fact]
     public void Validate_WithNegativeLength_ThrowsNamingTheRegion()
     {
         var ex = Assert.Throws<ArgumentOutOfRangeException>(() => RegionSet.Validate([new(0x1000, 1), new(0x2000, -5)], "regions"));

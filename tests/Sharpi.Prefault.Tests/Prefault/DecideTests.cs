@@ -6,28 +6,20 @@ public sealed class DecideTests
     private const long GiB = 1L << 30;
     private static readonly MemoryFigures Plenty = new(AvailableBytes: 64 * GiB, CgroupLimitBytes: null);
 
-    [Theory]
-    [InlineData("0")]
-    [InlineData("off")]
-    [InlineData(" OFF ")]
-    [InlineData("False")]
-    public void Decide_WithKillSwitch_NeverRuns(string mode)
+    [Fact]
+    public void Decide_WithKillSwitch_NeverRuns()
     {
-        PrefaultDecision d = MmapPrefault.Decide(mode, 1, 0, Plenty, RamGate.Always);
+        PrefaultDecision d = MmapPrefault.Decide(PrefaultMode.Off, 1, 0, Plenty, RamGate.Always);
 
         Assert.False(d.Run);
         Assert.Equal(PrefaultMode.Off, d.Mode);
         Assert.Contains("switched off", d.Reason, StringComparison.Ordinal);
     }
 
-    [Theory]
-    [InlineData("1")]
-    [InlineData("on")]
-    [InlineData("FORCE")]
-    [InlineData("\tforce\n")]
-    public void Decide_WithForce_RunsEvenWhenNothingFits(string mode)
+    [Fact]
+    public void Decide_WithForce_RunsEvenWhenNothingFits()
     {
-        PrefaultDecision d = MmapPrefault.Decide(mode, 100 * GiB, 0, new MemoryFigures(GiB, GiB));
+        PrefaultDecision d = MmapPrefault.Decide(PrefaultMode.Force, 100 * GiB, 0, new MemoryFigures(GiB, GiB));
 
         Assert.True(d.Run);
         Assert.False(d.Partial);
@@ -35,15 +27,10 @@ public sealed class DecideTests
         Assert.Equal(PrefaultMode.Force, d.Mode);
     }
 
-    [Theory]
-    [InlineData(null)]
-    [InlineData("")]
-    [InlineData("  ")]
-    [InlineData("auto")]
-    [InlineData("Auto")]
-    public void Decide_WithAutoOrUnset_AppliesTheRamGate(string? mode)
+    [Fact]
+    public void Decide_WithAuto_AppliesTheRamGate()
     {
-        PrefaultDecision d = MmapPrefault.Decide(mode, 10 * GiB, 0, new MemoryFigures(10 * GiB, null));
+        PrefaultDecision d = MmapPrefault.Decide(PrefaultMode.Auto, 10 * GiB, 0, new MemoryFigures(10 * GiB, null));
 
         Assert.True(d.Run);
         Assert.True(d.Partial);
@@ -52,19 +39,9 @@ public sealed class DecideTests
     }
 
     [Fact]
-    public void Decide_WithUnknownMode_BehavesAsAutoAndSaysSo()
-    {
-        PrefaultDecision d = MmapPrefault.Decide("sometimes", GiB, 0, Plenty);
-
-        Assert.True(d.Run);
-        Assert.Equal(PrefaultMode.Auto, d.Mode);
-        Assert.Contains("'sometimes'", d.Reason, StringComparison.Ordinal);
-    }
-
-    [Fact]
     public void Decide_WhenItFits_RunsInFull()
     {
-        PrefaultDecision d = MmapPrefault.Decide(null, 8 * GiB, 0, new MemoryFigures(10 * GiB, null));
+        PrefaultDecision d = MmapPrefault.Decide(PrefaultMode.Auto, 8 * GiB, 0, new MemoryFigures(10 * GiB, null));
 
         Assert.True(d.Run);
         Assert.False(d.Partial);
@@ -76,8 +53,8 @@ public sealed class DecideTests
     {
         // A second process mapping a model the first already loaded: 6 GiB to come, 6 GiB available. Alone,
         // 0.8 x 6 = 4.8 GiB does not fit; with the 12 GiB already cached as room, 0.8 x 18 = 14.4 GiB does.
-        PrefaultDecision withoutCredit = MmapPrefault.Decide(null, 6 * GiB, 0, new MemoryFigures(6 * GiB, null));
-        PrefaultDecision withCredit = MmapPrefault.Decide(null, 6 * GiB, 12 * GiB, new MemoryFigures(6 * GiB, null));
+        PrefaultDecision withoutCredit = MmapPrefault.Decide(PrefaultMode.Auto, 6 * GiB, 0, new MemoryFigures(6 * GiB, null));
+        PrefaultDecision withCredit = MmapPrefault.Decide(PrefaultMode.Auto, 6 * GiB, 12 * GiB, new MemoryFigures(6 * GiB, null));
 
         Assert.True(withoutCredit.Partial);
         Assert.False(withCredit.Partial);
@@ -87,7 +64,7 @@ public sealed class DecideTests
     [Fact]
     public void Decide_TakesTheSmallerOfAvailableAndCgroupLimit()
     {
-        PrefaultDecision d = MmapPrefault.Decide(null, 3 * GiB, 0, new MemoryFigures(64 * GiB, 2 * GiB));
+        PrefaultDecision d = MmapPrefault.Decide(PrefaultMode.Auto, 3 * GiB, 0, new MemoryFigures(64 * GiB, 2 * GiB));
 
         Assert.True(d.Partial);
         Assert.Equal((long)(0.8 * 2 * GiB), d.BudgetBytes);
@@ -97,7 +74,7 @@ public sealed class DecideTests
     [Fact]
     public void Decide_WithUnknownFigures_RunsAndSaysSo()
     {
-        PrefaultDecision d = MmapPrefault.Decide(null, 1000 * GiB, 0, default);
+        PrefaultDecision d = MmapPrefault.Decide(PrefaultMode.Auto, 1000 * GiB, 0, default);
 
         Assert.True(d.Run);
         Assert.False(d.Partial);
@@ -107,7 +84,7 @@ public sealed class DecideTests
     [Fact]
     public void Decide_WithNoRoomAtAll_Skips()
     {
-        PrefaultDecision d = MmapPrefault.Decide(null, GiB, 0, new MemoryFigures(0, null));
+        PrefaultDecision d = MmapPrefault.Decide(PrefaultMode.Auto, GiB, 0, new MemoryFigures(0, null));
 
         Assert.False(d.Run);
         Assert.Contains("does not fit", d.Reason, StringComparison.Ordinal);
@@ -116,7 +93,7 @@ public sealed class DecideTests
     [Fact]
     public void Decide_WithRamGateAlways_RunsEverything()
     {
-        PrefaultDecision d = MmapPrefault.Decide(null, 100 * GiB, 0, new MemoryFigures(GiB, null), RamGate.Always);
+        PrefaultDecision d = MmapPrefault.Decide(PrefaultMode.Auto, 100 * GiB, 0, new MemoryFigures(GiB, null), RamGate.Always);
 
         Assert.True(d.Run);
         Assert.False(d.Partial);
@@ -125,7 +102,7 @@ public sealed class DecideTests
     [Fact]
     public void Decide_UsesTheGivenFraction()
     {
-        PrefaultDecision d = MmapPrefault.Decide(null, 10 * GiB, 0, new MemoryFigures(10 * GiB, null), ramFraction: 0.5);
+        PrefaultDecision d = MmapPrefault.Decide(PrefaultMode.Auto, 10 * GiB, 0, new MemoryFigures(10 * GiB, null), ramFraction: 0.5);
 
         Assert.Equal(5 * GiB, d.BudgetBytes);
     }
@@ -137,12 +114,18 @@ public sealed class DecideTests
     [InlineData(double.NaN)]
     public void Decide_WithInvalidFraction_Throws(double fraction)
     {
-        Assert.Throws<ArgumentOutOfRangeException>(() => MmapPrefault.Decide(null, 1, 0, Plenty, ramFraction: fraction));
+        Assert.Throws<ArgumentOutOfRangeException>(() => MmapPrefault.Decide(PrefaultMode.Auto, 1, 0, Plenty, ramFraction: fraction));
+    }
+
+    [Fact]
+    public void Decide_WithUndefinedMode_Throws()
+    {
+        Assert.Throws<ArgumentOutOfRangeException>(() => MmapPrefault.Decide((PrefaultMode)42, 1, 0, Plenty));
     }
 
     [Fact]
     public void Decide_WithNegativeBytes_Throws()
     {
-        Assert.Throws<ArgumentOutOfRangeException>(() => MmapPrefault.Decide(null, -1, 0, Plenty));
+        Assert.Throws<ArgumentOutOfRangeException>(() => MmapPrefault.Decide(PrefaultMode.Auto, -1, 0, Plenty));
     }
 }

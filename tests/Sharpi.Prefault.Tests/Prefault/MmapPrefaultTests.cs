@@ -207,8 +207,24 @@ public sealed class MmapPrefaultTests
         MmapPrefault.Run([map.Region()], PrefaultOptions.Default with { Logger = log, Label = "engine" });
 
         string line = Assert.Single(log.At(LogLevel.Information));
-        Assert.StartsWith("[engine] Pre-faulted 8.00 MiB", line, StringComparison.Ordinal);
+        Assert.StartsWith("[engine] Pre-faulted 8,388,608 bytes", line, StringComparison.Ordinal);
         Assert.Contains("GiB/s) via ", line, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void Run_LogsItsFiguresAsNumbers_NotAsFormattedText()
+    {
+        using TestFile file = TestFile.Create(8 * MiB);
+        using MappedFile map = file.Map();
+        var log = new ListLogger();
+
+        MmapPrefault.Run([map.Region()], PrefaultOptions.Default with { Logger = log, Label = "engine" });
+
+        IReadOnlyDictionary<string, object?> fields = Assert.Single(log.Fields, f => f.ContainsKey("BytesAlreadyResident"));
+        Assert.Equal(8 * MiB, Assert.IsType<long>(fields["Bytes"]));
+        Assert.IsType<long>(fields["BytesAlreadyResident"]);
+        Assert.IsType<double>(fields["GiBPerSecond"]);
+        Assert.Equal("engine", fields["Label"]);
     }
 
     [Fact]

@@ -21,10 +21,10 @@ public sealed class FileCacheProbeTests
         using MappedFile map = file.Map();
         PrefaultRegion region = map.Region(4097, 20 * MiB);
         MergedRegion merged = new(region.Address, region.End, "r", 0);
-        using FileCacheProbe probe = FileCacheProbe.Create([merged]);
+        using FileCacheProbe probe = FileCacheProbe.Create([merged], ProcMaps.ReadFor([merged]));
 
         bool answered = probe.TryCachestat(merged.Start, merged.End, out long viaCachestat);
-        Assert.True(Residency.TryCountResident(merged.Start, merged.End, out long viaMincore, out _));
+        Assert.True(Mincore.TryCountResident(merged.Start, merged.End, out long viaMincore, out _));
 
         // cachestat arrived in Linux 6.5: there it must answer, and agree with mincore page for page.
         if (Environment.OSVersion.Version >= new Version(6, 5))
@@ -48,7 +48,7 @@ public sealed class FileCacheProbeTests
         {
             new Span<byte>(block, (int)size).Fill(1);
             MergedRegion merged = new((nint)block, (nint)block + (nint)size, "anon", 0);
-            using FileCacheProbe probe = FileCacheProbe.Create([merged]);
+            using FileCacheProbe probe = FileCacheProbe.Create([merged], ProcMaps.ReadFor([merged]));
 
             Assert.True(probe.TryCountResident(merged.Start, merged.End, out long resident, out _));
             Assert.Equal((long)size, resident);
@@ -64,7 +64,7 @@ public sealed class FileCacheProbeTests
     {
         nint gone = Unmapped.Address(MiB);
         MergedRegion merged = new(gone, gone + (nint)MiB, "gone", 0);
-        using FileCacheProbe probe = FileCacheProbe.Create([merged]);
+        using FileCacheProbe probe = FileCacheProbe.Create([merged], ProcMaps.ReadFor([merged]));
 
         Assert.False(probe.TryCountResident(merged.Start, merged.End, out _, out int errno));
         Assert.Equal(12, errno); // ENOMEM

@@ -6,6 +6,9 @@ internal static partial class Interop
         internal const int MADV_NORMAL = 0;
         internal const int MADV_WILLNEED = 3;
         internal const int MADV_DONTNEED = 4;
+        /// <summary>Allow transparent huge pages in the range; on a file mapping, page-cache folios of PMD size per fault.</summary>
+        internal const int MADV_HUGEPAGE = 14;
+        internal const int MADV_NOHUGEPAGE = 15;
         /// <summary>Since Linux 5.14: fault in pages readable, like a read of each; EFAULT past a file's end.</summary>
         internal const int MADV_POPULATE_READ = 22;
 

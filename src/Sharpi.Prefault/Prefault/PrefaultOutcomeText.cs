@@ -1,0 +1,14 @@
+namespace Sharpi.Prefault;
+
+/// <summary>
+/// The end of a run's summary line ("; partial, 1.00 GiB skipped by the RAM budget"), formatted only when the
+/// message is written.
+/// </summary>
+internal readonly record struct PrefaultOutcomeText(PrefaultResult Result)
+{
+    public override string ToString() =>
+        Result.Cancelled ? $"; cancelled, {Sizes.Format(Result.BytesSkipped)} left"
+        : Result.Partial ? $"; partial, {Sizes.Format(Result.BytesSkipped)} skipped by the RAM budget"
+        : Result.Failures.Count > 0 ? $"; {Result.Failures.Count} region(s) failed"
+        : string.Empty;
+}

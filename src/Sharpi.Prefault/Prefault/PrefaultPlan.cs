@@ -1,0 +1,110 @@
+namespace Sharpi.Prefault;
+
+/// <summary>A merged region of a plan and how many of its bytes were resident when the plan was made.</summary>
+internal readonly record struct PlannedRegion(MergedRegion Region, long ResidentBytes);
+
+/// <summary>
+/// What one run will sweep: the merged regions that are mapped, in the caller's order, each with its resident bytes,
+/// measured once (cachestat on the files where the kernel has it, else mincore). The RAM budget cuts the plan here.
+/// </summary>
+internal sealed class PrefaultPlan
+{
+    private PrefaultPlan(PlannedRegion[] regions, long bytesRequested)
+    {
+        Regions = regions;
+        BytesRequested = bytesRequested;
+        foreach (PlannedRegion p in regions)
+        {
+            BytesPlanned += p.Region.Length;
+            BytesAlreadyResident += p.ResidentBytes;
+        }
+    }
+
+    internal PlannedRegion[] Regions { get; }
+
+    /// <summary>Bytes of all merged regions, the unmapped ones included: what the caller asked for.</summary>
+    internal long BytesRequested { get; }
+
+    /// <summary>Bytes of the planned regions.</summary>
+    internal long BytesPlanned { get; }
+
+    internal long BytesAlreadyResident { get; }
+
+    /// <summary>Bytes that must still come in.</summary>
+    internal long BytesNeeded => BytesPlanned - BytesAlreadyResident;
+
+    /// <summary>
+    /// Measures the residency of each merged region. A region that is not mapped becomes a failure and leaves the
+    /// plan; where residency cannot be measured, every region is planned with nothing resident.
+    /// </summary>
+    internal static PrefaultPlan Measure(MergedRegion[] merged, ProcMapEntry[] maps, List<RegionFailure> failures)
+    {
+        long requested = RegionSet.TotalBytes(merged);
+        var planned = new PlannedRegion[merged.Length];
+        if (!Residency.IsSupported)
+        {
+            for (int i = 0; i < merged.Length; i++)
+            {
+                planned[i] = new PlannedRegion(merged[i], 0);
+            }
+
+            return new PrefaultPlan(planned, requested);
+        }
+
+        using FileCacheProbe probe = FileCacheProbe.Create(merged, maps);
+        int kept = 0;
+        foreach (MergedRegion r in merged)
+        {
+            if (probe.TryCountResident(r.Start, r.End, out long resident, out int errno))
+            {
+                planned[kept++] = new PlannedRegion(r, resident);
+            }
+            else
+            {
+                failures.Add(new RegionFailure(r.DisplayName, r.Start, r.Length, errno, $"not mapped: mincore failed, {Errno.Describe(errno)}; skipped"));
+            }
+        }
+
+        return new PrefaultPlan(planned[..kept], requested);
+    }
+
+    /// <summary>
+    /// The regions in the caller's order until the not-yet-resident bytes reach <paramref name="budget"/>; the region
+    /// that crosses it is cut. Cutting at the budget in bytes overshoots nothing: resident pages inside the cut only
+    /// make it cheaper.
+    /// </summary>
+    internal PrefaultPlan WithinBudget(long budget)
+    {
+        var kept = new List<PlannedRegion>(Regions.Length);
+        long left = budget;
+        for (int i = 0; i < Regions.Length && left > 0; i++)
+        {
+            PlannedRegion p = Regions[i];
+            long need = p.Region.Length - p.ResidentBytes;
+            if (need <= left)
+            {
+                kept.Add(p);
+                left -= need;
+            }
+            else
+            {
+                kept.Add(new PlannedRegion(p.Region with { End = p.Region.Start + (nint)left }, 0));
+                left = 0;
+            }
+        }
+
+        return new PrefaultPlan([.. kept], BytesRequested);
+    }
+
+    /// <summary>The planned regions alone, for the mechanisms.</summary>
+    internal MergedRegion[] ToRegions()
+    {
+        var regions = new MergedRegion[Regions.Length];
+        for (int i = 0; i < regions.Length; i++)
+        {
+            regions[i] = Regions[i].Region;
+        }
+
+        return regions;
+    }
+}
