@@ -6,11 +6,11 @@ namespace Sharpi.Prefault;
 internal static partial class Log
 {
     [LoggerMessage(EventId = 300, Level = LogLevel.Information,
-        Message = "[{Label}] Released {Released} of {Requested} with MADV_DONTNEED ({SkippedCount} ranges kept resident)")]
-    internal static partial void Released(ILogger logger, string label, string released, string requested, int skippedCount);
+        Message = "[{Label}] Released {BytesReleased:N0} of {BytesRequested:N0} bytes with MADV_DONTNEED ({SkippedCount} ranges kept resident)")]
+    internal static partial void Released(ILogger logger, string label, long bytesReleased, long bytesRequested, int skippedCount);
 
-    [LoggerMessage(EventId = 301, Level = LogLevel.Debug, Message = "[{Label}] Kept {Name} ({Bytes}) resident: {Reason}")]
-    internal static partial void KeptResident(ILogger logger, string label, string name, string bytes, string reason);
+    [LoggerMessage(EventId = 301, Level = LogLevel.Debug, Message = "[{Label}] Kept {Name} ({Bytes:N0} bytes) resident: {Reason}")]
+    internal static partial void KeptResident(ILogger logger, string label, string name, long bytes, string reason);
 
     [LoggerMessage(EventId = 302, Level = LogLevel.Information, Message = "[{Label}] Reclaim skipped: {Reason}")]
     internal static partial void ReclaimNotRun(ILogger logger, string label, string reason);
@@ -18,12 +18,12 @@ internal static partial class Log
     [LoggerMessage(EventId = 303, Level = LogLevel.Warning, Message = "[{Label}] Reclaim refused, nothing released: {Count} ranges would lose data or are not mapped")]
     internal static partial void ReclaimRefused(ILogger logger, string label, int count);
 
-    [LoggerMessage(EventId = 310, Level = LogLevel.Information, Message = "[{Label}] Locked {Locked} of {Requested} in memory ({Ranges} ranges)")]
-    internal static partial void Locked(ILogger logger, string label, string locked, string requested, int ranges);
+    [LoggerMessage(EventId = 310, Level = LogLevel.Information, Message = "[{Label}] Locked {BytesLocked:N0} of {BytesRequested:N0} bytes in memory ({Ranges} ranges)")]
+    internal static partial void Locked(ILogger logger, string label, long bytesLocked, long bytesRequested, int ranges);
 
-    [LoggerMessage(EventId = 311, Level = LogLevel.Warning, Message = "[{Label}] Could not lock {Name} ({Bytes}); running unlocked: {Reason}")]
-    internal static partial void LockFailed(ILogger logger, string label, string name, string bytes, string reason);
+    [LoggerMessage(EventId = 311, Level = LogLevel.Warning, Message = "[{Label}] Could not lock {Name} ({Bytes:N0} bytes); running unlocked: {Reason}")]
+    internal static partial void LockFailed(ILogger logger, string label, string name, long bytes, string reason);
 
-    [LoggerMessage(EventId = 312, Level = LogLevel.Debug, Message = "[{Label}] Unlocked {Bytes}")]
-    internal static partial void Unlocked(ILogger logger, string label, string bytes);
+    [LoggerMessage(EventId = 312, Level = LogLevel.Debug, Message = "[{Label}] Unlocked {Bytes:N0} bytes")]
+    internal static partial void Unlocked(ILogger logger, string label, long bytes);
 }

@@ -2,7 +2,10 @@ using System.Globalization;
 
 namespace Sharpi.Prefault;
 
-/// <summary>Byte counts in words for logs and reasons.</summary>
+/// <summary>
+/// Byte counts in words ("1.50 GiB") for reasons, messages and tables: the one formatter. The tool and the bench
+/// compile this file too, so every output writes sizes the same way.
+/// </summary>
 internal static class Sizes
 {
     internal const double GiB = 1L << 30;
@@ -14,10 +17,4 @@ internal static class Sizes
         >= 1L << 10 => string.Create(CultureInfo.InvariantCulture, $"{bytes / 1024.0:F2} KiB"),
         _ => string.Create(CultureInfo.InvariantCulture, $"{bytes} B"),
     };
-}
-
-/// <summary>A byte count that formats itself only when a log message is actually written.</summary>
-internal readonly record struct ByteSize(long Bytes)
-{
-    public override string ToString() => Sizes.Format(Bytes);
 }

@@ -56,16 +56,15 @@ public sealed class LockLease : IDisposable
             LockRegistry.Process.Release(start, end, Unlock);
         }
 
-        if (LockedBytes > 0 && _logger.IsEnabled(LogLevel.Debug))
+        if (LockedBytes > 0)
         {
-            string bytes = Sizes.Format(LockedBytes);
-            Log.Unlocked(_logger, _label, bytes);
+            Log.Unlocked(_logger, _label, LockedBytes);
         }
     }
 
     private void Unlock(nint start, nint end)
     {
-        if (!PlatformLock.TryUnlock(start, end, out int error) && _logger.IsEnabled(LogLevel.Debug))
+        if (!PlatformLock.TryUnlock(start, end, out int error))
         {
             Log.CallFailed(_logger, _label, PlatformLock.UnlockCallName, start, end - start, new ErrnoText(error));
         }

@@ -48,18 +48,13 @@ public static class MmapLock
             LockRegistry.Process.Release(r.Start, r.End, static (start, end) => PlatformLock.TryUnlock(start, end, out _));
             string reason = PlatformLock.DescribeFailure(error, r.Start, r.End);
             failures.Add(new RegionFailure(r.DisplayName, r.Start, r.Length, error, reason));
-            if (logger.IsEnabled(LogLevel.Warning))
-            {
-                string bytes = Sizes.Format(r.Length);
-                Log.LockFailed(logger, options.Label, r.DisplayName, bytes, reason);
-            }
+            Log.LockFailed(logger, options.Label, r.DisplayName, r.Length, reason);
         }
 
         long requested = RegionSet.TotalBytes(pages);
-        if (lockedBytes > 0 && logger.IsEnabled(LogLevel.Information))
+        if (lockedBytes > 0)
         {
-            (string done, string asked) = (Sizes.Format(lockedBytes), Sizes.Format(requested));
-            Log.Locked(logger, options.Label, done, asked, locked.Count);
+            Log.Locked(logger, options.Label, lockedBytes, requested, locked.Count);
         }
 
         return new LockLease([.. locked], lockedBytes, requested, failures, logger, options.Label);

@@ -84,20 +84,13 @@ public static class MmapReclaim
             }
         }
 
-        if (logger.IsEnabled(LogLevel.Debug))
+        foreach (RegionFailure s in plan.Skipped)
         {
-            foreach (RegionFailure s in plan.Skipped)
-            {
-                string bytes = Sizes.Format(s.Length);
-                Log.KeptResident(logger, label, s.Name, bytes, s.Message);
-            }
+            Log.KeptResident(logger, label, s.Name, s.Length, s.Message);
         }
 
-        if (logger.IsEnabled(LogLevel.Information))
-        {
-            (string done, string asked) = (Sizes.Format(released), Sizes.Format(requested));
-            Log.Released(logger, label, done, asked, plan.Skipped.Count);
-        }
+        Log.Released(logger, label, released, requested, plan.Skipped.Count);
+
         return new ReclaimResult
         {
             Supported = true,
