@@ -12,7 +12,7 @@ internal static partial class ProcMaps
     internal static IEnumerable<MapPiece> Pieces(ProcMapEntry[] entries, nint start, nint end)
     {
         nint at = start;
-        int i = FirstEndingAfter(entries, at);
+        int i = AddressRanges.FirstEndingAfter<ProcMapEntry>(entries, at);
         while ((nuint)at < (nuint)end)
         {
             if (i >= entries.Length || (nuint)entries[i].Start > (nuint)at)

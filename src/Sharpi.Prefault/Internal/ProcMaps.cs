@@ -7,6 +7,7 @@ namespace Sharpi.Prefault;
 
 /// <summary>One line of /proc/self/maps.</summary>
 internal readonly record struct ProcMapEntry(nint Start, nint End, bool Readable, bool Writable, bool Shared, long Offset, long Inode, string Path)
+    : IAddressRange
 {
     /// <summary>A mapping of a file (as opposed to anonymous memory, the heap, stacks or [vdso]-style pseudo files).</summary>
     internal bool IsFileBacked => Inode != 0 && Path.StartsWith('/');
@@ -142,25 +143,5 @@ internal static partial class ProcMaps
         string path = count >= 6 ? line[fields[5].Start..].Trim().ToString() : string.Empty;
         entry = new ProcMapEntry((nint)start, (nint)end, perms[0] == 'r', perms[1] == 'w', perms[3] == 's', offset, inode, path);
         return true;
-    }
-
-    /// <summary>Index of the first entry whose end lies above <paramref name="address"/>, or entries.Length.</summary>
-    internal static int FirstEndingAfter(ProcMapEntry[] entries, nint address)
-    {
-        int lo = 0, hi = entries.Length;
-        while (lo < hi)
-        {
-            int mid = (lo + hi) >>> 1;
-            if ((nuint)entries[mid].End <= (nuint)address)
-            {
-                lo = mid + 1;
-            }
-            else
-            {
-                hi = mid;
-            }
-        }
-
-        return lo;
     }
 }

@@ -27,4 +27,8 @@ internal static partial class ThrowHelper
     internal static void ThrowTensorOutsideView(string name, long offset, long length, long capacity, string paramName) =>
         throw new ArgumentOutOfRangeException(paramName,
             $"Tensor {name} at offset {offset} with length {length} lies outside the view of {capacity} bytes; map the whole file from offset 0.");
+
+    [DoesNotReturn]
+    internal static void ThrowEmptyPattern(string paramName) =>
+        throw new ArgumentException("Tensor name patterns must be non-empty (use \"*\" for all tensors).", paramName);
 }

@@ -109,7 +109,7 @@ public sealed class TensorSelection
         {
             if (string.IsNullOrEmpty(pattern))
             {
-                throw new ArgumentException("Tensor name patterns must be non-empty (use \"*\" for all tensors).", paramName);
+                ThrowHelper.ThrowEmptyPattern(paramName);
             }
         }
 

@@ -98,7 +98,7 @@ internal sealed unsafe class FileCacheProbe : IDisposable
         }
 
         // The pieces are disjoint and sorted; the range must be covered without a gap.
-        int i = FirstEndingAfter(start);
+        int i = AddressRanges.FirstEndingAfter<FilePiece>(_pieces, start);
         nint at = start;
         long total = 0;
         while ((nuint)at < (nuint)end)
@@ -135,25 +135,6 @@ internal sealed unsafe class FileCacheProbe : IDisposable
         return true;
     }
 
-    private int FirstEndingAfter(nint address)
-    {
-        int lo = 0, hi = _pieces.Length;
-        while (lo < hi)
-        {
-            int mid = (lo + hi) >>> 1;
-            if ((nuint)_pieces[mid].End <= (nuint)address)
-            {
-                lo = mid + 1;
-            }
-            else
-            {
-                hi = mid;
-            }
-        }
-
-        return lo;
-    }
-
     /// <summary>Opens the path when it still names the mapped file (same inode); null otherwise.</summary>
     private static SafeFileHandle? OpenIfSameFile(string path, long inode)
     {
@@ -179,5 +160,5 @@ internal sealed unsafe class FileCacheProbe : IDisposable
         }
     }
 
-    private readonly record struct FilePiece(nint Start, nint End, SafeFileHandle Handle, long FileOffset);
+    private readonly record struct FilePiece(nint Start, nint End, SafeFileHandle Handle, long FileOffset) : IAddressRange;
 }

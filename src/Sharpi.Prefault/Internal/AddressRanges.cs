@@ -1,0 +1,32 @@
+namespace Sharpi.Prefault;
+
+/// <summary>A range of the address space that ends at <see cref="End"/> (exclusive).</summary>
+internal interface IAddressRange
+{
+    nint End { get; }
+}
+
+/// <summary>Searches over address ranges sorted by address and disjoint (/proc/self/maps entries, a file's mapped pieces).</summary>
+internal static class AddressRanges
+{
+    /// <summary>Index of the first range whose end lies above <paramref name="address"/> (unsigned), or the count.</summary>
+    internal static int FirstEndingAfter<T>(ReadOnlySpan<T> ranges, nint address)
+        where T : IAddressRange
+    {
+        int lo = 0, hi = ranges.Length;
+        while (lo < hi)
+        {
+            int mid = (lo + hi) >>> 1;
+            if ((nuint)ranges[mid].End <= (nuint)address)
+            {
+                lo = mid + 1;
+            }
+            else
+            {
+                hi = mid;
+            }
+        }
+
+        return lo;
+    }
+}
