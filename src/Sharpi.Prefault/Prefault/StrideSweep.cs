@@ -156,8 +156,19 @@ internal sealed unsafe class StrideSweep
             return;
         }
 
-        sink ^= Touch((byte*)start, (byte*)end, _page);
-        Interlocked.Add(ref _bytesDone, end - start);
+        // After a populate the pages are mapped and the touch costs little where nothing is left to pay; it is
+        // skipped where it would be a plain load, which a concurrent truncation could turn into a fatal SIGBUS.
+        nint touched = end;
+        if (!_populate || SafeTouch.IsKernelChecked)
+        {
+            touched = SafeTouch.Touch(start, end, ref sink, out int errno);
+            if (touched != end)
+            {
+                Fail(region, errno, end - touched);
+            }
+        }
+
+        Interlocked.Add(ref _bytesDone, touched - start);
     }
 
     /// <summary>The region holding <paramref name="chunk"/>: a binary search over the regions' first chunks.</summary>
@@ -208,21 +219,9 @@ internal sealed unsafe class StrideSweep
         Interlocked.Add(ref _failedBytes[region], bytes);
     }
 
-    /// <summary>Reads one byte per page from <paramref name="start"/> and the last byte: every page of the range faults in once.</summary>
-    private static byte Touch(byte* start, byte* end, nint page)
-    {
-        byte acc = 0;
-        for (byte* p = start; p < end; p += page)
-        {
-            acc ^= *p;
-        }
-
-        return (byte)(acc ^ *(end - 1));
-    }
-
     internal static string DescribeError(int errno) => errno switch
     {
-        Interop.LinuxConstants.EFAULT => $"pages past the end of the mapped file (truncated?) or unreadable; populate stopped there instead of a fatal SIGBUS ({Errno.Describe(errno)})",
+        Interop.LinuxConstants.EFAULT => $"pages past the end of the mapped file (truncated?) or unreadable; the sweep stopped there instead of a fatal SIGBUS ({Errno.Describe(errno)})",
         Interop.LinuxConstants.ENOMEM => $"not mapped ({Errno.Describe(errno)})",
         Interop.LinuxConstants.EINVAL => $"this mapping cannot be populated (device or PFN mapping, or locked against it) ({Errno.Describe(errno)})",
         Interop.LinuxConstants.EHWPOISON => $"hardware memory error in the range ({Errno.Describe(errno)})",

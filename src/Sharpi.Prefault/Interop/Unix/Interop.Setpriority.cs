@@ -1,0 +1,23 @@
+using System.Runtime.InteropServices;
+using System.Runtime.Versioning;
+
+internal static partial class Interop
+{
+    internal static partial class Libc
+    {
+        internal const int PRIO_PROCESS = 0;
+
+        /// <summary>
+        /// int setpriority(int which, id_t who, int prio). On Linux, PRIO_PROCESS with a thread id sets that thread's
+        /// nice value; raising one's own nice needs no privilege.
+        /// </summary>
+        [LibraryImport(Libraries.Libc, EntryPoint = "setpriority", SetLastError = true)]
+        [SupportedOSPlatform("linux")]
+        internal static partial int Setpriority(int which, uint who, int priority);
+
+        /// <summary>int getpriority(int which, id_t who); returns the nice value (errno tells -1 from failure).</summary>
+        [LibraryImport(Libraries.Libc, EntryPoint = "getpriority", SetLastError = true)]
+        [SupportedOSPlatform("linux")]
+        internal static partial int Getpriority(int which, uint who);
+    }
+}

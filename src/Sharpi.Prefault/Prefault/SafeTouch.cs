@@ -1,0 +1,154 @@
+using System.Runtime.InteropServices;
+
+namespace Sharpi.Prefault;
+
+/// <summary>
+/// Reads one byte of every page of a range so that each page faults in, in a way that cannot kill the process: a
+/// plain load of a page past a file's end raises SIGBUS, which .NET cannot catch, and a file may shrink at any moment
+/// while a sweep runs. So the read goes through the kernel, which reports such a page as an error instead:
+/// <c>process_vm_readv</c> on this process (Linux 3.2+, up to 1,024 pages a call) or <c>mach_vm_read_overwrite</c>
+/// (macOS). On Windows a file cannot be truncated while a view of it is mapped (ERROR_USER_MAPPED_FILE), so a range
+/// <c>VirtualQuery</c> found committed and readable is read directly. Where the kernel refuses the call (a seccomp
+/// filter), ranges are read directly after the touch-safety check, as before Linux 3.2.
+/// </summary>
+internal static unsafe class SafeTouch
+{
+    /// <summary>IOV_MAX: the most iovecs one process_vm_readv takes.</summary>
+    private const int PagesPerCall = 1024;
+
+    private const int MacCopyBytes = 64 * 1024;
+
+    private static int s_state; // 0 unknown, 1 the kernel read works, -1 refused (read directly)
+
+    /// <summary>
+    /// True when touches go through the kernel and so survive a concurrent truncation; false where they are plain
+    /// loads (Windows, or a kernel that refused the call), which need <see cref="TouchSafety"/>'s check first.
+    /// </summary>
+    internal static bool IsKernelChecked
+    {
+        get
+        {
+            int state = Volatile.Read(ref s_state);
+            if (state == 0)
+            {
+                state = Probe() ? 1 : -1;
+                Volatile.Write(ref s_state, state);
+            }
+
+            return state > 0;
+        }
+    }
+
+    /// <summary>
+    /// Touches every page of [<paramref name="start"/>, <paramref name="end"/>) in address order and returns where it
+    /// stopped: <paramref name="end"/>, or the start of the first page that could not be read (with its errno).
+    /// </summary>
+    internal static nint Touch(nint start, nint end, ref byte sink, out int errno)
+    {
+        errno = 0;
+        if (IsKernelChecked)
+        {
+            if (OperatingSystem.IsLinux())
+            {
+                return TouchThroughKernel(start, end, out errno);
+            }
+
+            if (OperatingSystem.IsMacOS())
+            {
+                return TouchThroughMach(start, end, out errno);
+            }
+        }
+
+        sink ^= TouchDirect((byte*)start, (byte*)end);
+        return end;
+    }
+
+    [System.Runtime.Versioning.SupportedOSPlatform("linux")]
+    private static nint TouchThroughKernel(nint start, nint end, out int errno)
+    {
+        errno = 0;
+        int pid = Environment.ProcessId;
+        byte* sink = stackalloc byte[PagesPerCall];
+        Interop.Libc.IOVector* remote = stackalloc Interop.Libc.IOVector[PagesPerCall];
+        nint page = Pages.Size;
+        nint next = start;
+        while ((nuint)next < (nuint)end)
+        {
+            // One byte of each page: the first at start, the others at page boundaries.
+            int count = 0;
+            nint batchStart = next;
+            for (; count < PagesPerCall && (nuint)next < (nuint)end; count++)
+            {
+                remote[count].Base = (void*)next;
+                remote[count].Count = 1;
+                next = Pages.Floor(next) + page;
+            }
+
+            Interop.Libc.IOVector local = new() { Base = sink, Count = (nuint)count };
+            nint read = Interop.Libc.ProcessVmReadv(pid, &local, 1, remote, (nuint)count, 0);
+            if (read == count)
+            {
+                continue;
+            }
+
+            // A short read stops at the first page the kernel could not fault in; -1 means the first one.
+            errno = read < 0 ? Marshal.GetLastPInvokeError() : Interop.LinuxConstants.EFAULT;
+            nint stopped = (nint)remote[read < 0 ? 0 : read].Base;
+            return (nuint)stopped > (nuint)batchStart ? Pages.Floor(stopped) : batchStart;
+        }
+
+        return end;
+    }
+
+    [System.Runtime.Versioning.SupportedOSPlatform("macos")]
+    private static nint TouchThroughMach(nint start, nint end, out int errno)
+    {
+        errno = 0;
+        uint task = Interop.Libc.MachTaskSelf();
+        byte* buffer = stackalloc byte[MacCopyBytes];
+        for (nint at = start; (nuint)at < (nuint)end;)
+        {
+            nint stop = (nuint)(end - at) > MacCopyBytes ? at + MacCopyBytes : end;
+            ulong copied;
+            int kr = Interop.Libc.MachVmReadOverwrite(task, (ulong)at, (ulong)(stop - at), (ulong)buffer, &copied);
+            if (kr != 0)
+            {
+                errno = Interop.LinuxConstants.EFAULT;
+                return at;
+            }
+
+            at = stop;
+        }
+
+        return end;
+    }
+
+    /// <summary>Reads one byte per page from <paramref name="start"/> and the last byte: every page of the range faults in once.</summary>
+    private static byte TouchDirect(byte* start, byte* end)
+    {
+        byte acc = 0;
+        for (byte* p = start; p < end; p += Pages.Size)
+        {
+            acc ^= *p;
+        }
+
+        return (byte)(acc ^ *(end - 1));
+    }
+
+    private static bool Probe()
+    {
+        if (OperatingSystem.IsLinux())
+        {
+            byte probe = 1;
+            return TouchThroughKernel((nint)(&probe), (nint)(&probe) + 1, out _) == (nint)(&probe) + 1;
+        }
+
+        if (OperatingSystem.IsMacOS())
+        {
+            byte probe = 1;
+            return TouchThroughMach((nint)(&probe), (nint)(&probe) + 1, out _) == (nint)(&probe) + 1;
+        }
+
+        return false;
+    }
+}
