@@ -1,4 +1,5 @@
 using System.Runtime.InteropServices;
+using System.Runtime.Versioning;
 using Microsoft.Win32.SafeHandles;
 
 namespace Sharpi.Prefault;
@@ -68,6 +69,9 @@ internal sealed unsafe class FileCacheProbe : IDisposable
     }
 
     /// <summary>Resident bytes of [start, end); false with the errno when the range is not mapped.</summary>
+    [SupportedOSPlatform("linux")]
+    [SupportedOSPlatform("macos")]
+    [SupportedOSPlatform("freebsd")]
     internal bool TryCountResident(nint start, nint end, out long residentBytes, out int errno)
     {
         errno = 0;
@@ -90,7 +94,8 @@ internal sealed unsafe class FileCacheProbe : IDisposable
     internal bool TryCachestat(nint start, nint end, out long residentBytes)
     {
         residentBytes = 0;
-        if (_pieces.Length == 0 || Volatile.Read(ref s_unsupported) != 0)
+        // The pieces are empty off Linux (see Create); the check says so to the platform analyzer.
+        if (!OperatingSystem.IsLinux() || _pieces.Length == 0 || Volatile.Read(ref s_unsupported) != 0)
         {
             return false;
         }
@@ -153,6 +158,7 @@ internal sealed unsafe class FileCacheProbe : IDisposable
     }
 
     /// <summary>Opens the path when it still names the mapped file (same inode); null otherwise.</summary>
+    [SupportedOSPlatform("linux")]
     private static SafeFileHandle? OpenIfSameFile(string path, long inode)
     {
         try

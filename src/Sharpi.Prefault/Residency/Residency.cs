@@ -3,6 +3,7 @@ using System.IO.MemoryMappedFiles;
 using System.Numerics;
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
+using System.Runtime.Versioning;
 
 namespace Sharpi.Prefault;
 
@@ -17,6 +18,9 @@ public static class Residency
     private const int PagesPerCall = 64 * 1024;
 
     /// <summary>True where residency can be measured (Linux, macOS, FreeBSD).</summary>
+    [SupportedOSPlatformGuard("linux")]
+    [SupportedOSPlatformGuard("macos")]
+    [SupportedOSPlatformGuard("freebsd")]
     public static bool IsSupported => OperatingSystem.IsLinux() || OperatingSystem.IsMacOS() || OperatingSystem.IsFreeBSD();
 
     /// <summary>Residency of one region.</summary>
@@ -157,6 +161,9 @@ public static class Residency
     /// Counts the resident bytes of [start, end) with mincore. False with the errno when the range is not
     /// (entirely) mapped: ENOMEM. Never touches the pages.
     /// </summary>
+    [SupportedOSPlatform("linux")]
+    [SupportedOSPlatform("macos")]
+    [SupportedOSPlatform("freebsd")]
     internal static unsafe bool TryCountResident(nint start, nint end, out long residentBytes, out int errno)
     {
         residentBytes = 0;

@@ -1,9 +1,11 @@
 using System.Runtime.InteropServices;
+using System.Runtime.Versioning;
 using Sharpi.Prefault.Tests.TestSupport;
 
 namespace Sharpi.Prefault.Tests;
 
 /// <summary>cachestat-based counting must agree with mincore, and fall back to it where cachestat cannot answer.</summary>
+[SupportedOSPlatform("linux")] // every test is a LinuxFact
 public sealed class FileCacheProbeTests
 {
     private const long MiB = TestFile.MiB;

@@ -1,4 +1,5 @@
 using System.Runtime.InteropServices;
+using System.Runtime.Versioning;
 
 internal static partial class Interop
 {
@@ -8,6 +9,7 @@ internal static partial class Interop
         /// int open(const char *pathname, int flags, mode_t mode); Linux (off_t is 64-bit on 64-bit targets, so
         /// open is open64). Variadic in C; the mode is passed as a fixed argument and ignored without O_CREAT.
         /// </summary>
+        [SupportedOSPlatform("linux")]
         [LibraryImport(Libraries.Libc, EntryPoint = "open", StringMarshalling = StringMarshalling.Utf8, SetLastError = true)]
         internal static partial int Open(string path, int flags, int mode);
     }

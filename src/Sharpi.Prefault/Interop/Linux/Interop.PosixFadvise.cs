@@ -1,4 +1,5 @@
 using System.Runtime.InteropServices;
+using System.Runtime.Versioning;
 
 internal static partial class Interop
 {
@@ -8,6 +9,7 @@ internal static partial class Interop
         /// int posix_fadvise(int fd, off_t offset, off_t len, int advice); Linux (64-bit off_t).
         /// Returns the error number itself and leaves errno alone.
         /// </summary>
+        [SupportedOSPlatform("linux")]
         [LibraryImport(Libraries.Libc, EntryPoint = "posix_fadvise")]
         internal static partial int PosixFadvise(int fileDescriptor, long offset, long length, int advice);
     }

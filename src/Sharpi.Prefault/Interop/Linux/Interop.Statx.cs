@@ -1,4 +1,5 @@
 using System.Runtime.InteropServices;
+using System.Runtime.Versioning;
 
 internal static partial class Interop
 {
@@ -8,6 +9,7 @@ internal static partial class Interop
         /// struct statx (256 bytes, the same on every Linux architecture); only the fields this library reads are
         /// named, at the offsets of include/uapi/linux/stat.h.
         /// </summary>
+        [SupportedOSPlatform("linux")]
         [StructLayout(LayoutKind.Explicit, Size = 256)]
         internal struct StatxBuffer
         {
@@ -23,6 +25,7 @@ internal static partial class Interop
         }
 
         /// <summary>int statx(int dirfd, const char *pathname, int flags, unsigned int mask, struct statx *statxbuf); glibc 2.28+.</summary>
+        [SupportedOSPlatform("linux")]
         [LibraryImport(Libraries.Libc, EntryPoint = "statx", StringMarshalling = StringMarshalling.Utf8, SetLastError = true)]
         internal static partial int Statx(int directoryFileDescriptor, string path, int flags, uint mask, StatxBuffer* buffer);
     }

@@ -1,10 +1,13 @@
 using System.Runtime.InteropServices;
+using System.Runtime.Versioning;
 
 internal static partial class Interop
 {
     internal static partial class Libc
     {
         /// <summary>int fsync(int fd); Linux and macOS.</summary>
+        [SupportedOSPlatform("linux")]
+        [SupportedOSPlatform("macos")]
         [LibraryImport(Libraries.Libc, EntryPoint = "fsync", SetLastError = true)]
         internal static partial int Fsync(int fileDescriptor);
     }

@@ -1,9 +1,13 @@
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
+using System.Runtime.Versioning;
 
 namespace Sharpi.Prefault.Tests.Interop.Linux;
 
 /// <summary>The struct statx the kernel fills: 256 bytes, fields at the offsets of include/uapi/linux/stat.h.</summary>
+// A layout is fixed at compile time, so it is checked on every OS; the attribute tells the platform analyzer
+// that these tests are about a Linux struct.
+[SupportedOSPlatform("linux")]
 public sealed class StatxLayoutTests
 {
     [Fact]

@@ -1,9 +1,13 @@
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
+using System.Runtime.Versioning;
 
 namespace Sharpi.Prefault.Tests.Interop.Windows;
 
 /// <summary>Native struct layouts, checked the way TerraFX.Interop.Windows checks its own.</summary>
+// A layout is fixed at compile time, so it is checked on every OS; the attribute tells the platform analyzer
+// that these tests are about Windows structs.
+[SupportedOSPlatform("windows")]
 public sealed class Kernel32LayoutTests
 {
     [Fact]
