@@ -118,7 +118,7 @@ internal sealed unsafe class FileCacheProbe : IDisposable
             long alignedEnd = Pages.Ceiling(offset + (stop - at));
             Interop.Libc.CachestatRange range = new() { Offset = (ulong)alignedOffset, Length = (ulong)(alignedEnd - alignedOffset) };
             Interop.Libc.Cachestat stat;
-            if (Interop.Libc.SyscallCachestat(Interop.Libc.SYS_cachestat, (int)p.Handle.DangerousGetHandle(), &range, &stat, 0) != 0)
+            if (Interop.Libc.SyscallCachestat(Interop.Libc.SYS_cachestat, p.Handle, &range, &stat, 0) != 0)
             {
                 if (Marshal.GetLastPInvokeError() == Interop.LinuxConstants.ENOSYS)
                 {
@@ -165,7 +165,7 @@ internal sealed unsafe class FileCacheProbe : IDisposable
         {
             SafeFileHandle handle = File.OpenHandle(path, FileMode.Open, FileAccess.Read, FileShare.ReadWrite | FileShare.Delete);
             Interop.Libc.StatxBuffer stat;
-            if (Interop.Libc.Statx((int)handle.DangerousGetHandle(), string.Empty, AT_EMPTY_PATH, STATX_INO, &stat) == 0 && (long)stat.Inode == inode)
+            if (Interop.Libc.Statx(handle, string.Empty, AT_EMPTY_PATH, STATX_INO, &stat) == 0 && (long)stat.Inode == inode)
             {
                 return handle;
             }

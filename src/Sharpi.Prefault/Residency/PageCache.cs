@@ -44,14 +44,13 @@ public static class PageCache
         }
 
         using SafeFileHandle handle = File.OpenHandle(path, FileMode.Open, FileAccess.Read, FileShare.ReadWrite | FileShare.Delete);
-        int fd = (int)handle.DangerousGetHandle();
-        if (Interop.Libc.Fsync(fd) != 0)
+        if (Interop.Libc.Fsync(handle) != 0)
         {
             int errno = Marshal.GetLastPInvokeError();
             throw new IOException($"fsync of '{path}' failed before eviction: {Errno.Describe(errno)}.");
         }
 
-        int error = Interop.Libc.PosixFadvise(fd, offset, length, Interop.LinuxConstants.POSIX_FADV_DONTNEED);
+        int error = Interop.Libc.PosixFadvise(handle, offset, length, Interop.LinuxConstants.POSIX_FADV_DONTNEED);
         if (error != 0)
         {
             throw new IOException($"posix_fadvise(POSIX_FADV_DONTNEED) on '{path}' failed: {Errno.Describe(error)}.");

@@ -16,9 +16,12 @@ internal static partial class Interop
             [FieldOffset(0)] internal long Type;
         }
 
-        /// <summary>int fstatfs(int fd, struct statfs *buf); Linux (64-bit targets: fstatfs is fstatfs64).</summary>
+        /// <summary>
+        /// int fstatfs(int fd, struct statfs *buf); Linux (64-bit targets: fstatfs is fstatfs64). The descriptor travels as
+        /// a pointer-sized SafeHandle, as in dotnet/runtime; the C int is its low half.
+        /// </summary>
         [SupportedOSPlatform("linux")]
         [LibraryImport(Libraries.Libc, EntryPoint = "fstatfs", SetLastError = true)]
-        internal static partial int Fstatfs(int fileDescriptor, StatfsBuffer* buffer);
+        internal static partial int Fstatfs(SafeHandle fileDescriptor, StatfsBuffer* buffer);
     }
 }

@@ -24,9 +24,12 @@ internal static partial class Interop
             [FieldOffset(156)] internal uint DioOffsetAlign;
         }
 
-        /// <summary>int statx(int dirfd, const char *pathname, int flags, unsigned int mask, struct statx *statxbuf); glibc 2.28+.</summary>
+        /// <summary>
+        /// int statx(int dirfd, const char *pathname, int flags, unsigned int mask, struct statx *statxbuf); glibc 2.28+.
+        /// The directory descriptor travels as a pointer-sized SafeHandle (with AT_EMPTY_PATH: the file itself).
+        /// </summary>
         [SupportedOSPlatform("linux")]
         [LibraryImport(Libraries.Libc, EntryPoint = "statx", StringMarshalling = StringMarshalling.Utf8, SetLastError = true)]
-        internal static partial int Statx(int directoryFileDescriptor, string path, int flags, uint mask, StatxBuffer* buffer);
+        internal static partial int Statx(SafeHandle directoryFileDescriptor, string path, int flags, uint mask, StatxBuffer* buffer);
     }
 }
