@@ -13,8 +13,6 @@ namespace Sharpi.Prefault;
 /// </summary>
 internal sealed unsafe class FileCacheProbe : IDisposable
 {
-    private const int AT_EMPTY_PATH = 0x1000;
-    private const uint STATX_INO = 0x100;
     private static int s_unsupported; // 1 once the kernel answered ENOSYS
 
     private readonly FilePiece[] _pieces;
@@ -165,7 +163,8 @@ internal sealed unsafe class FileCacheProbe : IDisposable
         {
             SafeFileHandle handle = File.OpenHandle(path, FileMode.Open, FileAccess.Read, FileShare.ReadWrite | FileShare.Delete);
             Interop.Libc.StatxBuffer stat;
-            if (Interop.Libc.Statx(handle, string.Empty, AT_EMPTY_PATH, STATX_INO, &stat) == 0 && (long)stat.Inode == inode)
+            if (Interop.Libc.Statx(handle, string.Empty, Interop.LinuxConstants.AT_EMPTY_PATH, Interop.LinuxConstants.STATX_INO, &stat) == 0
+                && (long)stat.Inode == inode)
             {
                 return handle;
             }

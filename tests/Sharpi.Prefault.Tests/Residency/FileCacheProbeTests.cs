@@ -69,6 +69,6 @@ public sealed class FileCacheProbeTests
         using FileCacheProbe probe = FileCacheProbe.Create([merged]);
 
         Assert.False(probe.TryCountResident(merged.Start, merged.End, out _, out int errno));
-        Assert.Equal(12, errno); // ENOMEM
+        Assert.Equal(global::Interop.LinuxConstants.ENOMEM, errno);
     }
 }
