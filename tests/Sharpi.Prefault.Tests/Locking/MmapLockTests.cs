@@ -1,4 +1,5 @@
 using System.Runtime.ExceptionServices;
+using System.Runtime.Versioning;
 using Sharpi.Prefault.Tests.TestSupport;
 using Xunit.Abstractions;
 
@@ -91,6 +92,7 @@ public sealed class MmapLockTests(ITestOutputHelper output)
     /// ENOMEM exactly as for an unprivileged engine. The rest of the process keeps its capabilities.
     /// </summary>
     [LinuxFact]
+    [SupportedOSPlatform("linux")]
     public void Lock_PastRlimitMemlock_ReportsTheLimitAndHowToRaiseIt_AndDoesNotThrow()
     {
         using TestFile file = TestFile.Create(32 * TestFile.MiB);
@@ -136,6 +138,7 @@ public sealed class MmapLockTests(ITestOutputHelper output)
         Assert.Throws<ArgumentOutOfRangeException>(() => MmapLock.Lock([new PrefaultRegion(4096, -1)]));
     }
 
+    [SupportedOSPlatform("linux")]
     private static LockLease LockWithoutIpcLock(PrefaultRegion region)
     {
         LockLease? lease = null;
