@@ -1,7 +1,7 @@
 using System.Runtime.InteropServices;
+using System.Runtime.Versioning;
 
-namespace Sharpi.Prefault.Bench;
-
+// The global Interop class, as in the library, so the linked library files and this one form one Interop.Libc.
 internal static partial class Interop
 {
     internal static partial class Libc
@@ -10,6 +10,8 @@ internal static partial class Interop
         internal const int RUSAGE_CHILDREN = -1;
 
         /// <summary>Linux x64/arm64 <c>struct rusage</c>: two timevals, then fourteen longs.</summary>
+        [SupportedOSPlatform("linux")]
+        [SupportedOSPlatform("macos")]
         [StructLayout(LayoutKind.Sequential)]
         internal struct RUsage
         {
@@ -33,6 +35,9 @@ internal static partial class Interop
             public long InvoluntarySwitches;
         }
 
+        /// <summary>int getrusage(int who, struct rusage *usage); Linux and macOS.</summary>
+        [SupportedOSPlatform("linux")]
+        [SupportedOSPlatform("macos")]
         [LibraryImport(Libraries.Libc, EntryPoint = "getrusage", SetLastError = true)]
         internal static unsafe partial int Getrusage(int who, RUsage* usage);
     }

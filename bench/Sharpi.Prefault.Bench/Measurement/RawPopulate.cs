@@ -1,4 +1,5 @@
 using System.Runtime.InteropServices;
+using System.Runtime.Versioning;
 
 namespace Sharpi.Prefault.Bench;
 
@@ -10,6 +11,17 @@ internal static unsafe class RawPopulate
 {
     internal static void Run(nint address, long length, int threads)
     {
+        if (!OperatingSystem.IsLinux())
+        {
+            throw new BenchException("madvise(MADV_POPULATE_READ) needs Linux 5.14 or later.");
+        }
+
+        RunLinux(address, length, threads);
+    }
+
+    [SupportedOSPlatform("linux")]
+    private static void RunLinux(nint address, long length, int threads)
+    {
         nint page = Environment.SystemPageSize;
         nint start = address & ~(page - 1);
         long total = ((address + (nint)length + page - 1) & ~(page - 1)) - start;
@@ -18,7 +30,7 @@ internal static unsafe class RawPopulate
         {
             long from = t * slice;
             long to = Math.Min(total, from + slice);
-            if (to > from && Interop.Libc.Madvise((void*)(start + (nint)from), (nuint)(to - from), Interop.Libc.MADV_POPULATE_READ) != 0)
+            if (to > from && Interop.Libc.Madvise((void*)(start + (nint)from), (nuint)(to - from), Interop.LinuxConstants.MADV_POPULATE_READ) != 0)
             {
                 throw new BenchException($"madvise(MADV_POPULATE_READ) failed: {Marshal.GetPInvokeErrorMessage(Marshal.GetLastPInvokeError())}");
             }

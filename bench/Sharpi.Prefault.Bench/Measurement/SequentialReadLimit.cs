@@ -59,21 +59,22 @@ internal static unsafe class SequentialReadLimit
 
     private static SafeFileHandle OpenDirect(string path, out string method)
     {
-        if (OperatingSystem.IsLinux())
+        if (OperatingSystem.IsLinux() && Interop.LinuxConstants.O_DIRECT != 0)
         {
-            int fd = Interop.Libc.Open(path, Interop.Libc.O_RDONLY | Interop.Libc.O_CLOEXEC | Interop.Libc.O_DIRECT);
-            if (fd >= 0)
+            SafeFileHandle direct = Interop.Libc.Open(path, Interop.LinuxConstants.O_RDONLY | Interop.LinuxConstants.O_CLOEXEC | Interop.LinuxConstants.O_DIRECT, 0);
+            if (!direct.IsInvalid)
             {
                 method = "O_DIRECT";
-                return new SafeFileHandle(fd, ownsHandle: true);
+                return direct;
             }
 
             int errno = Marshal.GetLastPInvokeError();
+            direct.Dispose();
             method = $"buffered (O_DIRECT refused: {Marshal.GetPInvokeErrorMessage(errno)})";
         }
         else
         {
-            method = "buffered (no O_DIRECT on this OS)";
+            method = "buffered (no O_DIRECT on this OS or architecture)";
         }
 
         return File.OpenHandle(path, FileMode.Open, FileAccess.Read, FileShare.Read, FileOptions.SequentialScan);

@@ -51,25 +51,25 @@ internal static class DirectFileOpener
             return OpenBuffered(path, $"this library does not know O_DIRECT's value on {RuntimeInformation.ProcessArchitecture}");
         }
 
-        int fd = Interop.Libc.Open(path, Interop.LinuxConstants.O_RDONLY | Interop.LinuxConstants.O_CLOEXEC | oDirect, 0);
-        if (fd < 0)
+        SafeFileHandle handle = Interop.Libc.Open(path, Interop.LinuxConstants.O_RDONLY | Interop.LinuxConstants.O_CLOEXEC | oDirect, 0);
+        if (handle.IsInvalid)
         {
             // EINVAL: the filesystem refuses O_DIRECT (procfs, sysfs, tmpfs before Linux 6.6, some FUSE). Any other
             // error (no such file, no permission) the buffered open throws as the usual .NET exception.
             int errno = Marshal.GetLastPInvokeError();
+            handle.Dispose();
             return OpenBuffered(path, errno == Interop.LinuxConstants.EINVAL
                 ? $"the filesystem refuses O_DIRECT (open: {Errno.Describe(errno)})"
                 : $"open with O_DIRECT failed: {Errno.Describe(errno)}");
         }
 
-        var handle = new SafeFileHandle(fd, ownsHandle: true);
         string? refusal;
         int offsetAlignment, memoryAlignment;
         string source;
         try
         {
-            refusal = InMemoryFilesystem(fd);
-            (offsetAlignment, memoryAlignment, source, string? statxRefusal) = QueryAlignment(fd);
+            refusal = InMemoryFilesystem(handle);
+            (offsetAlignment, memoryAlignment, source, string? statxRefusal) = QueryAlignment(handle);
             refusal ??= statxRefusal;
         }
         catch
@@ -92,10 +92,10 @@ internal static class DirectFileOpener
     /// bypasses nothing and only adds a copy through the staging buffer, so those files read buffered.
     /// </summary>
     [SupportedOSPlatform("linux")]
-    private static unsafe string? InMemoryFilesystem(int fd)
+    private static unsafe string? InMemoryFilesystem(SafeFileHandle handle)
     {
         Interop.Libc.StatfsBuffer fs;
-        if (Interop.Libc.Fstatfs(fd, &fs) != 0)
+        if (Interop.Libc.Fstatfs(handle, &fs) != 0)
         {
             return null;
         }
@@ -114,14 +114,14 @@ internal static class DirectFileOpener
     /// supports no Direct I/O, or the file is not a regular file.
     /// </summary>
     [SupportedOSPlatform("linux")]
-    private static unsafe (int Offset, int Memory, string Source, string? Refusal) QueryAlignment(int fd)
+    private static unsafe (int Offset, int Memory, string Source, string? Refusal) QueryAlignment(SafeFileHandle handle)
     {
         const string Fallback = "4096, the safe default: statx reports no Direct I/O alignment here";
         Interop.Libc.StatxBuffer stx;
         int result;
         try
         {
-            result = Interop.Libc.Statx(fd, string.Empty, Interop.LinuxConstants.AT_EMPTY_PATH,
+            result = Interop.Libc.Statx(handle, string.Empty, Interop.LinuxConstants.AT_EMPTY_PATH,
                 Interop.LinuxConstants.STATX_TYPE | Interop.LinuxConstants.STATX_DIOALIGN, &stx);
         }
         catch (EntryPointNotFoundException)

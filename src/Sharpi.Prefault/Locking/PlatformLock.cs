@@ -66,7 +66,7 @@ internal static unsafe class PlatformLock
         int eperm = linux ? Interop.LinuxConstants.EPERM : Interop.OSXConstants.EPERM;
 
         // ENOMEM also means "not mapped"; mincore tells the two apart without touching a page.
-        if (error == enomem && !Mincore.TryCountResident(start, end, out _, out _))
+        if (error == enomem && Residency.IsSupported && !Mincore.TryCountResident(start, end, out _, out _))
         {
             return $"{LockCallName} failed, {Errno.Describe(error)}: the range is not (wholly) mapped. Lock only ranges of a live mapping.";
         }

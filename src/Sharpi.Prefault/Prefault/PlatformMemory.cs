@@ -70,6 +70,17 @@ internal static unsafe class PlatformMemory
             return;
         }
 
+        if (OperatingSystem.IsLinux() || OperatingSystem.IsMacOS() || OperatingSystem.IsFreeBSD())
+        {
+            AdviseWillNeed(regions, failures);
+        }
+    }
+
+    [SupportedOSPlatform("linux")]
+    [SupportedOSPlatform("macos")]
+    [SupportedOSPlatform("freebsd")]
+    private static void AdviseWillNeed(MergedRegion[] regions, List<RegionFailure> failures)
+    {
         int willNeed = OperatingSystem.IsMacOS() ? Interop.OSXConstants.MADV_WILLNEED : Interop.LinuxConstants.MADV_WILLNEED;
         foreach (MergedRegion r in regions)
         {

@@ -35,8 +35,7 @@ public readonly record struct PrefaultRegion(nint Address, long Length, string? 
         ThrowHelper.ThrowIfRangeOutside(offset, length, accessor.Capacity, nameof(offset), nameof(length));
         SafeMemoryMappedViewHandle handle = accessor.SafeMemoryMappedViewHandle;
         ObjectDisposedException.ThrowIf(handle.IsClosed, accessor);
-        nint baseAddress = handle.DangerousGetHandle() + (nint)accessor.PointerOffset;
-        return new PrefaultRegion(baseAddress + (nint)offset, length, name);
+        return new PrefaultRegion(BaseAddress(handle) + (nint)accessor.PointerOffset + (nint)offset, length, name);
     }
 
     /// <summary>Builds a region over a whole accessor's view.</summary>
@@ -59,6 +58,24 @@ public readonly record struct PrefaultRegion(nint Address, long Length, string? 
         ArgumentNullException.ThrowIfNull(view);
         ObjectDisposedException.ThrowIf(view.IsClosed, view);
         ThrowHelper.ThrowIfRangeOutside(offset, length, checked((long)view.ByteLength), nameof(offset), nameof(length));
-        return new PrefaultRegion(view.DangerousGetHandle() + (nint)offset, length, name);
+        return new PrefaultRegion(BaseAddress(view) + (nint)offset, length, name);
+    }
+
+    /// <summary>
+    /// The view's base address, read the documented way: AcquirePointer/ReleasePointer, not the raw handle. The region
+    /// is a raw pointer either way: the caller keeps the view alive while it is used.
+    /// </summary>
+    private static unsafe nint BaseAddress(SafeMemoryMappedViewHandle view)
+    {
+        byte* pointer = null;
+        view.AcquirePointer(ref pointer);
+        try
+        {
+            return (nint)pointer;
+        }
+        finally
+        {
+            view.ReleasePointer();
+        }
     }
 }

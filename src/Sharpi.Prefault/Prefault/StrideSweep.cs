@@ -151,7 +151,7 @@ internal sealed unsafe class StrideSweep
         nint start = chunkStart > r.Start ? chunkStart : r.Start;
         nint end = chunkStart + (nint)_chunkSize < r.End ? chunkStart + (nint)_chunkSize : r.End;
 
-        if (_populate && !Populate(start, end, region))
+        if (_populate && OperatingSystem.IsLinux() && !Populate(start, end, region))
         {
             return;
         }
@@ -191,6 +191,7 @@ internal sealed unsafe class StrideSweep
         return lo;
     }
 
+    [System.Runtime.Versioning.SupportedOSPlatform("linux")]
     private bool Populate(nint start, nint end, int region)
     {
         nint alignedStart = Pages.Floor(start);

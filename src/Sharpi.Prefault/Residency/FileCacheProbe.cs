@@ -1,4 +1,5 @@
 using System.Runtime.InteropServices;
+using System.Runtime.Versioning;
 using Microsoft.Win32.SafeHandles;
 
 namespace Sharpi.Prefault;
@@ -12,8 +13,6 @@ namespace Sharpi.Prefault;
 /// </summary>
 internal sealed unsafe class FileCacheProbe : IDisposable
 {
-    private const int AT_EMPTY_PATH = 0x1000;
-    private const uint STATX_INO = 0x100;
     private static int s_unsupported; // 1 once the kernel answered ENOSYS
 
     private readonly FilePiece[] _pieces;
@@ -31,7 +30,7 @@ internal sealed unsafe class FileCacheProbe : IDisposable
     /// </summary>
     internal static FileCacheProbe Create(MergedRegion[] regions, ProcMapEntry[] maps)
     {
-        if (maps.Length == 0 || Volatile.Read(ref s_unsupported) != 0)
+        if (!OperatingSystem.IsLinux() || maps.Length == 0 || Volatile.Read(ref s_unsupported) != 0)
         {
             return new FileCacheProbe([], []);
         }
@@ -70,6 +69,9 @@ internal sealed unsafe class FileCacheProbe : IDisposable
     }
 
     /// <summary>Resident bytes of [start, end); false with the errno when the range is not mapped.</summary>
+    [SupportedOSPlatform("linux")]
+    [SupportedOSPlatform("macos")]
+    [SupportedOSPlatform("freebsd")]
     internal bool TryCountResident(nint start, nint end, out long residentBytes, out int errno)
     {
         errno = 0;
@@ -92,7 +94,8 @@ internal sealed unsafe class FileCacheProbe : IDisposable
     internal bool TryCachestat(nint start, nint end, out long residentBytes)
     {
         residentBytes = 0;
-        if (_pieces.Length == 0 || Volatile.Read(ref s_unsupported) != 0)
+        // The pieces are empty off Linux (see Create); the check says so to the platform analyzer.
+        if (!OperatingSystem.IsLinux() || _pieces.Length == 0 || Volatile.Read(ref s_unsupported) != 0)
         {
             return false;
         }
@@ -115,7 +118,7 @@ internal sealed unsafe class FileCacheProbe : IDisposable
             long alignedEnd = Pages.Ceiling(offset + (stop - at));
             Interop.Libc.CachestatRange range = new() { Offset = (ulong)alignedOffset, Length = (ulong)(alignedEnd - alignedOffset) };
             Interop.Libc.Cachestat stat;
-            if (Interop.Libc.SyscallCachestat(Interop.Libc.SYS_cachestat, (int)p.Handle.DangerousGetHandle(), &range, &stat, 0) != 0)
+            if (Interop.Libc.SyscallCachestat(Interop.Libc.SYS_cachestat, p.Handle, &range, &stat, 0) != 0)
             {
                 if (Marshal.GetLastPInvokeError() == Interop.LinuxConstants.ENOSYS)
                 {
@@ -136,13 +139,15 @@ internal sealed unsafe class FileCacheProbe : IDisposable
     }
 
     /// <summary>Opens the path when it still names the mapped file (same inode); null otherwise.</summary>
+    [SupportedOSPlatform("linux")]
     private static SafeFileHandle? OpenIfSameFile(string path, long inode)
     {
         try
         {
             SafeFileHandle handle = File.OpenHandle(path, FileMode.Open, FileAccess.Read, FileShare.ReadWrite | FileShare.Delete);
             Interop.Libc.StatxBuffer stat;
-            if (Interop.Libc.Statx((int)handle.DangerousGetHandle(), string.Empty, AT_EMPTY_PATH, STATX_INO, &stat) == 0 && (long)stat.Inode == inode)
+            if (Interop.Libc.Statx(handle, string.Empty, Interop.LinuxConstants.AT_EMPTY_PATH, Interop.LinuxConstants.STATX_INO, &stat) == 0
+                && (long)stat.Inode == inode)
             {
                 return handle;
             }

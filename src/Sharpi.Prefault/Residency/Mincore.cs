@@ -2,6 +2,7 @@ using System.Buffers;
 using System.Numerics;
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
+using System.Runtime.Versioning;
 
 namespace Sharpi.Prefault;
 
@@ -18,6 +19,9 @@ internal static class Mincore
     /// Counts the resident bytes of [start, end) with mincore. False with the errno when the range is not
     /// (entirely) mapped: ENOMEM. Never touches the pages.
     /// </summary>
+    [SupportedOSPlatform("linux")]
+    [SupportedOSPlatform("macos")]
+    [SupportedOSPlatform("freebsd")]
     internal static unsafe bool TryCountResident(nint start, nint end, out long residentBytes, out int errno)
     {
         residentBytes = 0;

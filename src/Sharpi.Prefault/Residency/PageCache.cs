@@ -20,7 +20,7 @@ public static class PageCache
     /// <summary>Writes the file's dirty pages back and asks the kernel to drop all its cached pages (fsync + posix_fadvise DONTNEED).</summary>
     /// <exception cref="PlatformNotSupportedException">Not on Linux.</exception>
     /// <exception cref="FileNotFoundException">The file does not exist.</exception>
-    /// <exception cref="IOException">fsync or posix_fadvise failed.</exception>
+    /// <exception cref="IOException">fsync or posix_fadvise failed; <see cref="Exception.HResult"/> is the errno.</exception>
     [SupportedOSPlatform("linux")]
     public static void Evict(string path) => Evict(path, 0, 0);
 
@@ -31,7 +31,7 @@ public static class PageCache
     /// <exception cref="ArgumentOutOfRangeException"><paramref name="offset"/> or <paramref name="length"/> is negative.</exception>
     /// <exception cref="PlatformNotSupportedException">Not on Linux.</exception>
     /// <exception cref="FileNotFoundException">The file does not exist.</exception>
-    /// <exception cref="IOException">fsync or posix_fadvise failed.</exception>
+    /// <exception cref="IOException">fsync or posix_fadvise failed; <see cref="Exception.HResult"/> is the errno.</exception>
     [SupportedOSPlatform("linux")]
     public static void Evict(string path, long offset, long length)
     {
@@ -44,17 +44,15 @@ public static class PageCache
         }
 
         using SafeFileHandle handle = File.OpenHandle(path, FileMode.Open, FileAccess.Read, FileShare.ReadWrite | FileShare.Delete);
-        int fd = (int)handle.DangerousGetHandle();
-        if (Interop.Libc.Fsync(fd) != 0)
+        if (Interop.Libc.Fsync(handle) != 0)
         {
-            int errno = Marshal.GetLastPInvokeError();
-            throw new IOException($"fsync of '{path}' failed before eviction: {Errno.Describe(errno)}.");
+            ThrowHelper.ThrowEvictSyncFailed(path, Marshal.GetLastPInvokeError());
         }
 
-        int error = Interop.Libc.PosixFadvise(fd, offset, length, Interop.LinuxConstants.POSIX_FADV_DONTNEED);
+        int error = Interop.Libc.PosixFadvise(handle, offset, length, Interop.LinuxConstants.POSIX_FADV_DONTNEED);
         if (error != 0)
         {
-            throw new IOException($"posix_fadvise(POSIX_FADV_DONTNEED) on '{path}' failed: {Errno.Describe(error)}.");
+            ThrowHelper.ThrowEvictAdviseFailed(path, error);
         }
     }
 }

@@ -1,4 +1,5 @@
 using System.IO.MemoryMappedFiles;
+using System.Runtime.Versioning;
 
 namespace Sharpi.Prefault;
 
@@ -10,6 +11,9 @@ namespace Sharpi.Prefault;
 public static class Residency
 {
     /// <summary>True where residency can be measured (Linux, macOS, FreeBSD).</summary>
+    [SupportedOSPlatformGuard("linux")]
+    [SupportedOSPlatformGuard("macos")]
+    [SupportedOSPlatformGuard("freebsd")]
     public static bool IsSupported => OperatingSystem.IsLinux() || OperatingSystem.IsMacOS() || OperatingSystem.IsFreeBSD();
 
     /// <summary>Residency of one region.</summary>

@@ -5,8 +5,8 @@ namespace Sharpi.Prefault.Tests.DirectIO;
 /// <summary>Where Direct I/O is refused, the reader reads buffered, says why once, and still returns the right bytes.</summary>
 public sealed class DirectFileReaderFallbackTests
 {
-    private const int EINVAL = 22;
-    private const int EIO = 5;
+    private const int EINVAL = global::Interop.LinuxConstants.EINVAL;
+    private const int EIO = global::Interop.LinuxConstants.EIO;
 
     [LinuxFact]
     public void Read_OnTmpfs_FallsBackToBuffered_AndReturnsSameBytes()

@@ -1,4 +1,5 @@
 using System.Runtime.ExceptionServices;
+using System.Runtime.Versioning;
 using Sharpi.Prefault.Tests.TestSupport;
 using Xunit.Abstractions;
 
@@ -91,6 +92,7 @@ public sealed class MmapLockTests(ITestOutputHelper output)
     /// ENOMEM exactly as for an unprivileged engine. The rest of the process keeps its capabilities.
     /// </summary>
     [LinuxFact]
+    [SupportedOSPlatform("linux")]
     public void Lock_PastRlimitMemlock_ReportsTheLimitAndHowToRaiseIt_AndDoesNotThrow()
     {
         using TestFile file = TestFile.Create(32 * TestFile.MiB);
@@ -112,7 +114,7 @@ public sealed class MmapLockTests(ITestOutputHelper output)
             Assert.Equal(before, VmLck);
             RegionFailure failure = Assert.Single(lease.Failures);
             output.WriteLine(failure.Message);
-            Assert.Equal(12, failure.Errno);
+            Assert.Equal(global::Interop.LinuxConstants.ENOMEM, failure.Errno);
             (ulong current, ulong hard) = NativeTestMethods.GetMemlockLimit();
             Assert.Contains($"RLIMIT_MEMLOCK is soft {current} bytes", failure.Message, StringComparison.Ordinal);
             Assert.Contains(hard == ulong.MaxValue ? "hard unlimited" : $"hard {hard} bytes", failure.Message, StringComparison.Ordinal);
@@ -136,6 +138,7 @@ public sealed class MmapLockTests(ITestOutputHelper output)
         Assert.Throws<ArgumentOutOfRangeException>(() => MmapLock.Lock([new PrefaultRegion(4096, -1)]));
     }
 
+    [SupportedOSPlatform("linux")]
     private static LockLease LockWithoutIpcLock(PrefaultRegion region)
     {
         LockLease? lease = null;

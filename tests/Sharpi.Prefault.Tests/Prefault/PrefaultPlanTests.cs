@@ -3,6 +3,7 @@ using Sharpi.Prefault.Tests.TestSupport;
 namespace Sharpi.Prefault.Tests.Prefault;
 
 /// <summary>The plan of a run: residency per region, and the RAM budget cutting it in the caller's order.</summary>
+[System.Runtime.Versioning.SupportedOSPlatform("linux")]
 public sealed class PrefaultPlanTests
 {
     [LinuxFact]

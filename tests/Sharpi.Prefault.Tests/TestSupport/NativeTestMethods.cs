@@ -1,13 +1,17 @@
 using System.Runtime.InteropServices;
+using System.Runtime.Versioning;
 
 namespace Sharpi.Prefault.Tests.TestSupport;
 
-/// <summary>Native calls only the tests make: per-thread capabilities and RLIMIT_MEMLOCK (Linux).</summary>
+/// <summary>
+/// Native calls only the tests make: per-thread capabilities and setting RLIMIT_MEMLOCK (Linux). Reading the limit uses
+/// the library's own getrlimit and struct rlimit.
+/// </summary>
+[SupportedOSPlatform("linux")]
 public static unsafe partial class NativeTestMethods
 {
     private const int CapIpcLock = 14;
     private const uint LinuxCapabilityVersion3 = 0x20080522;
-    private const int RlimitMemlock = 8;
 
     /// <summary>
     /// Drops CAP_IPC_LOCK from the calling thread's effective set (capabilities are per thread on Linux; the other
@@ -31,8 +35,8 @@ public static unsafe partial class NativeTestMethods
 
     public static (ulong Soft, ulong Hard) GetMemlockLimit()
     {
-        RLimit limit;
-        if (Getrlimit(RlimitMemlock, &limit) != 0)
+        global::Interop.Libc.RLimit limit;
+        if (global::Interop.Libc.Getrlimit(global::Interop.LinuxConstants.RLIMIT_MEMLOCK, &limit) != 0)
         {
             throw new InvalidOperationException($"getrlimit failed: errno {Marshal.GetLastPInvokeError()}");
         }
@@ -42,14 +46,14 @@ public static unsafe partial class NativeTestMethods
 
     public static void SetMemlockSoftLimit(ulong soft)
     {
-        RLimit limit;
-        if (Getrlimit(RlimitMemlock, &limit) != 0)
+        global::Interop.Libc.RLimit limit;
+        if (global::Interop.Libc.Getrlimit(global::Interop.LinuxConstants.RLIMIT_MEMLOCK, &limit) != 0)
         {
             throw new InvalidOperationException($"getrlimit failed: errno {Marshal.GetLastPInvokeError()}");
         }
 
-        limit.Current = soft;
-        if (Setrlimit(RlimitMemlock, &limit) != 0)
+        limit.Current = (nuint)soft;
+        if (Setrlimit(global::Interop.LinuxConstants.RLIMIT_MEMLOCK, &limit) != 0)
         {
             throw new InvalidOperationException($"setrlimit failed: errno {Marshal.GetLastPInvokeError()}");
         }
@@ -70,22 +74,13 @@ public static unsafe partial class NativeTestMethods
         public uint Inheritable;
     }
 
-    [StructLayout(LayoutKind.Sequential)]
-    private struct RLimit
-    {
-        public ulong Current;
-        public ulong Maximum;
-    }
-
-    [LibraryImport("libc", EntryPoint = "capget", SetLastError = true)]
+    [LibraryImport(global::Interop.Libraries.Libc, EntryPoint = "capget", SetLastError = true)]
     private static partial int Capget(CapHeader* header, CapData* data);
 
-    [LibraryImport("libc", EntryPoint = "capset", SetLastError = true)]
+    [LibraryImport(global::Interop.Libraries.Libc, EntryPoint = "capset", SetLastError = true)]
     private static partial int Capset(CapHeader* header, CapData* data);
 
-    [LibraryImport("libc", EntryPoint = "getrlimit", SetLastError = true)]
-    private static partial int Getrlimit(int resource, RLimit* limit);
-
-    [LibraryImport("libc", EntryPoint = "setrlimit", SetLastError = true)]
-    private static partial int Setrlimit(int resource, RLimit* limit);
+    /// <summary>int setrlimit(int resource, const struct rlimit *rlim); test-only, with the library's struct rlimit.</summary>
+    [LibraryImport(global::Interop.Libraries.Libc, EntryPoint = "setrlimit", SetLastError = true)]
+    private static partial int Setrlimit(int resource, global::Interop.Libc.RLimit* limit);
 }

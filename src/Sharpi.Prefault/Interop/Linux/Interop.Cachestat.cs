@@ -1,4 +1,5 @@
 using System.Runtime.InteropServices;
+using System.Runtime.Versioning;
 
 internal static partial class Interop
 {
@@ -8,6 +9,7 @@ internal static partial class Interop
         internal const long SYS_cachestat = 451;
 
         /// <summary>struct cachestat_range { __u64 off; __u64 len; } (len 0: to the end of the file).</summary>
+        [SupportedOSPlatform("linux")]
         [StructLayout(LayoutKind.Sequential)]
         internal struct CachestatRange
         {
@@ -16,6 +18,7 @@ internal static partial class Interop
         }
 
         /// <summary>struct cachestat: page counts of the range, in pages.</summary>
+        [SupportedOSPlatform("linux")]
         [StructLayout(LayoutKind.Sequential)]
         internal struct Cachestat
         {
@@ -29,9 +32,11 @@ internal static partial class Interop
         /// <summary>
         /// long syscall(SYS_cachestat, unsigned int fd, struct cachestat_range *range, struct cachestat *cstat,
         /// unsigned int flags); Linux 6.5+. glibc has no wrapper; its syscall() takes the arguments in registers,
-        /// so a fixed prototype is safe on x86-64 and arm64.
+        /// so a fixed prototype is safe on x86-64 and arm64. The descriptor travels as the SafeHandle (pointer-sized;
+        /// the kernel reads its low 32 bits), which stays referenced for the length of the call.
         /// </summary>
+        [SupportedOSPlatform("linux")]
         [LibraryImport(Libraries.Libc, EntryPoint = "syscall", SetLastError = true)]
-        internal static partial long SyscallCachestat(long number, int fileDescriptor, CachestatRange* range, Cachestat* stat, uint flags);
+        internal static partial long SyscallCachestat(long number, SafeHandle fileDescriptor, CachestatRange* range, Cachestat* stat, uint flags);
     }
 }

@@ -10,9 +10,6 @@ internal static partial class Interop
         /// <summary>02000000 octal on x86-64, arm64 and the asm-generic architectures.</summary>
         internal const int O_CLOEXEC = 0x80000;
 
-        internal const int AT_EMPTY_PATH = 0x1000;
-
-        internal const uint STATX_TYPE = 0x1;
         internal const int S_IFMT = 0xF000;
         internal const int S_IFREG = 0x8000;
 

@@ -14,6 +14,11 @@ internal static partial class Interop
 
         internal const int POSIX_FADV_DONTNEED = 4;
 
+        /// <summary>statx of the descriptor itself (an empty path), for DirectIO's alignment and Residency's same-file check.</summary>
+        internal const int AT_EMPTY_PATH = 0x1000;
+        internal const uint STATX_TYPE = 0x1;
+        internal const uint STATX_INO = 0x100;
+
         internal const int EPERM = 1;
         internal const int EINTR = 4;
         internal const int EIO = 5;

@@ -1,4 +1,5 @@
 using System.Runtime.InteropServices;
+using System.Runtime.Versioning;
 
 internal static partial class Interop
 {
@@ -6,9 +7,10 @@ internal static partial class Interop
     {
         /// <summary>
         /// int posix_fadvise(int fd, off_t offset, off_t len, int advice); Linux (64-bit off_t).
-        /// Returns the error number itself and leaves errno alone.
+        /// Returns the error number itself and leaves errno alone. The descriptor travels as a pointer-sized SafeHandle.
         /// </summary>
+        [SupportedOSPlatform("linux")]
         [LibraryImport(Libraries.Libc, EntryPoint = "posix_fadvise")]
-        internal static partial int PosixFadvise(int fileDescriptor, long offset, long length, int advice);
+        internal static partial int PosixFadvise(SafeHandle fileDescriptor, long offset, long length, int advice);
     }
 }

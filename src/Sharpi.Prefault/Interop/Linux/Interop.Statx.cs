@@ -1,4 +1,5 @@
 using System.Runtime.InteropServices;
+using System.Runtime.Versioning;
 
 internal static partial class Interop
 {
@@ -8,6 +9,7 @@ internal static partial class Interop
         /// struct statx (256 bytes, the same on every Linux architecture); only the fields this library reads are
         /// named, at the offsets of include/uapi/linux/stat.h.
         /// </summary>
+        [SupportedOSPlatform("linux")]
         [StructLayout(LayoutKind.Explicit, Size = 256)]
         internal struct StatxBuffer
         {
@@ -22,8 +24,12 @@ internal static partial class Interop
             [FieldOffset(156)] internal uint DioOffsetAlign;
         }
 
-        /// <summary>int statx(int dirfd, const char *pathname, int flags, unsigned int mask, struct statx *statxbuf); glibc 2.28+.</summary>
+        /// <summary>
+        /// int statx(int dirfd, const char *pathname, int flags, unsigned int mask, struct statx *statxbuf); glibc 2.28+.
+        /// The directory descriptor travels as a pointer-sized SafeHandle (with AT_EMPTY_PATH: the file itself).
+        /// </summary>
+        [SupportedOSPlatform("linux")]
         [LibraryImport(Libraries.Libc, EntryPoint = "statx", StringMarshalling = StringMarshalling.Utf8, SetLastError = true)]
-        internal static partial int Statx(int directoryFileDescriptor, string path, int flags, uint mask, StatxBuffer* buffer);
+        internal static partial int Statx(SafeHandle directoryFileDescriptor, string path, int flags, uint mask, StatxBuffer* buffer);
     }
 }

@@ -1,11 +1,14 @@
 using System.Runtime.InteropServices;
+using System.Runtime.Versioning;
 
 internal static partial class Interop
 {
     internal static partial class Libc
     {
-        /// <summary>int fsync(int fd); Linux and macOS.</summary>
+        /// <summary>int fsync(int fd); Linux and macOS. The descriptor travels as a pointer-sized SafeHandle.</summary>
+        [SupportedOSPlatform("linux")]
+        [SupportedOSPlatform("macos")]
         [LibraryImport(Libraries.Libc, EntryPoint = "fsync", SetLastError = true)]
-        internal static partial int Fsync(int fileDescriptor);
+        internal static partial int Fsync(SafeHandle fileDescriptor);
     }
 }

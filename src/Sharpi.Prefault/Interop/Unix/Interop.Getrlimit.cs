@@ -6,6 +6,8 @@ internal static partial class Interop
     internal static unsafe partial class Libc
     {
         /// <summary>struct rlimit: rlim_t is unsigned long on Linux and a 64-bit unsigned on (64-bit only) macOS.</summary>
+        [SupportedOSPlatform("linux")]
+        [SupportedOSPlatform("macos")]
         [StructLayout(LayoutKind.Sequential)]
         internal struct RLimit
         {

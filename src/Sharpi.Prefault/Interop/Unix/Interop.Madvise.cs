@@ -1,10 +1,14 @@
 using System.Runtime.InteropServices;
+using System.Runtime.Versioning;
 
 internal static partial class Interop
 {
     internal static unsafe partial class Libc
     {
-        /// <summary>int madvise(void *addr, size_t length, int advice); Linux and macOS.</summary>
+        /// <summary>int madvise(void *addr, size_t length, int advice); Linux, macOS and FreeBSD (Residency supports all three).</summary>
+        [SupportedOSPlatform("linux")]
+        [SupportedOSPlatform("macos")]
+        [SupportedOSPlatform("freebsd")]
         [LibraryImport(Libraries.Libc, EntryPoint = "madvise", SetLastError = true)]
         internal static partial int Madvise(void* address, nuint length, int advice);
     }

@@ -1,10 +1,14 @@
 using System.Runtime.InteropServices;
+using System.Runtime.Versioning;
 
 internal static partial class Interop
 {
     internal static unsafe partial class Libc
     {
-        /// <summary>int mincore(void *addr, size_t length, unsigned char *vec); Linux and macOS.</summary>
+        /// <summary>int mincore(void *addr, size_t length, unsigned char *vec); Linux, macOS and FreeBSD (Residency supports all three).</summary>
+        [SupportedOSPlatform("linux")]
+        [SupportedOSPlatform("macos")]
+        [SupportedOSPlatform("freebsd")]
         [LibraryImport(Libraries.Libc, EntryPoint = "mincore", SetLastError = true)]
         internal static partial int Mincore(void* address, nuint length, byte* vector);
     }

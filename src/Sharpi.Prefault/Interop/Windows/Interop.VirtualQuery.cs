@@ -1,4 +1,5 @@
 using System.Runtime.InteropServices;
+using System.Runtime.Versioning;
 
 internal static partial class Interop
 {
@@ -9,6 +10,7 @@ internal static partial class Interop
         internal const uint PAGE_GUARD = 0x100;
 
         /// <summary>MEMORY_BASIC_INFORMATION (64-bit layout).</summary>
+        [SupportedOSPlatform("windows")]
         [StructLayout(LayoutKind.Sequential)]
         internal struct MEMORY_BASIC_INFORMATION
         {
@@ -23,6 +25,7 @@ internal static partial class Interop
         }
 
         /// <summary>SIZE_T VirtualQuery(LPCVOID, PMEMORY_BASIC_INFORMATION, SIZE_T).</summary>
+        [SupportedOSPlatform("windows")]
         [LibraryImport(Libraries.Kernel32, EntryPoint = "VirtualQuery", SetLastError = true)]
         internal static partial nuint VirtualQuery(void* address, MEMORY_BASIC_INFORMATION* buffer, nuint length);
     }
