@@ -10,6 +10,13 @@ namespace Sharpi.Prefault;
 /// <param name="CgroupLimitBytes">The cgroup memory limit (v2 <c>memory.max</c>, v1 <c>memory.limit_in_bytes</c>), null when there is none.</param>
 public readonly record struct MemoryFigures(long? AvailableBytes, long? CgroupLimitBytes)
 {
+    /// <summary>
+    /// What the limited cgroup already uses that the kernel cannot reclaim from it: its usage (v2 <c>memory.current</c>,
+    /// v1 <c>memory.usage_in_bytes</c>) less its file-backed page cache (<c>active_file</c> + <c>inactive_file</c> in
+    /// <c>memory.stat</c>). The room a prefault has in the group is the limit less this. Null when unknown or unlimited.
+    /// </summary>
+    public long? CgroupUsedBytes { get; init; }
+
     /// <summary>Reads the figures of this machine and this process's cgroup (Linux); elsewhere both are unknown.</summary>
     public static MemoryFigures Current()
     {
@@ -19,8 +26,8 @@ public readonly record struct MemoryFigures(long? AvailableBytes, long? CgroupLi
         }
 
         long? available = ParseMemAvailable(TryReadFile("/proc/meminfo"));
-        long? limit = ReadCgroupLimit(TryReadFile("/proc/self/cgroup"), TryReadFile);
-        return new MemoryFigures(available, limit);
+        CgroupMemory? group = ReadCgroup(TryReadFile("/proc/self/cgroup"), TryReadFile);
+        return new MemoryFigures(available, group?.LimitBytes) { CgroupUsedBytes = group?.UsedBytes };
     }
 
     /// <summary>Parses <c>MemAvailable</c> (kB) from the text of /proc/meminfo; null when absent.</summary>
@@ -48,19 +55,23 @@ public readonly record struct MemoryFigures(long? AvailableBytes, long? CgroupLi
         return null;
     }
 
+    /// <summary>The smallest cgroup limit of this process (see <see cref="ReadCgroup"/>), or null for none.</summary>
+    internal static long? ReadCgroupLimit(string? procSelfCgroup, Func<string, string?> readFile) => ReadCgroup(procSelfCgroup, readFile)?.LimitBytes;
+
     /// <summary>
-    /// Finds this process's memory limit from the text of /proc/self/cgroup: cgroup v2 (<c>0::/path</c>, the
-    /// smallest <c>memory.max</c> from the group up to the root) or v1 (the <c>memory</c> controller's
-    /// <c>memory.limit_in_bytes</c>). <c>max</c>, or a v1 value beyond any real machine, means no limit.
+    /// Finds the cgroup that limits this process most from the text of /proc/self/cgroup: cgroup v2 (<c>0::/path</c>,
+    /// <c>memory.max</c>, <c>memory.current</c>) or v1 (the <c>memory</c> controller's <c>memory.limit_in_bytes</c>,
+    /// <c>memory.usage_in_bytes</c>), walking from the group up to the root. The group with the least room (limit
+    /// less unreclaimable use) wins. <c>max</c>, or a v1 value beyond any real machine, means no limit.
     /// </summary>
-    internal static long? ReadCgroupLimit(string? procSelfCgroup, Func<string, string?> readFile)
+    internal static CgroupMemory? ReadCgroup(string? procSelfCgroup, Func<string, string?> readFile)
     {
         if (procSelfCgroup is null)
         {
             return null;
         }
 
-        long? best = null;
+        CgroupMemory? best = null;
         foreach (string rawLine in procSelfCgroup.Split('\n'))
         {
             string line = rawLine.Trim();
@@ -72,26 +83,45 @@ public readonly record struct MemoryFigures(long? AvailableBytes, long? CgroupLi
 
             if (fields[0] == "0" && fields[1].Length == 0)
             {
-                best = Min(best, WalkUp("/sys/fs/cgroup", fields[2], "memory.max", readFile));
+                best = Tighter(best, WalkUp("/sys/fs/cgroup", fields[2], CgroupV2, readFile));
             }
             else if (Array.IndexOf(fields[1].Split(','), "memory") >= 0)
             {
-                best = Min(best, WalkUp("/sys/fs/cgroup/memory", fields[2], "memory.limit_in_bytes", readFile));
+                best = Tighter(best, WalkUp("/sys/fs/cgroup/memory", fields[2], CgroupV1, readFile));
             }
         }
 
         return best;
     }
 
-    private static long? WalkUp(string root, string groupPath, string fileName, Func<string, string?> readFile)
+    /// <summary>A cgroup's limit and what it uses that cannot be reclaimed (0 when its usage is not readable).</summary>
+    internal readonly record struct CgroupMemory(long LimitBytes, long UsedBytes)
+    {
+        internal long RoomBytes => Math.Max(0, LimitBytes - UsedBytes);
+    }
+
+    private readonly record struct CgroupFiles(string Limit, string Usage);
+
+    private static readonly CgroupFiles CgroupV2 = new("memory.max", "memory.current");
+    private static readonly CgroupFiles CgroupV1 = new("memory.limit_in_bytes", "memory.usage_in_bytes");
+
+    private static CgroupMemory? WalkUp(string root, string groupPath, CgroupFiles files, Func<string, string?> readFile)
     {
         // Inside a container the group path is often "/" (cgroup namespace) or names a group not visible
-        // in the container's mount; walk from the group to the root and take the smallest limit found.
-        long? best = null;
+        // in the container's mount; walk from the group to the root and take the tightest group found.
+        CgroupMemory? best = null;
         string path = groupPath.TrimEnd('/');
         while (true)
         {
-            best = Min(best, ParseLimit(readFile($"{root}{path}/{fileName}")));
+            string dir = $"{root}{path}/";
+            if (ParseLimit(readFile(dir + files.Limit)) is long limit)
+            {
+                long used = ParseLimit(readFile(dir + files.Usage)) is long usage
+                    ? Math.Max(0, usage - ReclaimableFileBytes(readFile(dir + "memory.stat")))
+                    : 0;
+                best = Tighter(best, new CgroupMemory(limit, used));
+            }
+
             if (path.Length == 0)
             {
                 return best;
@@ -101,6 +131,41 @@ public readonly record struct MemoryFigures(long? AvailableBytes, long? CgroupLi
             path = slash <= 0 ? string.Empty : path[..slash];
         }
     }
+
+    /// <summary>
+    /// The group's file-backed page cache, which the kernel reclaims before it fails a charge: <c>active_file</c> +
+    /// <c>inactive_file</c> (v1's hierarchical <c>total_</c> figures where present). Shared memory is not in them.
+    /// </summary>
+    internal static long ReclaimableFileBytes(string? memoryStat)
+    {
+        if (memoryStat is null)
+        {
+            return 0;
+        }
+
+        long active = 0, inactive = 0, totalActive = -1, totalInactive = -1;
+        foreach (string line in memoryStat.Split('\n'))
+        {
+            int space = line.IndexOf(' ', StringComparison.Ordinal);
+            if (space <= 0 || !long.TryParse(line.AsSpan(space + 1).Trim(), NumberStyles.None, CultureInfo.InvariantCulture, out long value))
+            {
+                continue;
+            }
+
+            switch (line[..space])
+            {
+                case "active_file": active = value; break;
+                case "inactive_file": inactive = value; break;
+                case "total_active_file": totalActive = value; break;
+                case "total_inactive_file": totalInactive = value; break;
+            }
+        }
+
+        return totalActive >= 0 && totalInactive >= 0 ? totalActive + totalInactive : active + inactive;
+    }
+
+    private static CgroupMemory? Tighter(CgroupMemory? a, CgroupMemory? b) =>
+        a is null ? b : b is null ? a : b.Value.RoomBytes < a.Value.RoomBytes ? b : a;
 
     private static long? ParseLimit(string? text)
     {
@@ -121,9 +186,7 @@ public readonly record struct MemoryFigures(long? AvailableBytes, long? CgroupLi
             : null;
     }
 
-    private static long? Min(long? a, long? b) => a is null ? b : b is null ? a : Math.Min(a.Value, b.Value);
-
-    private static string? TryReadFile(string path)
+    internal static string? TryReadFile(string path)
     {
         try
         {

@@ -74,8 +74,10 @@ public static partial class MmapPrefault
         PrefaultMethod method = ChooseMethod(options.Strategy, run.Log);
         SweepOutcome sweep = Sweep(work, method, maps, run, priority);
 
-        // 6. The result, its log lines and its metrics, in one place.
-        return Finish(run, decision, plan, method, sweep);
+        // 6. What stayed resident (under memory pressure, less than was swept), then the result, its log lines and
+        //    its metrics, in one place.
+        long residentAfter = plan.MeasureResidentNow(maps);
+        return Finish(run, decision, plan, method, sweep with { BytesResidentAfter = residentAfter });
     }
 
     /// <summary>What a run carries from step to step: its settings, logger, start time and the failures found so far.</summary>
@@ -90,8 +92,8 @@ public static partial class MmapPrefault
         internal List<RegionFailure> Failures { get; } = [];
     }
 
-    /// <summary>What the sweep covered, on how many threads, and whether cancellation cut it short.</summary>
-    private readonly record struct SweepOutcome(long Bytes, int Threads, bool Cancelled);
+    /// <summary>What the sweep covered, on how many threads, whether cancellation cut it short, and what was resident after it.</summary>
+    private readonly record struct SweepOutcome(long Bytes, int Threads, bool Cancelled, long BytesResidentAfter = 0);
 
     private static PrefaultDecision NothingToDo(string reason, PrefaultMode mode) => new(false, false, 0, mode, reason);
 
@@ -168,6 +170,7 @@ public static partial class MmapPrefault
             Reason = sweep.Cancelled ? $"cancelled after {Sizes.Format(sweep.Bytes)}; {decision.Reason}" : decision.Reason,
             Bytes = sweep.Bytes,
             BytesAlreadyResident = plan?.BytesAlreadyResident ?? 0,
+            BytesResident = ran ? sweep.BytesResidentAfter : plan?.BytesAlreadyResident ?? 0,
             BytesRequested = requested,
             BytesSkipped = requested - sweep.Bytes,
             Elapsed = ran ? Stopwatch.GetElapsedTime(run.Started) : TimeSpan.Zero,

@@ -22,7 +22,7 @@ public static partial class MmapPrefault
     /// <param name="ramFraction">The fraction (0 &lt; f &lt;= 1) of memory the prefault may fill.</param>
     /// <returns>
     /// Run with no limit when the mode is force, the gate is <see cref="RamGate.Always"/>, a figure is unknown,
-    /// or <c>bytesNeeded &lt;= ramFraction * min(MemAvailable + bytesAlreadyResident, cgroup limit)</c>; a partial
+    /// or <c>bytesNeeded &lt;= ramFraction * min(MemAvailable + bytesAlreadyResident, cgroup limit - cgroup use)</c>; a partial
     /// run limited to that budget when it is smaller; no run when the mode is off or the budget is zero.
     /// </returns>
     /// <exception cref="ArgumentOutOfRangeException">A byte count is negative, the fraction is not in (0, 1], or an enum value is undefined.</exception>
@@ -61,10 +61,17 @@ public static partial class MmapPrefault
             basis = $"MemAvailable {Sizes.Format(available)} + {Sizes.Format(bytesAlreadyResident)} already cached";
         }
 
-        if (memory.CgroupLimitBytes is long limit && (capacity is null || limit < capacity))
+        if (memory.CgroupLimitBytes is long limit)
         {
-            capacity = limit;
-            basis = $"cgroup limit {Sizes.Format(limit)}";
+            // The group's room is its limit less what it already uses and cannot reclaim (its own page cache,
+            // the regions' resident pages among it, is reclaimable room).
+            long used = memory.CgroupUsedBytes ?? 0;
+            long room = Math.Max(0, limit - used);
+            if (capacity is null || room < capacity)
+            {
+                capacity = room;
+                basis = used > 0 ? $"cgroup limit {Sizes.Format(limit)} - {Sizes.Format(used)} in use" : $"cgroup limit {Sizes.Format(limit)}";
+            }
         }
 
         if (capacity is null)

@@ -96,6 +96,31 @@ internal sealed class PrefaultPlan
         return new PrefaultPlan([.. kept], BytesRequested);
     }
 
+    /// <summary>
+    /// The planned regions' resident bytes now, counted as the plan was (0 where residency cannot be measured): after
+    /// a sweep, what stayed resident, which under memory pressure can be less than what was swept.
+    /// </summary>
+    internal long MeasureResidentNow(ProcMapEntry[] maps)
+    {
+        if (!Residency.IsSupported)
+        {
+            return 0;
+        }
+
+        MergedRegion[] regions = ToRegions();
+        using FileCacheProbe probe = FileCacheProbe.Create(regions, maps);
+        long resident = 0;
+        foreach (MergedRegion r in regions)
+        {
+            if (probe.TryCountResident(r.Start, r.End, out long bytes, out _))
+            {
+                resident += bytes;
+            }
+        }
+
+        return resident;
+    }
+
     /// <summary>The planned regions alone, for the mechanisms.</summary>
     internal MergedRegion[] ToRegions()
     {

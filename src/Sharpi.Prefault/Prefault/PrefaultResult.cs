@@ -21,6 +21,13 @@ public sealed record PrefaultResult
     /// </summary>
     public long BytesAlreadyResident { get; init; }
 
+    /// <summary>
+    /// Of the merged regions' bytes, those resident when the run ended (measured as <see cref="BytesAlreadyResident"/>
+    /// is, after the sweep). Where memory is short this can be less than <see cref="BytesAlreadyResident"/> plus
+    /// <see cref="Bytes"/>: the kernel reclaimed pages the sweep brought in. 0 where residency is unsupported.
+    /// </summary>
+    public long BytesResident { get; init; }
+
     /// <summary>Bytes of the merged regions left out: by the RAM budget, by cancellation, or by failures.</summary>
     public long BytesSkipped { get; init; }
 

@@ -23,6 +23,7 @@ public sealed class MmapPrefaultTests
         Assert.Empty(result.Failures);
         Assert.Equal(file.Length, result.Bytes);
         Assert.Equal(100.0, map.ResidentPercent(), 3);
+        Assert.Equal(file.Length, result.BytesResident);
         Assert.True(result.GiBPerSecond > 0);
     }
 

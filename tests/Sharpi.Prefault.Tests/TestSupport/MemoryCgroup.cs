@@ -1,0 +1,137 @@
+using System.Diagnostics;
+
+namespace Sharpi.Prefault.Tests.TestSupport;
+
+/// <summary>
+/// A real memory cgroup made for one test (v2 where its memory controller is on, else the v1 memory hierarchy),
+/// removed on dispose. Only child processes join it, never the test host.
+/// </summary>
+public sealed class MemoryCgroup : IDisposable
+{
+    private static readonly Lazy<string?> Unavailable = new(Probe);
+    private readonly List<string> _shmFiles = [];
+
+    private MemoryCgroup(string path, string procSelfCgroupLine, bool isV2)
+    {
+        Path = path;
+        ProcSelfCgroupText = procSelfCgroupLine + "\n";
+        IsV2 = isV2;
+    }
+
+    /// <summary>Why no group can be made here (not Linux, not root, no writable memory hierarchy), or null.</summary>
+    public static string? WhyUnavailable => Unavailable.Value;
+
+    public string Path { get; }
+
+    /// <summary>What /proc/self/cgroup would say inside the group.</summary>
+    public string ProcSelfCgroupText { get; }
+
+    public bool IsV2 { get; }
+
+    public static MemoryCgroup Create(long limitBytes)
+    {
+        string name = $"sharpi-test-{Guid.NewGuid():N}";
+        bool v2 = IsV2MemoryOn();
+        string path = v2 ? $"/sys/fs/cgroup/{name}" : $"/sys/fs/cgroup/memory/{name}";
+        Directory.CreateDirectory(path);
+        File.WriteAllText(System.IO.Path.Combine(path, v2 ? "memory.max" : "memory.limit_in_bytes"), limitBytes.ToString(System.Globalization.CultureInfo.InvariantCulture));
+        return new MemoryCgroup(path, v2 ? $"0::/{name}" : $"4:memory:/{name}", v2);
+    }
+
+    /// <summary>
+    /// Charges <paramref name="bytes"/> of shared memory (a /dev/shm file written from inside the group) to the group:
+    /// memory the kernel cannot reclaim without swap, and that stays charged after the writer exits.
+    /// </summary>
+    public void HoldUnreclaimable(long bytes)
+    {
+        string file = $"/dev/shm/sharpi-test-{Guid.NewGuid():N}";
+        _shmFiles.Add(file);
+        RunInside($"head -c {bytes} /dev/zero > {file}");
+    }
+
+    /// <summary>Runs a shell command inside the group and waits for it; returns its standard output.</summary>
+    public string RunInside(string shellCommand, TimeSpan? timeout = null)
+    {
+        var start = new ProcessStartInfo("/bin/sh")
+        {
+            RedirectStandardOutput = true,
+            RedirectStandardError = true,
+            UseShellExecute = false,
+        };
+        start.ArgumentList.Add("-c");
+        start.ArgumentList.Add($"echo $$ > {Path}/cgroup.procs && {shellCommand}");
+        using Process process = Process.Start(start)!;
+        Task<string> stdout = process.StandardOutput.ReadToEndAsync();
+        Task<string> stderr = process.StandardError.ReadToEndAsync();
+        if (!process.WaitForExit(timeout ?? TimeSpan.FromMinutes(2)))
+        {
+            process.Kill(entireProcessTree: true);
+            throw new TimeoutException($"'{shellCommand}' did not finish inside {Path}");
+        }
+
+        if (process.ExitCode != 0)
+        {
+            throw new InvalidOperationException($"'{shellCommand}' exited {process.ExitCode} inside {Path}: {stderr.Result}");
+        }
+
+        return stdout.Result;
+    }
+
+    public void Dispose()
+    {
+        foreach (string file in _shmFiles)
+        {
+            File.Delete(file);
+        }
+
+        // The group is empty once its children exit; its remaining charges move to the parent on removal.
+        for (int attempt = 0; attempt < 50; attempt++)
+        {
+            try
+            {
+                Directory.Delete(Path);
+                return;
+            }
+            catch (IOException)
+            {
+                Thread.Sleep(20);
+            }
+        }
+    }
+
+    private static bool IsV2MemoryOn() =>
+        File.Exists("/sys/fs/cgroup/cgroup.controllers")
+        && File.ReadAllText("/sys/fs/cgroup/cgroup.controllers").Split(' ', '\n').Contains("memory");
+
+    private static string? Probe()
+    {
+        if (!OperatingSystem.IsLinux())
+        {
+            return "cgroups are Linux only";
+        }
+
+        try
+        {
+            using MemoryCgroup group = Create(1L << 30);
+            return null;
+        }
+#pragma warning disable CA1031 // Any failure means "no group here", told in the skip reason.
+        catch (Exception ex)
+#pragma warning restore CA1031
+        {
+            return $"cannot create a memory cgroup here ({ex.GetType().Name}: {ex.Message}); run as root on a machine with a memory controller";
+        }
+    }
+}
+
+/// <summary>A fact that needs a real memory cgroup of its own; skipped, with the reason, where none can be made.</summary>
+public sealed class CgroupFactAttribute : FactAttribute
+{
+    public CgroupFactAttribute()
+    {
+        if (MemoryCgroup.WhyUnavailable is string why)
+        {
+            Skip = why;
+        }
+    }
+}
