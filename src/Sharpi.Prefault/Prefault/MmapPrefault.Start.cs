@@ -5,8 +5,8 @@ public static partial class MmapPrefault
     /// <summary>
     /// Starts <see cref="Run(IReadOnlyList{PrefaultRegion}, PrefaultOptions?)"/> in the background and returns at once,
     /// so the read-ahead overlaps the engine's other init work (graph building, GPU uploads, KV-cache allocation).
-    /// The same gate and kill switch apply. Workers run at <see cref="ThreadPriority.BelowNormal"/> unless
-    /// <see cref="PrefaultOptions.WorkerPriority"/> says otherwise; use <see cref="PrefaultOptions.MaxDegreeOfParallelism"/>
+    /// The same gate and kill switch apply. Workers run at <see cref="ThreadPriority.BelowNormal"/> (on Linux, nice 10)
+    /// unless <see cref="PrefaultOptions.WorkerPriority"/> says otherwise; use <see cref="PrefaultOptions.MaxDegreeOfParallelism"/>
     /// to leave cores to the init work.
     /// </summary>
     /// <param name="regions">The regions, hot ones first. Copied: the list may change after the call.</param>

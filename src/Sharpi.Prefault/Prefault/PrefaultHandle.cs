@@ -10,13 +10,17 @@ namespace Sharpi.Prefault;
 /// </summary>
 /// <remarks>
 /// Disposing cancels the sweep and waits for its threads to stop: once <see cref="Dispose"/> or
-/// <see cref="DisposeAsync"/> returns, nothing touches the regions, and the engine may unmap them.
+/// <see cref="DisposeAsync"/> returns, nothing touches the regions, and the engine may unmap them. Called from the
+/// handle's own progress callback (on the sweep's thread), disposing cancels and returns at once instead: the sweep
+/// stops at the next chunk boundary, after the callback returns.
 /// </remarks>
 public sealed class PrefaultHandle : IDisposable, IAsyncDisposable
 {
     private readonly CancellationTokenSource _cancel;
     private readonly TaskCompletionSource<PrefaultResult> _completion = new(TaskCreationOptions.RunContinuationsAsynchronously);
+    private readonly Thread _thread;
     private int _disposed;
+    private bool _disposedBySweep; // written and read on the sweep's own thread only
 
     internal PrefaultHandle(PrefaultRegion[] regions, PrefaultOptions options)
     {
@@ -25,13 +29,16 @@ public sealed class PrefaultHandle : IDisposable, IAsyncDisposable
 
         // Below normal unless the caller chose: the sweep waits on the disk, and the init work it overlaps should win the CPU.
         ThreadPriority priority = options.WorkerPriority == ThreadPriority.Normal ? ThreadPriority.BelowNormal : options.WorkerPriority;
-        var thread = new Thread(() => Sweep(regions, background, priority))
+        _thread = new Thread(() =>
+        {
+            WorkerPriority.ApplyToCurrentThread(priority);
+            Sweep(regions, background, priority);
+        })
         {
             IsBackground = true,
-            Priority = priority,
             Name = "Sharpi.Prefault background",
         };
-        thread.Start();
+        _thread.Start();
     }
 
     /// <summary>Completes with the result when the regions are resident, the sweep was cancelled, or the gate skipped it. Never faults.</summary>
@@ -75,6 +82,14 @@ public sealed class PrefaultHandle : IDisposable, IAsyncDisposable
         }
 
         _cancel.Cancel();
+        if (Thread.CurrentThread == _thread)
+        {
+            // Called from inside the sweep (a synchronous progress callback): waiting would wait on this very thread.
+            // The sweep stops at the next chunk boundary once the callback returns; Sweep disposes the token source.
+            _disposedBySweep = true;
+            return;
+        }
+
         _completion.Task.GetAwaiter().GetResult();
         _cancel.Dispose();
     }
@@ -88,6 +103,12 @@ public sealed class PrefaultHandle : IDisposable, IAsyncDisposable
         }
 
         await _cancel.CancelAsync().ConfigureAwait(false);
+        if (Thread.CurrentThread == _thread)
+        {
+            _disposedBySweep = true; // see Dispose
+            return;
+        }
+
         await _completion.Task.ConfigureAwait(false);
         _cancel.Dispose();
     }
@@ -105,6 +126,14 @@ public sealed class PrefaultHandle : IDisposable, IAsyncDisposable
             ILogger log = options.Logger ?? NullLogger.Instance;
             Log.BackgroundFailed(log, options.Label, ex);
             _completion.SetResult(new PrefaultResult { Ran = false, Reason = $"the background prefault failed: {ex.Message}" });
+        }
+        finally
+        {
+            if (_disposedBySweep)
+            {
+                // Disposed from inside the sweep, which returned without waiting: the token source is no longer needed.
+                _cancel.Dispose();
+            }
         }
     }
 }

@@ -12,6 +12,9 @@ public sealed record PrefaultOptions
     /// <summary>The default chunk size: 32 MiB.</summary>
     public const int DefaultChunkSize = 32 * 1024 * 1024;
 
+    /// <summary>The largest chunk size: 1 TiB (a chunk that size is one chunk per region; larger values are a mistake).</summary>
+    public const long MaxChunkSize = 1L << 40;
+
     /// <summary>The default RAM fraction: 0.8.</summary>
     public const double DefaultRamFraction = 0.8;
 
@@ -81,13 +84,14 @@ public sealed record PrefaultOptions
     /// Each thread walks its own contiguous slice of the regions chunk by chunk, and cancellation and progress are
     /// checked between chunks. Default 32 MiB.
     /// </summary>
-    /// <exception cref="ArgumentOutOfRangeException">The value is less than 1.</exception>
+    /// <exception cref="ArgumentOutOfRangeException">The value is less than 1 or greater than <see cref="MaxChunkSize"/>.</exception>
     public long ChunkSize
     {
         get => _chunkSize;
         init
         {
             ArgumentOutOfRangeException.ThrowIfLessThan(value, 1L);
+            ArgumentOutOfRangeException.ThrowIfGreaterThan(value, MaxChunkSize);
             _chunkSize = Pages.Ceiling(value);
         }
     }
@@ -106,7 +110,9 @@ public sealed record PrefaultOptions
     /// <summary>
     /// Priority of the sweep's worker threads. <see cref="MmapPrefault.Start(IReadOnlyList{PrefaultRegion}, PrefaultOptions?)"/>
     /// uses <see cref="ThreadPriority.BelowNormal"/> when this is left at <see cref="ThreadPriority.Normal"/>, so a
-    /// background prefault does not starve the init work it overlaps. Default <see cref="ThreadPriority.Normal"/>.
+    /// background prefault does not starve the init work it overlaps. On Linux, where <see cref="Thread.Priority"/> alone
+    /// changes nothing without privileges, a below-normal priority also raises each worker's nice value (10 for
+    /// <see cref="ThreadPriority.BelowNormal"/>, 19 for <see cref="ThreadPriority.Lowest"/>). Default <see cref="ThreadPriority.Normal"/>.
     /// </summary>
     public ThreadPriority WorkerPriority
     {

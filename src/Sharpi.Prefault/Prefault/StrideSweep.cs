@@ -82,10 +82,13 @@ internal sealed unsafe class StrideSweep
         for (int i = 0; i < helpers.Length; i++)
         {
             int slice = i + 1;
-            helpers[i] = new Thread(() => Work(slice, null), maxStackSize: 256 * 1024)
+            helpers[i] = new Thread(() =>
+            {
+                WorkerPriority.ApplyToCurrentThread(priority);
+                Work(slice, null);
+            }, maxStackSize: 256 * 1024)
             {
                 IsBackground = true,
-                Priority = priority,
                 Name = "Sharpi.Prefault sweep",
             };
             helpers[i].Start();

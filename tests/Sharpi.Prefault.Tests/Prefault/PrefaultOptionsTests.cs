@@ -1,3 +1,5 @@
+using Sharpi.Prefault.Tests.TestSupport;
+
 namespace Sharpi.Prefault.Tests.Prefault;
 
 public sealed class PrefaultOptionsTests
@@ -36,6 +38,29 @@ public sealed class PrefaultOptionsTests
     {
         Assert.Equal(Environment.SystemPageSize, (PrefaultOptions.Default with { ChunkSize = 1 }).ChunkSize);
         Assert.Throws<ArgumentOutOfRangeException>(() => PrefaultOptions.Default with { ChunkSize = 0 });
+    }
+
+    [Theory]
+    [InlineData(long.MaxValue)]
+    [InlineData(long.MaxValue - 1)]
+    [InlineData(PrefaultOptions.MaxChunkSize + 1)]
+    public void ChunkSize_PastTheLargest_IsAnArgumentError(long chunkSize)
+    {
+        // Before, long.MaxValue threw OverflowException and a value near it overflowed the chunk count: Run did nothing.
+        var ex = Assert.Throws<ArgumentOutOfRangeException>(() => PrefaultOptions.Default with { ChunkSize = chunkSize });
+        Assert.Equal("value", ex.ParamName);
+    }
+
+    [LinuxFact]
+    public void Run_WithTheLargestChunkSize_StillSweepsEveryPage()
+    {
+        using TestFile file = TestFile.Create(4 * TestFile.MiB);
+        using MappedFile map = file.Map();
+
+        PrefaultResult result = MmapPrefault.Run([map.Region()], PrefaultOptions.Default with { ChunkSize = PrefaultOptions.MaxChunkSize });
+
+        Assert.Equal(file.Length, result.Bytes);
+        Assert.Equal(100.0, map.ResidentPercent(), 3);
     }
 
     [Fact]

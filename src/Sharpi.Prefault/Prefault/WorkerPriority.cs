@@ -1,0 +1,34 @@
+using System.Runtime.InteropServices;
+
+namespace Sharpi.Prefault;
+
+/// <summary>
+/// Gives a sweep thread the priority its caller asked for. <see cref="Thread.Priority"/> does nothing on Linux for
+/// an unprivileged process (the thread's nice value stays 0), so a below-normal priority also raises the thread's own
+/// nice value there with <c>setpriority(PRIO_PROCESS, tid)</c>, which needs no privilege.
+/// </summary>
+internal static class WorkerPriority
+{
+    /// <summary>The nice value of <see cref="ThreadPriority.BelowNormal"/> workers on Linux.</summary>
+    internal const int BelowNormalNice = 10;
+
+    /// <summary>The nice value of <see cref="ThreadPriority.Lowest"/> workers on Linux.</summary>
+    internal const int LowestNice = 19;
+
+    /// <summary>Applies <paramref name="priority"/> to the calling thread; never throws (a refusal leaves it as it was).</summary>
+    internal static void ApplyToCurrentThread(ThreadPriority priority)
+    {
+        if (priority == ThreadPriority.Normal)
+        {
+            return;
+        }
+
+        Thread.CurrentThread.Priority = priority;
+        if (OperatingSystem.IsLinux() && priority < ThreadPriority.Normal)
+        {
+            int nice = priority == ThreadPriority.Lowest ? LowestNice : BelowNormalNice;
+            _ = Interop.Libc.Setpriority(Interop.Libc.PRIO_PROCESS, (uint)Interop.Libc.Gettid(), nice);
+            _ = Marshal.GetLastPInvokeError(); // a refusal is not an error: the sweep runs at the normal priority
+        }
+    }
+}
