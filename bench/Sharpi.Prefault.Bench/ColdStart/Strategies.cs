@@ -22,16 +22,30 @@ internal abstract class ColdStartStrategy(string name, string description)
 
     internal string Description { get; } = description;
 
+    /// <summary>The synthetic row that shows the best of the <see cref="IsLimit"/> rows per cache state.</summary>
+    internal const string LimitName = "limit";
+
     /// <summary>Why the row cannot run on this machine, or null when it can.</summary>
     internal virtual string? Unavailable => null;
+
+    /// <summary>A reader of the file at the device's (or, warm, the page tables') limit: a candidate for the <c>limit</c> row. It runs no request.</summary>
+    internal virtual bool IsLimit => false;
+
+    /// <summary>Whether the row means something in <paramref name="cache"/> (the limit readers each belong to one state).</summary>
+    internal virtual bool RunsIn(CacheState cache) => true;
 
     internal abstract StrategyTimes Execute(WeightsFile file, CacheState cache, BenchSettings settings);
 
     /// <summary>Every strategy, in the order the table shows them.</summary>
     internal static IReadOnlyList<ColdStartStrategy> All { get; } =
     [
-        new ReadLimit(),
-        new Mapped("none", "map, then the first pass demand-faults every page", static (_, _, _) => null),
+        new DirectReadLimit(2, hugePages: true),
+        new DirectReadLimit(4, hugePages: true),
+        new DirectReadLimit(8, hugePages: true),
+        new DirectReadLimit(2, hugePages: false),
+        new BufferedLimit(),
+        new PopulateLimit(),
+        new Mapped("none", "map, then the request demand-faults what it reads", static (_, _, _) => null),
         new Mapped("touch-1", "map, one thread reads one byte per page, then the first pass", static (region, _, _) => TouchOneThread(region)),
         new Mapped("willneed", "map, madvise(MADV_WILLNEED) over the mapping (MmapPrefault.Run HintOnly), then the first pass",
             static (region, settings, _) => RunPrefault(region, settings.Prefault(PrefaultStrategy.HintOnly, RamGate.Always))),
@@ -99,7 +113,7 @@ internal abstract class ColdStartStrategy(string name, string description)
         }
     }
 
-    /// <summary>The mmap rows: map, run the strategy, run the first pass over the mapping.</summary>
+    /// <summary>The mmap rows: map, run the strategy, run the request over the mapping.</summary>
     private sealed class Mapped(string name, string description, Func<PrefaultRegion, BenchSettings, WeightsFile, string?> prepare)
         : ColdStartStrategy(name, description)
     {
@@ -110,26 +124,53 @@ internal abstract class ColdStartStrategy(string name, string description)
             string? method = prepare(mapped.Region, settings, file);
             double seconds = Stopwatch.GetElapsedTime(started).TotalSeconds;
             double? pmdMapped = 100.0 * HugeMappings.FilePmdMappedBytes() / file.Length;
-            var firstPass = FirstPass.Run(mapped.Start, file.Length, settings.FirstPassThreads);
+            var firstPass = FirstPass.Run(mapped.Start, settings.Request, settings.FirstPassThreads);
             return new StrategyTimes(seconds, firstPass, method) { PmdMappedPercent = pmdMapped };
         }
     }
 
-    /// <summary>
-    /// The physical limit. Cold: O_DIRECT sequential reads (no page cache, no faults). Warm: a bare
-    /// MADV_POPULATE_READ of a fully cached file (page tables only), one slice per thread, with no first pass.
-    /// </summary>
-    private sealed class ReadLimit() : ColdStartStrategy("limit",
-        "cold: O_DIRECT sequential read of the file into reused, pre-faulted aligned buffers; warm: bare MADV_POPULATE_READ of a fully cached file, no first pass")
+    /// <summary>Cold limit reader: O_DIRECT, <c>readsInFlight</c> reads of <see cref="BenchSettings.LimitBlockSize"/> in flight.</summary>
+    private sealed class DirectReadLimit(int readsInFlight, bool hugePages) : ColdStartStrategy(
+        hugePages ? $"limit-direct-{readsInFlight}" : $"limit-direct-{readsInFlight}-4k",
+        $"cold: O_DIRECT, {readsInFlight} reads in flight into reused, pre-faulted aligned buffers" +
+            (hugePages ? " backed by 2 MiB pages (MADV_HUGEPAGE)" : " of 4 KiB pages (what the limit used to be)"))
     {
+        internal override bool IsLimit => true;
+
+        internal override bool RunsIn(CacheState cache) => cache == CacheState.Cold;
+
         internal override StrategyTimes Execute(WeightsFile file, CacheState cache, BenchSettings settings)
         {
-            if (cache == CacheState.Cold)
-            {
-                (double seconds, string method) = SequentialReadLimit.Measure(file.Path, file.Length, settings.LimitThreads, settings.LimitBlockSize);
-                return new StrategyTimes(seconds, 0, method);
-            }
+            (double seconds, string method) = SequentialReadLimit.Measure(file.Path, file.Length, readsInFlight, settings.LimitBlockSize, hugePages);
+            return new StrategyTimes(seconds, 0, method);
+        }
+    }
 
+    /// <summary>Cold limit reader: large buffered reads through the page cache (read-ahead does the I/O), no mapping, no faults.</summary>
+    private sealed class BufferedLimit() : ColdStartStrategy("limit-buffered",
+        "cold: read() of large blocks into reused buffers, one contiguous slice per thread (--limit-threads), after eviction")
+    {
+        internal override bool IsLimit => true;
+
+        internal override bool RunsIn(CacheState cache) => cache == CacheState.Cold;
+
+        internal override StrategyTimes Execute(WeightsFile file, CacheState cache, BenchSettings settings)
+        {
+            (double seconds, string method) = BufferedReadLimit.Measure(file.Path, file.Length, settings.LimitThreads, settings.LimitBlockSize);
+            return new StrategyTimes(seconds, 0, method);
+        }
+    }
+
+    /// <summary>Warm limit reader: a bare MADV_POPULATE_READ of a fully cached file (page tables only), one slice per thread.</summary>
+    private sealed class PopulateLimit() : ColdStartStrategy("limit-populate",
+        "warm: bare MADV_POPULATE_READ of a fully cached file, one slice per thread, no request")
+    {
+        internal override bool IsLimit => true;
+
+        internal override bool RunsIn(CacheState cache) => cache == CacheState.Warm;
+
+        internal override StrategyTimes Execute(WeightsFile file, CacheState cache, BenchSettings settings)
+        {
             using MappedFile mapped = Map(file);
             long started = Stopwatch.GetTimestamp();
             RawPopulate.Run(mapped.Region.Address, mapped.Region.Length, settings.PrefaultThreads);
@@ -139,7 +180,7 @@ internal abstract class ColdStartStrategy(string name, string description)
 
     /// <summary>No mmap: read the file into an engine-owned buffer with FileStream, then the first pass over the buffer.</summary>
     private sealed class BufferedRead() : ColdStartStrategy("buffered-read",
-        "no mmap: FileStream reads (16 MiB, one thread) into a native buffer, then the first pass over the buffer")
+        "no mmap: FileStream reads (16 MiB, one thread) into a native buffer, then the request over the buffer")
     {
         private const int ReadSize = 16 * 1024 * 1024;
 
@@ -164,7 +205,7 @@ internal abstract class ColdStartStrategy(string name, string description)
                 }
 
                 double seconds = Stopwatch.GetElapsedTime(started).TotalSeconds;
-                var firstPass = FirstPass.Run(buffer, file.Length, settings.FirstPassThreads);
+                var firstPass = FirstPass.Run(buffer, settings.Request, settings.FirstPassThreads);
                 return new StrategyTimes(seconds, firstPass, "read");
             }
             finally
@@ -176,7 +217,7 @@ internal abstract class ColdStartStrategy(string name, string description)
 
     /// <summary>No mmap, no page cache: DirectFileReader reads the file (O_DIRECT) into an aligned native buffer, then the first pass over the buffer.</summary>
     private sealed class DirectIORead() : ColdStartStrategy("direct-io",
-        "no mmap: DirectFileReader (O_DIRECT, default options) into an aligned native buffer, then the first pass over the buffer")
+        "no mmap: DirectFileReader (O_DIRECT, default options) into an aligned native buffer, then the request over the buffer")
     {
         internal override unsafe StrategyTimes Execute(WeightsFile file, CacheState cache, BenchSettings settings)
         {
@@ -197,7 +238,7 @@ internal abstract class ColdStartStrategy(string name, string description)
                 }
 
                 double seconds = Stopwatch.GetElapsedTime(started).TotalSeconds;
-                var firstPass = FirstPass.Run(buffer, file.Length, settings.FirstPassThreads);
+                var firstPass = FirstPass.Run(buffer, settings.Request, settings.FirstPassThreads);
                 return new StrategyTimes(seconds, firstPass, method);
             }
             finally
@@ -228,7 +269,7 @@ internal abstract class ColdStartStrategy(string name, string description)
 
             double seconds = Stopwatch.GetElapsedTime(started).TotalSeconds;
             using MappedFile mapped = Map(file);
-            var firstPass = FirstPass.Run(mapped.Start, file.Length, settings.FirstPassThreads);
+            var firstPass = FirstPass.Run(mapped.Start, settings.Request, settings.FirstPassThreads);
             return new StrategyTimes(seconds, firstPass, "vmtouch -t");
         }
 
