@@ -5,8 +5,9 @@ using System.Runtime.Versioning;
 namespace Sharpi.Prefault.Bench;
 
 /// <summary>
-/// <c>coldstart</c> (the default command): for each cache state and strategy, map the file fresh, run the strategy,
-/// then a first pass over every page; report the time to the first request against the device's limit.
+/// <c>coldstart</c> (the default command): for each read-ahead pass, cache state and strategy, map the file fresh,
+/// run the strategy, then the first request (<c>--request</c>); report the time to the first request against the
+/// best limit reader of the same run and each first request against the same request warm.
 /// </summary>
 internal sealed class ColdStartCommand
 {
@@ -191,7 +192,7 @@ internal sealed class ColdStartCommand
         foreach (int kb in readAheads)
         {
             readAhead.Set(kb);
-            progress.Note($"read_ahead_kb of {device.Name} set to {kb} (was {readAhead.Original}).");
+            progress.Note($"read_ahead_kb of {device.Name} set to {kb} (it is {readAhead.Original} outside this run).");
             (List<Sample> s, List<double> w) = runner.Run(kb);
             samples.AddRange(s);
             warm.AddRange(w);
