@@ -12,6 +12,8 @@ namespace Sharpi.Prefault.Bench;
 internal sealed class ColdStartRunner(WeightsFile file, BenchSettings settings, IReadOnlyList<ColdStartStrategy> strategies,
     IReadOnlyList<CacheState> caches, int repeat, ProgressLine progress)
 {
+    private readonly BlockDevice _device = BlockDevice.Of(file.Path);
+
     /// <summary>The samples of every row, and the warm request's seconds per repetition.</summary>
     internal (List<Sample> Samples, List<double> WarmRequestSeconds) Run(int? readAheadKb)
     {
@@ -49,10 +51,12 @@ internal sealed class ColdStartRunner(WeightsFile file, BenchSettings settings, 
     private Sample Measure(ColdStartStrategy strategy, CacheState cache)
     {
         double before = CacheControl.Establish(file, cache);
+        DiskStats? diskBefore = DiskStats.Now(_device);
         FaultCounts faultsBefore = FaultCounts.Now();
         StrategyTimes times = strategy.Execute(file, cache, settings);
         FaultCounts faults = FaultCounts.Now() - faultsBefore;
+        DiskStats? disk = DiskStats.Now(_device) - diskBefore;
         double after = Residency.OfFile(file.Path).Percent;
-        return new Sample(strategy.Name, cache, times, faults, before, after);
+        return new Sample(strategy.Name, cache, times, faults, before, after) { Disk = disk };
     }
 }

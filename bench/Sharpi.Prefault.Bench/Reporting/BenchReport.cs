@@ -103,6 +103,10 @@ internal sealed record ResultRow
     /// <summary><see cref="StorageBytes"/> per second of <see cref="TotalSeconds"/>: what the device delivered to the row.</summary>
     public double StorageGibPerSecond { get; init; }
 
+    /// <summary>The disk's average read request over the row (its /sys/block stat: bytes over reads, all processes), in KiB.</summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public double? AverageReadRequestKb { get; init; }
+
     public required long MinorFaults { get; init; }
 
     public required long MajorFaults { get; init; }

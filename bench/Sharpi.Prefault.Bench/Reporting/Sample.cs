@@ -7,6 +7,9 @@ internal sealed record Sample(string Strategy, CacheState Cache, StrategyTimes T
     /// <summary>The disk's read_ahead_kb during the sample, where the run set it.</summary>
     internal int? ReadAheadKb { get; init; }
 
+    /// <summary>The disk's read counters over the row (strategy and request), where the file has a disk.</summary>
+    internal DiskStats? Disk { get; init; }
+
     internal double TotalSeconds => (InitSeconds ?? 0) + Times.Seconds + Times.FirstPassSeconds;
 
     /// <summary>
@@ -53,6 +56,26 @@ internal sealed record Sample(string Strategy, CacheState Cache, StrategyTimes T
         return rows;
     }
 
+    /// <summary>
+    /// The disk's bytes over its reads, all repetitions together; null where nothing was read or the disk is unknown.
+    /// Shown only for rows that read from storage themselves: in the others it would be other processes' reads alone.
+    /// </summary>
+    private static double? AverageRequestKb(Sample[] runs)
+    {
+        long reads = 0;
+        long bytes = 0;
+        foreach (Sample run in runs)
+        {
+            if (run.Disk is DiskStats disk)
+            {
+                reads += disk.Reads;
+                bytes += disk.Bytes;
+            }
+        }
+
+        return reads > 0 ? bytes / 1024.0 / reads : null;
+    }
+
     private static ResultRow Row(string strategy, CacheState cache, Sample[] runs, long bytes, double? warmRequestSeconds, bool isLimitReader)
     {
         double total = Statistics.Median(runs.Select(static s => s.TotalSeconds));
@@ -74,6 +97,7 @@ internal sealed record Sample(string Strategy, CacheState Cache, StrategyTimes T
             RatioToWarm = !isLimitReader && warmRequestSeconds is double warm && warm > 0 && runs[0].InitSeconds is null ? firstPass / warm : null,
             StorageBytes = storage,
             StorageGibPerSecond = total > 0 ? storage / (double)(1L << 30) / total : 0,
+            AverageReadRequestKb = storage > 0 ? AverageRequestKb(runs) : null,
             MinorFaults = Statistics.Median(runs.Select(static s => s.Faults.Minor)),
             MajorFaults = Statistics.Median(runs.Select(static s => s.Faults.Major)),
             FirstPassMinorFaults = Statistics.Median(runs.Select(static s => s.Times.FirstPassFaults.Minor)),
