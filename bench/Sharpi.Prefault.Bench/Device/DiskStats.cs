@@ -5,8 +5,8 @@ namespace Sharpi.Prefault.Bench;
 /// <summary>
 /// A disk's read counters from <c>/sys/block/&lt;disk&gt;/stat</c> (reads completed, sectors read; 512-byte sectors
 /// whatever the disk's block size). Between two snapshots, bytes over reads is the average request the disk saw:
-/// what decides a virtio disk's throughput (O_DIRECT into 4 KiB pages: ~650 KiB; read-ahead into 2 MiB folios:
-/// ~3.7 MiB). The counters are the disk's, so other processes' reads at the same time are in them too.
+/// what decides a virtio disk's throughput (O_DIRECT into 4 KiB pages: 530-860 KiB; into 2 MiB pages or read-ahead
+/// into 2 MiB folios: up to 4 MiB). The counters are the disk's, so other processes' reads at the same time are in them too.
 /// </summary>
 internal readonly record struct DiskStats(long Reads, long Bytes)
 {

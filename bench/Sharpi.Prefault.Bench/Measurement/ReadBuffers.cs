@@ -7,7 +7,7 @@ namespace Sharpi.Prefault.Bench;
 /// The limit readers' reused, pre-faulted, aligned buffers. With <c>hugePages</c> each is 2 MiB-aligned and
 /// advised MADV_HUGEPAGE before it is touched: an O_DIRECT read into 4 KiB pages needs one segment per page, and a
 /// virtio disk's max_segments (254 here) caps each request near 1 MiB, where physically contiguous 2 MiB pages let
-/// it reach max_sectors_kb (measured on this VM: ~650 KiB requests and ~0.9 GiB/s against ~3.7 MiB and ~2.8 GiB/s).
+/// it reach max_sectors_kb (measured on this VM, 2 x 32 MiB in flight: 530-700 KiB requests and ~1.0 GiB/s against 4 MiB and ~3.3 GiB/s; a C loop does the same).
 /// </summary>
 internal sealed unsafe class ReadBuffers : IDisposable
 {
