@@ -89,7 +89,7 @@ internal sealed class CommonOptions
         Console.Out.WriteLine($"Storage: {report.Machine.DescribeStorage()}");
         if (report.Request is { } request)
         {
-            Console.Out.WriteLine($"Request: {request}; warm: {ResultTable.Seconds(report.WarmRequestSeconds ?? 0)} s");
+            Console.Out.WriteLine($"Request: {request}; warm: {(report.WarmRequestSeconds is double warm ? ResultTable.Seconds(warm) + " s" : "not measured")}");
         }
 
         Console.Out.Write(ResultTable.Render(report.Results, markdown: false));

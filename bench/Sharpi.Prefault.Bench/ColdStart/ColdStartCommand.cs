@@ -134,7 +134,12 @@ internal sealed class ColdStartCommand
             (List<Sample> samples, List<double> warm) = RunPerReadAhead(runner, file, readAheads, notes, progress);
 
             string[] limitReaders = [.. strategies.Where(static s => s.IsLimit).Select(static s => s.Name)];
-            double warmRequest = Statistics.Median(warm);
+            double? warmRequest = warm.Count > 0 ? Statistics.Median(warm) : null;
+            if (runner.WarmRequestSkipped is { } skipped)
+            {
+                notes.Add($"x warm: not measured: {skipped}");
+            }
+
             string[] order = [.. strategies.Select(static s => s.Name)];
             List<ResultRow> rows = Sample.Summarize(samples, order, caches, file.Length, limitReaders, warmRequest);
             List<string> bugs = LimitCheck.Find(rows, limitReaders);

@@ -14,7 +14,10 @@ internal sealed class ColdStartRunner(WeightsFile file, BenchSettings settings, 
 {
     private readonly BlockDevice _device = BlockDevice.Of(file.Path);
 
-    /// <summary>The samples of every row, and the warm request's seconds per repetition.</summary>
+    /// <summary>Why the warm request could not be timed (the file does not stay cached), or null.</summary>
+    internal string? WarmRequestSkipped { get; private set; }
+
+    /// <summary>The samples of every row, and the warm request's seconds per repetition (none where it could not be timed).</summary>
     internal (List<Sample> Samples, List<double> WarmRequestSeconds) Run(int? readAheadKb)
     {
         var samples = new List<Sample>();
@@ -25,7 +28,19 @@ internal sealed class ColdStartRunner(WeightsFile file, BenchSettings settings, 
         for (int r = 0; r < repeat; r++)
         {
             progress.Begin($"[{++step}/{steps}] {pass}repetition {r + 1}/{repeat}, warm request");
-            warm.Add(WarmRequest.Measure(file, settings.Request, settings.FirstPassThreads));
+            if (WarmRequestSkipped is null)
+            {
+                try
+                {
+                    warm.Add(WarmRequest.Measure(file, settings.Request, settings.FirstPassThreads));
+                }
+                catch (BenchException e)
+                {
+                    // A model larger than the free memory can still run cold; it only loses its x warm.
+                    WarmRequestSkipped = e.Message;
+                }
+            }
+
             for (int c = 0; c < caches.Count; c++)
             {
                 // Alternate which cache state goes first, too.

@@ -23,7 +23,8 @@ internal static class ReportWriter
         md.AppendLine(CultureInfo.InvariantCulture, $"- Storage: {report.Machine.DescribeStorage()}");
         if (report.Request is { } request)
         {
-            md.AppendLine(CultureInfo.InvariantCulture, $"- Request: {request}; warm: {ResultTable.Seconds(report.WarmRequestSeconds ?? 0)} s");
+            md.AppendLine(CultureInfo.InvariantCulture,
+                $"- Request: {request}; warm: {(report.WarmRequestSeconds is double warm ? ResultTable.Seconds(warm) + " s" : "not measured")}");
         }
 
         foreach (string bug in report.Bugs)
