@@ -86,10 +86,24 @@ internal sealed class CommonOptions
     {
         Console.Out.WriteLine();
         Console.Out.WriteLine($"{title} ({report.Machine.Describe()})");
+        Console.Out.WriteLine($"Storage: {report.Machine.DescribeStorage()}");
+        if (report.Request is { } request)
+        {
+            Console.Out.WriteLine($"Request: {request}; warm: {(report.WarmRequestSeconds is double warm ? ResultTable.Seconds(warm) + " s" : "not measured")}");
+        }
+
         Console.Out.Write(ResultTable.Render(report.Results, markdown: false));
         foreach (string note in report.Notes)
         {
             Console.Out.WriteLine("  " + note);
+        }
+
+        // Loud on purpose, and last, where a reader of the table looks: a limit that a row beats makes every x limit wrong.
+        foreach (string bug in report.Bugs)
+        {
+            Console.Out.WriteLine();
+            Console.Out.WriteLine("!!! " + bug);
+            Console.Error.WriteLine(bug);
         }
 
         if (parse.GetValue(Json) is { } json)

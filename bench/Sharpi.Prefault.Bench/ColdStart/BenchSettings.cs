@@ -1,12 +1,13 @@
 namespace Sharpi.Prefault.Bench;
 
 /// <summary>The knobs every row shares.</summary>
-/// <param name="FirstPassThreads">Threads of the simulated forward pass (default: all cores).</param>
+/// <param name="FirstPassThreads">Threads of the simulated first request (default: all cores).</param>
 /// <param name="PrefaultThreads"><see cref="PrefaultOptions.MaxDegreeOfParallelism"/> of the prefault rows.</param>
 /// <param name="ChunkSize"><see cref="PrefaultOptions.ChunkSize"/> of the prefault rows.</param>
-/// <param name="LimitThreads">Threads of the O_DIRECT read limit.</param>
-/// <param name="LimitBlockSize">Bytes per O_DIRECT read of the limit.</param>
-internal sealed record BenchSettings(int FirstPassThreads, int PrefaultThreads, long ChunkSize, int LimitThreads, int LimitBlockSize)
+/// <param name="LimitThreads">Threads of the buffered read limit (the O_DIRECT limits have their own reads in flight).</param>
+/// <param name="LimitBlockSize">Bytes per read of the limit readers.</param>
+/// <param name="Request">The first request every row runs after its strategy.</param>
+internal sealed record BenchSettings(int FirstPassThreads, int PrefaultThreads, long ChunkSize, int LimitThreads, int LimitBlockSize, RequestPlan Request)
 {
     internal PrefaultOptions Prefault(PrefaultStrategy strategy, RamGate gate = RamGate.FitsInRam) => PrefaultOptions.Default with
     {

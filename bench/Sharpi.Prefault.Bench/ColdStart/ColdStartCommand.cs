@@ -1,18 +1,23 @@
 using System.CommandLine;
+using System.Globalization;
+using System.Runtime.Versioning;
 
 namespace Sharpi.Prefault.Bench;
 
 /// <summary>
-/// <c>coldstart</c> (the default command): for each cache state and strategy, map the file fresh, run the strategy,
-/// then a first pass over every page; report the time to the first request against the device's limit.
+/// <c>coldstart</c> (the default command): for each read-ahead pass, cache state and strategy, map the file fresh,
+/// run the strategy, then the first request (<c>--request</c>); report the time to the first request against the
+/// best limit reader of the same run and each first request against the same request warm.
 /// </summary>
 internal sealed class ColdStartCommand
 {
+    private static readonly string RowNames = string.Join(", ", ColdStartStrategy.All.Select(static s => s.Name).Prepend(ColdStartStrategy.LimitName));
+
     private readonly CommonOptions _common = new();
 
     private readonly Option<string?> _strategies = new("--strategies")
     {
-        Description = $"Comma-separated rows to run (default: all): {string.Join(", ", ColdStartStrategy.All.Select(static s => s.Name))}.",
+        Description = $"Comma-separated rows to run (default: all): {RowNames}; 'limit' runs every limit-* reader.",
     };
 
     private readonly Option<string> _cache = new("--cache")
@@ -37,8 +42,51 @@ internal sealed class ColdStartCommand
 
     private readonly Option<int> _limitThreads = new("--limit-threads")
     {
-        Description = "Threads of the O_DIRECT read limit.",
+        Description = "Threads of the buffered read limit (limit-buffered); the O_DIRECT limits run 2, 4 and 8 reads in flight.",
         DefaultValueFactory = _ => Math.Max(2, Environment.ProcessorCount),
+    };
+
+    private readonly Option<string> _request = new("--request")
+    {
+        Description = "The first request every row runs: moe (layers x experts, each token's top-k experts per layer, every byte summed), " +
+            "dense (every tensor in layer order, every byte summed) or pages (one byte per page, no compute).",
+        DefaultValueFactory = _ => "moe",
+    };
+
+    private readonly Option<int> _layers = new("--layers")
+    {
+        Description = "moe/dense: layers of a generated file (a GGUF or safetensors --file brings its own from its tensor table).",
+        DefaultValueFactory = _ => 48,
+    };
+
+    private readonly Option<int> _experts = new("--experts")
+    {
+        Description = "moe: experts per layer of a generated file.",
+        DefaultValueFactory = _ => 32,
+    };
+
+    private readonly Option<int> _tokens = new("--tokens")
+    {
+        Description = "moe: tokens of the prefill; each picks --top-k experts per layer.",
+        DefaultValueFactory = _ => 16,
+    };
+
+    private readonly Option<int> _topK = new("--top-k")
+    {
+        Description = "moe: experts each token picks per layer.",
+        DefaultValueFactory = _ => 4,
+    };
+
+    private readonly Option<int> _seed = new("--seed")
+    {
+        Description = "moe: seed of the router's random picks (every row and repetition reads the same experts).",
+        DefaultValueFactory = _ => 2026,
+    };
+
+    private readonly Option<string?> _readAhead = new("--read-ahead-kb")
+    {
+        Description = "Comma-separated read_ahead_kb values, e.g. 128,8192: the whole table runs once per value, set on the file's disk " +
+            "(needs root; the old value is restored at the end, on errors and on Ctrl+C/SIGTERM). Default: the current value, unchanged.",
     };
 
     /// <summary>Adds the options and the action to <paramref name="command"/> (the root command and <c>coldstart</c> both get them).</summary>
@@ -46,7 +94,8 @@ internal sealed class ColdStartCommand
     {
         var self = new ColdStartCommand();
         self._common.AddTo(command);
-        foreach (Option option in (Option[])[self._strategies, self._cache, self._threads, self._chunk, self._firstPassThreads, self._limitThreads])
+        foreach (Option option in (Option[])[self._strategies, self._cache, self._request, self._layers, self._experts, self._tokens, self._topK, self._seed,
+            self._readAhead, self._threads, self._chunk, self._firstPassThreads, self._limitThreads])
         {
             command.Options.Add(option);
         }
@@ -67,24 +116,48 @@ internal sealed class ColdStartCommand
         {
             List<ColdStartStrategy> strategies = SelectStrategies(parse.GetValue(_strategies), out List<string> notes);
             List<CacheState> caches = SelectCaches(parse.GetValue(_cache)!);
+            RequestSpec spec = SelectRequest(parse);
+            int[] readAheads = SelectReadAheads(parse.GetValue(_readAhead));
+            int repeat = parse.GetValue(_common.Repeat);
+
+            WeightsFile file = _common.ResolveFile(parse, progress);
+            RequestPlan request = RequestPlan.Create(spec, Layout(file, spec, notes), file.Length);
             var settings = new BenchSettings(
                 FirstPassThreads: Positive(parse.GetValue(_firstPassThreads), "--first-pass-threads"),
                 PrefaultThreads: Positive(parse.GetValue(_threads), "--threads"),
                 ChunkSize: parse.GetValue(_chunk),
                 LimitThreads: Positive(parse.GetValue(_limitThreads), "--limit-threads"),
-                LimitBlockSize: 32 * 1024 * 1024);
-            int repeat = parse.GetValue(_common.Repeat);
+                LimitBlockSize: 32 * 1024 * 1024,
+                Request: request);
 
-            WeightsFile file = _common.ResolveFile(parse, progress);
             var runner = new ColdStartRunner(file, settings, strategies, caches, repeat, progress);
-            List<Sample> samples = runner.Run();
+            (List<Sample> samples, List<double> warm) = RunPerReadAhead(runner, file, readAheads, notes, progress);
 
-            notes.Add("x limit: the row's GiB/s over the limit row's GiB/s in the same cache state (cold: O_DIRECT sequential read; warm: bare MADV_POPULATE_READ of the cached file, no first pass).");
+            string[] limitReaders = [.. strategies.Where(static s => s.IsLimit).Select(static s => s.Name)];
+            double? warmRequest = warm.Count > 0 ? Statistics.Median(warm) : null;
+            if (runner.WarmRequestSkipped is { } skipped)
+            {
+                notes.Add($"x warm: not measured: {skipped}");
+            }
+
+            string[] order = [.. strategies.Select(static s => s.Name)];
+            List<ResultRow> rows = Sample.Summarize(samples, order, caches, file.Length, limitReaders, warmRequest);
+            List<string> bugs = LimitCheck.Find(rows, limitReaders);
+
+            notes.Add("limit: the best (lowest median total) of the limit-* rows of the same cache state and read-ahead pass (cold: O_DIRECT 2/4/8 reads in flight " +
+                "into 2 MiB-page buffers, O_DIRECT into 4 KiB pages, large buffered reads; warm: bare MADV_POPULATE_READ of the cached file, no request).");
+            notes.Add("x limit: the limit's total over the row's total. disk GiB/s: bytes the row read from storage (getrusage ru_inblock) over its total. " +
+                $"A row whose disk GiB/s (cold) or time (warm, and by 1 ms) beats the limit by more than {LimitCheck.Noise * 100:0}% is flagged BUG.");
+            notes.Add("x warm: the row's first request (first pass s) over the same request on a fully warm, already-mapped file; 1.0x = the strategy left nothing to fault.");
             notes.Add($"Settings: prefault threads {settings.PrefaultThreads}, chunk {ByteSize.Format(settings.ChunkSize)}, first-pass threads {settings.FirstPassThreads}, " +
-                $"limit {settings.LimitThreads} threads x {ByteSize.Format(settings.LimitBlockSize)} reads.");
-            BenchReport report = BenchReport.Create(CommonOptions.CommandLine(parse, "coldstart"), file, repeat,
-                Sample.Summarize(samples, strategies.Select(static s => s.Name), caches, file.Length, limitStrategy: "limit"), notes);
-            _common.Publish(parse, report, $"coldstart, {ByteSize.Format(file.Length)}", progress);
+                $"limit reads of {ByteSize.Format(settings.LimitBlockSize)}, buffered limit {settings.LimitThreads} threads.");
+            BenchReport report = BenchReport.Create(CommonOptions.CommandLine(parse, "coldstart"), file, repeat, rows, notes) with
+            {
+                Request = request.Description,
+                WarmRequestSeconds = warmRequest,
+                Bugs = bugs,
+            };
+            _common.Publish(parse, report, $"coldstart, {ByteSize.Format(file.Length)}, request {RequestSpec.Name(spec.Shape)}", progress);
             _common.CleanUp(parse, file, progress);
             return 0;
         }
@@ -96,6 +169,105 @@ internal sealed class ColdStartCommand
         }
     }
 
+    /// <summary>
+    /// Runs the whole table once per read_ahead_kb value, or once as the disk is when no value was given or the bench
+    /// may not set it. Every value set is put back (see <see cref="ReadAheadOverride"/>).
+    /// </summary>
+    [SupportedOSPlatform("linux")]
+    private static (List<Sample> Samples, List<double> Warm) RunPerReadAhead(ColdStartRunner runner, WeightsFile file, int[] readAheads, List<string> notes,
+        ProgressLine progress)
+    {
+        if (readAheads.Length == 0)
+        {
+            return runner.Run(readAheadKb: null);
+        }
+
+        BlockDevice device = BlockDevice.Of(file.Path);
+        using ReadAheadOverride? readAhead = ReadAheadOverride.TryCreate(device, out string? why);
+        if (readAhead is null)
+        {
+            string message = $"--read-ahead-kb: not set: {why}. Ran once at the current read_ahead_kb ({device.ReadAheadKb?.ToString(CultureInfo.InvariantCulture) ?? "n/a"}).";
+            progress.Note(message);
+            notes.Add(message);
+            return runner.Run(readAheadKb: null);
+        }
+
+        var samples = new List<Sample>();
+        var warm = new List<double>();
+        foreach (int kb in readAheads)
+        {
+            readAhead.Set(kb);
+            progress.Note($"read_ahead_kb of {device.Name} set to {kb} (it is {readAhead.Original} outside this run).");
+            (List<Sample> s, List<double> w) = runner.Run(kb);
+            samples.AddRange(s);
+            warm.AddRange(w);
+        }
+
+        readAhead.Dispose();
+        string restored = $"read_ahead_kb of {device.Name} restored to {readAhead.Original} after the runs at {string.Join(", ", readAheads)}.";
+        progress.Note(restored);
+        notes.Add(restored);
+        return (samples, warm);
+    }
+
+    /// <summary>The layers and experts the request reads: a real model's tensor table, or equal slices of a generated file.</summary>
+    private static ModelLayout Layout(WeightsFile file, RequestSpec spec, List<string> notes)
+    {
+        if (spec.Shape == RequestShape.Pages)
+        {
+            return ModelLayout.EqualSlices(file.Length, 1, 1);
+        }
+
+        if (!file.Generated)
+        {
+            if (ModelLayout.FromModel(file.Path, out string? why) is { } model)
+            {
+                if (spec.Shape == RequestShape.Moe && model.Layers.All(static l => l.Experts.Count == 0))
+                {
+                    notes.Add("--request moe: the model has no routed experts (no blk.N.ffn_*_exps or .experts.E. tensors); the request reads every layer whole, as dense does.");
+                }
+
+                return model;
+            }
+
+            notes.Add($"--file is not a GGUF or safetensors model ({why}); the request uses {spec.Layers} x {spec.Experts} equal slices.");
+        }
+
+        return ModelLayout.EqualSlices(file.Length, spec.Layers, spec.Experts);
+    }
+
+    private RequestSpec SelectRequest(ParseResult parse) => new(
+        RequestSpec.Parse(parse.GetValue(_request)!),
+        Layers: Positive(parse.GetValue(_layers), "--layers"),
+        Experts: Positive(parse.GetValue(_experts), "--experts"),
+        Tokens: Positive(parse.GetValue(_tokens), "--tokens"),
+        TopK: Positive(parse.GetValue(_topK), "--top-k"),
+        Seed: parse.GetValue(_seed));
+
+    private static int[] SelectReadAheads(string? value)
+    {
+        if (string.IsNullOrWhiteSpace(value))
+        {
+            return [];
+        }
+
+        var values = new List<int>();
+        foreach (string item in value.Split(',', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries))
+        {
+            if (!int.TryParse(item, NumberStyles.None, CultureInfo.InvariantCulture, out int kb) || kb < 0)
+            {
+                throw new BenchException($"--read-ahead-kb: '{item}' is not a number of KiB; write for example 128,8192.");
+            }
+
+            if (!values.Contains(kb))
+            {
+                values.Add(kb);
+            }
+        }
+
+        return [.. values];
+    }
+
     private static List<ColdStartStrategy> SelectStrategies(string? filter, out List<string> notes)
     {
         notes = [];
@@ -105,13 +277,15 @@ internal sealed class ColdStartCommand
             string[] names = filter.Split(',', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries);
             foreach (string name in names)
             {
-                if (!ColdStartStrategy.All.Any(s => s.Name == name))
+                if (name != ColdStartStrategy.LimitName && !ColdStartStrategy.All.Any(s => s.Name == name))
                 {
-                    throw new BenchException($"--strategies: unknown row '{name}'; the rows are {string.Join(", ", ColdStartStrategy.All.Select(static s => s.Name))}.");
+                    throw new BenchException($"--strategies: unknown row '{name}'; the rows are {RowNames}.");
                 }
             }
 
-            chosen = ColdStartStrategy.All.Where(s => names.Contains(s.Name));
+            // "limit" stands for all its readers, since the limit row is the best of them.
+            bool allLimits = names.Contains(ColdStartStrategy.LimitName);
+            chosen = ColdStartStrategy.All.Where(s => names.Contains(s.Name) || (allLimits && s.IsLimit));
         }
 
         var available = new List<ColdStartStrategy>();

@@ -5,19 +5,42 @@ namespace Sharpi.Prefault.Bench;
 /// <summary>
 /// Runs every (repetition, cache state, strategy): sets and checks the cache state, measures faults and residency
 /// around the row, and rotates the strategies' order each repetition so drift (a warming disk, another build on
-/// the machine) does not always favour the same row.
+/// the machine) does not always favour the same row. Each repetition also times the warm request the rows' first
+/// requests are compared with (<c>x warm</c>).
 /// </summary>
 [SupportedOSPlatform("linux")]
 internal sealed class ColdStartRunner(WeightsFile file, BenchSettings settings, IReadOnlyList<ColdStartStrategy> strategies,
     IReadOnlyList<CacheState> caches, int repeat, ProgressLine progress)
 {
-    internal List<Sample> Run()
+    private readonly BlockDevice _device = BlockDevice.Of(file.Path);
+
+    /// <summary>Why the warm request could not be timed (the file does not stay cached), or null.</summary>
+    internal string? WarmRequestSkipped { get; private set; }
+
+    /// <summary>The samples of every row, and the warm request's seconds per repetition (none where it could not be timed).</summary>
+    internal (List<Sample> Samples, List<double> WarmRequestSeconds) Run(int? readAheadKb)
     {
         var samples = new List<Sample>();
-        int steps = repeat * caches.Count * strategies.Count;
+        var warm = new List<double>();
+        string pass = readAheadKb is int kb ? $"read_ahead_kb {kb}, " : string.Empty;
+        int steps = repeat * (1 + caches.Sum(c => strategies.Count(s => s.RunsIn(c))));
         int step = 0;
         for (int r = 0; r < repeat; r++)
         {
+            progress.Begin($"[{++step}/{steps}] {pass}repetition {r + 1}/{repeat}, warm request");
+            if (WarmRequestSkipped is null)
+            {
+                try
+                {
+                    warm.Add(WarmRequest.Measure(file, settings.Request, settings.FirstPassThreads));
+                }
+                catch (BenchException e)
+                {
+                    // A model larger than the free memory can still run cold; it only loses its x warm.
+                    WarmRequestSkipped = e.Message;
+                }
+            }
+
             for (int c = 0; c < caches.Count; c++)
             {
                 // Alternate which cache state goes first, too.
@@ -25,24 +48,30 @@ internal sealed class ColdStartRunner(WeightsFile file, BenchSettings settings, 
                 for (int i = 0; i < strategies.Count; i++)
                 {
                     ColdStartStrategy strategy = strategies[(i + r) % strategies.Count];
-                    step++;
-                    progress.Begin($"[{step}/{steps}] repetition {r + 1}/{repeat}, {CacheControl.Name(cache)}, {strategy.Name}");
-                    samples.Add(Measure(strategy, cache));
+                    if (!strategy.RunsIn(cache))
+                    {
+                        continue;
+                    }
+
+                    progress.Begin($"[{++step}/{steps}] {pass}repetition {r + 1}/{repeat}, {CacheControl.Name(cache)}, {strategy.Name}");
+                    samples.Add(Measure(strategy, cache) with { ReadAheadKb = readAheadKb });
                 }
             }
         }
 
         progress.Clear();
-        return samples;
+        return (samples, warm);
     }
 
     private Sample Measure(ColdStartStrategy strategy, CacheState cache)
     {
         double before = CacheControl.Establish(file, cache);
+        DiskStats? diskBefore = DiskStats.Now(_device);
         FaultCounts faultsBefore = FaultCounts.Now();
         StrategyTimes times = strategy.Execute(file, cache, settings);
         FaultCounts faults = FaultCounts.Now() - faultsBefore;
+        DiskStats? disk = DiskStats.Now(_device) - diskBefore;
         double after = Residency.OfFile(file.Path).Percent;
-        return new Sample(strategy.Name, cache, times, faults, before, after);
+        return new Sample(strategy.Name, cache, times, faults, before, after) { Disk = disk };
     }
 }

@@ -16,22 +16,36 @@ internal readonly record struct StrategyTimes(double Seconds, double FirstPassSe
 }
 
 /// <summary>One way to get from a file on disk to weights an engine can read.</summary>
-internal abstract class ColdStartStrategy(string name, string description)
+internal abstract partial class ColdStartStrategy(string name, string description)
 {
     internal string Name { get; } = name;
 
     internal string Description { get; } = description;
 
+    /// <summary>The synthetic row that shows the best of the <see cref="IsLimit"/> rows per cache state.</summary>
+    internal const string LimitName = "limit";
+
     /// <summary>Why the row cannot run on this machine, or null when it can.</summary>
     internal virtual string? Unavailable => null;
+
+    /// <summary>A reader of the file at the device's (or, warm, the page tables') limit: a candidate for the <c>limit</c> row. It runs no request.</summary>
+    internal virtual bool IsLimit => false;
+
+    /// <summary>Whether the row means something in <paramref name="cache"/> (the limit readers each belong to one state).</summary>
+    internal virtual bool RunsIn(CacheState cache) => true;
 
     internal abstract StrategyTimes Execute(WeightsFile file, CacheState cache, BenchSettings settings);
 
     /// <summary>Every strategy, in the order the table shows them.</summary>
     internal static IReadOnlyList<ColdStartStrategy> All { get; } =
     [
-        new ReadLimit(),
-        new Mapped("none", "map, then the first pass demand-faults every page", static (_, _, _) => null),
+        new DirectReadLimit(2, hugePages: true),
+        new DirectReadLimit(4, hugePages: true),
+        new DirectReadLimit(8, hugePages: true),
+        new DirectReadLimit(2, hugePages: false),
+        new BufferedLimit(),
+        new PopulateLimit(),
+        new Mapped("none", "map, then the request demand-faults what it reads", static (_, _, _) => null),
         new Mapped("touch-1", "map, one thread reads one byte per page, then the first pass", static (region, _, _) => TouchOneThread(region)),
         new Mapped("willneed", "map, madvise(MADV_WILLNEED) over the mapping (MmapPrefault.Run HintOnly), then the first pass",
             static (region, settings, _) => RunPrefault(region, settings.Prefault(PrefaultStrategy.HintOnly, RamGate.Always))),
@@ -99,7 +113,7 @@ internal abstract class ColdStartStrategy(string name, string description)
         }
     }
 
-    /// <summary>The mmap rows: map, run the strategy, run the first pass over the mapping.</summary>
+    /// <summary>The mmap rows: map, run the strategy, run the request over the mapping.</summary>
     private sealed class Mapped(string name, string description, Func<PrefaultRegion, BenchSettings, WeightsFile, string?> prepare)
         : ColdStartStrategy(name, description)
     {
@@ -110,36 +124,14 @@ internal abstract class ColdStartStrategy(string name, string description)
             string? method = prepare(mapped.Region, settings, file);
             double seconds = Stopwatch.GetElapsedTime(started).TotalSeconds;
             double? pmdMapped = 100.0 * HugeMappings.FilePmdMappedBytes() / file.Length;
-            var firstPass = FirstPass.Run(mapped.Start, file.Length, settings.FirstPassThreads);
+            var firstPass = FirstPass.Run(mapped.Start, settings.Request, settings.FirstPassThreads);
             return new StrategyTimes(seconds, firstPass, method) { PmdMappedPercent = pmdMapped };
-        }
-    }
-
-    /// <summary>
-    /// The physical limit. Cold: O_DIRECT sequential reads (no page cache, no faults). Warm: a bare
-    /// MADV_POPULATE_READ of a fully cached file (page tables only), one slice per thread, with no first pass.
-    /// </summary>
-    private sealed class ReadLimit() : ColdStartStrategy("limit",
-        "cold: O_DIRECT sequential read of the file into reused, pre-faulted aligned buffers; warm: bare MADV_POPULATE_READ of a fully cached file, no first pass")
-    {
-        internal override StrategyTimes Execute(WeightsFile file, CacheState cache, BenchSettings settings)
-        {
-            if (cache == CacheState.Cold)
-            {
-                (double seconds, string method) = SequentialReadLimit.Measure(file.Path, file.Length, settings.LimitThreads, settings.LimitBlockSize);
-                return new StrategyTimes(seconds, 0, method);
-            }
-
-            using MappedFile mapped = Map(file);
-            long started = Stopwatch.GetTimestamp();
-            RawPopulate.Run(mapped.Region.Address, mapped.Region.Length, settings.PrefaultThreads);
-            return new StrategyTimes(Stopwatch.GetElapsedTime(started).TotalSeconds, 0, "madvise");
         }
     }
 
     /// <summary>No mmap: read the file into an engine-owned buffer with FileStream, then the first pass over the buffer.</summary>
     private sealed class BufferedRead() : ColdStartStrategy("buffered-read",
-        "no mmap: FileStream reads (16 MiB, one thread) into a native buffer, then the first pass over the buffer")
+        "no mmap: FileStream reads (16 MiB, one thread) into a native buffer, then the request over the buffer")
     {
         private const int ReadSize = 16 * 1024 * 1024;
 
@@ -164,7 +156,7 @@ internal abstract class ColdStartStrategy(string name, string description)
                 }
 
                 double seconds = Stopwatch.GetElapsedTime(started).TotalSeconds;
-                var firstPass = FirstPass.Run(buffer, file.Length, settings.FirstPassThreads);
+                var firstPass = FirstPass.Run(buffer, settings.Request, settings.FirstPassThreads);
                 return new StrategyTimes(seconds, firstPass, "read");
             }
             finally
@@ -176,7 +168,7 @@ internal abstract class ColdStartStrategy(string name, string description)
 
     /// <summary>No mmap, no page cache: DirectFileReader reads the file (O_DIRECT) into an aligned native buffer, then the first pass over the buffer.</summary>
     private sealed class DirectIORead() : ColdStartStrategy("direct-io",
-        "no mmap: DirectFileReader (O_DIRECT, default options) into an aligned native buffer, then the first pass over the buffer")
+        "no mmap: DirectFileReader (O_DIRECT, default options) into an aligned native buffer, then the request over the buffer")
     {
         internal override unsafe StrategyTimes Execute(WeightsFile file, CacheState cache, BenchSettings settings)
         {
@@ -197,7 +189,7 @@ internal abstract class ColdStartStrategy(string name, string description)
                 }
 
                 double seconds = Stopwatch.GetElapsedTime(started).TotalSeconds;
-                var firstPass = FirstPass.Run(buffer, file.Length, settings.FirstPassThreads);
+                var firstPass = FirstPass.Run(buffer, settings.Request, settings.FirstPassThreads);
                 return new StrategyTimes(seconds, firstPass, method);
             }
             finally
@@ -228,7 +220,7 @@ internal abstract class ColdStartStrategy(string name, string description)
 
             double seconds = Stopwatch.GetElapsedTime(started).TotalSeconds;
             using MappedFile mapped = Map(file);
-            var firstPass = FirstPass.Run(mapped.Start, file.Length, settings.FirstPassThreads);
+            var firstPass = FirstPass.Run(mapped.Start, settings.Request, settings.FirstPassThreads);
             return new StrategyTimes(seconds, firstPass, "vmtouch -t");
         }
 

@@ -1,7 +1,11 @@
 namespace Sharpi.Prefault.Bench;
 
-/// <summary>Page-fault counters from <c>getrusage</c>: this process plus its waited-for children (for the vmtouch row).</summary>
-internal readonly record struct FaultCounts(long Minor, long Major)
+/// <summary>
+/// Page-fault counters from <c>getrusage</c>, this process plus its waited-for children (for the vmtouch row), and
+/// the bytes they had read from storage (<c>ru_inblock</c>, 512-byte units: every read bio the threads submitted,
+/// O_DIRECT, read-ahead and populate alike; page-cache hits count nothing).
+/// </summary>
+internal readonly record struct FaultCounts(long Minor, long Major, long StorageBytes = 0)
 {
     internal static unsafe FaultCounts Now()
     {
@@ -17,8 +21,10 @@ internal readonly record struct FaultCounts(long Minor, long Major)
             return default;
         }
 
-        return new FaultCounts(self.MinorFaults + children.MinorFaults, self.MajorFaults + children.MajorFaults);
+        return new FaultCounts(self.MinorFaults + children.MinorFaults, self.MajorFaults + children.MajorFaults,
+            (self.BlockInputs + children.BlockInputs) * 512);
     }
 
-    public static FaultCounts operator -(FaultCounts after, FaultCounts before) => new(after.Minor - before.Minor, after.Major - before.Major);
+    public static FaultCounts operator -(FaultCounts after, FaultCounts before) =>
+        new(after.Minor - before.Minor, after.Major - before.Major, after.StorageBytes - before.StorageBytes);
 }

@@ -1,36 +1,40 @@
 using System.Diagnostics;
+using System.Numerics.Tensors;
 
 namespace Sharpi.Prefault.Bench;
 
 /// <summary>
-/// The "first request": reads every page once, on all cores, the way a forward pass's worker threads stream the
-/// weights. Chunks go out through one atomic counter, so the threads walk the file together like an engine's
-/// workers splitting each tensor. The loaded bytes are folded into <see cref="Checksum"/> so the reads stay observable.
+/// The "first request": runs a <see cref="RequestPlan"/> over the weights on the first-pass threads, the way a
+/// forward pass's worker threads stream them. Within a step (a layer) the chunks go out through one atomic
+/// counter, so the threads walk the layer together like an engine's workers splitting each tensor; after each
+/// step they meet at a barrier. Compute shapes sum every byte with <see cref="TensorPrimitives.Sum{T}(ReadOnlySpan{T})"/>;
+/// <see cref="RequestShape.Pages"/> loads one byte per page. The results fold into <see cref="Checksum"/> so the
+/// loads stay observable.
 /// </summary>
 internal static unsafe class FirstPass
 {
-    private const long ChunkBytes = 2 * 1024 * 1024;
-
     private static long s_checksum;
 
     /// <summary>The folded bytes of every pass so far (kept so the JIT cannot drop the loads).</summary>
     internal static long Checksum => Volatile.Read(ref s_checksum);
 
-    /// <summary>Reads one byte per page of [start, start + length) on <paramref name="threads"/> threads; returns the seconds and the faults it took.</summary>
-    internal static (double Seconds, FaultCounts Faults) Run(byte* start, long length, int threads)
+    /// <summary>One byte per page of [start, start + length) (the overlap command's pass).</summary>
+    internal static (double Seconds, FaultCounts Faults) Run(byte* start, long length, int threads) => Run(start, RequestPlan.Pages(length), threads);
+
+    /// <summary>Runs <paramref name="plan"/> over the weights at <paramref name="start"/>; returns the seconds and the faults it took.</summary>
+    internal static (double Seconds, FaultCounts Faults) Run(byte* start, RequestPlan plan, int threads)
     {
         FaultCounts faultsBefore = FaultCounts.Now();
         long started = Stopwatch.GetTimestamp();
-        var work = new Work(start, length);
-        threads = (int)Math.Clamp((length + ChunkBytes - 1) / ChunkBytes, 1, threads);
+        using var work = new Work(start, plan, threads);
         var helpers = new Thread[threads - 1];
         for (int i = 0; i < helpers.Length; i++)
         {
-            helpers[i] = new Thread(static state => ((Work)state!).Sweep(), 256 * 1024) { IsBackground = true, Name = "first pass" };
+            helpers[i] = new Thread(static state => ((Work)state!).Run(), 256 * 1024) { IsBackground = true, Name = "first pass" };
             helpers[i].Start(work);
         }
 
-        work.Sweep();
+        work.Run();
         foreach (Thread helper in helpers)
         {
             helper.Join();
@@ -40,26 +44,42 @@ internal static unsafe class FirstPass
         return (seconds, FaultCounts.Now() - faultsBefore);
     }
 
-    private sealed class Work(byte* start, long length)
+    private sealed class Work(byte* start, RequestPlan plan, int threads) : IDisposable
     {
-        private long _nextChunk = -1;
+        private readonly long[] _next = [.. Enumerable.Repeat(-1L, plan.Steps.Count)];
+        private readonly Barrier? _barrier = threads > 1 ? new Barrier(threads) : null;
 
-        internal void Sweep()
+        internal void Run()
         {
             nint page = Environment.SystemPageSize;
-            long chunks = (length + ChunkBytes - 1) / ChunkBytes;
+            bool pagesOnly = plan.TouchesPagesOnly;
             long acc = 0;
-            for (long chunk = Interlocked.Increment(ref _nextChunk); chunk < chunks; chunk = Interlocked.Increment(ref _nextChunk))
+            for (int s = 0; s < plan.Steps.Count; s++)
             {
-                byte* p = start + (chunk * ChunkBytes);
-                byte* end = start + Math.Min(length, (chunk + 1) * ChunkBytes);
-                for (; p < end; p += page)
+                ByteRange[] chunks = plan.Steps[s];
+                for (long i = Interlocked.Increment(ref _next[s]); i < chunks.Length; i = Interlocked.Increment(ref _next[s]))
                 {
-                    acc += *p;
+                    ByteRange chunk = chunks[i];
+                    byte* p = start + chunk.Offset;
+                    if (pagesOnly)
+                    {
+                        for (byte* end = p + chunk.Length; p < end; p += page)
+                        {
+                            acc += *p;
+                        }
+                    }
+                    else
+                    {
+                        acc += TensorPrimitives.Sum(new ReadOnlySpan<byte>(p, (int)chunk.Length));
+                    }
                 }
+
+                _barrier?.SignalAndWait();
             }
 
             Interlocked.Add(ref s_checksum, acc);
         }
+
+        public void Dispose() => _barrier?.Dispose();
     }
 }

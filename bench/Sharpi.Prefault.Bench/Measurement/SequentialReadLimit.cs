@@ -5,55 +5,39 @@ using Microsoft.Win32.SafeHandles;
 namespace Sharpi.Prefault.Bench;
 
 /// <summary>
-/// The device's sequential read limit: O_DIRECT reads of whole blocks on a few threads into pre-faulted aligned
-/// buffers that are reused, so neither the page cache nor page faults are in the way. Deliberately independent of
-/// the library (its own open and <see cref="RandomAccess"/>), so the library is measured against the disk, not itself.
+/// The device's sequential read limit by O_DIRECT: <c>readsInFlight</c> threads each read whole blocks, taking the
+/// next block from one counter, into their own reused, pre-faulted <see cref="ReadBuffers"/>, so neither the page
+/// cache nor page faults are in the way. Deliberately independent of the library (its own open and
+/// <see cref="RandomAccess"/>), so the library is measured against the disk, not itself.
 /// </summary>
 internal static unsafe class SequentialReadLimit
 {
     /// <summary>Reads the whole file; returns the seconds and how it read (Direct, or buffered where O_DIRECT is refused).</summary>
-    internal static (double Seconds, string Method) Measure(string path, long length, int threads, int blockSize)
+    internal static (double Seconds, string Method) Measure(string path, long length, int readsInFlight, int blockSize, bool hugePages)
     {
         SafeFileHandle handle = OpenDirect(path, out string method);
         using (handle)
         {
-            nuint alignment = 4096;
-            var buffers = new nint[threads];
-            try
+            using var buffers = new ReadBuffers(readsInFlight, blockSize, hugePages);
+            var work = new Work(handle, length, blockSize);
+            long started = Stopwatch.GetTimestamp();
+            var helpers = new Thread[readsInFlight - 1];
+            for (int i = 0; i < helpers.Length; i++)
             {
-                for (int i = 0; i < threads; i++)
-                {
-                    buffers[i] = (nint)NativeMemory.AlignedAlloc((nuint)blockSize, alignment);
-                    NativeMemory.Clear((void*)buffers[i], (nuint)blockSize); // pre-fault: the limit must not pay for page faults
-                }
-
-                var work = new Work(handle, length, blockSize);
-                long started = Stopwatch.GetTimestamp();
-                var helpers = new Thread[threads - 1];
-                for (int i = 0; i < helpers.Length; i++)
-                {
-                    nint buffer = buffers[i + 1];
-                    helpers[i] = new Thread(() => work.Read(buffer), 256 * 1024) { IsBackground = true, Name = "read limit" };
-                    helpers[i].Start();
-                }
-
-                work.Read(buffers[0]);
-                foreach (Thread helper in helpers)
-                {
-                    helper.Join();
-                }
-
-                double seconds = Stopwatch.GetElapsedTime(started).TotalSeconds;
-                work.ThrowIfFailed();
-                return (seconds, method);
+                nint buffer = buffers[i + 1];
+                helpers[i] = new Thread(() => work.Read(buffer), 256 * 1024) { IsBackground = true, Name = "read limit" };
+                helpers[i].Start();
             }
-            finally
+
+            work.Read(buffers[0]);
+            foreach (Thread helper in helpers)
             {
-                foreach (nint buffer in buffers)
-                {
-                    NativeMemory.AlignedFree((void*)buffer);
-                }
+                helper.Join();
             }
+
+            double seconds = Stopwatch.GetElapsedTime(started).TotalSeconds;
+            work.ThrowIfFailed();
+            return (seconds, $"{method}, {readsInFlight} x {ByteSize.Format(blockSize)} in flight, {buffers.Pages}");
         }
     }
 

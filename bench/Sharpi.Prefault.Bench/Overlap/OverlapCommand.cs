@@ -77,7 +77,7 @@ internal sealed class OverlapCommand
 
             progress.Clear();
             BenchReport report = BenchReport.Create(CommonOptions.CommandLine(parse, "overlap"), file, repeat,
-                Sample.Summarize(samples, Scenarios, [CacheState.Cold], file.Length, limitStrategy: null),
+                Sample.Summarize(samples, Scenarios, [CacheState.Cold], file.Length, limitReaders: []),
                 [
                     $"Init: {initMs} ms of busy CPU work on one thread (calibrated idle); it takes longer when the prefault competes for the cores.",
                     "prefault s: the prefault's time not hidden behind the init (all of it for run-after-init; the wait on Completion for start-before-init).",

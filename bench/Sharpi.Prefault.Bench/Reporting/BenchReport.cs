@@ -27,6 +27,17 @@ internal sealed record BenchReport
 
     public IReadOnlyList<string> Notes { get; init; } = [];
 
+    /// <summary>coldstart: the request every row ran after its strategy (shape, what it reads, how much).</summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public string? Request { get; init; }
+
+    /// <summary>coldstart: the median time of that request over a fully warm, already-mapped file (the <c>x warm</c> denominator).</summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public double? WarmRequestSeconds { get; init; }
+
+    /// <summary>coldstart: "BUG: row X beats limit by N%" lines; empty when every row stayed within the noise of its limit.</summary>
+    public IReadOnlyList<string> Bugs { get; init; } = [];
+
     /// <summary>A report of <paramref name="results"/> over <paramref name="file"/>, stamped with this machine and now.</summary>
     internal static BenchReport Create(string command, WeightsFile file, int repeat, IReadOnlyList<ResultRow> results, IReadOnlyList<string> notes)
     {
@@ -55,13 +66,17 @@ internal sealed record ResultRow
 
     public required string Cache { get; init; }
 
+    /// <summary>The disk's read_ahead_kb during the row, where the run set it (<c>--read-ahead-kb</c>).</summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public int? ReadAheadKb { get; init; }
+
     /// <summary>How many repetitions the medians come from.</summary>
     public required int Repeat { get; init; }
 
     /// <summary>The strategy itself (mapping excluded; a buffer's allocation and the read included).</summary>
     public required double Seconds { get; init; }
 
-    /// <summary>The first pass after it: every page read once on all cores.</summary>
+    /// <summary>The first request after it (the first pass), on the first-pass threads.</summary>
     public required double FirstPassSeconds { get; init; }
 
     /// <summary>Median of strategy + first pass per repetition: the time to the first token, in effect.</summary>
@@ -77,6 +92,20 @@ internal sealed record ResultRow
     /// <summary>This row's GiB/s over the limit row's GiB/s in the same cache state (1.0 = as fast as the limit).</summary>
     [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
     public double? RatioToLimit { get; init; }
+
+    /// <summary>The row's first request (<see cref="FirstPassSeconds"/>) over a fully warm, already-mapped request of the same shape (1.0 = nothing left to fault).</summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public double? RatioToWarm { get; init; }
+
+    /// <summary>Bytes the row's threads (and children) read from storage: getrusage ru_inblock x 512.</summary>
+    public long StorageBytes { get; init; }
+
+    /// <summary><see cref="StorageBytes"/> per second of <see cref="TotalSeconds"/>: what the device delivered to the row.</summary>
+    public double StorageGibPerSecond { get; init; }
+
+    /// <summary>The disk's average read request over the row (its /sys/block stat: bytes over reads, all processes), in KiB.</summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public double? AverageReadRequestKb { get; init; }
 
     public required long MinorFaults { get; init; }
 

@@ -7,20 +7,50 @@ namespace Sharpi.Prefault.Bench;
 internal sealed record MachineInfo(string Cpu, int Cores, long MemoryBytes, string Kernel, string Os, string Runtime, string FileSystem,
     string TransparentHugePages, int PageSize)
 {
-    internal static MachineInfo Current(string path) => new(
+    /// <summary>The disk holding the file (<c>vda</c>, <c>nvme0n1</c>), or null where its filesystem has none.</summary>
+    public string? Device { get; init; }
+
+    /// <summary>The disk's read_ahead_kb when the report was made (the run restores any value it set).</summary>
+    public int? ReadAheadKb { get; init; }
+
+    /// <summary>The disk's max_sectors_kb: the largest request the block layer sends it.</summary>
+    public int? MaxSectorsKb { get; init; }
+
+    internal static MachineInfo Current(string path)
+    {
+        BlockDevice device = BlockDevice.Of(path);
+        return Create(path, device) with { Device = device.Name, ReadAheadKb = device.ReadAheadKb, MaxSectorsKb = device.MaxSectorsKb };
+    }
+
+    private static MachineInfo Create(string path, BlockDevice device) => new(
         Cpu: FirstValue("/proc/cpuinfo", "model name") ?? RuntimeInformation.ProcessArchitecture.ToString(),
         Cores: Environment.ProcessorCount,
         MemoryBytes: MemTotal(),
         Kernel: ReadTrimmed("/proc/sys/kernel/osrelease") ?? Environment.OSVersion.VersionString,
         Os: RuntimeInformation.OSDescription,
         Runtime: RuntimeInformation.FrameworkDescription,
-        FileSystem: FileSystemOf(path),
+        FileSystem: $"{device.FileSystem} on {device.Source}",
         TransparentHugePages: ReadTrimmed("/sys/kernel/mm/transparent_hugepage/enabled") ?? "n/a",
         PageSize: Environment.SystemPageSize);
 
     /// <summary>One line for a report: cores, RAM, kernel, filesystem.</summary>
     internal string Describe() => string.Create(CultureInfo.InvariantCulture,
         $"{Cpu}, {Cores} cores, {ByteSize.Format(MemoryBytes)} RAM, Linux {Kernel}, {FileSystem}, THP {TransparentHugePages}, {Runtime}");
+
+    /// <summary>One line on what decides the read rates: the disk, its read-ahead and request size, THP, the filesystem.</summary>
+    internal string DescribeStorage() => string.Create(CultureInfo.InvariantCulture,
+        $"device {Device ?? "none (no block device)"}, read_ahead_kb {Known(ReadAheadKb)}, max_sectors_kb {Known(MaxSectorsKb)}, " +
+        $"THP {SelectedMode(TransparentHugePages)}, filesystem {FileSystem}");
+
+    private static string Known(int? value) => value?.ToString(CultureInfo.InvariantCulture) ?? "n/a";
+
+    /// <summary>"always [madvise] never" -> "madvise".</summary>
+    private static string SelectedMode(string modes)
+    {
+        int open = modes.IndexOf('[', StringComparison.Ordinal);
+        int close = modes.IndexOf(']', StringComparison.Ordinal);
+        return open >= 0 && close > open ? modes[(open + 1)..close] : modes;
+    }
 
     private static string? ReadTrimmed(string path)
     {
@@ -64,37 +94,5 @@ internal sealed record MachineInfo(string Cpu, int Cores, long MemoryBytes, stri
         return value is not null && long.TryParse(value.Split(' ')[0], NumberStyles.Integer, CultureInfo.InvariantCulture, out long kib)
             ? kib * 1024
             : GC.GetGCMemoryInfo().TotalAvailableMemoryBytes;
-    }
-
-    /// <summary>The filesystem type and device of the mount that holds <paramref name="path"/> (longest matching mount point).</summary>
-    private static string FileSystemOf(string path)
-    {
-        string? mounts = ReadTrimmed("/proc/self/mounts");
-        if (mounts is null)
-        {
-            return "unknown filesystem";
-        }
-
-        string full = Path.GetFullPath(path);
-        string best = "unknown filesystem";
-        int bestLength = -1;
-        foreach (string line in mounts.Split('\n'))
-        {
-            string[] fields = line.Split(' ');
-            if (fields.Length < 3)
-            {
-                continue;
-            }
-
-            string mountPoint = fields[1].Replace("\\040", " ", StringComparison.Ordinal);
-            bool contains = mountPoint == "/" || full == mountPoint || full.StartsWith(mountPoint + "/", StringComparison.Ordinal);
-            if (contains && mountPoint.Length >= bestLength)
-            {
-                bestLength = mountPoint.Length;
-                best = $"{fields[2]} on {fields[0]}";
-            }
-        }
-
-        return best;
     }
 }

@@ -20,6 +20,18 @@ internal static class ReportWriter
         md.AppendLine(CultureInfo.InvariantCulture, $"### {title}");
         md.AppendLine();
         md.AppendLine(CultureInfo.InvariantCulture, $"- Machine: {report.Machine.Describe()}");
+        md.AppendLine(CultureInfo.InvariantCulture, $"- Storage: {report.Machine.DescribeStorage()}");
+        if (report.Request is { } request)
+        {
+            md.AppendLine(CultureInfo.InvariantCulture,
+                $"- Request: {request}; warm: {(report.WarmRequestSeconds is double warm ? ResultTable.Seconds(warm) + " s" : "not measured")}");
+        }
+
+        foreach (string bug in report.Bugs)
+        {
+            md.AppendLine(CultureInfo.InvariantCulture, $"- **{bug}**");
+        }
+
         md.AppendLine(CultureInfo.InvariantCulture, $"- File: {ByteSize.Format(report.Bytes)} (`{Path.GetFileName(report.File)}`), page size {report.PageSize} B");
         md.AppendLine(CultureInfo.InvariantCulture, $"- Command: `{report.Command}`; medians of {report.Repeat} repetitions, {report.GeneratedAt:yyyy-MM-dd HH:mm} UTC");
         foreach (string note in report.Notes)
@@ -35,12 +47,22 @@ internal static class ReportWriter
         File.WriteAllText(path, md.ToString());
     }
 
-    /// <summary>A Mermaid xychart-beta bar chart (GitHub renders it): time to first request per row, cold bars behind warm ones.</summary>
+    /// <summary>
+    /// A Mermaid xychart-beta bar chart (GitHub renders it): time to first request per row, cold bars behind warm
+    /// ones; of a run over several read_ahead_kb values, the first value's rows.
+    /// </summary>
     private static string Chart(BenchReport report, string title)
     {
-        string[] names = [.. report.Results.Select(static r => r.Strategy).Distinct()];
-        string[] caches = [.. report.Results.Select(static r => r.Cache).Distinct()];
-        double max = report.Results.Count == 0 ? 1 : report.Results.Max(static r => r.TotalSeconds);
+        int? pass = report.Results.Count == 0 ? null : report.Results[0].ReadAheadKb;
+        ResultRow[] results = [.. report.Results.Where(r => r.ReadAheadKb == pass)];
+        if (pass is int kb && report.Results.Any(r => r.ReadAheadKb != pass))
+        {
+            title += $", read_ahead_kb {kb}";
+        }
+
+        string[] names = [.. results.Select(static r => r.Strategy).Distinct()];
+        string[] caches = [.. results.Select(static r => r.Cache).Distinct()];
+        double max = results.Length == 0 ? 1 : results.Max(static r => r.TotalSeconds);
         var chart = new StringBuilder();
         chart.AppendLine("```mermaid");
         chart.AppendLine("xychart-beta");
@@ -50,7 +72,7 @@ internal static class ReportWriter
         chart.AppendLine(CultureInfo.InvariantCulture, $"    y-axis \"seconds\" 0 --> {Math.Ceiling(max * 10) / 10:0.0}");
         foreach (string cache in caches)
         {
-            IEnumerable<string> values = names.Select(n => report.Results.FirstOrDefault(r => r.Strategy == n && r.Cache == cache)?.TotalSeconds ?? 0)
+            IEnumerable<string> values = names.Select(n => results.FirstOrDefault(r => r.Strategy == n && r.Cache == cache)?.TotalSeconds ?? 0)
                 .Select(static v => v.ToString("0.000", CultureInfo.InvariantCulture));
             chart.AppendLine(CultureInfo.InvariantCulture, $"    bar [{string.Join(", ", values)}]");
         }

@@ -7,12 +7,41 @@ namespace Sharpi.Prefault.Bench;
 internal static class ResultTable
 {
     private static readonly string[] Headers =
-        ["strategy", "cache", "strategy s", "first pass s", "total s", "min-max s", "GiB/s", "x limit", "faults minor/major", "first pass faults", "2M-mapped", "cached before", "cached after", "method"];
+        ["strategy", "cache", "strategy s", "first pass s", "total s", "min-max s", "GiB/s", "disk GiB/s", "req KiB", "x limit", "x warm", "faults minor/major", "first pass faults", "2M-mapped", "cached before", "cached after", "method"];
 
     private static readonly string[] OverlapHeaders =
         ["scenario", "cache", "init s", "prefault s", "first pass s", "time to first request s", "min-max s", "minor faults", "major faults", "cached before", "cached after", "method"];
 
+    /// <summary>
+    /// The table; a run over several read_ahead_kb values (<c>--read-ahead-kb</c>) gets one table per value, each
+    /// under a heading, with the same column widths.
+    /// </summary>
     internal static string Render(IReadOnlyList<ResultRow> rows, bool markdown)
+    {
+        int?[] passes = [.. rows.Select(static r => r.ReadAheadKb).Distinct()];
+        if (passes.Length <= 1)
+        {
+            return RenderOne(rows, markdown);
+        }
+
+        var text = new StringBuilder();
+        foreach (int? pass in passes)
+        {
+            string heading = pass is int kb ? $"read_ahead_kb {kb}" : "read_ahead_kb unchanged";
+            text.AppendLine(markdown ? $"#### {heading}" : $"{heading}:");
+            if (markdown)
+            {
+                text.AppendLine();
+            }
+
+            text.Append(RenderOne([.. rows.Where(r => r.ReadAheadKb == pass)], markdown));
+            text.AppendLine();
+        }
+
+        return text.ToString();
+    }
+
+    private static string RenderOne(IReadOnlyList<ResultRow> rows, bool markdown)
     {
         bool overlap = rows.Count > 0 && rows[0].InitSeconds is not null;
         string[] headers = overlap ? OverlapHeaders : Headers;
@@ -57,7 +86,9 @@ internal static class ResultTable
     [
         r.Strategy, r.Cache, Seconds(r.Seconds), Seconds(r.FirstPassSeconds), Seconds(r.TotalSeconds),
         $"{Seconds(r.MinTotalSeconds)}-{Seconds(r.MaxTotalSeconds)}", Number(r.GibPerSecond, "0.00"),
-        r.RatioToLimit is double ratio ? Number(ratio, "0.00") : "-", $"{Count(r.MinorFaults)}/{Count(r.MajorFaults)}",
+        r.StorageBytes > 0 ? Number(r.StorageGibPerSecond, "0.00") : "-", r.AverageReadRequestKb is double kb ? Number(kb, "0") : "-",
+        r.RatioToLimit is double ratio ? Number(ratio, "0.00") : "-", r.RatioToWarm is double warm ? Number(warm, warm >= 10 ? "0" : "0.00") + "x" : "-",
+        $"{Count(r.MinorFaults)}/{Count(r.MajorFaults)}",
         $"{Count(r.FirstPassMinorFaults)}/{Count(r.FirstPassMajorFaults)}", r.PmdMappedPercent is double pmd ? Percent(pmd) : "-",
         Percent(r.ResidentPercentBefore), Percent(r.ResidentPercentAfter), r.Method ?? string.Empty,
     ];

@@ -4,61 +4,109 @@ namespace Sharpi.Prefault.Bench;
 internal sealed record Sample(string Strategy, CacheState Cache, StrategyTimes Times, FaultCounts Faults, double ResidentBefore, double ResidentAfter,
     double? InitSeconds = null)
 {
+    /// <summary>The disk's read_ahead_kb during the sample, where the run set it.</summary>
+    internal int? ReadAheadKb { get; init; }
+
+    /// <summary>The disk's read counters over the row (strategy and request), where the file has a disk.</summary>
+    internal DiskStats? Disk { get; init; }
+
     internal double TotalSeconds => (InitSeconds ?? 0) + Times.Seconds + Times.FirstPassSeconds;
 
     /// <summary>
-    /// Medians per (strategy, cache) in the order given, each with its ratio to the <paramref name="limitStrategy"/>
-    /// row of the same cache state (null when there is no such row).
+    /// Medians per (read-ahead pass, cache state, strategy) in the order given. Where <paramref name="limitReaders"/>
+    /// ran in a cache state, a <c>limit</c> row leads it: the figures of the reader with the lowest median total,
+    /// and every row of that state gets its ratio to it. <paramref name="warmRequestSeconds"/> gives each row with a
+    /// request its <see cref="ResultRow.RatioToWarm"/>.
     /// </summary>
     internal static List<ResultRow> Summarize(IReadOnlyList<Sample> samples, IEnumerable<string> strategyOrder, IEnumerable<CacheState> caches,
-        long bytes, string? limitStrategy)
+        long bytes, IReadOnlyCollection<string> limitReaders, double? warmRequestSeconds = null)
     {
         var rows = new List<ResultRow>();
         string[] order = [.. strategyOrder];
-        foreach (CacheState cache in caches)
+        CacheState[] states = [.. caches];
+        foreach (int? readAhead in samples.Select(static s => s.ReadAheadKb).Distinct())
         {
-            double? limitTotal = null;
-            if (limitStrategy is not null)
+            foreach (CacheState cache in states)
             {
-                Sample[] limit = [.. samples.Where(s => s.Cache == cache && s.Strategy == limitStrategy)];
-                limitTotal = limit.Length > 0 ? Statistics.Median(limit.Select(static s => s.TotalSeconds)) : null;
-            }
-
-            foreach (string strategy in order)
-            {
-                Sample[] runs = [.. samples.Where(s => s.Cache == cache && s.Strategy == strategy)];
-                if (runs.Length == 0)
+                var group = new List<ResultRow>();
+                foreach (string strategy in order)
                 {
-                    continue;
+                    Sample[] runs = [.. samples.Where(s => s.ReadAheadKb == readAhead && s.Cache == cache && s.Strategy == strategy)];
+                    if (runs.Length > 0)
+                    {
+                        group.Add(Row(strategy, cache, runs, bytes, warmRequestSeconds, isLimitReader: limitReaders.Contains(strategy)));
+                    }
                 }
 
-                double total = Statistics.Median(runs.Select(static s => s.TotalSeconds));
-                double gib = bytes / (double)(1L << 30);
-                rows.Add(new ResultRow
+                ResultRow? best = group.Where(r => limitReaders.Contains(r.Strategy)).MinBy(static r => r.TotalSeconds);
+                if (best is not null)
                 {
-                    Strategy = strategy,
-                    Cache = CacheControl.Name(cache),
-                    Repeat = runs.Length,
-                    Seconds = Statistics.Median(runs.Select(static s => s.Times.Seconds)),
-                    FirstPassSeconds = Statistics.Median(runs.Select(static s => s.Times.FirstPassSeconds)),
-                    TotalSeconds = total,
-                    MinTotalSeconds = runs.Min(static s => s.TotalSeconds),
-                    MaxTotalSeconds = runs.Max(static s => s.TotalSeconds),
-                    GibPerSecond = total > 0 ? gib / total : 0,
-                    RatioToLimit = limitTotal is double l && total > 0 ? l / total : null,
-                    MinorFaults = Statistics.Median(runs.Select(static s => s.Faults.Minor)),
-                    MajorFaults = Statistics.Median(runs.Select(static s => s.Faults.Major)),
-                    FirstPassMinorFaults = Statistics.Median(runs.Select(static s => s.Times.FirstPassFaults.Minor)),
-                    FirstPassMajorFaults = Statistics.Median(runs.Select(static s => s.Times.FirstPassFaults.Major)),
-                    ResidentPercentBefore = Statistics.Median(runs.Select(static s => s.ResidentBefore)),
-                    ResidentPercentAfter = Statistics.Median(runs.Select(static s => s.ResidentAfter)),
-                    Method = runs[^1].Times.Method,
-                    PmdMappedPercent = runs[0].Times.PmdMappedPercent is null ? null : Statistics.Median(runs.Select(static s => s.Times.PmdMappedPercent ?? 0)),
-                    InitSeconds = runs[0].InitSeconds is null ? null : Statistics.Median(runs.Select(static s => s.InitSeconds ?? 0)),
-                });
+                    int candidates = group.Count(r => limitReaders.Contains(r.Strategy));
+                    group.Insert(0, best with { Strategy = ColdStartStrategy.LimitName, Method = $"best of {candidates}: {best.Strategy}" });
+                    for (int i = 0; i < group.Count; i++)
+                    {
+                        group[i] = group[i] with { RatioToLimit = group[i].TotalSeconds > 0 ? best.TotalSeconds / group[i].TotalSeconds : null };
+                    }
+                }
+
+                rows.AddRange(group);
             }
         }
 
         return rows;
+    }
+
+    /// <summary>
+    /// The disk's bytes over its reads, all repetitions together; null where nothing was read or the disk is unknown.
+    /// Shown only for rows that read from storage themselves: in the others it would be other processes' reads alone.
+    /// </summary>
+    private static double? AverageRequestKb(Sample[] runs)
+    {
+        long reads = 0;
+        long bytes = 0;
+        foreach (Sample run in runs)
+        {
+            if (run.Disk is DiskStats disk)
+            {
+                reads += disk.Reads;
+                bytes += disk.Bytes;
+            }
+        }
+
+        return reads > 0 ? bytes / 1024.0 / reads : null;
+    }
+
+    private static ResultRow Row(string strategy, CacheState cache, Sample[] runs, long bytes, double? warmRequestSeconds, bool isLimitReader)
+    {
+        double total = Statistics.Median(runs.Select(static s => s.TotalSeconds));
+        double firstPass = Statistics.Median(runs.Select(static s => s.Times.FirstPassSeconds));
+        long storage = Statistics.Median(runs.Select(static s => s.Faults.StorageBytes));
+        double gib = bytes / (double)(1L << 30);
+        return new ResultRow
+        {
+            Strategy = strategy,
+            Cache = CacheControl.Name(cache),
+            ReadAheadKb = runs[0].ReadAheadKb,
+            Repeat = runs.Length,
+            Seconds = Statistics.Median(runs.Select(static s => s.Times.Seconds)),
+            FirstPassSeconds = firstPass,
+            TotalSeconds = total,
+            MinTotalSeconds = runs.Min(static s => s.TotalSeconds),
+            MaxTotalSeconds = runs.Max(static s => s.TotalSeconds),
+            GibPerSecond = total > 0 ? gib / total : 0,
+            RatioToWarm = !isLimitReader && warmRequestSeconds is double warm && warm > 0 && runs[0].InitSeconds is null ? firstPass / warm : null,
+            StorageBytes = storage,
+            StorageGibPerSecond = total > 0 ? storage / (double)(1L << 30) / total : 0,
+            AverageReadRequestKb = storage > 0 ? AverageRequestKb(runs) : null,
+            MinorFaults = Statistics.Median(runs.Select(static s => s.Faults.Minor)),
+            MajorFaults = Statistics.Median(runs.Select(static s => s.Faults.Major)),
+            FirstPassMinorFaults = Statistics.Median(runs.Select(static s => s.Times.FirstPassFaults.Minor)),
+            FirstPassMajorFaults = Statistics.Median(runs.Select(static s => s.Times.FirstPassFaults.Major)),
+            ResidentPercentBefore = Statistics.Median(runs.Select(static s => s.ResidentBefore)),
+            ResidentPercentAfter = Statistics.Median(runs.Select(static s => s.ResidentAfter)),
+            Method = runs[^1].Times.Method,
+            PmdMappedPercent = runs[0].Times.PmdMappedPercent is null ? null : Statistics.Median(runs.Select(static s => s.Times.PmdMappedPercent ?? 0)),
+            InitSeconds = runs[0].InitSeconds is null ? null : Statistics.Median(runs.Select(static s => s.InitSeconds ?? 0)),
+        };
     }
 }
