@@ -70,14 +70,15 @@ public static partial class MmapPrefault
 
         PrefaultPlan work = decision.Partial ? plan.WithinBudget(decision.BudgetBytes) : plan;
 
-        // 5. The mechanism, then the sweep.
+        // 5. The mechanism, the huge-page advice on the mappings it sweeps, then the sweep.
         PrefaultMethod method = ChooseMethod(options.Strategy, run.Log);
+        long hugePageAdvised = AdviseHugePages(work, method, maps, options);
         SweepOutcome sweep = Sweep(work, method, maps, run, priority);
 
         // 6. What stayed resident (under memory pressure, less than was swept), then the result, its log lines and
         //    its metrics, in one place.
         long residentAfter = plan.MeasureResidentNow(maps);
-        return Finish(run, decision, plan, method, sweep with { BytesResidentAfter = residentAfter });
+        return Finish(run, decision, plan, method, sweep with { BytesResidentAfter = residentAfter, HugePageAdvisedBytes = hugePageAdvised });
     }
 
     /// <summary>What a run carries from step to step: its settings, logger, start time and the failures found so far.</summary>
@@ -93,7 +94,7 @@ public static partial class MmapPrefault
     }
 
     /// <summary>What the sweep covered, on how many threads, whether cancellation cut it short, and what was resident after it.</summary>
-    private readonly record struct SweepOutcome(long Bytes, int Threads, bool Cancelled, long BytesResidentAfter = 0);
+    private readonly record struct SweepOutcome(long Bytes, int Threads, bool Cancelled, long BytesResidentAfter = 0, long HugePageAdvisedBytes = 0);
 
     private static PrefaultDecision NothingToDo(string reason, PrefaultMode mode) => new(false, false, 0, mode, reason);
 
@@ -127,6 +128,15 @@ public static partial class MmapPrefault
 
         return PrefaultMethod.Touch;
     }
+
+    /// <summary>
+    /// MADV_HUGEPAGE on the whole read-only file mappings the sweep will read (Linux, THP on, unless the options turn it
+    /// off), so each fault reads a 2 MiB folio whatever read_ahead_kb says; see <see cref="HugePageAdvice"/>.
+    /// </summary>
+    private static long AdviseHugePages(PrefaultPlan plan, PrefaultMethod method, ProcMapEntry[] maps, PrefaultOptions options) =>
+        OperatingSystem.IsLinux() && options.IsHugePageAdviceEnabled && method != PrefaultMethod.Hint
+            ? HugePageAdvice.Apply(plan.ToRegions(), maps)
+            : 0;
 
     private static SweepOutcome Sweep(PrefaultPlan plan, PrefaultMethod method, ProcMapEntry[] maps, RunContext run, ThreadPriority priority)
     {
@@ -179,6 +189,7 @@ public static partial class MmapPrefault
             Cancelled = sweep.Cancelled,
             RegionCount = plan?.Regions.Length ?? 0,
             Threads = sweep.Threads,
+            HugePageAdvisedBytes = sweep.HugePageAdvisedBytes,
         };
 
         LogResult(run, result);

@@ -124,6 +124,17 @@ public sealed record PrefaultOptions
         }
     }
 
+    /// <summary>
+    /// Whether the sweep may give the read-only file mappings under the regions <c>madvise(MADV_HUGEPAGE)</c> first
+    /// (Linux, THP mode <c>always</c> or <c>madvise</c>). Each fault then reads a 2 MiB page-cache folio whatever the
+    /// device's <c>read_ahead_kb</c> says, and the engine's first request maps the weights with 2 MiB entries. It
+    /// changes the engine's mapping beyond the run: the whole mapping (never a part, so no mapping is split) keeps
+    /// the advice, its page cache is kept and reclaimed in 2 MiB folios, and khugepaged may collapse it. Turn it off
+    /// where the mapping's flags must stay as the engine set them. Default true. What was advised is in
+    /// <see cref="PrefaultResult.HugePageAdvisedBytes"/>.
+    /// </summary>
+    public bool IsHugePageAdviceEnabled { get; init; } = true;
+
     /// <summary>Where the run logs (one Information line per run, warnings for failures, errno details at Debug). Default: none.</summary>
     public ILogger? Logger { get; init; }
 

@@ -52,6 +52,13 @@ public sealed record PrefaultResult
     /// <summary>Number of regions after merging.</summary>
     public int RegionCount { get; init; }
 
+    /// <summary>
+    /// Bytes of the mappings given <c>madvise(MADV_HUGEPAGE)</c> before the sweep (whole read-only file mappings under
+    /// the regions; Linux with THP on); 0 when none were. The advice stays on those mappings after the run. See
+    /// <see cref="PrefaultOptions.IsHugePageAdviceEnabled"/>.
+    /// </summary>
+    public long HugePageAdvisedBytes { get; init; }
+
     /// <summary>Threads that swept.</summary>
     public int Threads { get; init; }
 }
