@@ -46,23 +46,32 @@ public sealed class PrefaultPlanTests
         Assert.Equal("nowhere", failure.Name);
     }
 
-    /// <summary>Page-aligned anonymous memory from the native heap, freed on dispose.</summary>
+    /// <summary>
+    /// Fresh shared anonymous memory (a new mapping, so no page of it is resident until written), unmapped on dispose.
+    /// </summary>
     private sealed unsafe class NativeBuffer : IDisposable
     {
-        private readonly void* _base;
+        private readonly System.IO.MemoryMappedFiles.MemoryMappedFile _map;
+        private readonly System.IO.MemoryMappedFiles.MemoryMappedViewAccessor _view;
+        private readonly byte* _base;
 
         internal NativeBuffer(int bytes)
         {
-            _base = System.Runtime.InteropServices.NativeMemory.AlignedAlloc((nuint)bytes, 2 * 1024 * 1024);
-
-            // Residency is counted per 4 KiB page here: a transparent huge page would make a single write fill 2 MiB.
-            _ = global::Interop.Libc.Madvise(_base, (nuint)bytes, global::Interop.LinuxConstants.MADV_NOHUGEPAGE);
+            _map = System.IO.MemoryMappedFiles.MemoryMappedFile.CreateNew(null, bytes);
+            _view = _map.CreateViewAccessor(0, bytes);
+            _view.SafeMemoryMappedViewHandle.AcquirePointer(ref _base);
+            _base += _view.PointerOffset;
         }
 
         internal nint At(int offset) => (nint)_base + offset;
 
-        internal void Fill(int offset, int bytes) => new Span<byte>((byte*)_base + offset, bytes).Fill(1);
+        internal void Fill(int offset, int bytes) => new Span<byte>(_base + offset, bytes).Fill(1);
 
-        public void Dispose() => System.Runtime.InteropServices.NativeMemory.AlignedFree(_base);
+        public void Dispose()
+        {
+            _view.SafeMemoryMappedViewHandle.ReleasePointer();
+            _view.Dispose();
+            _map.Dispose();
+        }
     }
 }
