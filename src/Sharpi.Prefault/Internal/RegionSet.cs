@@ -34,8 +34,16 @@ internal static class RegionSet
     }
 
     /// <summary>Merges the regions (already validated) and returns them in the caller's order.</summary>
-    internal static MergedRegion[] Merge(ReadOnlySpan<PrefaultRegion> regions)
+    internal static MergedRegion[] Merge(ReadOnlySpan<PrefaultRegion> regions) => Merge(regions, memberOf: null);
+
+    /// <summary>
+    /// Merges the regions (already validated) and returns them in the caller's order. When
+    /// <paramref name="memberOf"/> is given (one entry per region), each entry receives the
+    /// <see cref="MergedRegion.Order"/> of the merged range that holds that region, or -1 for an empty region.
+    /// </summary>
+    internal static MergedRegion[] Merge(ReadOnlySpan<PrefaultRegion> regions, int[]? memberOf)
     {
+        memberOf?.AsSpan().Fill(-1);
         int count = 0;
         for (int i = 0; i < regions.Length; i++)
         {
@@ -64,6 +72,7 @@ internal static class RegionSet
         Array.Sort(byAddress, static (a, b) => a.Start != b.Start ? ((nuint)a.Start).CompareTo((nuint)b.Start) : a.Order.CompareTo(b.Order));
 
         int merged = 0;
+        int groupStart = 0; // the members of the range being built are byAddress[groupStart..i)
         MergedRegion current = byAddress[0];
         for (int i = 1; i < byAddress.Length; i++)
         {
@@ -78,15 +87,33 @@ internal static class RegionSet
             }
             else
             {
+                RecordMembers(byAddress, groupStart, i, current.Order, memberOf);
                 byAddress[merged++] = current;
                 current = next;
+                groupStart = i;
             }
         }
 
+        RecordMembers(byAddress, groupStart, byAddress.Length, current.Order, memberOf);
         byAddress[merged++] = current;
         Array.Resize(ref byAddress, merged);
         Array.Sort(byAddress, static (a, b) => a.Order.CompareTo(b.Order));
         return byAddress;
+    }
+
+    // Members are still unmerged entries (their Order is the caller's index) until the group closes: groupStart only
+    // moves past a member after it was recorded, and the merged range is written at or before groupStart.
+    private static void RecordMembers(MergedRegion[] byAddress, int from, int to, int order, int[]? memberOf)
+    {
+        if (memberOf is null)
+        {
+            return;
+        }
+
+        for (int k = from; k < to; k++)
+        {
+            memberOf[byAddress[k].Order] = order;
+        }
     }
 
     /// <summary>The lowest start of the regions (unsigned), or 0 for none.</summary>

@@ -65,4 +65,16 @@ internal static partial class ThrowHelper
     private static void ThrowUndefined<TEnum>(TEnum value, string? name)
         where TEnum : struct, Enum =>
         throw new ArgumentOutOfRangeException(name, value, $"{value} is not a defined {typeof(TEnum).Name}.");
+
+    internal static void ThrowIfIndexOutOfRange(int index, int count, [CallerArgumentExpression(nameof(index))] string? name = null)
+    {
+        if ((uint)index >= (uint)count)
+        {
+            ThrowIndexOutOfRange(index, count, name);
+        }
+    }
+
+    [DoesNotReturn]
+    private static void ThrowIndexOutOfRange(int index, int count, string? name) =>
+        throw new ArgumentOutOfRangeException(name, index, $"The index must be at least 0 and less than {count}, the number of regions given.");
 }

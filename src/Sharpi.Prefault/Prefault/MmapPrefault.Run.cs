@@ -26,16 +26,17 @@ public static partial class MmapPrefault
     public static PrefaultResult Run(ReadOnlySpan<PrefaultRegion> regions, PrefaultOptions? options = null)
     {
         RegionSet.Validate(regions, nameof(regions));
-        return Execute(regions, options ?? PrefaultOptions.Default, options?.WorkerPriority ?? ThreadPriority.Normal);
+        return Execute(regions, options ?? PrefaultOptions.Default, options?.WorkerPriority ?? ThreadPriority.Normal, readiness: null);
     }
 
     /// <summary>
     /// The run, top to bottom: gate -> merge -> one snapshot of the mappings -> plan with residency -> decision and
-    /// budget -> mechanism -> sweep -> result. Shared by Run and Start; each step is one named call.
+    /// budget -> mechanism -> sweep -> result. Shared by Run and Start (which passes <paramref name="readiness"/> to learn
+    /// when each region is done); each step is one named call.
     /// </summary>
-    internal static PrefaultResult Execute(ReadOnlySpan<PrefaultRegion> regions, PrefaultOptions options, ThreadPriority priority)
+    internal static PrefaultResult Execute(ReadOnlySpan<PrefaultRegion> regions, PrefaultOptions options, ThreadPriority priority, RegionReadiness? readiness)
     {
-        var run = new RunContext(options, Stopwatch.GetTimestamp());
+        var run = new RunContext(options, Stopwatch.GetTimestamp(), readiness);
 
         // 1. The operators' gate, read once: under the kill switch nothing is merged, measured or touched.
         OperatorSettings operators = OperatorSettings.Read(options.RamFraction, run.Log);
@@ -45,7 +46,7 @@ public static partial class MmapPrefault
         }
 
         // 2. Merge: overlapping and duplicate regions count once, in the caller's order.
-        MergedRegion[] merged = RegionSet.Merge(regions);
+        MergedRegion[] merged = RegionSet.Merge(regions, readiness?.MemberOf);
         if (merged.Length == 0)
         {
             return Finish(run, NothingToDo("no regions to prefault (all empty)", operators.Mode), plan: null, PrefaultMethod.None, default);
@@ -82,8 +83,10 @@ public static partial class MmapPrefault
     }
 
     /// <summary>What a run carries from step to step: its settings, logger, start time and the failures found so far.</summary>
-    private sealed class RunContext(PrefaultOptions options, long started)
+    private sealed class RunContext(PrefaultOptions options, long started, RegionReadiness? readiness)
     {
+        internal RegionReadiness? Readiness { get; } = readiness;
+
         internal PrefaultOptions Options { get; } = options;
 
         internal ILogger Log { get; } = options.Logger ?? NullLogger.Instance;
@@ -160,7 +163,10 @@ public static partial class MmapPrefault
             }
         }
 
-        var sweep = new StrideSweep(regions, options.ChunkSize, method == PrefaultMethod.Populate, options.CancellationToken);
+        RegionReadiness? readiness = run.Readiness;
+        readiness?.Expect(regions);
+        Action<int>? regionDone = readiness is null ? null : i => readiness.Swept(regions[i].Order);
+        var sweep = new StrideSweep(regions, options.ChunkSize, method == PrefaultMethod.Populate, SweepOrder.Slices, regionDone, options.CancellationToken);
         ProgressReporter? progress = options.Progress is null ? null : new ProgressReporter(options.Progress, sweep.BytesTotal, options.Label, run.Log);
         int threads = sweep.Execute(options.MaxDegreeOfParallelism, priority, progress);
         sweep.CollectFailures(run.Failures);

@@ -19,12 +19,14 @@ public sealed class PrefaultHandle : IDisposable, IAsyncDisposable
     private readonly CancellationTokenSource _cancel;
     private readonly TaskCompletionSource<PrefaultResult> _completion = new(TaskCreationOptions.RunContinuationsAsynchronously);
     private readonly Thread _thread;
+    private readonly RegionReadiness _readiness;
     private int _disposed;
     private bool _disposedBySweep; // written and read on the sweep's own thread only
 
     internal PrefaultHandle(PrefaultRegion[] regions, PrefaultOptions options)
     {
         _cancel = CancellationTokenSource.CreateLinkedTokenSource(options.CancellationToken);
+        _readiness = new RegionReadiness(regions.Length);
         PrefaultOptions background = options with { CancellationToken = _cancel.Token };
 
         // Below normal unless the caller chose: the sweep waits on the disk, and the init work it overlaps should win the CPU.
@@ -63,6 +65,28 @@ public sealed class PrefaultHandle : IDisposable, IAsyncDisposable
     /// <exception cref="OperationCanceledException"><paramref name="cancellationToken"/> stopped the wait.</exception>
     public Task<PrefaultResult> WaitAsync(TimeSpan timeout, CancellationToken cancellationToken = default) =>
         _completion.Task.WaitAsync(timeout, cancellationToken);
+
+    /// <summary>
+    /// Completes when the sweep is done with region <paramref name="regionIndex"/> (its index in the list given to
+    /// Start): its pages are resident, or the run will not bring them in (the kill switch or the RAM budget left it
+    /// out, it is not mapped, a chunk of it failed, or the sweep was cancelled; <see cref="Completion"/> says which).
+    /// Regions finish roughly in the order given, so an engine can start its first layer while later ones load.
+    /// Never faults.
+    /// </summary>
+    /// <exception cref="ArgumentOutOfRangeException"><paramref name="regionIndex"/> is not an index of the regions given to Start.</exception>
+    public ValueTask WhenReady(int regionIndex)
+    {
+        ThrowHelper.ThrowIfIndexOutOfRange(regionIndex, _readiness.Count);
+        return new ValueTask(_readiness.WhenReady(regionIndex));
+    }
+
+    /// <summary>True once the sweep is done with region <paramref name="regionIndex"/>; see <see cref="WhenReady"/>.</summary>
+    /// <exception cref="ArgumentOutOfRangeException"><paramref name="regionIndex"/> is not an index of the regions given to Start.</exception>
+    public bool IsReady(int regionIndex)
+    {
+        ThrowHelper.ThrowIfIndexOutOfRange(regionIndex, _readiness.Count);
+        return _readiness.WhenReady(regionIndex).IsCompleted;
+    }
 
     /// <summary>Asks the sweep to stop after the chunks in flight; <see cref="Completion"/> then reports <see cref="PrefaultResult.Cancelled"/>.</summary>
     public void Cancel()
@@ -117,7 +141,7 @@ public sealed class PrefaultHandle : IDisposable, IAsyncDisposable
     {
         try
         {
-            _completion.SetResult(MmapPrefault.Execute(regions, options, priority));
+            _completion.SetResult(MmapPrefault.Execute(regions, options, priority, _readiness));
         }
 #pragma warning disable CA1031 // A throw on this thread would end the process; the engine gets a result instead.
         catch (Exception ex)
@@ -129,6 +153,7 @@ public sealed class PrefaultHandle : IDisposable, IAsyncDisposable
         }
         finally
         {
+            _readiness.CompleteAll();
             if (_disposedBySweep)
             {
                 // Disposed from inside the sweep, which returned without waiting: the token source is no longer needed.

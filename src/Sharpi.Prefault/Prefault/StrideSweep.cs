@@ -29,27 +29,40 @@ internal sealed unsafe class StrideSweep
     private readonly CancellationToken _token;
     private readonly int[] _errno;
     private readonly long[] _failedBytes;
+    private readonly long[] _chunksLeft; // per region: chunks not yet swept; the one that ends it reports the region done
+    private readonly Action<int>? _regionDone;
+    private readonly SweepOrder _order;
     private readonly nint _page = Pages.Size;
     private long[] _sliceNext = [];
     private long[] _sliceEnd = [];
     private long _bytesDone;
     private int _sink;
 
-    internal StrideSweep(MergedRegion[] regions, long chunkSize, bool populate, CancellationToken token)
+    /// <param name="regions">The regions, in the order they should become resident.</param>
+    /// <param name="chunkSize">Bytes per chunk (whole pages).</param>
+    /// <param name="populate">Populate each chunk before touching it (else touch only).</param>
+    /// <param name="order">How threads share the chunks.</param>
+    /// <param name="regionDone">Called (on a sweep thread) with a region's index once its last chunk is swept, failed or not.</param>
+    /// <param name="token">Stops the sweep between chunks.</param>
+    internal StrideSweep(MergedRegion[] regions, long chunkSize, bool populate, SweepOrder order, Action<int>? regionDone, CancellationToken token)
     {
         _regions = regions;
         _chunkSize = chunkSize;
         _populate = populate;
+        _order = order;
+        _regionDone = regionDone;
         _token = token;
         _errno = new int[regions.Length];
         _failedBytes = new long[regions.Length];
+        _chunksLeft = new long[regions.Length];
         _firstChunk = new long[regions.Length + 1];
         long chunks = 0;
         for (int i = 0; i < regions.Length; i++)
         {
             _firstChunk[i] = chunks;
             nint alignedStart = Pages.Floor(regions[i].Start);
-            chunks += (regions[i].End - alignedStart + chunkSize - 1) / chunkSize;
+            _chunksLeft[i] = (regions[i].End - alignedStart + chunkSize - 1) / chunkSize;
+            chunks += _chunksLeft[i];
         }
 
         _firstChunk[regions.Length] = chunks;
@@ -70,12 +83,13 @@ internal sealed unsafe class StrideSweep
     internal int Execute(int maxThreads, ThreadPriority priority, ProgressReporter? progress)
     {
         int threads = (int)Math.Clamp(Math.Min(maxThreads, ChunkCount), 1, int.MaxValue);
-        _sliceNext = new long[threads];
-        _sliceEnd = new long[threads];
-        for (int t = 0; t < threads; t++)
+        int slices = _order == SweepOrder.InOrder ? 1 : threads;
+        _sliceNext = new long[slices];
+        _sliceEnd = new long[slices];
+        for (int t = 0; t < slices; t++)
         {
-            _sliceNext[t] = (ChunkCount * t / threads) - 1;
-            _sliceEnd[t] = ChunkCount * (t + 1) / threads;
+            _sliceNext[t] = (ChunkCount * t / slices) - 1;
+            _sliceEnd[t] = ChunkCount * (t + 1) / slices;
         }
 
         Thread[] helpers = new Thread[threads - 1];
@@ -148,6 +162,15 @@ internal sealed unsafe class StrideSweep
     private void SweepChunk(long chunk, ref byte sink)
     {
         int region = RegionOf(chunk);
+        SweepChunkOf(region, chunk, ref sink);
+        if (Interlocked.Decrement(ref _chunksLeft[region]) == 0)
+        {
+            _regionDone?.Invoke(region);
+        }
+    }
+
+    private void SweepChunkOf(int region, long chunk, ref byte sink)
+    {
         MergedRegion r = _regions[region];
         nint alignedStart = Pages.Floor(r.Start);
         nint chunkStart = alignedStart + (nint)((chunk - _firstChunk[region]) * _chunkSize);

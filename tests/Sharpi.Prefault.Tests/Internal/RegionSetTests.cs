@@ -70,6 +70,25 @@ public sealed class RegionSetTests
     }
 
     [Fact]
+    public void Merge_TellsWhichMergedRangeHoldsEachRegion()
+    {
+        PrefaultRegion[] regions =
+        [
+            new(0x5000, 0x1000, "c"),     // 0: alone
+            new(0x1000, 0x2000, "a"),     // 1: overlaps 2
+            new(0x2000, 0x2000, "b"),     // 2
+            new(0x9000, 0, "empty"),      // 3
+            new(0x1800, 0x100, "inside"), // 4: inside 1
+        ];
+        int[] memberOf = new int[regions.Length];
+
+        MergedRegion[] merged = RegionSet.Merge(regions, memberOf);
+
+        Assert.Equal([0, 1], merged.Select(m => m.Order));
+        Assert.Equal([0, 1, 1, -1, 1], memberOf);
+    }
+
+    [Fact]
     public void Validate_WithNegativeLength_ThrowsNamingTheRegion()
     {
         var ex = Assert.Throws<ArgumentOutOfRangeException>(() => RegionSet.Validate([new(0x1000, 1), new(0x2000, -5)], "regions"));

@@ -90,6 +90,47 @@ public sealed class MmapPrefaultStartTests
         Assert.True(handle.Completion.Result.Cancelled || handle.Completion.Result.Bytes == file.Length);
     }
 
+    [LinuxFact]
+    public async Task WhenReady_CompletesEachRegion_WithItsPagesResident()
+    {
+        using TestFile file = TestFile.Create(64 * MiB);
+        using MappedFile map = file.Map();
+        PrefaultRegion[] layers = Enumerable.Range(0, 8).Select(i => map.Region(i * 8 * MiB, 8 * MiB, $"blk.{i}")).ToArray();
+
+        await using PrefaultHandle handle = MmapPrefault.Start(layers, PrefaultOptions.Default with { ChunkSize = 2 * MiB });
+        for (int i = 0; i < layers.Length; i++)
+        {
+            await handle.WhenReady(i);
+
+            Assert.True(handle.IsReady(i));
+            Assert.Equal(100.0, Residency.Measure(layers[i]).Percent, 3);
+        }
+
+        Assert.Equal(file.Length, (await handle.Completion).Bytes);
+    }
+
+    [LinuxFact]
+    public async Task WhenReady_OfARegionTheSweepLeavesOut_CompletesAnyway()
+    {
+        using TestFile file = TestFile.Create(8 * MiB);
+        using MappedFile map = file.Map();
+        PrefaultRegion[] regions = [map.Region("mapped"), new PrefaultRegion(0x1000, 4096, "nowhere"), new PrefaultRegion(0x2000, 0, "empty")];
+
+        await using PrefaultHandle handle = MmapPrefault.Start(regions);
+
+        Task all = Task.WhenAll(handle.WhenReady(0).AsTask(), handle.WhenReady(1).AsTask(), handle.WhenReady(2).AsTask());
+        Assert.Same(all, await Task.WhenAny(all, Task.Delay(TimeSpan.FromSeconds(30))));
+    }
+
+    [Fact]
+    public async Task WhenReady_WithAnIndexOutsideTheRegions_IsAnArgumentError()
+    {
+        await using PrefaultHandle handle = MmapPrefault.Start([new PrefaultRegion(0x1000, 0)]);
+
+        await Assert.ThrowsAsync<ArgumentOutOfRangeException>(async () => await handle.WhenReady(1));
+        Assert.Throws<ArgumentOutOfRangeException>(() => handle.IsReady(-1));
+    }
+
     /// <summary>The nice values of this process's sweep threads (named "Sharpi.Prefault*", cut to 15 characters by the kernel).</summary>
     private static IEnumerable<int> WorkerNices()
     {

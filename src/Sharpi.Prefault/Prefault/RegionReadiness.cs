@@ -1,0 +1,87 @@
+namespace Sharpi.Prefault;
+
+/// <summary>
+/// Which of the caller's regions the sweep is done with, for <see cref="PrefaultHandle.WhenReady"/>. A region is
+/// ready once the sweep has finished every chunk of the merged range that holds it (resident, unless a chunk
+/// failed), or once the run knows it will not sweep it (the kill switch, the RAM budget, an unmapped range,
+/// cancellation). Each caller region completes once; the methods may run on any sweep thread.
+/// </summary>
+internal sealed class RegionReadiness
+{
+    private readonly TaskCompletionSource[] _ready;
+    private int[] _memberOf = [];    // caller region -> Order of its merged range (-1: empty)
+    private int[] _pending = [];     // by Order: work regions of that merged range still being swept
+    private int[] _firstMember = []; // by Order: first caller region of the merged range (-1: none)
+    private int[] _nextMember = [];  // by caller region: the next member of the same merged range (-1: last)
+
+    internal RegionReadiness(int count)
+    {
+        _ready = new TaskCompletionSource[count];
+        for (int i = 0; i < count; i++)
+        {
+            _ready[i] = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        }
+    }
+
+    internal int Count => _ready.Length;
+
+    internal Task WhenReady(int region) => _ready[region].Task;
+
+    /// <summary>The array that <see cref="RegionSet.Merge(ReadOnlySpan{PrefaultRegion}, int[])"/> fills with each caller region's merged range.</summary>
+    internal int[] MemberOf => _memberOf.Length == _ready.Length ? _memberOf : _memberOf = new int[_ready.Length];
+
+    /// <summary>
+    /// Before the sweep: which merged ranges it will sweep (<paramref name="work"/>, by their Order). Every caller
+    /// region outside them is ready at once (empty, unmapped, or left out by the budget).
+    /// </summary>
+    internal void Expect(MergedRegion[] work)
+    {
+        int[] memberOf = MemberOf;
+        _pending = new int[_ready.Length];
+        _firstMember = new int[_ready.Length];
+        _nextMember = new int[_ready.Length];
+        _firstMember.AsSpan().Fill(-1);
+        for (int i = _ready.Length - 1; i >= 0; i--)
+        {
+            if (memberOf[i] >= 0)
+            {
+                _nextMember[i] = _firstMember[memberOf[i]];
+                _firstMember[memberOf[i]] = i;
+            }
+        }
+
+        foreach (MergedRegion r in work)
+        {
+            _pending[r.Order]++;
+        }
+
+        for (int i = 0; i < _ready.Length; i++)
+        {
+            if (memberOf[i] < 0 || _pending[memberOf[i]] == 0)
+            {
+                _ready[i].TrySetResult();
+            }
+        }
+    }
+
+    /// <summary>A work region (one piece of merged range <paramref name="order"/>) has been swept.</summary>
+    internal void Swept(int order)
+    {
+        if (Interlocked.Decrement(ref _pending[order]) == 0)
+        {
+            for (int i = _firstMember[order]; i >= 0; i = _nextMember[i])
+            {
+                _ready[i].TrySetResult();
+            }
+        }
+    }
+
+    /// <summary>The run is over: whatever is not ready yet (cancelled, skipped) is now.</summary>
+    internal void CompleteAll()
+    {
+        foreach (TaskCompletionSource ready in _ready)
+        {
+            ready.TrySetResult();
+        }
+    }
+}
