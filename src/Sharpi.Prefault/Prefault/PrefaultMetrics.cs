@@ -4,45 +4,73 @@ using System.Diagnostics.Metrics;
 namespace Sharpi.Prefault;
 
 /// <summary>
-/// The library's instruments, on the <c>Sharpi.Prefault</c> meter, so OpenTelemetry users see prefaults with no
-/// extra code (<c>.AddMeter("Sharpi.Prefault")</c>). Tags: <c>label</c> and <c>method</c>.
+/// The prefault's instruments, on the <c>Sharpi.Prefault</c> meter (<see cref="SharpiMeter"/>), named by the
+/// OpenTelemetry conventions: dotted lowercase names without units in them, the unit in the instrument's unit, and
+/// namespaced attributes <c>sharpi.prefault.label</c>, <c>sharpi.prefault.method</c> and <c>sharpi.prefault.outcome</c>
+/// (<c>completed</c>, <c>partial</c>, <c>cancelled</c>, <c>failed</c>: some regions failed, <c>skipped</c>).
 /// </summary>
 internal static class PrefaultMetrics
 {
-    internal const string MeterName = "Sharpi.Prefault";
+    internal const string LabelAttribute = "sharpi.prefault.label";
+    internal const string MethodAttribute = "sharpi.prefault.method";
+    internal const string OutcomeAttribute = "sharpi.prefault.outcome";
 
-    private static readonly Meter Meter = new(MeterName, typeof(PrefaultMetrics).Assembly.GetName().Version?.ToString());
+    // Runs take milliseconds (warm) to minutes (a cold 100 GiB model): boundaries in seconds, about x2.5 apart.
+    private static readonly double[] DurationBuckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 25, 50, 100, 250, 500];
 
-    private static readonly Counter<long> BytesPrefaulted = Meter.CreateCounter<long>(
-        "sharpi.prefault.bytes", "By", "Bytes covered by prefault sweeps.");
+    private static readonly Counter<long> Swept = SharpiMeter.Meter.CreateCounter<long>(
+        "sharpi.prefault.swept", "By", "Bytes brought in or confirmed resident by prefault sweeps.");
 
-    private static readonly Counter<long> BytesAlreadyResident = Meter.CreateCounter<long>(
-        "sharpi.prefault.bytes_already_resident", "By", "Bytes that were already resident before a sweep.");
+    private static readonly Counter<long> AlreadyResident = SharpiMeter.Meter.CreateCounter<long>(
+        "sharpi.prefault.already_resident", "By", "Bytes of the regions that were already resident before a run.");
 
-    private static readonly Histogram<double> Duration = Meter.CreateHistogram<double>(
-        "sharpi.prefault.duration", "s", "Wall time of prefault runs.");
+    private static readonly Histogram<double> Duration = CreateDuration();
 
-    private static readonly Counter<long> Skips = Meter.CreateCounter<long>(
-        "sharpi.prefault.skips", "{run}", "Runs the gate skipped (kill switch, no room, no regions).");
+    private static readonly Counter<long> Runs = SharpiMeter.Meter.CreateCounter<long>(
+        "sharpi.prefault.runs", "{run}", "Prefault runs, by outcome (skipped runs included).");
 
-    private static readonly Counter<long> Failures = Meter.CreateCounter<long>(
-        "sharpi.prefault.failures", "{region}", "Regions or parts of regions that could not be prefaulted.");
+    private static readonly Counter<long> RegionFailures = SharpiMeter.Meter.CreateCounter<long>(
+        "sharpi.prefault.region.failures", "{region}", "Regions or parts of regions that could not be prefaulted.");
 
     internal static void Record(string label, PrefaultResult result)
     {
-        var tags = new TagList { { "label", label }, { "method", PrefaultMethodNames.Of(result.Method) } };
+        var tags = new TagList
+        {
+            { LabelAttribute, label },
+            { MethodAttribute, PrefaultMethodNames.Of(result.Method) },
+            { OutcomeAttribute, OutcomeOf(result) },
+        };
+        Runs.Add(1, tags);
         if (!result.Ran)
         {
-            Skips.Add(1, tags);
             return;
         }
 
-        BytesPrefaulted.Add(result.Bytes, tags);
-        BytesAlreadyResident.Add(result.BytesAlreadyResident, tags);
+        Swept.Add(result.Bytes, tags);
+        AlreadyResident.Add(result.BytesAlreadyResident, tags);
         Duration.Record(result.Elapsed.TotalSeconds, tags);
         if (result.Failures.Count > 0)
         {
-            Failures.Add(result.Failures.Count, tags);
+            RegionFailures.Add(result.Failures.Count, tags);
         }
+    }
+
+    /// <summary>The outcome attribute's value: what a dashboard splits runs by.</summary>
+    internal static string OutcomeOf(PrefaultResult result) =>
+        !result.Ran ? "skipped"
+        : result.Cancelled ? "cancelled"
+        : result.Partial ? "partial"
+        : result.Failures.Count > 0 ? "failed"
+        : "completed";
+
+    private static Histogram<double> CreateDuration()
+    {
+#if NET9_0_OR_GREATER
+        return SharpiMeter.Meter.CreateHistogram<double>("sharpi.prefault.duration", "s", "Wall time of prefault runs.",
+            tags: null, advice: new InstrumentAdvice<double> { HistogramBucketBoundaries = DurationBuckets });
+#else
+        _ = DurationBuckets; // net8.0's DiagnosticSource has no bucket advice; exporters use their defaults there.
+        return SharpiMeter.Meter.CreateHistogram<double>("sharpi.prefault.duration", "s", "Wall time of prefault runs.");
+#endif
     }
 }
