@@ -51,7 +51,7 @@ ResidencyInfo residency = Residency.Measure(cpuRegions);
 
 Console.WriteLine($"""
     model          {modelPath} ({index.Format}, {index.Tensors.Count} tensors)
-    prefault       ran={result.Ran} method={result.Method} {result.Bytes} bytes in {result.Elapsed.TotalMilliseconds:0.0} ms ({result.GiBPerSecond:0.00} GiB/s)
+    prefault       ran={result.HasRun} method={result.Method} {result.Bytes} bytes in {result.Elapsed.TotalMilliseconds:0.0} ms ({result.GiBPerSecond:0.00} GiB/s)
                    {result.BytesAlreadyResident} bytes were already resident; {result.Reason}
     CPU tensors    {residency.Percent:0.0}% resident of {residency.Bytes} bytes
     reclaimed      {reclaim.BytesReleased} of {reclaim.BytesRequested} bytes ({reclaim.Reason})

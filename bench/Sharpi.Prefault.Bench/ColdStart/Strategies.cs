@@ -67,7 +67,7 @@ internal abstract partial class ColdStartStrategy(string name, string descriptio
     private static string RunPrefault(PrefaultRegion region, PrefaultOptions options)
     {
         PrefaultResult result = MmapPrefault.Run([region], options);
-        if (!result.Ran || result.Failures.Count > 0)
+        if (!result.HasRun || result.Failures.Count > 0)
         {
             throw new BenchException($"MmapPrefault.Run did not cover the file: {result.Reason}" +
                 (result.Failures.Count > 0 ? $"; {result.Failures[0].Message}" : string.Empty));

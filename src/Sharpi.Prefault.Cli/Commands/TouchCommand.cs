@@ -89,11 +89,11 @@ internal static class TouchCommand
     }
 
     private static TouchJson ToJson(PrefaultResult result, List<TouchFileJson> files) =>
-        new(result.Ran, result.Bytes, result.BytesAlreadyResident, result.Elapsed.TotalSeconds, result.GiBPerSecond,
+        new(result.HasRun, result.Bytes, result.BytesAlreadyResident, result.Elapsed.TotalSeconds, result.GiBPerSecond,
             MethodName(result.Method), result.Reason, files)
         {
-            Partial = result.Partial,
-            Cancelled = result.Cancelled,
+            Partial = result.IsPartial,
+            Cancelled = result.IsCanceled,
             BytesRequested = result.BytesRequested,
             Threads = result.Threads,
             Failures = result.Failures.Select(f => new FailureJson(f.Name, f.Message)).ToList(),
@@ -101,7 +101,7 @@ internal static class TouchCommand
 
     private static void WriteText(TextWriter output, PrefaultResult result, int fileCount)
     {
-        if (!result.Ran)
+        if (!result.HasRun)
         {
             output.WriteLine($"not prefaulted: {result.Reason}");
             return;

@@ -64,12 +64,12 @@ public static partial class MmapPrefault
 
         PrefaultDecision decision = Decide(operators.Mode, plan.BytesNeeded, plan.BytesAlreadyResident,
             MemoryFor(operators.Mode, options.RamGate), options.RamGate, operators.RamFraction);
-        if (!decision.Run)
+        if (!decision.ShouldRun)
         {
             return Finish(run, decision, plan, PrefaultMethod.None, default);
         }
 
-        PrefaultPlan work = decision.Partial ? plan.WithinBudget(decision.BudgetBytes) : plan;
+        PrefaultPlan work = decision.IsPartial ? plan.WithinBudget(decision.BudgetBytes) : plan;
 
         // 5. The mechanism, the huge-page advice on the mappings it sweeps, then the sweep.
         PrefaultMethod method = ChooseMethod(options.Strategy, run.Log);
@@ -97,7 +97,7 @@ public static partial class MmapPrefault
     }
 
     /// <summary>What the sweep covered, on how many threads, whether cancellation cut it short, and what was resident after it.</summary>
-    private readonly record struct SweepOutcome(long Bytes, int Threads, bool Cancelled, long BytesResidentAfter = 0, long HugePageAdvisedBytes = 0);
+    private readonly record struct SweepOutcome(long Bytes, int Threads, bool IsCanceled, long BytesResidentAfter = 0, long HugePageAdvisedBytes = 0);
 
     private static PrefaultDecision NothingToDo(string reason, PrefaultMode mode) => new(false, false, 0, mode, reason);
 
@@ -181,9 +181,9 @@ public static partial class MmapPrefault
         long requested = plan?.BytesRequested ?? 0;
         var result = new PrefaultResult
         {
-            Ran = ran,
-            Partial = ran && decision.Partial,
-            Reason = sweep.Cancelled ? $"cancelled after {Sizes.Format(sweep.Bytes)}; {decision.Reason}" : decision.Reason,
+            HasRun = ran,
+            IsPartial = ran && decision.IsPartial,
+            Reason = sweep.IsCanceled ? $"cancelled after {Sizes.Format(sweep.Bytes)}; {decision.Reason}" : decision.Reason,
             Bytes = sweep.Bytes,
             BytesAlreadyResident = plan?.BytesAlreadyResident ?? 0,
             BytesResident = ran ? sweep.BytesResidentAfter : plan?.BytesAlreadyResident ?? 0,
@@ -192,7 +192,7 @@ public static partial class MmapPrefault
             Elapsed = ran ? Stopwatch.GetElapsedTime(run.Started) : TimeSpan.Zero,
             Method = method,
             Failures = run.Failures,
-            Cancelled = sweep.Cancelled,
+            IsCanceled = sweep.IsCanceled,
             RegionCount = plan?.Regions.Length ?? 0,
             Threads = sweep.Threads,
             HugePageAdvisedBytes = sweep.HugePageAdvisedBytes,
@@ -207,11 +207,11 @@ public static partial class MmapPrefault
     {
         ILogger log = run.Log;
         string label = run.Options.Label;
-        if (!result.Ran)
+        if (!result.HasRun)
         {
             Log.Skipped(log, label, result.Reason);
         }
-        else if (result.Partial)
+        else if (result.IsPartial)
         {
             Log.PartialRun(log, label, result.Reason);
         }
@@ -226,7 +226,7 @@ public static partial class MmapPrefault
             }
         }
 
-        if (result.Ran)
+        if (result.HasRun)
         {
             string method = PrefaultMethodNames.Of(result.Method); // a table lookup, cheap whether or not the line is written
             Log.Completed(log, label, result.Bytes, result.BytesAlreadyResident, result.Elapsed.TotalSeconds, result.GiBPerSecond, method,

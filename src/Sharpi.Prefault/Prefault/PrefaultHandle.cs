@@ -88,7 +88,7 @@ public sealed class PrefaultHandle : IDisposable, IAsyncDisposable
         return _readiness.WhenReady(regionIndex).IsCompleted;
     }
 
-    /// <summary>Asks the sweep to stop after the chunks in flight; <see cref="Completion"/> then reports <see cref="PrefaultResult.Cancelled"/>.</summary>
+    /// <summary>Asks the sweep to stop after the chunks in flight; <see cref="Completion"/> then reports <see cref="PrefaultResult.IsCanceled"/>.</summary>
     public void Cancel()
     {
         if (Volatile.Read(ref _disposed) == 0)
@@ -149,7 +149,7 @@ public sealed class PrefaultHandle : IDisposable, IAsyncDisposable
         {
             ILogger log = options.Logger ?? NullLogger.Instance;
             Log.BackgroundFailed(log, options.Label, ex);
-            _completion.SetResult(new PrefaultResult { Ran = false, Reason = $"the background prefault failed: {ex.Message}" });
+            _completion.SetResult(new PrefaultResult { HasRun = false, Reason = $"the background prefault failed: {ex.Message}" });
         }
         finally
         {

@@ -41,7 +41,7 @@ internal static class PrefaultMetrics
             { OutcomeAttribute, OutcomeOf(result) },
         };
         Runs.Add(1, tags);
-        if (!result.Ran)
+        if (!result.HasRun)
         {
             return;
         }
@@ -57,9 +57,9 @@ internal static class PrefaultMetrics
 
     /// <summary>The outcome attribute's value: what a dashboard splits runs by.</summary>
     internal static string OutcomeOf(PrefaultResult result) =>
-        !result.Ran ? "skipped"
-        : result.Cancelled ? "cancelled"
-        : result.Partial ? "partial"
+        !result.HasRun ? "skipped"
+        : result.IsCanceled ? "cancelled"
+        : result.IsPartial ? "partial"
         : result.Failures.Count > 0 ? "failed"
         : "completed";
 

@@ -141,6 +141,6 @@ public sealed record PrefaultOptions
     /// <summary>Receives bytes done/total at most about ten times a second, and once at the end. Called on a worker thread.</summary>
     public IProgress<PrefaultProgress>? Progress { get; init; }
 
-    /// <summary>Stops the sweep between chunks; the result then has <see cref="PrefaultResult.Cancelled"/> set. Never throws.</summary>
+    /// <summary>Stops the sweep between chunks; the result then has <see cref="PrefaultResult.IsCanceled"/> set. Never throws.</summary>
     public CancellationToken CancellationToken { get; init; }
 }

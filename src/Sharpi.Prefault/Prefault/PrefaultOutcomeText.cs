@@ -8,8 +8,8 @@ internal readonly record struct PrefaultOutcomeText(PrefaultResult Result)
 {
     public override string ToString()
     {
-        string outcome = Result.Cancelled ? $"; cancelled, {Sizes.Format(Result.BytesSkipped)} left"
-            : Result.Partial ? $"; partial, {Sizes.Format(Result.BytesSkipped)} skipped by the RAM budget"
+        string outcome = Result.IsCanceled ? $"; cancelled, {Sizes.Format(Result.BytesSkipped)} left"
+            : Result.IsPartial ? $"; partial, {Sizes.Format(Result.BytesSkipped)} skipped by the RAM budget"
             : Result.Failures.Count > 0 ? $"; {Result.Failures.Count} region(s) failed"
             : string.Empty;
         return Result.HugePageAdvisedBytes > 0 ? $"{outcome}; MADV_HUGEPAGE on {Sizes.Format(Result.HugePageAdvisedBytes)} of file mappings" : outcome;

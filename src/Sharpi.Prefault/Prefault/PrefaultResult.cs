@@ -4,10 +4,10 @@ namespace Sharpi.Prefault;
 public sealed record PrefaultResult
 {
     /// <summary>True when the sweep (or hint) ran over at least part of the regions.</summary>
-    public required bool Ran { get; init; }
+    public required bool HasRun { get; init; }
 
     /// <summary>True when the RAM budget covered only the first regions (in the order given); see <see cref="BytesSkipped"/>.</summary>
-    public bool Partial { get; init; }
+    public bool IsPartial { get; init; }
 
     /// <summary>Why it ran, ran in part, or did not run, in words for a log.</summary>
     public required string Reason { get; init; }
@@ -47,7 +47,7 @@ public sealed record PrefaultResult
     public IReadOnlyList<RegionFailure> Failures { get; init; } = [];
 
     /// <summary>True when the run's cancellation token stopped the sweep early.</summary>
-    public bool Cancelled { get; init; }
+    public bool IsCanceled { get; init; }
 
     /// <summary>Number of regions after merging.</summary>
     public int RegionCount { get; init; }

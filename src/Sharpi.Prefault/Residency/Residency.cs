@@ -6,7 +6,7 @@ namespace Sharpi.Prefault;
 /// <summary>
 /// Measures residency without touching a page: for file mappings on Linux 6.5+ with <c>cachestat</c> on the file
 /// (a folio at a time), elsewhere with <c>mincore</c> (Linux, macOS; a bit per page, milliseconds per GiB).
-/// On Windows every figure reports <see cref="ResidencyInfo.Supported"/> false.
+/// On Windows every figure reports <see cref="ResidencyInfo.IsSupported"/> false.
 /// </summary>
 public static class Residency
 {

@@ -3,9 +3,9 @@ namespace Sharpi.Prefault;
 /// <summary>How much of a range is in memory.</summary>
 /// <param name="Bytes">Bytes measured (after merging overlapping regions).</param>
 /// <param name="ResidentBytes">Of those, bytes on pages that are resident (page-cache pages mapped or not, for file mappings).</param>
-/// <param name="Supported">False where the platform has no residency query (Windows); the counts are then 0.</param>
+/// <param name="IsSupported">False where the platform has no residency query (Windows); the counts are then 0.</param>
 /// <param name="Error">Set when a range could not be measured (for example it is not mapped); the counts cover the rest.</param>
-public readonly record struct ResidencyInfo(long Bytes, long ResidentBytes, bool Supported, string? Error = null)
+public readonly record struct ResidencyInfo(long Bytes, long ResidentBytes, bool IsSupported, string? Error = null)
 {
     /// <summary>Resident share, 0 to 1 (0 for no bytes).</summary>
     public double Fraction => Bytes <= 0 ? 0 : (double)ResidentBytes / Bytes;

@@ -31,7 +31,7 @@ public sealed class CgroupBudgetTests
         PrefaultDecision decision = MmapPrefault.Decide(PrefaultMode.Auto, 1L << 30, 0, memory);
 
         // 0.8 x (512 - ~380) MiB, not 0.8 x 512 MiB = 409.6 MiB.
-        Assert.True(decision.Partial);
+        Assert.True(decision.IsPartial);
         Assert.InRange(decision.BudgetBytes, (long)(0.8 * (512 - 430) * MiB), (long)(0.8 * (512 - 370) * MiB));
         Assert.Contains("in use", decision.Reason, StringComparison.Ordinal);
     }

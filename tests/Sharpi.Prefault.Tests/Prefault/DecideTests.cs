@@ -11,7 +11,7 @@ public sealed class DecideTests
     {
         PrefaultDecision d = MmapPrefault.Decide(PrefaultMode.Off, 1, 0, Plenty, RamGate.Always);
 
-        Assert.False(d.Run);
+        Assert.False(d.ShouldRun);
         Assert.Equal(PrefaultMode.Off, d.Mode);
         Assert.Contains("switched off", d.Reason, StringComparison.Ordinal);
     }
@@ -21,8 +21,8 @@ public sealed class DecideTests
     {
         PrefaultDecision d = MmapPrefault.Decide(PrefaultMode.Force, 100 * GiB, 0, new MemoryFigures(GiB, GiB));
 
-        Assert.True(d.Run);
-        Assert.False(d.Partial);
+        Assert.True(d.ShouldRun);
+        Assert.False(d.IsPartial);
         Assert.Equal(long.MaxValue, d.BudgetBytes);
         Assert.Equal(PrefaultMode.Force, d.Mode);
     }
@@ -32,8 +32,8 @@ public sealed class DecideTests
     {
         PrefaultDecision d = MmapPrefault.Decide(PrefaultMode.Auto, 10 * GiB, 0, new MemoryFigures(10 * GiB, null));
 
-        Assert.True(d.Run);
-        Assert.True(d.Partial);
+        Assert.True(d.ShouldRun);
+        Assert.True(d.IsPartial);
         Assert.Equal(8 * GiB, d.BudgetBytes);
         Assert.Equal(PrefaultMode.Auto, d.Mode);
     }
@@ -43,8 +43,8 @@ public sealed class DecideTests
     {
         PrefaultDecision d = MmapPrefault.Decide(PrefaultMode.Auto, 8 * GiB, 0, new MemoryFigures(10 * GiB, null));
 
-        Assert.True(d.Run);
-        Assert.False(d.Partial);
+        Assert.True(d.ShouldRun);
+        Assert.False(d.IsPartial);
         Assert.StartsWith("fits", d.Reason, StringComparison.Ordinal);
     }
 
@@ -56,9 +56,9 @@ public sealed class DecideTests
         PrefaultDecision withoutCredit = MmapPrefault.Decide(PrefaultMode.Auto, 6 * GiB, 0, new MemoryFigures(6 * GiB, null));
         PrefaultDecision withCredit = MmapPrefault.Decide(PrefaultMode.Auto, 6 * GiB, 12 * GiB, new MemoryFigures(6 * GiB, null));
 
-        Assert.True(withoutCredit.Partial);
-        Assert.False(withCredit.Partial);
-        Assert.True(withCredit.Run);
+        Assert.True(withoutCredit.IsPartial);
+        Assert.False(withCredit.IsPartial);
+        Assert.True(withCredit.ShouldRun);
     }
 
     [Fact]
@@ -66,7 +66,7 @@ public sealed class DecideTests
     {
         PrefaultDecision d = MmapPrefault.Decide(PrefaultMode.Auto, 3 * GiB, 0, new MemoryFigures(64 * GiB, 2 * GiB));
 
-        Assert.True(d.Partial);
+        Assert.True(d.IsPartial);
         Assert.Equal((long)(0.8 * 2 * GiB), d.BudgetBytes);
         Assert.Contains("cgroup", d.Reason, StringComparison.Ordinal);
     }
@@ -76,8 +76,8 @@ public sealed class DecideTests
     {
         PrefaultDecision d = MmapPrefault.Decide(PrefaultMode.Auto, 1000 * GiB, 0, default);
 
-        Assert.True(d.Run);
-        Assert.False(d.Partial);
+        Assert.True(d.ShouldRun);
+        Assert.False(d.IsPartial);
         Assert.Contains("unknown", d.Reason, StringComparison.Ordinal);
     }
 
@@ -86,7 +86,7 @@ public sealed class DecideTests
     {
         PrefaultDecision d = MmapPrefault.Decide(PrefaultMode.Auto, GiB, 0, new MemoryFigures(0, null));
 
-        Assert.False(d.Run);
+        Assert.False(d.ShouldRun);
         Assert.Contains("does not fit", d.Reason, StringComparison.Ordinal);
     }
 
@@ -95,8 +95,8 @@ public sealed class DecideTests
     {
         PrefaultDecision d = MmapPrefault.Decide(PrefaultMode.Auto, 100 * GiB, 0, new MemoryFigures(GiB, null), RamGate.Always);
 
-        Assert.True(d.Run);
-        Assert.False(d.Partial);
+        Assert.True(d.ShouldRun);
+        Assert.False(d.IsPartial);
     }
 
     [Fact]

@@ -49,7 +49,7 @@ public sealed class HugePageAdviceTests
         {
             PrefaultResult result = MmapPrefault.Run([new PrefaultRegion((nint)memory, (long)bytes, "heap")], PrefaultOptions.Default with { RamGate = RamGate.Always });
 
-            Assert.True(result.Ran, result.Reason);
+            Assert.True(result.HasRun, result.Reason);
             Assert.Equal(0, result.HugePageAdvisedBytes);
             Assert.DoesNotContain("hg", VmFlags((nint)memory));
         }
@@ -67,7 +67,7 @@ public sealed class HugePageAdviceTests
 
         PrefaultResult result = MmapPrefault.Run([map.Region()], PrefaultOptions.Default with { IsHugePageAdviceEnabled = false });
 
-        Assert.True(result.Ran, result.Reason);
+        Assert.True(result.HasRun, result.Reason);
         Assert.Equal(0, result.HugePageAdvisedBytes);
         Assert.DoesNotContain("hg", VmFlags(map.Region().Address));
     }

@@ -27,7 +27,7 @@ public sealed class MmapPrefaultEnvironmentTests
 
             PrefaultResult result = MmapPrefault.Run([lie], PrefaultOptions.Default with { Logger = log, RamGate = RamGate.Always });
 
-            Assert.False(result.Ran);
+            Assert.False(result.HasRun);
             Assert.Equal(PrefaultMethod.None, result.Method);
             Assert.Equal(0, result.Bytes);
             Assert.Contains("switched off", result.Reason, StringComparison.Ordinal);
@@ -61,7 +61,7 @@ public sealed class MmapPrefaultEnvironmentTests
 
         PrefaultResult result = MmapPrefault.Run([map.Region()], PrefaultOptions.Default with { Logger = log });
 
-        Assert.True(result.Ran);
+        Assert.True(result.HasRun);
         string warning = Assert.Single(log.At(LogLevel.Warning));
         Assert.Contains("'sometimes'", warning, StringComparison.Ordinal);
         Assert.Contains("force", warning, StringComparison.Ordinal);
@@ -87,8 +87,8 @@ public sealed class MmapPrefaultEnvironmentTests
         // Hot first: high, then low, then mid.
         PrefaultResult result = MmapPrefault.Run([high, low, mid]);
 
-        Assert.True(result.Ran, result.Reason);
-        Assert.True(result.Partial, result.Reason);
+        Assert.True(result.HasRun, result.Reason);
+        Assert.True(result.IsPartial, result.Reason);
         Assert.Equal(100.0, Residency.Measure(high).Percent, 3);
         Assert.InRange(Residency.Measure(low).Percent, 45, 75);
         Assert.True(Residency.Measure(mid).Percent < 1, $"the region past the budget must be left alone: {Residency.Measure(mid).Percent:F2}% resident, low {Residency.Measure(low).Percent:F2}%, {result.Reason}");
@@ -105,7 +105,7 @@ public sealed class MmapPrefaultEnvironmentTests
 
         PrefaultResult result = MmapPrefault.Run([map.Region()]);
 
-        Assert.False(result.Partial);
+        Assert.False(result.IsPartial);
         Assert.Equal(100.0, map.ResidentPercent(), 3);
     }
 
@@ -119,7 +119,7 @@ public sealed class MmapPrefaultEnvironmentTests
 
         PrefaultResult result = MmapPrefault.Run([map.Region()], PrefaultOptions.Default with { Logger = log });
 
-        Assert.True(result.Ran);
+        Assert.True(result.HasRun);
         Assert.Contains(log.At(LogLevel.Warning), m => m.Contains("SHARPI_PREFAULT_RAM_FRACTION", StringComparison.Ordinal) && m.Contains("'1.5'", StringComparison.Ordinal));
     }
 
@@ -133,7 +133,7 @@ public sealed class MmapPrefaultEnvironmentTests
         await using PrefaultHandle handle = MmapPrefault.Start([map.Region()]);
         PrefaultResult result = await handle.Completion;
 
-        Assert.False(result.Ran);
+        Assert.False(result.HasRun);
         Assert.True(map.ResidentPercent() < 1);
     }
 }

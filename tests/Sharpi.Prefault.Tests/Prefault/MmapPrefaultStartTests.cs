@@ -15,7 +15,7 @@ public sealed class MmapPrefaultStartTests
         await using PrefaultHandle handle = MmapPrefault.Start([map.Region("weights")]);
         PrefaultResult result = await handle.Completion;
 
-        Assert.True(result.Ran, result.Reason);
+        Assert.True(result.HasRun, result.Reason);
         Assert.Equal(file.Length, result.Bytes);
         Assert.Equal(100.0, map.ResidentPercent(), 3);
     }
@@ -87,7 +87,7 @@ public sealed class MmapPrefaultStartTests
         started.Set();
 
         Assert.True(handle.Completion.Wait(TimeSpan.FromSeconds(30)), "the sweep never finished: Dispose deadlocked");
-        Assert.True(handle.Completion.Result.Cancelled || handle.Completion.Result.Bytes == file.Length);
+        Assert.True(handle.Completion.Result.IsCanceled || handle.Completion.Result.Bytes == file.Length);
     }
 
     [LinuxFact]
@@ -181,7 +181,7 @@ public sealed class MmapPrefaultStartTests
 
         Assert.True(handle.IsCompleted);
         PrefaultResult result = handle.Completion.Result;
-        Assert.True(result.Cancelled || result.Bytes == file.Length, result.Reason);
+        Assert.True(result.IsCanceled || result.Bytes == file.Length, result.Reason);
 
         // Count the pages mapped into this process (pagemap), not the page cache: the kernel's own async
         // read-ahead may still land in the page cache after the sweep stopped, but only a touch maps a page here.
@@ -202,7 +202,7 @@ public sealed class MmapPrefaultStartTests
         await handle.DisposeAsync();
 
         Assert.True(handle.IsCompleted);
-        Assert.True(handle.Completion.Result.Cancelled || handle.Completion.Result.Bytes == file.Length);
+        Assert.True(handle.Completion.Result.IsCanceled || handle.Completion.Result.Bytes == file.Length);
     }
 
     [LinuxFact]
@@ -237,7 +237,7 @@ public sealed class MmapPrefaultStartTests
         regions.Add(new PrefaultRegion(0x1000, 1L << 40, "added later"));
 
         PrefaultResult result = await handle.WaitAsync(TimeSpan.FromSeconds(10));
-        Assert.False(result.Ran);
+        Assert.False(result.HasRun);
     }
 
     private sealed class CallbackProgress(Action<PrefaultProgress> report) : IProgress<PrefaultProgress>

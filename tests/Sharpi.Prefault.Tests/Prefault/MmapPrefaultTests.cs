@@ -19,7 +19,7 @@ public sealed class MmapPrefaultTests
 
         PrefaultResult result = MmapPrefault.Run([map.Region("weights")]);
 
-        Assert.True(result.Ran, result.Reason);
+        Assert.True(result.HasRun, result.Reason);
         Assert.Empty(result.Failures);
         Assert.Equal(file.Length, result.Bytes);
         Assert.Equal(100.0, map.ResidentPercent(), 3);
@@ -126,7 +126,7 @@ public sealed class MmapPrefaultTests
         // cold disk that is well before the end. Cancel before starting, too, to pin the "nothing ran" edge.
         PrefaultResult result = MmapPrefault.Run([map.Region()], options);
 
-        Assert.True(result.Cancelled, result.Reason);
+        Assert.True(result.IsCanceled, result.Reason);
         Assert.InRange(result.Bytes, 0, file.Length - 1);
         Assert.Equal(file.Length - result.Bytes, result.BytesSkipped);
         Assert.True(map.ResidentPercent() < 100, "a cancelled sweep must leave the rest alone");
@@ -140,7 +140,7 @@ public sealed class MmapPrefaultTests
 
         PrefaultResult result = MmapPrefault.Run([map.Region()], PrefaultOptions.Default with { CancellationToken = new CancellationToken(canceled: true) });
 
-        Assert.True(result.Cancelled);
+        Assert.True(result.IsCanceled);
         Assert.Equal(0, result.Bytes);
         Assert.True(map.ResidentPercent() < 1);
     }
@@ -156,7 +156,7 @@ public sealed class MmapPrefaultTests
 
         PrefaultResult[] results = work.AsParallel().WithDegreeOfParallelism(4).Select(r => MmapPrefault.Run(r)).ToArray();
 
-        Assert.All(results, r => Assert.True(r.Ran && r.Failures.Count == 0 && !r.Cancelled, r.Reason));
+        Assert.All(results, r => Assert.True(r.HasRun && r.Failures.Count == 0 && !r.IsCanceled, r.Reason));
         Assert.Equal(100.0, mapA.ResidentPercent(), 3);
         Assert.Equal(100.0, mapB.ResidentPercent(), 3);
     }
@@ -176,7 +176,7 @@ public sealed class MmapPrefaultTests
 
         PrefaultResult result = MmapPrefault.Run([map.Region("truncated")], PrefaultOptions.Default with { Strategy = strategy, ChunkSize = 4 * MiB });
 
-        Assert.True(result.Ran);
+        Assert.True(result.HasRun);
         Assert.NotEmpty(result.Failures);
         Assert.All(result.Failures, f => Assert.Equal("truncated", f.Name));
         Assert.Equal(16 * MiB, result.Bytes);
@@ -233,7 +233,7 @@ public sealed class MmapPrefaultTests
     {
         PrefaultResult result = MmapPrefault.Run([], PrefaultOptions.Default);
 
-        Assert.False(result.Ran);
+        Assert.False(result.HasRun);
         Assert.Equal(PrefaultMethod.None, result.Method);
     }
 

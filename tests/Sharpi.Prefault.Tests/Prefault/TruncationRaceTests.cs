@@ -54,7 +54,7 @@ public sealed class TruncationRaceTests
         PrefaultResult result = MmapPrefault.Run([PrefaultRegion.FromView(view, "deleted")],
             PrefaultOptions.Default with { Strategy = PrefaultStrategy.Touch, RamGate = RamGate.Always });
 
-        Assert.True(result.Ran);
+        Assert.True(result.HasRun);
         Assert.Equal(FileBytes / 4, result.Bytes);
         Assert.Equal(FileBytes - (FileBytes / 4), result.Failures.Sum(f => f.Length));
     }
