@@ -78,11 +78,13 @@ internal sealed class ReclaimPlan
                 + "may still be written by the program. Map the weights with MemoryMappedFileAccess.Read to reclaim them.";
         }
 
-        if (!m.Shared && f.AnonymousBytes > 0)
+        // A written page of a private view is a private copy, resident (Anonymous) or swapped out (Swap, SwapPss):
+        // either way the file no longer holds its bytes, and MADV_DONTNEED would drop the copy, swap slot and all.
+        if (!m.Shared && f.PrivateDataBytes > 0)
         {
             return $"is in a copy-on-write view of '{m.Path}' that was written to ({Sizes.Format(f.AnonymousBytes)} of private "
-                + "copies, smaps Anonymous): MADV_DONTNEED would throw the written bytes away and read the file's back. "
-                + "Reclaim only views that were never written, or keep this one resident.";
+                + $"copies resident, smaps Anonymous, and {Sizes.Format(f.SwapBytes)} swapped out, smaps Swap): MADV_DONTNEED would "
+                + "throw the written bytes away and read the file's back. Reclaim only views that were never written, or keep this one resident.";
         }
 
         return null;
