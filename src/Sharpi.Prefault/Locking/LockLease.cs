@@ -51,10 +51,7 @@ public sealed class LockLease : IDisposable
             return;
         }
 
-        foreach ((nint start, nint end) in _ranges)
-        {
-            LockRegistry.Process.Release(start, end, Unlock);
-        }
+        LockRegistry.Process.Release(_ranges, Unlock);
 
         if (LockedBytes > 0)
         {

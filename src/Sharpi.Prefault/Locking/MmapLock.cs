@@ -1,3 +1,4 @@
+using System.Runtime.InteropServices;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Logging.Abstractions;
 
@@ -30,13 +31,21 @@ public static class MmapLock
         ILogger logger = options.Logger ?? NullLogger.Instance;
         MergedRegion[] pages = PageRanges.Outward(RegionSet.Merge(regions));
 
+        // Count the pages as held before locking them, so a lease disposed meanwhile cannot unlock them under us;
+        // all ranges in one registry pass (range by range, the registry's updates made a big lock quadratic).
+        var ranges = new (nint Start, nint End)[pages.Length];
+        for (int i = 0; i < pages.Length; i++)
+        {
+            ranges[i] = (pages[i].Start, pages[i].End);
+        }
+
+        LockRegistry.Process.Acquire(ranges);
         var locked = new List<(nint Start, nint End)>(pages.Length);
+        var refused = new List<(nint Start, nint End)>();
         var failures = new List<RegionFailure>();
         long lockedBytes = 0;
         foreach (MergedRegion r in pages)
         {
-            // Count the pages as held before locking them, so a lease disposed meanwhile cannot unlock them under us.
-            LockRegistry.Process.Acquire(r.Start, r.End);
             if (PlatformLock.TryLock(r.Start, r.End, out int error))
             {
                 locked.Add((r.Start, r.End));
@@ -44,11 +53,16 @@ public static class MmapLock
                 continue;
             }
 
-            // Undo the count, and any part the failed call may have locked that no other lease holds.
-            LockRegistry.Process.Release(r.Start, r.End, static (start, end) => PlatformLock.TryUnlock(start, end, out _));
+            refused.Add((r.Start, r.End));
             string reason = PlatformLock.DescribeFailure(error, r.Start, r.End);
             failures.Add(new RegionFailure(r.DisplayName, r.Start, r.Length, error, reason));
             Log.LockFailed(logger, options.Label, r.DisplayName, r.Length, reason);
+        }
+
+        // Undo the count of the refused ranges, and any part a failed call may have locked that no other lease holds.
+        if (refused.Count > 0)
+        {
+            LockRegistry.Process.Release(CollectionsMarshal.AsSpan(refused), static (start, end) => PlatformLock.TryUnlock(start, end, out _));
         }
 
         long requested = RegionSet.TotalBytes(pages);
