@@ -103,6 +103,7 @@ public static class MmapLock
             Log.Locked(logger, options.Label, run.LockedBytes, requested, run.Locked.Count);
         }
 
+        LockReclaimMetrics.RecordLock(options.Label, run.LockedBytes, run.RefusedBytes, overBudget);
         return new LockLease([.. run.Locked], run.LockedBytes, requested, failures, decision, logger, options.Label);
     }
 

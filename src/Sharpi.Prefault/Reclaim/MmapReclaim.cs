@@ -66,6 +66,7 @@ public static class MmapReclaim
         if (plan.Refusals.Count > 0)
         {
             Log.ReclaimRefused(logger, label, plan.Refusals.Count);
+            LockReclaimMetrics.RecordReclaim(label, 0, 0, requested);
             ThrowHelper.ThrowReclaimRefused(plan.Refusals, "regions");
         }
 
@@ -90,6 +91,13 @@ public static class MmapReclaim
         }
 
         Log.Released(logger, label, released, requested, plan.Skipped.Count);
+        long kept = 0;
+        foreach (RegionFailure skipped in plan.Skipped)
+        {
+            kept += skipped.Length;
+        }
+
+        LockReclaimMetrics.RecordReclaim(label, released, kept, 0);
 
         return new ReclaimResult
         {
