@@ -26,4 +26,7 @@ internal static partial class Log
 
     [LoggerMessage(EventId = 312, Level = LogLevel.Debug, Message = "[{Label}] Unlocked {Bytes:N0} bytes")]
     internal static partial void Unlocked(ILogger logger, string label, long bytes);
+
+    [LoggerMessage(EventId = 313, Level = LogLevel.Warning, Message = "[{Label}] RAM gate left {Bytes:N0} bytes unlocked: {Reason}")]
+    internal static partial void LockGated(ILogger logger, string label, long bytes, string reason);
 }

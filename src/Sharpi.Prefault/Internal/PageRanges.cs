@@ -1,24 +1,56 @@
 namespace Sharpi.Prefault;
 
+/// <summary>
+/// A page range to lock: merged regions grown to whole pages (<see cref="Range"/>, named after the member listed
+/// first), made of <see cref="PieceCount"/> pieces, one per member, from <see cref="FirstPiece"/> on.
+/// </summary>
+internal readonly record struct PageGroup(MergedRegion Range, int FirstPiece, int PieceCount);
+
 /// <summary>Rounds merged regions to whole pages: outward to lock them, inward to release them.</summary>
 internal static class PageRanges
 {
     /// <summary>
-    /// Each region grown to the pages it touches, and ranges that then overlap (neighbour tensors sharing an edge
-    /// page) merged; kept in the caller's order, so a limit that runs out mid-way spares the regions listed first.
+    /// Each region grown to the pages it touches, and regions whose pages then overlap (neighbour tensors sharing an
+    /// edge page) grouped into one range, named after the member listed first; the groups kept in the caller's order,
+    /// so a limit that runs out mid-way spares the regions listed first. <paramref name="pieces"/> splits every group
+    /// by member, in address order: each member's pages not already in an earlier member's piece (a member wholly
+    /// inside its neighbour's pages adds its name to that piece), so a failure inside a group can name its own member.
     /// </summary>
-    internal static MergedRegion[] Outward(MergedRegion[] regions)
+    internal static PageGroup[] Outward(MergedRegion[] regions, out MergedRegion[] pieces)
     {
-        var grown = new PrefaultRegion[regions.Length];
-        for (int i = 0; i < regions.Length; i++)
+        MergedRegion[] byAddress = [.. regions];
+        Array.Sort(byAddress, static (a, b) => ((nuint)a.Start).CompareTo((nuint)b.Start));
+        var groups = new List<PageGroup>(byAddress.Length);
+        var split = new List<MergedRegion>(byAddress.Length);
+        foreach (MergedRegion r in byAddress)
         {
-            MergedRegion r = regions[i];
             nint start = Pages.Floor(r.Start);
             nint end = Pages.Ceiling(r.End);
-            grown[i] = new PrefaultRegion(start, end - start, r.Name);
+            if (groups.Count == 0 || (nuint)start >= (nuint)groups[^1].Range.End)
+            {
+                groups.Add(new PageGroup(r with { Start = start, End = end }, split.Count, 1));
+                split.Add(r with { Start = start, End = end });
+                continue;
+            }
+
+            PageGroup group = groups[^1];
+            if ((nuint)end <= (nuint)group.Range.End)
+            {
+                split[^1] = split[^1] with { Name = $"{split[^1].DisplayName}, {r.DisplayName}" };
+            }
+            else
+            {
+                split.Add(r with { Start = group.Range.End, End = end });
+                group = group with { Range = group.Range with { End = end }, PieceCount = group.PieceCount + 1 };
+            }
+
+            groups[^1] = r.Order < group.Range.Order ? group with { Range = group.Range with { Name = r.Name, Order = r.Order } } : group;
         }
 
-        return RegionSet.Merge(grown);
+        pieces = [.. split];
+        PageGroup[] inOrder = [.. groups];
+        Array.Sort(inOrder, static (a, b) => a.Range.Order.CompareTo(b.Range.Order));
+        return inOrder;
     }
 
     /// <summary>

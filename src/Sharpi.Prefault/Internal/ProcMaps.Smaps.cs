@@ -9,7 +9,16 @@ namespace Sharpi.Prefault;
 /// <param name="LockedFlag">The mapping carries VM_LOCKED (VmFlags "lo"), locked even where no page is resident yet.</param>
 internal readonly record struct SmapsFigures(long RssBytes, long AnonymousBytes, long LockedBytes, bool LockedFlag)
 {
+    /// <summary>
+    /// Bytes of the mapping's private copies that sit in swap (smaps <c>Swap</c>, or <c>SwapPss</c> where larger). A
+    /// written copy-on-write page that was swapped out leaves <c>Anonymous</c> and shows here instead.
+    /// </summary>
+    internal long SwapBytes { get; init; }
+
     internal bool IsLocked => LockedFlag || LockedBytes > 0;
+
+    /// <summary>Bytes that exist only in this mapping (resident private copies, or their swapped-out copies).</summary>
+    internal long PrivateDataBytes => AnonymousBytes + SwapBytes;
 }
 
 /// <summary>/proc/self/smaps: the maps lines (parsed by the same parser) and, index for index, each mapping's figures.</summary>
@@ -102,6 +111,7 @@ internal static partial class ProcMaps
             "Rss" => figures with { RssBytes = ParseKiB(value) },
             "Anonymous" => figures with { AnonymousBytes = ParseKiB(value) },
             "Locked" => figures with { LockedBytes = ParseKiB(value) },
+            "Swap" or "SwapPss" => figures with { SwapBytes = Math.Max(figures.SwapBytes, ParseKiB(value)) },
             _ => figures,
         };
     }

@@ -18,8 +18,10 @@ public sealed class LockLease : IDisposable
     private readonly string _label;
     private int _disposed;
 
-    internal LockLease((nint Start, nint End)[] ranges, long lockedBytes, long requestedBytes, IReadOnlyList<RegionFailure> failures, ILogger logger, string label)
+    internal LockLease((nint Start, nint End)[] ranges, long lockedBytes, long requestedBytes, IReadOnlyList<RegionFailure> failures,
+        PrefaultDecision decision, ILogger logger, string label)
     {
+        Decision = decision;
         _ranges = ranges;
         LockedBytes = lockedBytes;
         RequestedBytes = requestedBytes;
@@ -34,7 +36,17 @@ public sealed class LockLease : IDisposable
     /// <summary>Bytes the lease tried to lock (the regions rounded outward to whole pages, merged).</summary>
     public long RequestedBytes { get; }
 
-    /// <summary>The ranges the OS refused to lock, with the reason and how to raise the limit.</summary>
+    /// <summary>
+    /// What the RAM-fit gate decided (see <see cref="LockOptions.RamGate"/>): <see cref="PrefaultDecision.IsPartial"/> when
+    /// only the regions listed first fit in the budget, no <see cref="PrefaultDecision.ShouldRun"/> when nothing did, and the
+    /// reason in words.
+    /// </summary>
+    public PrefaultDecision Decision { get; }
+
+    /// <summary>
+    /// The ranges left unlocked, each under its own region's name: those the OS refused, with the reason and what to
+    /// do, and those past the RAM gate's budget.
+    /// </summary>
     public IReadOnlyList<RegionFailure> Failures { get; }
 
     /// <summary>True when every requested page was locked.</summary>
@@ -51,10 +63,7 @@ public sealed class LockLease : IDisposable
             return;
         }
 
-        foreach ((nint start, nint end) in _ranges)
-        {
-            LockRegistry.Process.Release(start, end, Unlock);
-        }
+        LockRegistry.Process.Release(_ranges, Unlock);
 
         if (LockedBytes > 0)
         {

@@ -8,7 +8,7 @@ internal readonly record struct MemlockLimit(ulong? Soft, ulong? Hard);
 /// <summary>How the OS refused a lock.</summary>
 internal enum LockRefusal
 {
-    /// <summary>ENOMEM or EAGAIN: the lock would pass RLIMIT_MEMLOCK.</summary>
+    /// <summary>ENOMEM (or EAGAIN on macOS) while RLIMIT_MEMLOCK applies: the lock would pass it.</summary>
     OverLimit,
 
     /// <summary>EPERM: the process may not lock at all (limit 0 and no CAP_IPC_LOCK).</summary>
@@ -16,6 +16,21 @@ internal enum LockRefusal
 
     /// <summary>Any other error.</summary>
     Other,
+
+    /// <summary>ENOMEM: part of the range is not mapped.</summary>
+    NotMapped,
+
+    /// <summary>ENOMEM: part of the range is mapped PROT_NONE, and mlock faults in only pages it may read.</summary>
+    NoAccess,
+
+    /// <summary>ENOMEM: part of the range lies past the end of its file (truncated after it was mapped).</summary>
+    PastEndOfFile,
+
+    /// <summary>
+    /// EAGAIN on Linux, or ENOMEM where RLIMIT_MEMLOCK does not apply (CAP_IPC_LOCK, or no limit): the kernel could not
+    /// bring the pages in, memory is short (the machine's, or the cgroup's limit).
+    /// </summary>
+    OutOfMemory,
 }
 
 /// <summary>
@@ -24,25 +39,43 @@ internal enum LockRefusal
 /// </summary>
 internal static class LockLimit
 {
-    internal static string UnixMessage(LockRefusal kind, string call, string error, long bytes, MemlockLimit? limit, bool linux)
+    /// <summary>The message of a refused mlock: what refused it, the cause, and what to do.</summary>
+    /// <param name="kind">The cause, as the diagnosis found it.</param>
+    /// <param name="call">The call that failed (<c>mlock</c>).</param>
+    /// <param name="error">The error in words, with its number.</param>
+    /// <param name="bytes">Bytes the call tried to lock.</param>
+    /// <param name="limit">RLIMIT_MEMLOCK, null when it could not be read.</param>
+    /// <param name="linux">True on Linux (systemd and docker advice), false on macOS.</param>
+    /// <param name="detail">What the mapping check found (the mapping, the file's length), for the kinds that are about the range.</param>
+    internal static string UnixMessage(LockRefusal kind, string call, string error, long bytes, MemlockLimit? limit, bool linux, string? detail = null)
     {
         string values = limit is MemlockLimit l
             ? $"RLIMIT_MEMLOCK is soft {Format(l.Soft)}, hard {Format(l.Hard)}"
             : "RLIMIT_MEMLOCK could not be read";
-        string what = kind switch
-        {
-            LockRefusal.OverLimit => $"locking {Sizes.Format(bytes)} more would pass the locked-memory limit: {values}.",
-            LockRefusal.NotPermitted => $"this process may not lock memory: {values}, and without CAP_IPC_LOCK a limit of 0 forbids locking.",
-            _ => $"{values}.",
-        };
         string raise = linux
             ? "Raise the limit for the engine's process: `ulimit -l unlimited` (or a size in KiB) in the shell that starts it, "
               + "`LimitMEMLOCK=infinity` in its systemd unit, `--ulimit memlock=-1:-1` with docker run, "
               + "or grant it CAP_IPC_LOCK, which bypasses the limit."
             : "Raise the limit for the engine's process: `ulimit -l unlimited` in the shell that starts it "
               + "(or `launchctl limit memlock` for launchd jobs).";
-        return $"{call} refused, {error}: {what} {raise} The pages stay mapped and usable, only unlocked.";
+        string what = kind switch
+        {
+            LockRefusal.OverLimit => $"locking {Sizes.Format(bytes)} more would pass the locked-memory limit: {values}. {raise}",
+            LockRefusal.NotPermitted => $"this process may not lock memory: {values}, and without CAP_IPC_LOCK a limit of 0 forbids locking. {raise}",
+            LockRefusal.NotMapped => $"the range is not (wholly) mapped{Detail(detail)}. Lock only ranges of a live mapping; the locked-memory limit is not the cause.",
+            LockRefusal.NoAccess => $"part of the range is mapped PROT_NONE{Detail(detail)}, and the kernel locks only pages it may read. "
+                + "Lock readable mappings only; the locked-memory limit is not the cause.",
+            LockRefusal.PastEndOfFile => $"part of the range lies past the end of its file{Detail(detail)}: the file was truncated after it was mapped, "
+                + "and pages past its end cannot be read, so they cannot be locked. Re-map the file at its current length; "
+                + "the locked-memory limit is not the cause.",
+            LockRefusal.OutOfMemory => $"the kernel could not bring {Sizes.Format(bytes)} in to lock it: memory is short "
+                + $"(the machine's, or the cgroup's limit){Detail(detail)}. Lock less, or free memory first.",
+            _ => $"{values}.",
+        };
+        return $"{call} refused, {error}: {what} The pages stay mapped and usable, only unlocked.";
     }
+
+    private static string Detail(string? detail) => string.IsNullOrEmpty(detail) ? string.Empty : $" ({detail})";
 
     internal static string WindowsMessage(int error, long bytes)
     {

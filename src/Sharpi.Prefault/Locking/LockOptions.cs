@@ -6,8 +6,10 @@ namespace Sharpi.Prefault;
 public sealed record LockOptions
 {
     private readonly string _label = "lock";
+    private readonly RamGate _ramGate = RamGate.FitsInRam;
+    private readonly double _ramFraction = PrefaultOptions.DefaultRamFraction;
 
-    /// <summary>Options with every default: label <c>"lock"</c>, no logger.</summary>
+    /// <summary>Options with every default: label <c>"lock"</c>, gate <see cref="RamGate.FitsInRam"/>, fraction 0.8, no logger.</summary>
     public static LockOptions Default { get; } = new();
 
     /// <summary>A short name for logs, e.g. the engine or model name. Default <c>"lock"</c>.</summary>
@@ -19,6 +21,35 @@ public sealed record LockOptions
         {
             ArgumentException.ThrowIfNullOrWhiteSpace(value);
             _label = value;
+        }
+    }
+
+    /// <summary>
+    /// How the RAM-fit gate limits the lock. Default <see cref="RamGate.FitsInRam"/>: locked pages cannot be reclaimed,
+    /// so a lock larger than the memory that can hold it (the machine's, or the cgroup's limit) would end in the OOM
+    /// killer; the gate locks the regions in the order given up to the budget (see <see cref="MmapPrefault.Decide"/>)
+    /// and reports the rest in <see cref="LockLease.Failures"/>. <see cref="RamGate.Always"/> locks everything asked.
+    /// </summary>
+    /// <exception cref="ArgumentOutOfRangeException">The value is not a defined <see cref="Sharpi.Prefault.RamGate"/>.</exception>
+    public RamGate RamGate
+    {
+        get => _ramGate;
+        init
+        {
+            ThrowHelper.ThrowIfUndefined(value);
+            _ramGate = value;
+        }
+    }
+
+    /// <summary>The fraction (0 &lt; f &lt;= 1) of the memory that can hold the regions that a lock may pin. Default 0.8.</summary>
+    /// <exception cref="ArgumentOutOfRangeException">The value is not in (0, 1] or is not a number.</exception>
+    public double RamFraction
+    {
+        get => _ramFraction;
+        init
+        {
+            ThrowHelper.ThrowIfInvalidFraction(value);
+            _ramFraction = value;
         }
     }
 

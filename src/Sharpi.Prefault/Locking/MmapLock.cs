@@ -1,3 +1,4 @@
+using System.Runtime.InteropServices;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Logging.Abstractions;
 
@@ -5,14 +6,16 @@ namespace Sharpi.Prefault;
 
 /// <summary>
 /// Locks mapped regions in memory (mlock on Linux and macOS, VirtualLock on Windows) so the kernel cannot evict them
-/// under memory pressure. The data flow: regions -> merge -> round outward to pages -> lock each range -> lease.
+/// under memory pressure. The data flow: regions -> merge -> round outward to pages -> RAM gate -> register -> lock
+/// each range -> lease.
 /// </summary>
 public static class MmapLock
 {
     /// <summary>
-    /// Locks the regions' pages (rounded outward to whole pages) and returns the lease that unlocks them on dispose.
-    /// A lock the OS refuses (RLIMIT_MEMLOCK, no permission, a working-set quota) is reported in the lease and
-    /// logged, never thrown.
+    /// Locks the regions' pages (rounded outward to whole pages), in the order given up to the RAM gate's budget (see
+    /// <see cref="LockOptions.RamGate"/>), and returns the lease that unlocks them on dispose. A lock the OS refuses
+    /// (RLIMIT_MEMLOCK, no permission, a truncated file, a working-set quota) and the regions past the budget are
+    /// reported in the lease, each under its own region's name, and logged, never thrown.
     /// </summary>
     /// <exception cref="ArgumentNullException"><paramref name="regions"/> is null.</exception>
     /// <exception cref="ArgumentOutOfRangeException">A region has a negative length or runs past the address space.</exception>
@@ -28,35 +31,199 @@ public static class MmapLock
         RegionSet.Validate(regions, nameof(regions));
         options ??= LockOptions.Default;
         ILogger logger = options.Logger ?? NullLogger.Instance;
-        MergedRegion[] pages = PageRanges.Outward(RegionSet.Merge(regions));
 
-        var locked = new List<(nint Start, nint End)>(pages.Length);
-        var failures = new List<RegionFailure>();
-        long lockedBytes = 0;
-        foreach (MergedRegion r in pages)
+        // 1. Merge, grow to whole pages: neighbours sharing a page lock as one group, split by member for failures.
+        PageGroup[] groups = PageRanges.Outward(RegionSet.Merge(regions), out MergedRegion[] pieces);
+        long requested = 0;
+        foreach (PageGroup g in groups)
         {
-            // Count the pages as held before locking them, so a lease disposed meanwhile cannot unlock them under us.
-            LockRegistry.Process.Acquire(r.Start, r.End);
-            if (PlatformLock.TryLock(r.Start, r.End, out int error))
+            requested += g.Range.Length;
+        }
+
+        // 2. The RAM gate: locked pages cannot be reclaimed, so a lock past the memory that can hold them ends in
+        // the OOM killer (the cgroup's, first). Regions in the order given, up to the budget.
+        var failures = new List<RegionFailure>();
+        PrefaultDecision decision = Decide(groups, requested, options);
+        PageGroup[] work = WithinBudget(groups, pieces, decision, failures);
+        long overBudget = requested;
+        foreach (PageGroup g in work)
+        {
+            overBudget -= g.Range.Length;
+        }
+
+        if (overBudget > 0)
+        {
+            Log.LockGated(logger, options.Label, overBudget, decision.Reason);
+        }
+
+        // 3. Count the pages as held before locking them, so a lease disposed meanwhile cannot unlock them under us;
+        // all ranges in one registry pass (range by range, the registry's updates made a big lock quadratic).
+        var ranges = new (nint Start, nint End)[work.Length];
+        for (int i = 0; i < work.Length; i++)
+        {
+            ranges[i] = (work[i].Range.Start, work[i].Range.End);
+        }
+
+        LockRegistry.Process.Acquire(ranges);
+        var run = new LockRun(options.Label, logger, failures, work.Length);
+        foreach (PageGroup g in work)
+        {
+            if (run.TryLock(g.Range, out int error))
             {
-                locked.Add((r.Start, r.End));
-                lockedBytes += r.Length;
                 continue;
             }
 
-            // Undo the count, and any part the failed call may have locked that no other lease holds.
-            LockRegistry.Process.Release(r.Start, r.End, static (start, end) => PlatformLock.TryUnlock(start, end, out _));
-            string reason = PlatformLock.DescribeFailure(error, r.Start, r.End);
-            failures.Add(new RegionFailure(r.DisplayName, r.Start, r.Length, error, reason));
-            Log.LockFailed(logger, options.Label, r.DisplayName, r.Length, reason);
+            if (g.PieceCount == 1)
+            {
+                run.Refuse(g.Range, error);
+                continue;
+            }
+
+            // A group of neighbours failed: lock it member by member, so each failure names the member it is in.
+            foreach (MergedRegion piece in pieces.AsSpan(g.FirstPiece, g.PieceCount))
+            {
+                if ((nuint)piece.Start >= (nuint)g.Range.End)
+                {
+                    break; // past the budget's cut
+                }
+
+                MergedRegion part = (nuint)piece.End <= (nuint)g.Range.End ? piece : piece with { End = g.Range.End };
+                if (!run.TryLock(part, out int partError))
+                {
+                    run.Refuse(part, partError);
+                }
+            }
         }
 
-        long requested = RegionSet.TotalBytes(pages);
-        if (lockedBytes > 0)
+        // 4. Undo the count of the refused ranges, and any part a failed call may have locked that no other lease holds.
+        run.UndoRefused();
+
+        if (run.LockedBytes > 0)
         {
-            Log.Locked(logger, options.Label, lockedBytes, requested, locked.Count);
+            Log.Locked(logger, options.Label, run.LockedBytes, requested, run.Locked.Count);
         }
 
-        return new LockLease([.. locked], lockedBytes, requested, failures, logger, options.Label);
+        LockMetrics.Record(options.Label, run.LockedBytes, run.RefusedBytes, overBudget);
+        return new LockLease([.. run.Locked], run.LockedBytes, requested, failures, decision, logger, options.Label);
+    }
+
+    /// <summary>The RAM gate's decision for pinning every requested byte; the resident ones already occupy memory that can hold them.</summary>
+    private static PrefaultDecision Decide(PageGroup[] groups, long requested, LockOptions options)
+    {
+        if (requested == 0)
+        {
+            return new PrefaultDecision(true, false, long.MaxValue, PrefaultMode.Auto, "no regions to lock");
+        }
+
+        if (options.RamGate == RamGate.Always)
+        {
+            return MmapPrefault.Decide(PrefaultMode.Auto, requested, 0, default, RamGate.Always, options.RamFraction);
+        }
+
+        long resident = 0;
+        if (OperatingSystem.IsLinux() || OperatingSystem.IsMacOS())
+        {
+            foreach (PageGroup g in groups)
+            {
+                if (Mincore.TryCountResident(g.Range.Start, g.Range.End, out long bytes, out _))
+                {
+                    resident += bytes;
+                }
+            }
+        }
+
+        return MmapPrefault.Decide(PrefaultMode.Auto, requested, resident, MemoryFigures.Current(), options.RamGate, options.RamFraction);
+    }
+
+    /// <summary>
+    /// The groups to lock: all of them, or those that fit in the budget in the order given, the one that crosses it
+    /// cut to its whole pages within. Every member's part left out goes to <paramref name="failures"/> with the reason.
+    /// </summary>
+    private static PageGroup[] WithinBudget(PageGroup[] groups, MergedRegion[] pieces, PrefaultDecision decision, List<RegionFailure> failures)
+    {
+        if (decision.ShouldRun && !decision.IsPartial)
+        {
+            return groups;
+        }
+
+        string reason = $"not locked: past the RAM gate's budget ({decision.Reason}). Locked pages cannot be reclaimed, so a lock "
+            + "larger than the memory that can hold it ends in the OOM killer. Lock fewer regions, free memory, or set "
+            + "LockOptions.RamGate to RamGate.Always to lock anyway.";
+        var work = new List<PageGroup>(groups.Length);
+        long left = decision.ShouldRun ? decision.BudgetBytes : 0;
+        foreach (PageGroup g in groups)
+        {
+            nint cut = g.Range.Start;
+            if (left >= g.Range.Length)
+            {
+                cut = g.Range.End;
+            }
+            else if (left > 0)
+            {
+                cut = g.Range.Start + (nint)Pages.Floor(left);
+            }
+
+            left -= cut - g.Range.Start;
+            if (cut != g.Range.Start)
+            {
+                work.Add(g with { Range = g.Range with { End = cut } });
+            }
+
+            foreach (MergedRegion piece in pieces.AsSpan(g.FirstPiece, g.PieceCount))
+            {
+                if ((nuint)piece.End > (nuint)cut)
+                {
+                    nint start = (nuint)piece.Start > (nuint)cut ? piece.Start : cut;
+                    failures.Add(new RegionFailure(piece.DisplayName, start, piece.End - start, 0, reason));
+                }
+            }
+
+            left = cut == g.Range.End ? left : 0;
+        }
+
+        return [.. work];
+    }
+
+    /// <summary>The lock calls of one <see cref="Lock(ReadOnlySpan{PrefaultRegion}, LockOptions?)"/>: what they locked and what the OS refused.</summary>
+    private sealed class LockRun(string label, ILogger logger, List<RegionFailure> failures, int capacity)
+    {
+        private readonly List<(nint Start, nint End)> _refused = [];
+        private readonly LockDiagnosis _diagnosis = new();
+
+        internal List<(nint Start, nint End)> Locked { get; } = new(capacity);
+
+        internal long LockedBytes { get; private set; }
+
+        internal long RefusedBytes { get; private set; }
+
+        internal bool TryLock(MergedRegion r, out int error)
+        {
+            if (!PlatformLock.TryLock(r.Start, r.End, out error))
+            {
+                return false;
+            }
+
+            Locked.Add((r.Start, r.End));
+            LockedBytes += r.Length;
+            return true;
+        }
+
+        /// <summary>Reports <paramref name="r"/> as refused, under its own name, with why and what to do.</summary>
+        internal void Refuse(MergedRegion r, int error)
+        {
+            _refused.Add((r.Start, r.End));
+            RefusedBytes += r.Length;
+            string reason = _diagnosis.Describe(error, r.Start, r.End);
+            failures.Add(new RegionFailure(r.DisplayName, r.Start, r.Length, error, reason));
+            Log.LockFailed(logger, label, r.DisplayName, r.Length, reason);
+        }
+
+        internal void UndoRefused()
+        {
+            if (_refused.Count > 0)
+            {
+                LockRegistry.Process.Release(CollectionsMarshal.AsSpan(_refused), static (start, end) => PlatformLock.TryUnlock(start, end, out _));
+            }
+        }
     }
 }

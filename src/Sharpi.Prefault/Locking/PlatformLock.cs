@@ -46,38 +46,6 @@ internal static unsafe class PlatformLock
 
     internal static string UnlockCallName => OperatingSystem.IsWindows() ? "VirtualUnlock" : "munlock";
 
-    /// <summary>Why a lock of [start, end) failed with <paramref name="error"/>, and what to do, for the lease and the log.</summary>
-    internal static string DescribeFailure(int error, nint start, nint end)
-    {
-        long bytes = end - start;
-        if (!IsSupported)
-        {
-            return "locking memory is not supported on this platform; the pages stay mapped, unlocked";
-        }
-
-        if (OperatingSystem.IsWindows())
-        {
-            return LockLimit.WindowsMessage(error, bytes);
-        }
-
-        bool linux = OperatingSystem.IsLinux();
-        int enomem = linux ? Interop.LinuxConstants.ENOMEM : Interop.OSXConstants.ENOMEM;
-        int eagain = linux ? Interop.LinuxConstants.EAGAIN : Interop.OSXConstants.EAGAIN;
-        int eperm = linux ? Interop.LinuxConstants.EPERM : Interop.OSXConstants.EPERM;
-
-        // ENOMEM also means "not mapped"; mincore tells the two apart without touching a page.
-        if (error == enomem && Residency.IsSupported && !Mincore.TryCountResident(start, end, out _, out _))
-        {
-            return $"{LockCallName} failed, {Errno.Describe(error)}: the range is not (wholly) mapped. Lock only ranges of a live mapping.";
-        }
-
-        LockRefusal kind = error == enomem || error == eagain ? LockRefusal.OverLimit
-            : error == eperm ? LockRefusal.NotPermitted
-            : LockRefusal.Other;
-        MemlockLimit? limit = linux || OperatingSystem.IsMacOS() ? ReadMemlockLimit() : null;
-        return LockLimit.UnixMessage(kind, LockCallName, Errno.Describe(error), bytes, limit, linux);
-    }
-
     private static bool Check(bool succeeded, ref int error)
     {
         if (!succeeded)
@@ -88,9 +56,10 @@ internal static unsafe class PlatformLock
         return succeeded;
     }
 
+    /// <summary>RLIMIT_MEMLOCK (Linux, macOS), or null where it could not be read.</summary>
     [SupportedOSPlatform("linux")]
     [SupportedOSPlatform("macos")]
-    private static MemlockLimit? ReadMemlockLimit()
+    internal static MemlockLimit? ReadMemlockLimit()
     {
         bool linux = OperatingSystem.IsLinux();
         Interop.Libc.RLimit limit;

@@ -11,10 +11,6 @@ namespace Sharpi.Prefault;
 /// </summary>
 internal static class PrefaultMetrics
 {
-    internal const string LabelAttribute = "sharpi.prefault.label";
-    internal const string MethodAttribute = "sharpi.prefault.method";
-    internal const string OutcomeAttribute = "sharpi.prefault.outcome";
-
     // Runs take milliseconds (warm) to minutes (a cold 100 GiB model): boundaries in seconds, about x2.5 apart.
     private static readonly double[] DurationBuckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 25, 50, 100, 250, 500];
 
@@ -36,9 +32,9 @@ internal static class PrefaultMetrics
     {
         var tags = new TagList
         {
-            { LabelAttribute, label },
-            { MethodAttribute, PrefaultMethodNames.Of(result.Method) },
-            { OutcomeAttribute, OutcomeOf(result) },
+            { SharpiMeter.LabelAttribute, label },
+            { SharpiMeter.MethodAttribute, PrefaultMethodNames.Of(result.Method) },
+            { SharpiMeter.OutcomeAttribute, OutcomeOf(result) },
         };
         Runs.Add(1, tags);
         if (!result.HasRun)

@@ -66,6 +66,7 @@ public static class MmapReclaim
         if (plan.Refusals.Count > 0)
         {
             Log.ReclaimRefused(logger, label, plan.Refusals.Count);
+            ReclaimMetrics.Record(label, 0, 0, requested);
             ThrowHelper.ThrowReclaimRefused(plan.Refusals, "regions");
         }
 
@@ -90,10 +91,17 @@ public static class MmapReclaim
         }
 
         Log.Released(logger, label, released, requested, plan.Skipped.Count);
+        long kept = 0;
+        foreach (RegionFailure skipped in plan.Skipped)
+        {
+            kept += skipped.Length;
+        }
+
+        ReclaimMetrics.Record(label, released, kept, 0);
 
         return new ReclaimResult
         {
-            Supported = true,
+            IsSupported = true,
             Reason = $"released {Sizes.Format(released)} of {Sizes.Format(requested)}"
                 + (plan.Skipped.Count > 0 ? $"; {plan.Skipped.Count} ranges kept resident (see Skipped)" : string.Empty),
             BytesRequested = requested,
@@ -106,6 +114,6 @@ public static class MmapReclaim
     private static ReclaimResult NotRun(bool supported, string reason, long requested, int regionCount, string label, ILogger logger)
     {
         Log.ReclaimNotRun(logger, label, reason);
-        return new ReclaimResult { Supported = supported, Reason = reason, BytesRequested = requested, RegionCount = regionCount };
+        return new ReclaimResult { IsSupported = supported, Reason = reason, BytesRequested = requested, RegionCount = regionCount };
     }
 }

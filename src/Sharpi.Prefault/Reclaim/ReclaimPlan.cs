@@ -78,11 +78,13 @@ internal sealed class ReclaimPlan
                 + "may still be written by the program. Map the weights with MemoryMappedFileAccess.Read to reclaim them.";
         }
 
-        if (!m.Shared && f.AnonymousBytes > 0)
+        // A written page of a private view is a private copy, resident (Anonymous) or swapped out (Swap, SwapPss):
+        // either way the file no longer holds its bytes, and MADV_DONTNEED would drop the copy, swap slot and all.
+        if (!m.Shared && f.PrivateDataBytes > 0)
         {
             return $"is in a copy-on-write view of '{m.Path}' that was written to ({Sizes.Format(f.AnonymousBytes)} of private "
-                + "copies, smaps Anonymous): MADV_DONTNEED would throw the written bytes away and read the file's back. "
-                + "Reclaim only views that were never written, or keep this one resident.";
+                + $"copies resident, smaps Anonymous, and {Sizes.Format(f.SwapBytes)} swapped out, smaps Swap): MADV_DONTNEED would "
+                + "throw the written bytes away and read the file's back. Reclaim only views that were never written, or keep this one resident.";
         }
 
         return null;
@@ -91,14 +93,12 @@ internal sealed class ReclaimPlan
     // Adds the parts of `piece` outside every held range to `releasable`, and the rest to the skipped list.
     private void SubtractHeld(MergedRegion piece, (nint Start, nint End)[] held, List<MergedRegion> releasable)
     {
+        // Only the held ranges that overlap the piece, found by binary search: walking all of them for every piece
+        // made a reclaim of many tensors next to many locked ones quadratic.
         nint at = piece.Start;
-        foreach ((nint start, nint end) in held)
+        for (int k = FirstEndingAfter(held, piece.Start); k < held.Length && (nuint)held[k].Start < (nuint)piece.End; k++)
         {
-            if ((nuint)end <= (nuint)at || (nuint)start >= (nuint)piece.End)
-            {
-                continue;
-            }
-
+            (nint start, nint end) = held[k];
             if ((nuint)start > (nuint)at)
             {
                 releasable.Add(piece with { Start = at, End = start });
@@ -115,6 +115,25 @@ internal sealed class ReclaimPlan
         {
             releasable.Add(piece with { Start = at });
         }
+    }
+
+    private static int FirstEndingAfter((nint Start, nint End)[] held, nint address)
+    {
+        int lo = 0, hi = held.Length;
+        while (lo < hi)
+        {
+            int mid = (lo + hi) >>> 1;
+            if ((nuint)held[mid].End <= (nuint)address)
+            {
+                lo = mid + 1;
+            }
+            else
+            {
+                hi = mid;
+            }
+        }
+
+        return lo;
     }
 
     private static string Describe(MergedRegion r, MapPiece p) => $"Region {r.DisplayName} at 0x{p.Start:X}-0x{p.End:X}";

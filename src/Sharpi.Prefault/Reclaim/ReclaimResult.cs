@@ -4,7 +4,7 @@ namespace Sharpi.Prefault;
 public sealed record ReclaimResult
 {
     /// <summary>False where the platform cannot reclaim (anywhere but Linux); nothing was released and <see cref="Reason"/> says why.</summary>
-    public required bool Supported { get; init; }
+    public required bool IsSupported { get; init; }
 
     /// <summary>What happened, in words for a log.</summary>
     public required string Reason { get; init; }

@@ -53,4 +53,38 @@ public sealed class LockRegistryTests
         Assert.Empty(Release(registry, 0x5000, 0x6000));
         Assert.Equal([(0x1000, 0x2000)], registry.Held());
     }
+
+    [Fact]
+    public void Acquire_OfManyRanges_InAnyOrder_CountsEachOnceMore()
+    {
+        var registry = new LockRegistry();
+        registry.Acquire(0x2000, 0x6000);
+
+        registry.Acquire([(0x5000, 0x8000), (0x0000, 0x1000), (0x3000, 0x4000)]);
+
+        Assert.Equal([(0x0000, 0x1000), (0x2000, 0x8000)], registry.Held());
+        Assert.Equal([(0x0000, 0x1000), (0x6000, 0x8000)], ReleaseAll(registry, [(0x6000, 0x8000), (0x0000, 0x1000), (0x5000, 0x6000), (0x3000, 0x4000)]));
+        Assert.Equal([(0x2000, 0x6000)], registry.Held());
+        Assert.Equal([(0x2000, 0x6000)], Release(registry, 0x2000, 0x6000));
+    }
+
+    [Fact]
+    public void Release_OfManyRanges_SpanningHeldEntries_UnlocksOnlyTheFreedParts()
+    {
+        var registry = new LockRegistry();
+        registry.Acquire([(0x1000, 0x3000), (0x4000, 0x6000), (0x7000, 0x9000)]);
+        registry.Acquire(0x2000, 0x8000);
+
+        List<(nint, nint)> unlocked = ReleaseAll(registry, [(0x0000, 0x3000), (0x4000, 0x9000)]);
+
+        Assert.Equal([(0x1000, 0x2000), (0x6000, 0x7000), (0x8000, 0x9000)], unlocked);
+        Assert.Equal([(0x2000, 0x6000), (0x7000, 0x8000)], registry.Held());
+    }
+
+    private static List<(nint, nint)> ReleaseAll(LockRegistry registry, (nint Start, nint End)[] ranges)
+    {
+        var unlocked = new List<(nint, nint)>();
+        registry.Release(ranges, (s, e) => unlocked.Add((s, e)));
+        return unlocked;
+    }
 }

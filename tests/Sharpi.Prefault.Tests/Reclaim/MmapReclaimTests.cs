@@ -6,9 +6,13 @@ using Xunit.Abstractions;
 namespace Sharpi.Prefault.Tests.Reclaim;
 
 [Collection(ProcessMemoryFigures.Name)]
+[System.Runtime.Versioning.SupportedOSPlatform("linux")]
 public sealed class MmapReclaimTests(ITestOutputHelper output)
 {
     private static readonly long Page = Environment.SystemPageSize;
+
+    // MADV_PAGEOUT (Linux 5.4+): reclaim the range now, private pages to swap.
+    private const int MadvPageout = 21;
 
     [LinuxFact]
     public void Release_OfAReadView_DropsRssFile_ByTheReleasedBytes()
@@ -23,7 +27,7 @@ public sealed class MmapReclaimTests(ITestOutputHelper output)
         long after = ProcessStatus.RssFileBytes;
         long drop = before - after;
         output.WriteLine($"RssFile {before >> 20} MiB -> {after >> 20} MiB: fell {drop >> 20} MiB for {result.BytesReleased >> 20} MiB released ({100.0 * drop / result.BytesReleased:F1}%)");
-        Assert.True(result.Supported);
+        Assert.True(result.IsSupported);
         Assert.Equal(128 * TestFile.MiB, result.BytesRequested);
         Assert.Equal(128 * TestFile.MiB, result.BytesReleased);
         Assert.Empty(result.Skipped);
@@ -138,6 +142,32 @@ public sealed class MmapReclaimTests(ITestOutputHelper output)
         Assert.Equal(42, map.View.ReadByte(0));
     }
 
+    /// <summary>
+    /// A written copy-on-write page that went to swap leaves smaps' Anonymous at 0 and shows under Swap: it is still
+    /// the only copy of the written bytes, and MADV_DONTNEED would drop its swap slot and read the file's byte back.
+    /// </summary>
+    [SwapFact]
+    public unsafe void Release_OfACopyOnWriteViewWhoseWrittenPageWasSwappedOut_Throws_AndKeepsTheWrittenByte()
+    {
+        using SwapFile swap = SwapFile.Create(64 * TestFile.MiB);
+        using TestFile file = TestFile.Create(TestFile.MiB);
+        using MappedFile map = file.Map(MemoryMappedFileAccess.CopyOnWrite);
+        byte written = (byte)(File.ReadAllBytes(file.Path)[0] ^ 0xFF);
+        map.View.Write(0, written);
+        nint page = map.Region().Address;
+        Assert.Equal(0, global::Interop.Libc.Madvise((void*)page, (nuint)Page, MadvPageout));
+        SmapsFigures figures = FiguresOf(page);
+        output.WriteLine($"after MADV_PAGEOUT: Anonymous {figures.AnonymousBytes} bytes, Swap {figures.SwapBytes} bytes");
+        Assert.True(figures.SwapBytes > 0 && figures.AnonymousBytes == 0, "MADV_PAGEOUT should have swapped the written page out");
+
+        Exception? refused = Record.Exception(() => MmapReclaim.Release([map.Region("patched")]));
+
+        Assert.Equal(written, map.View.ReadByte(0));
+        Assert.IsType<ArgumentException>(refused);
+        Assert.Contains("patched", refused.Message, StringComparison.Ordinal);
+        Assert.Contains("swapped out", refused.Message, StringComparison.Ordinal);
+    }
+
     [LinuxFact]
     public void Release_OfACopyOnWriteViewNeverWritten_Releases()
     {
@@ -212,5 +242,19 @@ public sealed class MmapReclaimTests(ITestOutputHelper output)
     public void Release_WithNegativeLength_Throws()
     {
         Assert.Throws<ArgumentOutOfRangeException>(() => MmapReclaim.Release([new PrefaultRegion(4096, -1)]));
+    }
+
+    private static SmapsFigures FiguresOf(nint address)
+    {
+        SmapsSnapshot smaps = ProcMaps.ReadSelfSmaps();
+        for (int i = 0; i < smaps.Maps.Length; i++)
+        {
+            if ((nuint)smaps.Maps[i].Start <= (nuint)address && (nuint)address < (nuint)smaps.Maps[i].End)
+            {
+                return smaps.Figures[i];
+            }
+        }
+
+        throw new InvalidOperationException($"0x{address:X} is in no mapping of {ProcMaps.SelfSmapsPath}");
     }
 }

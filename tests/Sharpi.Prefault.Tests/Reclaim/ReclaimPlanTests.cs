@@ -38,6 +38,27 @@ public sealed class ReclaimPlanTests
         Assert.Contains("anonymous memory", plan.Refusals[0], StringComparison.Ordinal);
     }
 
+    [Theory]
+    [InlineData("Swap:                  4 kB\nSwapPss:               4 kB")]
+    [InlineData("Swap:                  0 kB\nSwapPss:               4 kB")]
+    public void Build_OverACopyOnWriteViewWhoseWrittenPagesAreInSwap_Refuses(string swapLines)
+    {
+        SmapsSnapshot smaps = ProcMaps.ParseSmaps($"""
+            {Base:x}-{Base + 4 * Page:x} rw-p 00000000 fd:01 42                         /models/weights.gguf
+            Rss:                   0 kB
+            Anonymous:             0 kB
+            {swapLines}
+            VmFlags: rd wr mr mw me ac
+            """);
+
+        ReclaimPlan plan = ReclaimPlan.Build([Region(Base, Base + Page, "patched")], smaps, []);
+
+        Assert.Equal(4096, smaps.Figures[0].SwapBytes);
+        string refusal = Assert.Single(plan.Refusals);
+        Assert.Contains("patched", refusal, StringComparison.Ordinal);
+        Assert.Contains("swapped out", refusal, StringComparison.Ordinal);
+    }
+
     [Fact]
     public void Build_OverAWritableSharedView_Refuses()
     {

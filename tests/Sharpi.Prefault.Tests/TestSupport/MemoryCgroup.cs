@@ -28,6 +28,27 @@ public sealed class MemoryCgroup : IDisposable
 
     public bool IsV2 { get; }
 
+    /// <summary>Write a process id here to move that process into the group.</summary>
+    public string ProcsFile => System.IO.Path.Combine(Path, "cgroup.procs");
+
+    /// <summary>Processes of the group the kernel's OOM killer killed so far.</summary>
+    public long OomKills
+    {
+        get
+        {
+            string events = File.ReadAllText(System.IO.Path.Combine(Path, IsV2 ? "memory.events" : "memory.oom_control"));
+            foreach (string line in events.Split('\n'))
+            {
+                if (line.StartsWith("oom_kill ", StringComparison.Ordinal))
+                {
+                    return long.Parse(line["oom_kill ".Length..], System.Globalization.CultureInfo.InvariantCulture);
+                }
+            }
+
+            return 0;
+        }
+    }
+
     public static MemoryCgroup Create(long limitBytes)
     {
         string name = $"sharpi-test-{Guid.NewGuid():N}";
@@ -59,7 +80,7 @@ public sealed class MemoryCgroup : IDisposable
             UseShellExecute = false,
         };
         start.ArgumentList.Add("-c");
-        start.ArgumentList.Add($"echo $$ > {Path}/cgroup.procs && {shellCommand}");
+        start.ArgumentList.Add($"echo $$ > {ProcsFile} && {shellCommand}");
         using Process process = Process.Start(start)!;
         Task<string> stdout = process.StandardOutput.ReadToEndAsync();
         Task<string> stderr = process.StandardError.ReadToEndAsync();

@@ -1,0 +1,26 @@
+using System.Diagnostics;
+using System.Diagnostics.Metrics;
+
+namespace Sharpi.Prefault;
+
+/// <summary>
+/// The lock's instrument on the <c>Sharpi.Prefault</c> meter: <c>sharpi.lock.size</c> (By), the bytes asked to be
+/// locked, by <c>sharpi.prefault.outcome</c>: <c>locked</c>, <c>refused</c> by the OS, or <c>over_budget</c> (left out
+/// by the RAM gate); with <c>sharpi.prefault.label</c>.
+/// </summary>
+internal static class LockMetrics
+{
+    internal const string Locked = "locked";
+    internal const string Refused = "refused";
+    internal const string OverBudget = "over_budget";
+
+    private static readonly Counter<long> Size = SharpiMeter.Meter.CreateCounter<long>(
+        "sharpi.lock.size", "By", "Bytes asked to be locked in memory, by outcome.");
+
+    internal static void Record(string label, long locked, long refused, long overBudget)
+    {
+        SharpiMeter.AddBytes(Size, label, Locked, locked);
+        SharpiMeter.AddBytes(Size, label, Refused, refused);
+        SharpiMeter.AddBytes(Size, label, OverBudget, overBudget);
+    }
+}
