@@ -52,6 +52,19 @@ internal static class WindowsPaths
             return (ok, string.Join(", ", each.Select(i => $"{i.ResidentBytes}/{i.Bytes} B")));
         });
 
+        checks.Run("Residency.Measure across several QueryWorkingSetEx batches", () =>
+        {
+            // 40 MiB is 10,240 pages of 4 KiB: more than one batch of 8,192, with unaligned ends on both sides.
+            string big = TestFiles.Create(Path.Combine(Path.GetDirectoryName(path)!, "batches.bin"), 40 << 20, seed: 5);
+            using var bigView = MappedView.Open(big);
+            bigView.ReadEveryPage();
+            var inner = new PrefaultRegion(bigView.Region.Address + 1, bigView.Region.Length - 2, "inner");
+            ResidencyInfo whole = Sharpi.Prefault.Residency.Measure(bigView.Region);
+            ResidencyInfo part = Sharpi.Prefault.Residency.Measure(inner);
+            bool ok = whole.Error is null && whole.ResidentBytes == whole.Bytes && part.Error is null && part.ResidentBytes == inner.Length;
+            return (ok, $"{whole.ResidentBytes} of {whole.Bytes} B, inner {part.ResidentBytes} of {inner.Length} B");
+        });
+
         checks.Run("Residency.Measure of an unmapped range names a Win32 error", () =>
         {
             PrefaultRegion gone = MappedView.Unmapped(path);
