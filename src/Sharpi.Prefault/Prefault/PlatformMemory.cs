@@ -37,7 +37,7 @@ internal static unsafe class PlatformMemory
         {
             if (Interop.Kernel32.VirtualQuery((void*)at, &info, (nuint)sizeof(Interop.Kernel32.MEMORY_BASIC_INFORMATION)) == 0)
             {
-                why = $"VirtualQuery failed, {Errno.Describe(Marshal.GetLastPInvokeError())}";
+                why = $"VirtualQuery failed, {Win32Error.Describe(Marshal.GetLastPInvokeError())}";
                 return false;
             }
 
@@ -97,6 +97,13 @@ internal static unsafe class PlatformMemory
     [SupportedOSPlatform("windows6.2")]
     private static void PrefetchWindows(MergedRegion[] regions, List<RegionFailure> failures)
     {
+        // Nothing left to hint (every region failed the VirtualQuery check, for one): PrefetchVirtualMemory refuses
+        // 0 entries with ERROR_INVALID_PARAMETER, which would read as a failure of the run.
+        if (regions.Length == 0)
+        {
+            return;
+        }
+
         var entries = new Interop.Kernel32.WIN32_MEMORY_RANGE_ENTRY[regions.Length];
         for (int i = 0; i < regions.Length; i++)
         {
@@ -109,8 +116,8 @@ internal static unsafe class PlatformMemory
             if (Interop.Kernel32.PrefetchVirtualMemory(Interop.Kernel32.CurrentProcess, (nuint)entries.Length, p, 0) == 0)
             {
                 int error = Marshal.GetLastPInvokeError();
-                failures.Add(new RegionFailure("(all regions)", regions.Length > 0 ? regions[0].Start : 0, RegionSet.TotalBytes(regions), error,
-                    $"PrefetchVirtualMemory failed: {Errno.Describe(error)}; the touch sweep still runs"));
+                failures.Add(new RegionFailure("(all regions)", regions[0].Start, RegionSet.TotalBytes(regions), error,
+                    $"PrefetchVirtualMemory failed: {Win32Error.Describe(error)}; the touch sweep still runs"));
             }
         }
     }

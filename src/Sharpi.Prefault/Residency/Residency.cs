@@ -1,3 +1,4 @@
+using System.Diagnostics.CodeAnalysis;
 using System.IO.MemoryMappedFiles;
 using System.Runtime.Versioning;
 
@@ -6,15 +7,27 @@ namespace Sharpi.Prefault;
 /// <summary>
 /// Measures residency without touching a page: for file mappings on Linux 6.5+ with <c>cachestat</c> on the file
 /// (a folio at a time), elsewhere with <c>mincore</c> (Linux, macOS; a bit per page, milliseconds per GiB).
-/// On Windows every figure reports <see cref="ResidencyInfo.IsSupported"/> false.
 /// </summary>
+/// <remarks>
+/// On Windows residency is this process's working set, measured with <c>QueryWorkingSetEx</c>: the pages mapped into
+/// this process, which a read reaches without a fault. It is not the file cache: pages of the file that sit in the
+/// standby list (read earlier, or by another process) count as not resident until this process touches them, which
+/// costs a soft fault, not a disk read. For the same reason <see cref="OfFile(string)"/> reports
+/// <see cref="ResidencyInfo.IsSupported"/> false on Windows: a fresh mapping has nothing in the working set, and Windows
+/// has no public query for a file's cached pages.
+/// </remarks>
 public static class Residency
 {
-    /// <summary>True where residency can be measured (Linux, macOS, FreeBSD).</summary>
+    /// <summary>
+    /// True where residency of mapped memory can be measured: Linux, macOS, FreeBSD (page cache) and Windows (this
+    /// process's working set; see the remarks on <see cref="Residency"/>).
+    /// </summary>
     [SupportedOSPlatformGuard("linux")]
     [SupportedOSPlatformGuard("macos")]
     [SupportedOSPlatformGuard("freebsd")]
-    public static bool IsSupported => OperatingSystem.IsLinux() || OperatingSystem.IsMacOS() || OperatingSystem.IsFreeBSD();
+    [SupportedOSPlatformGuard("windows")]
+    public static bool IsSupported =>
+        OperatingSystem.IsLinux() || OperatingSystem.IsMacOS() || OperatingSystem.IsFreeBSD() || OperatingSystem.IsWindows();
 
     /// <summary>Residency of one region.</summary>
     /// <exception cref="ArgumentOutOfRangeException">The region has a negative length.</exception>
@@ -46,13 +59,13 @@ public static class Residency
         using FileCacheProbe probe = FileCacheProbe.Create(merged, ProcMaps.ReadFor(merged));
         foreach (MergedRegion r in merged)
         {
-            if (probe.TryCountResident(r.Start, r.End, out long bytes, out int errno))
+            if (TryCountResident(probe, r.Start, r.End, out long bytes, out string? why))
             {
                 resident += bytes;
             }
             else
             {
-                error ??= $"{r.DisplayName}: not mapped, {Errno.Describe(errno)}";
+                error ??= $"{r.DisplayName}: {why}";
             }
         }
 
@@ -97,20 +110,23 @@ public static class Residency
             {
                 results[i] = new ResidencyInfo(r.Length, 0, true);
             }
-            else if (probe.TryCountResident(r.Address, r.End, out long bytes, out int errno))
+            else if (TryCountResident(probe, r.Address, r.End, out long bytes, out string? why))
             {
                 results[i] = new ResidencyInfo(r.Length, bytes, true);
             }
             else
             {
-                results[i] = new ResidencyInfo(r.Length, 0, true, $"{r.Name ?? $"0x{r.Address:X}"}: not mapped, {Errno.Describe(errno)}");
+                results[i] = new ResidencyInfo(r.Length, 0, true, $"{r.Name ?? $"0x{r.Address:X}"}: {why}");
             }
         }
 
         return results;
     }
 
-    /// <summary>Page-cache residency of a whole file (like <c>fincore</c>), measured through a temporary read-only mapping.</summary>
+    /// <summary>
+    /// Page-cache residency of a whole file (like <c>fincore</c>), measured through a temporary read-only mapping.
+    /// On Windows the figure reports <see cref="ResidencyInfo.IsSupported"/> false: see the remarks on <see cref="Residency"/>.
+    /// </summary>
     /// <exception cref="FileNotFoundException">The file does not exist.</exception>
     /// <exception cref="IOException">The file cannot be opened or mapped.</exception>
     public static ResidencyInfo OfFile(string path) => OfFile(path, 0, -1);
@@ -134,14 +150,15 @@ public static class Residency
         }
 
         ThrowHelper.ThrowIfRangeOutside(offset, length, fileLength, nameof(offset), nameof(length));
+        bool supported = IsSupported && !OperatingSystem.IsWindows();
         if (length == 0)
         {
-            return new ResidencyInfo(0, 0, IsSupported);
+            return new ResidencyInfo(0, 0, supported);
         }
 
-        if (!IsSupported)
+        if (!supported)
         {
-            return new ResidencyInfo(length, 0, false, UnsupportedMessage);
+            return new ResidencyInfo(length, 0, false, OperatingSystem.IsWindows() ? FileCacheUnsupportedOnWindows : UnsupportedMessage);
         }
 
         using MemoryMappedFile map = MemoryMappedFile.CreateFromFile(stream, null, 0, MemoryMappedFileAccess.Read, HandleInheritability.None, leaveOpen: true);
@@ -149,5 +166,44 @@ public static class Residency
         return Measure(PrefaultRegion.FromView(view, 0, length));
     }
 
-    private const string UnsupportedMessage = "Residency needs mincore (Linux, macOS); this platform has no page-residency query for mappings.";
+    /// <summary>
+    /// The resident bytes of [start, end) (see <see cref="FileCacheProbe.TryCountResident"/>); false with why when the
+    /// range is not mapped or the query failed. On Windows the range must be committed (VirtualQuery), as mincore's
+    /// ENOMEM requires elsewhere, and the errors are Win32 errors.
+    /// </summary>
+    private static bool TryCountResident(FileCacheProbe probe, nint start, nint end, out long residentBytes, [NotNullWhen(false)] out string? why)
+    {
+        why = null;
+        residentBytes = 0;
+        if (OperatingSystem.IsWindows())
+        {
+            if (!WorkingSet.IsCommitted(start, end, out int error))
+            {
+                why = $"not mapped, {Win32Error.Describe(error)}";
+                return false;
+            }
+
+            if (!probe.TryCountResident(start, end, out residentBytes, out error))
+            {
+                why = $"QueryWorkingSetEx failed, {Win32Error.Describe(error)}";
+                return false;
+            }
+
+            return true;
+        }
+
+        int errno = 0;
+        if (!IsSupported || !probe.TryCountResident(start, end, out residentBytes, out errno))
+        {
+            why = $"not mapped, {Errno.Describe(errno)}";
+            return false;
+        }
+
+        return true;
+    }
+
+    private const string UnsupportedMessage = "Residency needs mincore (Linux, macOS) or QueryWorkingSetEx (Windows); this platform has neither.";
+
+    private const string FileCacheUnsupportedOnWindows =
+        "Windows has no public query for a file's cached pages; residency of mapped memory (Residency.Measure) is this process's working set.";
 }

@@ -2,8 +2,14 @@ namespace Sharpi.Prefault;
 
 /// <summary>How much of a range is in memory.</summary>
 /// <param name="Bytes">Bytes measured (after merging overlapping regions).</param>
-/// <param name="ResidentBytes">Of those, bytes on pages that are resident (page-cache pages mapped or not, for file mappings).</param>
-/// <param name="IsSupported">False where the platform has no residency query (Windows); the counts are then 0.</param>
+/// <param name="ResidentBytes">
+/// Of those, bytes on pages that are resident: page-cache pages, mapped or not, for file mappings on Linux and macOS;
+/// on Windows pages in this process's working set (mapped into this process), not the file cache.
+/// </param>
+/// <param name="IsSupported">
+/// False where the platform has no residency query for the figure, the counts then 0: a platform other than Linux,
+/// macOS, FreeBSD and Windows, or a whole file's cache (<see cref="Residency.OfFile(string)"/>) on Windows.
+/// </param>
 /// <param name="Error">Set when a range could not be measured (for example it is not mapped); the counts cover the rest.</param>
 public readonly record struct ResidencyInfo(long Bytes, long ResidentBytes, bool IsSupported, string? Error = null)
 {

@@ -1,0 +1,113 @@
+using System.Buffers;
+using System.Runtime.InteropServices;
+using System.Runtime.Versioning;
+
+namespace Sharpi.Prefault;
+
+/// <summary>
+/// Residency on Windows with <c>QueryWorkingSetEx</c>: a bit per page saying whether the page is in this process's
+/// working set, that is mapped into this process so a read does not fault. It is not the file cache: a page of a
+/// file that another process (or an earlier mapping) read is in the standby list, not yet in this working set, and
+/// counts as not resident until this process touches it (a soft fault, no disk read).
+/// </summary>
+[SupportedOSPlatform("windows")]
+internal static unsafe class WorkingSet
+{
+    // One QueryWorkingSetEx call covers this many pages (32 MiB of 4 KiB pages, a 128 KiB pooled buffer).
+    private const int PagesPerCall = 8 * 1024;
+
+    /// <summary>
+    /// Counts the bytes of [start, end) on pages in the working set. Never fails for an unmapped range (its pages
+    /// are simply not valid); false with the Win32 error only when the query itself fails.
+    /// </summary>
+    internal static bool TryCountResident(nint start, nint end, out long residentBytes, out int error)
+    {
+        residentBytes = 0;
+        error = 0;
+        if (end <= start)
+        {
+            return true;
+        }
+
+        nint page = Pages.Size;
+        nint alignedStart = Pages.Floor(start);
+        nint alignedEnd = Pages.Ceiling(end);
+        Interop.Kernel32.PSAPI_WORKING_SET_EX_INFORMATION[] buffer =
+            ArrayPool<Interop.Kernel32.PSAPI_WORKING_SET_EX_INFORMATION>.Shared.Rent(PagesPerCall);
+        try
+        {
+            fixed (Interop.Kernel32.PSAPI_WORKING_SET_EX_INFORMATION* entries = buffer)
+            {
+                long residentPages = 0;
+                for (nint at = alignedStart; at < alignedEnd;)
+                {
+                    int pages = (int)Math.Min((alignedEnd - at) / page, PagesPerCall);
+                    for (int i = 0; i < pages; i++)
+                    {
+                        entries[i].VirtualAddress = (void*)(at + (i * page));
+                        entries[i].VirtualAttributes = 0;
+                    }
+
+                    uint size = (uint)(pages * sizeof(Interop.Kernel32.PSAPI_WORKING_SET_EX_INFORMATION));
+                    if (Interop.Kernel32.QueryWorkingSetEx(Interop.Kernel32.CurrentProcess, entries, size) == 0)
+                    {
+                        error = Marshal.GetLastPInvokeError();
+                        return false;
+                    }
+
+                    for (int i = 0; i < pages; i++)
+                    {
+                        if (entries[i].IsValid)
+                        {
+                            residentPages++;
+                        }
+                    }
+
+                    // A range that starts or ends inside a page cannot claim more than its own bytes.
+                    if (at == alignedStart && entries[0].IsValid)
+                    {
+                        residentBytes -= start - alignedStart;
+                    }
+
+                    at += pages * page;
+                    if (at == alignedEnd && entries[pages - 1].IsValid)
+                    {
+                        residentBytes -= alignedEnd - end;
+                    }
+                }
+
+                residentBytes += residentPages * page;
+                return true;
+            }
+        }
+        finally
+        {
+            ArrayPool<Interop.Kernel32.PSAPI_WORKING_SET_EX_INFORMATION>.Shared.Return(buffer);
+        }
+    }
+
+    /// <summary>True when every page of [start, end) is committed memory (VirtualQuery); else ERROR_INVALID_ADDRESS.</summary>
+    internal static bool IsCommitted(nint start, nint end, out int error)
+    {
+        error = 0;
+        Interop.Kernel32.MEMORY_BASIC_INFORMATION info;
+        for (nint at = start; (nuint)at < (nuint)end;)
+        {
+            if (Interop.Kernel32.VirtualQuery((void*)at, &info, (nuint)sizeof(Interop.Kernel32.MEMORY_BASIC_INFORMATION)) == 0)
+            {
+                error = Marshal.GetLastPInvokeError();
+                return false;
+            }
+
+            if (info.State != Interop.Kernel32.MEM_COMMIT)
+            {
+                error = Interop.Kernel32.ERROR_INVALID_ADDRESS;
+                return false;
+            }
+
+            at = (nint)info.BaseAddress + (nint)info.RegionSize;
+        }
+
+        return true;
+    }
+}
