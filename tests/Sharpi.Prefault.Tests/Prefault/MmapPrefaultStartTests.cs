@@ -35,42 +35,6 @@ public sealed class MmapPrefaultStartTests
     }
 
     [LinuxFact]
-    public void Start_OnLinux_RunsEveryWorkerAtAHigherNiceValue()
-    {
-        // Thread.Priority alone leaves an unprivileged thread at nice 0 on Linux; the workers must really yield.
-        using TestFile file = TestFile.Create(64 * MiB);
-        using MappedFile map = file.Map();
-        var nices = new List<int>();
-        var progress = new CallbackProgress(_ =>
-        {
-            lock (nices)
-            {
-                nices.AddRange(WorkerNices());
-            }
-        });
-
-        using PrefaultHandle handle = MmapPrefault.Start([map.Region()],
-            PrefaultOptions.Default with { Progress = progress, ChunkSize = 1 * MiB, MaxDegreeOfParallelism = 2 });
-        handle.Wait();
-
-        Assert.NotEmpty(nices);
-        Assert.All(nices, nice => Assert.Equal(WorkerPriority.BelowNormalNice, nice));
-    }
-
-    [LinuxFact]
-    public void Run_AtNormalPriority_LeavesTheNiceValueAlone()
-    {
-        using TestFile file = TestFile.Create(8 * MiB);
-        using MappedFile map = file.Map();
-        int? nice = null;
-        var progress = new CallbackProgress(_ => nice ??= ThreadNice("thread-self"));
-
-        MmapPrefault.Run([map.Region()], PrefaultOptions.Default with { Progress = progress });
-
-        Assert.Equal(0, nice);
-    }
-
-    [LinuxFact]
     public void Dispose_FromItsOwnProgressCallback_ReturnsAndStopsTheSweep()
     {
         using TestFile file = TestFile.Create(64 * MiB);
@@ -129,43 +93,6 @@ public sealed class MmapPrefaultStartTests
 
         await Assert.ThrowsAsync<ArgumentOutOfRangeException>(async () => await handle.WhenReady(1));
         Assert.Throws<ArgumentOutOfRangeException>(() => handle.IsReady(-1));
-    }
-
-    /// <summary>The nice values of this process's sweep threads (named "Sharpi.Prefault*", cut to 15 characters by the kernel).</summary>
-    private static IEnumerable<int> WorkerNices()
-    {
-        foreach (string task in Directory.EnumerateDirectories("/proc/self/task"))
-        {
-            string comm;
-            try
-            {
-                comm = File.ReadAllText(Path.Combine(task, "comm")).Trim();
-            }
-            catch (IOException)
-            {
-                continue; // the thread ended
-            }
-
-            if (comm.StartsWith("Sharpi.Prefault", StringComparison.Ordinal) && ThreadNice(task) is int nice)
-            {
-                yield return nice;
-            }
-        }
-    }
-
-    /// <summary>Field 19 of /proc/.../stat: the nice value (fields counted after the parenthesised name).</summary>
-    private static int? ThreadNice(string task)
-    {
-        try
-        {
-            string stat = File.ReadAllText(task.StartsWith('/') ? Path.Combine(task, "stat") : $"/proc/{task}/stat");
-            string[] fields = stat[(stat.LastIndexOf(')') + 2)..].Split(' ');
-            return int.Parse(fields[16], System.Globalization.CultureInfo.InvariantCulture);
-        }
-        catch (IOException)
-        {
-            return null;
-        }
     }
 
     [LinuxFact]
@@ -238,10 +165,5 @@ public sealed class MmapPrefaultStartTests
 
         PrefaultResult result = await handle.WaitAsync(TimeSpan.FromSeconds(10));
         Assert.False(result.HasRun);
-    }
-
-    private sealed class CallbackProgress(Action<PrefaultProgress> report) : IProgress<PrefaultProgress>
-    {
-        public void Report(PrefaultProgress value) => report(value);
     }
 }
