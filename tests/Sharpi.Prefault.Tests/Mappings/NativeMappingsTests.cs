@@ -103,9 +103,13 @@ public sealed class NativeMappingsTests : IDisposable
     }
 
     [LinuxFact]
-    public void OfFile_OfADirectoryOrAMissingFile_Throws()
+    public void OfFile_OfADirectoryAFifoOrAMissingFile_Throws()
     {
+        string fifo = Path.Combine(_dir.Path, "pipe");
+        NativeFifo.Create(fifo);
+
         Assert.Throws<IOException>(() => NativeMappings.OfFile(_dir.Path));
+        Assert.Contains("FIFO", Assert.Throws<IOException>(() => NativeMappings.OfFile(fifo)).Message, StringComparison.Ordinal);
         Assert.Throws<FileNotFoundException>(() => NativeMappings.OfFile(Path.Combine(_dir.Path, "missing.bin")));
     }
 
