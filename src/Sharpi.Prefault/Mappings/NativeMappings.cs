@@ -37,7 +37,7 @@ public static class NativeMappings
     /// <exception cref="FileNotFoundException">No file is at <paramref name="path"/>.</exception>
     /// <exception cref="IOException"><paramref name="path"/> names a directory, a FIFO, a device or a socket, or cannot be read.</exception>
     /// <exception cref="PlatformNotSupportedException">The OS is not one of Linux, macOS and Windows (<see cref="IsSupported"/>).</exception>
-    public static PrefaultRegion[] OfFile(string path)
+    public static IReadOnlyList<PrefaultRegion> OfFile(string path)
     {
         ArgumentException.ThrowIfNullOrEmpty(path);
         string full = Path.GetFullPath(path);
@@ -53,7 +53,7 @@ public static class NativeMappings
             }
         }
 
-        return [.. regions];
+        return regions;
     }
 
     /// <summary>
@@ -72,7 +72,7 @@ public static class NativeMappings
     /// Windows, which does not tell the file offset a mapped view starts at (use <see cref="OfFile(string)"/> there),
     /// or an OS other than Linux and macOS.
     /// </exception>
-    public static PrefaultRegion[] OfTensors(TensorIndex index, params TensorSelection[] selectionsInOrder)
+    public static IReadOnlyList<PrefaultRegion> OfTensors(TensorIndex index, params TensorSelection[] selectionsInOrder)
     {
         ArgumentNullException.ThrowIfNull(index);
         ArgumentNullException.ThrowIfNull(selectionsInOrder);
@@ -111,6 +111,6 @@ public static class NativeMappings
             }
         }
 
-        return [.. regions];
+        return regions;
     }
 }

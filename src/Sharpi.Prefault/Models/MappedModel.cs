@@ -120,16 +120,20 @@ public sealed class MappedModel : IDisposable
     /// file has no tensors: it always yields its one whole-file region.
     /// </summary>
     /// <param name="selectionsInOrder">The selections, hottest first; none for the whole model.</param>
+    /// <returns>
+    /// A new list each call. A list rather than an array, so <c>MmapPrefault.Run(model.Regions(...))</c> binds without
+    /// ambiguity under C# 12 (where an array converts to both of Run's <c>IReadOnlyList</c> and <c>ReadOnlySpan</c> overloads).
+    /// </returns>
     /// <exception cref="ArgumentNullException"><paramref name="selectionsInOrder"/> or one of its selections is null.</exception>
     /// <exception cref="ObjectDisposedException">The model was disposed.</exception>
     /// <example>
     /// <code>
     /// var hot = new TensorSelection(include: ["token_embd.*", "blk.0.*"]);
     /// var cpu = new TensorSelection(exclude: ["output.*"]);
-    /// PrefaultRegion[] regions = model.Regions(hot, cpu); // blk.0 first, then the rest of the CPU tensors
+    /// IReadOnlyList&lt;PrefaultRegion&gt; regions = model.Regions(hot, cpu); // blk.0 first, then the rest of the CPU tensors
     /// </code>
     /// </example>
-    public PrefaultRegion[] Regions(params TensorSelection[] selectionsInOrder)
+    public IReadOnlyList<PrefaultRegion> Regions(params TensorSelection[] selectionsInOrder)
     {
         ArgumentNullException.ThrowIfNull(selectionsInOrder);
         ObjectDisposedException.ThrowIf(_disposed, this);
@@ -201,7 +205,7 @@ public sealed class MappedModel : IDisposable
         }
     }
 
-    private PrefaultRegion[] WholeFileRegions(TensorSelection[] selectionsInOrder)
+    private List<PrefaultRegion> WholeFileRegions(TensorSelection[] selectionsInOrder)
     {
         for (int i = 0; i < selectionsInOrder.Length; i++)
         {
@@ -220,7 +224,7 @@ public sealed class MappedModel : IDisposable
             }
         }
 
-        return [.. regions];
+        return regions;
     }
 
     private PrefaultRegion FileRegion(int file) =>

@@ -37,7 +37,7 @@ public sealed class NativeMappingsTests : IDisposable
         using TestFile file = TestFile.Create(32 * MiB);
         using NativeMmap map = NativeMmap.Map(file.Path, 0, file.Length);
 
-        PrefaultRegion[] regions = NativeMappings.OfFile(file.Path);
+        IReadOnlyList<PrefaultRegion> regions = NativeMappings.OfFile(file.Path);
 
         PrefaultRegion region = Assert.Single(regions);
         Assert.Equal(map.Address, region.Address);
@@ -56,7 +56,7 @@ public sealed class NativeMappingsTests : IDisposable
         using NativeMmap first = NativeMmap.Map(file.Path, 0, file.Length);
         using NativeMmap second = NativeMmap.Map(file.Path, 0, file.Length, shared: true);
 
-        PrefaultRegion[] regions = NativeMappings.OfFile(file.Path);
+        IReadOnlyList<PrefaultRegion> regions = NativeMappings.OfFile(file.Path);
 
         Assert.Equal(new[] { first.Address, second.Address }.Order(), regions.Select(r => r.Address).Order());
         Assert.All(regions, r => Assert.Equal(file.Length, r.Length));
@@ -120,7 +120,7 @@ public sealed class NativeMappingsTests : IDisposable
         TensorIndex index = TensorIndex.Read(path);
         using NativeMmap map = NativeMmap.Map(path, 0, new FileInfo(path).Length);
 
-        PrefaultRegion[] regions = NativeMappings.OfTensors(index);
+        IReadOnlyList<PrefaultRegion> regions = NativeMappings.OfTensors(index);
 
         Assert.Equal(index.Tensors.Select(t => t.Name), regions.Select(r => r.Name));
         foreach (PrefaultRegion region in regions)
@@ -137,7 +137,7 @@ public sealed class NativeMappingsTests : IDisposable
         string path = WriteGguf();
         using NativeMmap map = NativeMmap.Map(path, 0, new FileInfo(path).Length);
 
-        PrefaultRegion[] regions = NativeMappings.OfTensors(TensorIndex.Read(path), new TensorSelection(include: ["output.*", "blk.1.*"]), TensorSelection.All);
+        IReadOnlyList<PrefaultRegion> regions = NativeMappings.OfTensors(TensorIndex.Read(path), new TensorSelection(include: ["output.*", "blk.1.*"]), TensorSelection.All);
 
         Assert.Equal(["blk.1.ffn_up.weight", "output.weight", "token_embd.weight", "blk.0.ffn_up.weight"], regions.Select(r => r.Name));
     }
@@ -153,9 +153,9 @@ public sealed class NativeMappingsTests : IDisposable
         using NativeMmap head = NativeMmap.Map(path, 0, split);
         using NativeMmap tail = NativeMmap.Map(path, split, new FileInfo(path).Length - split);
 
-        PrefaultRegion[] regions = NativeMappings.OfTensors(index, new TensorSelection(include: [tensor.Name]));
+        IReadOnlyList<PrefaultRegion> regions = NativeMappings.OfTensors(index, new TensorSelection(include: [tensor.Name]));
 
-        Assert.Equal(2, regions.Length);
+        Assert.Equal(2, regions.Count);
         Assert.Equal(head.Address + (nint)tensor.Offset, regions.Single(r => r.Length == split - tensor.Offset).Address);
         Assert.Equal(tail.Address, regions.Single(r => r.Length == tensor.End - split).Address);
         byte[] pieces = [.. BytesAt(regions.Single(r => r.Address != tail.Address)), .. BytesAt(regions.Single(r => r.Address == tail.Address))];
@@ -171,7 +171,7 @@ public sealed class NativeMappingsTests : IDisposable
         long mapped = last.Offset / PageSize * PageSize;
         using NativeMmap map = NativeMmap.Map(path, 0, mapped);
 
-        PrefaultRegion[] regions = NativeMappings.OfTensors(index);
+        IReadOnlyList<PrefaultRegion> regions = NativeMappings.OfTensors(index);
 
         Assert.DoesNotContain(regions, r => r.Name == last.Name);
         Assert.Contains(regions, r => r.Name == "token_embd.weight");

@@ -40,7 +40,7 @@ public sealed class MappedModelTests : IDisposable
         string path = WriteGguf();
         using MappedModel model = MappedModel.Open(path);
 
-        PrefaultRegion[] regions = model.Regions(new TensorSelection(include: ["blk.*.ffn_up.weight"]));
+        IReadOnlyList<PrefaultRegion> regions = model.Regions(new TensorSelection(include: ["blk.*.ffn_up.weight"]));
 
         Assert.Equal(TensorFormat.Gguf, model.Index!.Format);
         Assert.Equal(["blk.0.ffn_up.weight", "blk.1.ffn_up.weight"], regions.Select(r => r.Name));
@@ -58,7 +58,7 @@ public sealed class MappedModelTests : IDisposable
         var hot = new TensorSelection(include: ["blk.1.*", "output.*"]);
         var rest = new TensorSelection(exclude: ["token_embd.*"]);
 
-        PrefaultRegion[] regions = model.Regions(hot, rest, TensorSelection.All);
+        IReadOnlyList<PrefaultRegion> regions = model.Regions(hot, rest, TensorSelection.All);
 
         Assert.Equal(
             ["blk.1.attn_q.weight", "blk.1.ffn_up.weight", "output.weight", "blk.0.attn_q.weight", "blk.0.ffn_up.weight", "token_embd.weight"],
@@ -70,7 +70,7 @@ public sealed class MappedModelTests : IDisposable
     {
         using MappedModel model = MappedModel.Open(WriteShardedModel());
 
-        PrefaultRegion[] regions = model.Regions();
+        IReadOnlyList<PrefaultRegion> regions = model.Regions();
 
         Assert.Equal(TensorFormat.ShardedSafetensors, model.Index!.Format);
         Assert.Equal(model.Files, regions.Select(r => r.Name));
@@ -84,7 +84,7 @@ public sealed class MappedModelTests : IDisposable
     {
         using MappedModel model = MappedModel.Open(WriteShardedModel());
 
-        PrefaultRegion[] regions = model.Regions(new TensorSelection(include: ["lm_head.*"]), TensorSelection.All);
+        IReadOnlyList<PrefaultRegion> regions = model.Regions(new TensorSelection(include: ["lm_head.*"]), TensorSelection.All);
 
         Assert.Equal(["lm_head.weight", "model.layers.0.w", "model.layers.1.w"], regions.Select(r => r.Name));
         Assert.All(regions, r =>
@@ -124,7 +124,7 @@ public sealed class MappedModelTests : IDisposable
         string path = _dir.Write("big.gguf", builder.Build());
         PageCache.Evict(path);
         using MappedModel model = MappedModel.Open(path);
-        PrefaultRegion[] regions = model.Regions(new TensorSelection(include: ["blk.2.*"]), new TensorSelection(include: ["blk.0.*"]));
+        IReadOnlyList<PrefaultRegion> regions = model.Regions(new TensorSelection(include: ["blk.2.*"]), new TensorSelection(include: ["blk.0.*"]));
         Assert.True(Residency.Measure(regions).Percent < 50, "expected cold tensors");
 
         PrefaultResult result = MmapPrefault.Run(regions);
