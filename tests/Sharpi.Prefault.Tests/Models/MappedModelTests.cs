@@ -113,6 +113,32 @@ public sealed class MappedModelTests : IDisposable
 
     [LinuxFact]
     [SupportedOSPlatform("linux")]
+    public void Open_ModelOfManyShards_MapsThemAllWithoutHoldingTheirDescriptors()
+    {
+        const int Shards = 300;
+        var weightMap = new List<string>();
+        for (int i = 0; i < Shards; i++)
+        {
+            string shard = $"model-{i:D5}-of-{Shards:D5}.safetensors";
+            _dir.Write(shard, new SafetensorsBuilder().Tensor($"model.layers.{i}.w", "I32", [64], 4).Build());
+            weightMap.Add($"\"model.layers.{i}.w\":\"{shard}\"");
+        }
+
+        using MappedModel model = MappedModel.Open(_dir.Write("model.safetensors.index.json", $"{{\"weight_map\":{{{string.Join(',', weightMap)}}}}}"));
+
+        Assert.Equal(Shards, model.Files.Count);
+        Assert.Equal(0, OpenDescriptorsOf(model.Files));
+        IReadOnlyList<PrefaultRegion> regions = model.Regions(TensorSelection.All);
+        Assert.Equal(Shards, regions.Count);
+        Assert.All(regions, r =>
+        {
+            TensorInfo t = model.Index!.Tensors.Single(x => x.Name == r.Name);
+            Assert.Equal(FileBytes(t.FilePath, t.Offset, t.Length), BytesAt(r));
+        });
+    }
+
+    [LinuxFact]
+    [SupportedOSPlatform("linux")]
     public void Run_OverAModelsRegions_MakesTheSelectedTensorsResident()
     {
         var builder = new GgufBuilder();
