@@ -44,7 +44,7 @@ public sealed class NativeMappingsTests : IDisposable
         Assert.Equal(file.Length, region.Length);
         Assert.True(Residency.Measure(regions).Percent < 5, $"expected a cold file, got {Residency.Measure(regions).Percent:F1}%");
         PrefaultResult result = MmapPrefault.Run(regions);
-        Assert.True(result.Ran, result.Reason);
+        Assert.True(result.HasRun, result.Reason);
         Assert.Empty(result.Failures);
         Assert.Equal(100.0, Residency.Measure(regions).Percent, 3);
     }

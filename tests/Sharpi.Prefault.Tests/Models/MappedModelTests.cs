@@ -155,7 +155,7 @@ public sealed class MappedModelTests : IDisposable
 
         PrefaultResult result = MmapPrefault.Run(regions);
 
-        Assert.True(result.Ran, result.Reason);
+        Assert.True(result.HasRun, result.Reason);
         Assert.Empty(result.Failures);
         Assert.Equal(8L << 20, result.Bytes);
         Assert.Equal(100.0, Residency.Measure(regions).Percent, 3);
