@@ -1,0 +1,148 @@
+using System.Runtime.InteropServices;
+using System.Runtime.Versioning;
+using Microsoft.Win32.SafeHandles;
+
+namespace Sharpi.Prefault;
+
+/// <summary>What a path names, told without opening it (opening a FIFO for reading blocks until a writer appears).</summary>
+internal enum FileKind
+{
+    Missing,
+    Regular,
+    Directory,
+    Fifo,
+    CharacterDevice,
+    BlockDevice,
+    Socket,
+    Other,
+}
+
+/// <summary>
+/// The kind, identity (device and inode, where the OS has them) and length of the file a path names, symlinks
+/// followed: the identity /proc/self/maps and mach_vm_region report a mapping by, so a symlink or a rename still matches.
+/// </summary>
+/// <param name="Kind">What the path names.</param>
+/// <param name="Device">The device number (Linux: major in the high 32 bits, minor in the low; macOS: st_dev); 0 when unknown.</param>
+/// <param name="Inode">The inode number; 0 when unknown.</param>
+/// <param name="Length">The length in bytes (regular files).</param>
+internal readonly record struct FileStatus(FileKind Kind, ulong Device, ulong Inode, long Length)
+{
+    internal bool HasIdentity => Inode != 0;
+
+    /// <summary>The status of the file <paramref name="path"/> names (symlinks followed), read with stat, never open.</summary>
+    /// <exception cref="IOException">stat failed for a reason other than a missing file.</exception>
+    internal static FileStatus Of(string path)
+    {
+        if (OperatingSystem.IsLinux())
+        {
+            return OfLinux(path);
+        }
+
+        if (OperatingSystem.IsMacOS())
+        {
+            return OfMacOS(path);
+        }
+
+        return OfManaged(path);
+    }
+
+    /// <summary>
+    /// Throws unless <paramref name="path"/> names a regular file: FileNotFoundException when nothing is there,
+    /// IOException naming what is there otherwise (a directory, a FIFO, a device, a socket).
+    /// </summary>
+    internal static FileStatus RequireRegular(string path)
+    {
+        FileStatus status = Of(path);
+        if (status.Kind == FileKind.Missing)
+        {
+            ThrowHelper.ThrowModelFileNotFound(path);
+        }
+
+        if (status.Kind != FileKind.Regular)
+        {
+            ThrowHelper.ThrowNotRegularFile(path, status.Kind);
+        }
+
+        return status;
+    }
+
+    [SupportedOSPlatform("linux")]
+    private static unsafe FileStatus OfLinux(string path)
+    {
+        Interop.Libc.StatxBuffer stx;
+        int result;
+        // AT_FDCWD is a constant, not a descriptor this code owns: it travels in a handle that never closes it.
+        using (var cwd = new SafeFileHandle(Interop.LinuxConstants.AT_FDCWD, ownsHandle: false))
+        {
+            try
+            {
+                result = Interop.Libc.Statx(cwd, path, 0,
+                    Interop.LinuxConstants.STATX_TYPE | Interop.LinuxConstants.STATX_INO | Interop.LinuxConstants.STATX_SIZE, &stx);
+            }
+            catch (EntryPointNotFoundException)
+            {
+                // A C library older than statx (glibc < 2.28): no identity, and a FIFO reads as a file.
+                return OfManaged(path);
+            }
+        }
+
+        if (result != 0)
+        {
+            int errno = Marshal.GetLastPInvokeError();
+            if (errno is Interop.LinuxConstants.ENOENT or Interop.LinuxConstants.ENOTDIR)
+            {
+                return default;
+            }
+
+            ThrowHelper.ThrowStatFailed(path, errno);
+        }
+
+        FileKind kind = KindOf(stx.Mode & Interop.LinuxConstants.S_IFMT);
+        ulong device = ((ulong)stx.DevMajor << 32) | stx.DevMinor;
+        return new FileStatus(kind, device, stx.Inode, (long)stx.Size);
+    }
+
+    [SupportedOSPlatform("macos")]
+    private static unsafe FileStatus OfMacOS(string path)
+    {
+        Interop.Libc.OSXStatBuffer st;
+        if (Interop.Libc.OSXStat(path, &st) != 0)
+        {
+            int errno = Marshal.GetLastPInvokeError();
+            if (errno is Interop.OSXConstants.ENOENT or Interop.OSXConstants.ENOTDIR)
+            {
+                return default;
+            }
+
+            ThrowHelper.ThrowStatFailed(path, errno);
+        }
+
+        FileKind kind = KindOf(st.Mode & Interop.OSXConstants.S_IFMT);
+        return new FileStatus(kind, (uint)st.Device, st.Inode, st.Size);
+    }
+
+    // S_IF* values are the same on Linux and macOS.
+    private static FileKind KindOf(int type) => type switch
+    {
+        Interop.LinuxConstants.S_IFREG => FileKind.Regular,
+        Interop.LinuxConstants.S_IFDIR => FileKind.Directory,
+        Interop.LinuxConstants.S_IFIFO => FileKind.Fifo,
+        Interop.LinuxConstants.S_IFCHR => FileKind.CharacterDevice,
+        Interop.LinuxConstants.S_IFBLK => FileKind.BlockDevice,
+        Interop.LinuxConstants.S_IFSOCK => FileKind.Socket,
+        _ => FileKind.Other,
+    };
+
+    // Windows names no FIFOs in the file system (pipes live under \\.\pipe\, and FileStream refuses non-disk
+    // handles), so existence and directories are what is left to tell.
+    private static FileStatus OfManaged(string path)
+    {
+        if (Directory.Exists(path))
+        {
+            return new FileStatus(FileKind.Directory, 0, 0, 0);
+        }
+
+        var info = new FileInfo(path);
+        return info.Exists ? new FileStatus(FileKind.Regular, 0, 0, info.Length) : default;
+    }
+}

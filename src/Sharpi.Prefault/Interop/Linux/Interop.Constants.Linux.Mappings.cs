@@ -1,0 +1,20 @@
+internal static partial class Interop
+{
+    /// <summary>Linux values for finding a file's mappings and checking a path names a regular file.</summary>
+    internal static partial class LinuxConstants
+    {
+        /// <summary>statx's directory descriptor meaning "the working directory" (ignored for an absolute path).</summary>
+        internal const int AT_FDCWD = -100;
+
+        internal const uint STATX_SIZE = 0x200;
+
+        internal const int ENOENT = 2;
+        internal const int ENOTDIR = 20;
+
+        internal const int S_IFIFO = 0x1000;
+        internal const int S_IFCHR = 0x2000;
+        internal const int S_IFDIR = 0x4000;
+        internal const int S_IFBLK = 0x6000;
+        internal const int S_IFSOCK = 0xC000;
+    }
+}

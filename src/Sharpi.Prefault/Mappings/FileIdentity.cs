@@ -1,0 +1,7 @@
+namespace Sharpi.Prefault.Mappings;
+
+/// <summary>
+/// What names a file whatever path reaches it: device and inode on Linux and macOS, volume serial number and file
+/// index on Windows. Paths alone miss symlinks, hard links and renames.
+/// </summary>
+internal readonly record struct FileIdentity(ulong Volume, ulong Index);

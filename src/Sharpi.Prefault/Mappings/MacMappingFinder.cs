@@ -1,0 +1,73 @@
+using System.Runtime.Versioning;
+using System.Text;
+
+namespace Sharpi.Prefault.Mappings;
+
+/// <summary>
+/// Finds a file's mappings on macOS: walks this task's regions with mach_vm_region, asks proc_regionfilename which
+/// file each maps, and matches that path's device and inode (stat) against the file's.
+/// </summary>
+[SupportedOSPlatform("macos")]
+internal static class MacMappingFinder
+{
+    private const int VmProtRead = 1;
+
+    /// <summary>The readable mappings of each file, in address order, pieces of one mapping merged.</summary>
+    internal static unsafe List<MappedRange>[] Find(FileIdentity[] files)
+    {
+        var found = new List<MappedRange>[files.Length];
+        var byIdentity = new Dictionary<FileIdentity, List<int>>();
+        for (int i = 0; i < files.Length; i++)
+        {
+            found[i] = [];
+            if (!byIdentity.TryGetValue(files[i], out List<int>? same))
+            {
+                byIdentity[files[i]] = same = [];
+            }
+
+            same.Add(i);
+        }
+
+        var pathIdentities = new Dictionary<string, FileIdentity?>(StringComparer.Ordinal);
+        uint task = Interop.Libc.MachTaskSelf();
+        int pid = Environment.ProcessId;
+        byte* name = stackalloc byte[Interop.OSXConstants.MAXPATHLEN];
+        ulong address = 0;
+        while (true)
+        {
+            ulong size = 0;
+            Interop.Libc.VmRegionBasicInfo64 info;
+            uint count = Interop.OSXConstants.VM_REGION_BASIC_INFO_COUNT_64;
+            uint objectName;
+            if (Interop.Libc.MachVmRegion(task, &address, &size, Interop.OSXConstants.VM_REGION_BASIC_INFO_64, &info, &count, &objectName)
+                != Interop.OSXConstants.KERN_SUCCESS)
+            {
+                break;
+            }
+
+            if ((info.Protection & VmProtRead) != 0)
+            {
+                int length = Interop.Libc.ProcRegionFilename(pid, address, name, Interop.OSXConstants.MAXPATHLEN);
+                if (length > 0
+                    && MappingFinder.IdentityOfPath(Encoding.UTF8.GetString(name, length), pathIdentities) is { } mapped
+                    && byIdentity.TryGetValue(mapped, out List<int>? matches))
+                {
+                    var range = new MappedRange((nint)address, (nint)(address + size), (long)info.Offset);
+                    foreach (int file in matches)
+                    {
+                        MappingFinder.AddMerged(found[file], range);
+                    }
+                }
+            }
+
+            if (address + size <= address)
+            {
+                break;
+            }
+
+            address += size;
+        }
+
+        return found;
+    }
+}

@@ -1,0 +1,78 @@
+using System.Runtime.InteropServices;
+using System.Runtime.Versioning;
+using Microsoft.Win32.SafeHandles;
+
+namespace Sharpi.Prefault.Mappings;
+
+/// <summary>Finds the address ranges of this process that map given files, with the OS's own view of its mappings.</summary>
+internal static class MappingFinder
+{
+    internal static bool IsSupported => OperatingSystem.IsLinux() || OperatingSystem.IsMacOS() || OperatingSystem.IsWindows();
+
+    /// <summary>The identity of a regular file whose status was just read (Windows: read through a handle).</summary>
+    internal static FileIdentity IdentityOf(string fullPath, FileStatus status)
+    {
+        if (OperatingSystem.IsWindows())
+        {
+            using SafeFileHandle handle = File.OpenHandle(fullPath, FileMode.Open, FileAccess.Read, FileShare.ReadWrite | FileShare.Delete);
+            return WindowsMappingFinder.IdentityOf(handle) ?? default;
+        }
+
+        return new FileIdentity(status.Device, status.Inode);
+    }
+
+    /// <summary>The readable mappings of each file, in address order; one list per file.</summary>
+    internal static List<MappedRange>[] Find(FileIdentity[] files)
+    {
+        if (OperatingSystem.IsLinux())
+        {
+            return LinuxMappingFinder.Find(files);
+        }
+
+        if (OperatingSystem.IsMacOS())
+        {
+            return MacMappingFinder.Find(files);
+        }
+
+        if (OperatingSystem.IsWindows())
+        {
+            return WindowsMappingFinder.Find(files);
+        }
+
+        throw new PlatformNotSupportedException("Finding a file's mappings needs Linux (/proc/self/maps), macOS (mach_vm_region) or Windows (VirtualQuery).");
+    }
+
+    /// <summary>Appends a range, merged into the last one when it continues it (one mapping listed in pieces).</summary>
+    internal static void AddMerged(List<MappedRange> ranges, MappedRange range)
+    {
+        if (ranges.Count > 0 && ranges[^1].IsContinuedBy(range))
+        {
+            ranges[^1] = ranges[^1] with { End = range.End };
+        }
+        else
+        {
+            ranges.Add(range);
+        }
+    }
+
+    /// <summary>The identity of the file a mapping's path names now (stat), cached per path; null when it cannot be read.</summary>
+    internal static FileIdentity? IdentityOfPath(string path, Dictionary<string, FileIdentity?> cache)
+    {
+        if (!cache.TryGetValue(path, out FileIdentity? identity))
+        {
+            try
+            {
+                FileStatus status = FileStatus.Of(path);
+                identity = status.HasIdentity ? new FileIdentity(status.Device, status.Inode) : null;
+            }
+            catch (IOException)
+            {
+                identity = null;
+            }
+
+            cache[path] = identity;
+        }
+
+        return identity;
+    }
+}

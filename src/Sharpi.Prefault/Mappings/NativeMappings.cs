@@ -1,0 +1,116 @@
+using Sharpi.Prefault.Models;
+
+namespace Sharpi.Prefault.Mappings;
+
+/// <summary>
+/// Regions over mappings this library did not make: an engine's native code (llama.cpp, a safetensors loader in
+/// C++ or Rust) maps the weights, and these calls find where, so <see cref="MmapPrefault"/> can prefault them.
+/// A mapping is matched by the identity of the file it maps (device and inode; volume and file index on Windows),
+/// so a mapping made through a symlink, a hard link or a since-renamed path is still found.
+/// </summary>
+/// <remarks>
+/// Linux reads /proc/self/maps; macOS walks the task's regions with <c>mach_vm_region</c> and names each with
+/// <c>proc_regionfilename</c>; Windows walks the address space with <c>VirtualQuery</c> and names each view with
+/// <c>K32GetMappedFileNameW</c>. Only readable mappings are returned. The result is a snapshot: the native code must
+/// keep the mappings in place while a prefault over the regions runs.
+/// </remarks>
+/// <example>
+/// <code>
+/// // After the engine has mapped the model:
+/// TensorIndex index = TensorIndex.Read("model.gguf");
+/// var hot = new TensorSelection(include: ["token_embd.*", "blk.0.*"]);
+/// PrefaultResult result = MmapPrefault.Run(NativeMappings.OfTensors(index, hot, TensorSelection.All));
+/// </code>
+/// </example>
+public static class NativeMappings
+{
+    /// <summary>True on the OSes where this process's mappings can be found: Linux, macOS and Windows.</summary>
+    public static bool IsSupported => MappingFinder.IsSupported;
+
+    /// <summary>
+    /// The address ranges of this process that map <paramref name="path"/>, one region per mapping in address order,
+    /// each named by the file's full path and ending at the file's end (pages mapped past it hold no file data).
+    /// Empty when nothing maps the file.
+    /// </summary>
+    /// <param name="path">The mapped file, by any path that reaches it.</param>
+    /// <exception cref="ArgumentException"><paramref name="path"/> is null or empty.</exception>
+    /// <exception cref="FileNotFoundException">No file is at <paramref name="path"/>.</exception>
+    /// <exception cref="IOException"><paramref name="path"/> names a directory, a FIFO, a device or a socket, or cannot be read.</exception>
+    /// <exception cref="PlatformNotSupportedException">The OS is not one of Linux, macOS and Windows (<see cref="IsSupported"/>).</exception>
+    public static IReadOnlyList<PrefaultRegion> OfFile(string path)
+    {
+        ArgumentException.ThrowIfNullOrEmpty(path);
+        string full = Path.GetFullPath(path);
+        FileStatus status = FileStatus.RequireRegular(full);
+        List<MappedRange> ranges = MappingFinder.Find([MappingFinder.IdentityOf(full, status)])[0];
+        var regions = new List<PrefaultRegion>(ranges.Count);
+        foreach (MappedRange range in ranges)
+        {
+            long length = range.HasFileOffset ? Math.Min(range.Length, status.Length - range.FileOffset) : range.Length;
+            if (length > 0)
+            {
+                regions.Add(new PrefaultRegion(range.Start, length, full));
+            }
+        }
+
+        return regions;
+    }
+
+    /// <summary>
+    /// The address ranges of this process that map the selected tensors, hot first: the first selection's tensors in
+    /// file order, then each later selection's tensors that no earlier one chose (with no selection: every tensor).
+    /// Each region is named by its tensor and its address is where the tensor's bytes are mapped. A tensor mapped
+    /// twice yields a region per mapping; a tensor split across two mappings yields one region per piece; a tensor
+    /// (or the part of one) that nothing maps yields none.
+    /// </summary>
+    /// <param name="index">The model's tensors; its <see cref="TensorIndex.Files"/> are the files looked for.</param>
+    /// <param name="selectionsInOrder">The selections, hottest first; none for every tensor.</param>
+    /// <exception cref="ArgumentNullException"><paramref name="index"/>, <paramref name="selectionsInOrder"/> or one of its selections is null.</exception>
+    /// <exception cref="FileNotFoundException">A file of the index no longer exists.</exception>
+    /// <exception cref="IOException">A file of the index is no longer a regular file, or cannot be read.</exception>
+    /// <exception cref="PlatformNotSupportedException">
+    /// Windows, which does not tell the file offset a mapped view starts at (use <see cref="OfFile(string)"/> there),
+    /// or an OS other than Linux and macOS.
+    /// </exception>
+    public static IReadOnlyList<PrefaultRegion> OfTensors(TensorIndex index, params TensorSelection[] selectionsInOrder)
+    {
+        ArgumentNullException.ThrowIfNull(index);
+        ArgumentNullException.ThrowIfNull(selectionsInOrder);
+        if (OperatingSystem.IsWindows())
+        {
+            ThrowHelper.ThrowMappingOffsetsUnknown();
+        }
+
+        List<TensorInfo> tensors = HotFirstSelection.Select(index, selectionsInOrder.Length == 0 ? [TensorSelection.All] : selectionsInOrder,
+            nameof(selectionsInOrder));
+        var identities = new FileIdentity[index.Files.Count];
+        var lengths = new long[index.Files.Count];
+        var fileNumbers = new Dictionary<string, int>(index.Files.Count, StringComparer.Ordinal);
+        for (int i = 0; i < identities.Length; i++)
+        {
+            FileStatus status = FileStatus.RequireRegular(index.Files[i]);
+            identities[i] = MappingFinder.IdentityOf(index.Files[i], status);
+            lengths[i] = status.Length;
+            fileNumbers[index.Files[i]] = i;
+        }
+
+        List<MappedRange>[] ranges = MappingFinder.Find(identities);
+        var regions = new List<PrefaultRegion>(tensors.Count);
+        foreach (TensorInfo tensor in tensors)
+        {
+            int file = fileNumbers[tensor.FilePath];
+            long end = Math.Min(tensor.End, lengths[file]);
+            foreach (MappedRange range in ranges[file])
+            {
+                long first = Math.Max(tensor.Offset, range.FileOffset);
+                long last = Math.Min(end, range.FileOffset + range.Length);
+                if (first < last)
+                {
+                    regions.Add(new PrefaultRegion(range.Start + (nint)(first - range.FileOffset), last - first, tensor.Name));
+                }
+            }
+        }
+
+        return regions;
+    }
+}

@@ -1,0 +1,332 @@
+using System.IO.MemoryMappedFiles;
+
+namespace Sharpi.Prefault.Models;
+
+/// <summary>
+/// A model mapped read-only, as an engine maps its weights: a GGUF file, a safetensors file, every shard of a
+/// sharded safetensors model (opened through its <c>model.safetensors.index.json</c>), or a plain file. It owns the
+/// mappings and hands out regions over them, hot tensors first, ready for <see cref="MmapPrefault.Run(IReadOnlyList{PrefaultRegion}, PrefaultOptions?)"/>
+/// or <see cref="MmapPrefault.Start(IReadOnlyList{PrefaultRegion}, PrefaultOptions?)"/>.
+/// </summary>
+/// <remarks>
+/// Each file's descriptor is closed as soon as the file is mapped (the mapping stays valid without it), so a model of
+/// a thousand shards holds a thousand mappings, not a thousand open files. Regions are raw pointers into the
+/// mappings: dispose the model only after every prefault over them has finished (dispose the
+/// <see cref="PrefaultHandle"/> first). Not thread-safe against <see cref="Dispose"/>; reading regions from several
+/// threads at once is safe.
+/// </remarks>
+/// <example>
+/// <code>
+/// using MappedModel model = MappedModel.Open("model.gguf");
+/// var hot = new TensorSelection(include: ["token_embd.*", "blk.0.*", "blk.1.*"]);
+/// PrefaultResult result = MmapPrefault.Run(model.Regions(hot, TensorSelection.All));
+/// </code>
+/// </example>
+public sealed class MappedModel : IDisposable
+{
+    private readonly MemoryMappedViewAccessor?[] _views;
+    private readonly long[] _lengths;
+    private readonly Dictionary<string, int> _fileIndex;
+    private bool _disposed;
+
+    private MappedModel(string path, TensorIndex? index, IReadOnlyList<string> files, MemoryMappedViewAccessor?[] views, long[] lengths)
+    {
+        Path = path;
+        Index = index;
+        Files = files;
+        _views = views;
+        _lengths = lengths;
+        _fileIndex = new Dictionary<string, int>(files.Count, StringComparer.Ordinal);
+        for (int i = 0; i < files.Count; i++)
+        {
+            _fileIndex[files[i]] = i;
+        }
+    }
+
+    /// <summary>The full path the model was opened from (the model file, or the index JSON of a sharded model).</summary>
+    public string Path { get; }
+
+    /// <summary>The model's tensors; null for a plain file (neither GGUF nor safetensors).</summary>
+    public TensorIndex? Index { get; }
+
+    /// <summary>Full paths of the mapped files: the model file, or the shards in the order the index names them.</summary>
+    public IReadOnlyList<string> Files { get; }
+
+    /// <summary>The total length in bytes of the mapped files.</summary>
+    public long Length
+    {
+        get
+        {
+            long total = 0;
+            foreach (long length in _lengths)
+            {
+                total += length;
+            }
+
+            return total;
+        }
+    }
+
+    /// <summary>
+    /// Maps a model read-only. The format is told by the file: a name ending in <c>.json</c> is a sharded safetensors
+    /// index whose shards lie beside it (every shard is mapped); a <c>.gguf</c> or <c>.safetensors</c> name, or a file
+    /// starting with the GGUF magic, is a model whose header is read; anything else is a plain file, mapped whole.
+    /// </summary>
+    /// <param name="path">The model file, the index JSON of a sharded model, or a plain file.</param>
+    /// <exception cref="ArgumentException"><paramref name="path"/> is null or empty.</exception>
+    /// <exception cref="FileNotFoundException">The file, or a shard the index names, does not exist.</exception>
+    /// <exception cref="IOException">
+    /// The path (or a shard) names a directory, a FIFO, a device or a socket rather than a regular file (refused before
+    /// it is opened: opening a FIFO for reading blocks), or a file cannot be read or mapped.
+    /// </exception>
+    /// <exception cref="UnauthorizedAccessException">A file cannot be opened for reading.</exception>
+    /// <exception cref="ModelFormatException">A model header is malformed, or a tensor lies past the end of its file.</exception>
+    public static MappedModel Open(string path)
+    {
+        ArgumentException.ThrowIfNullOrEmpty(path);
+        string full = System.IO.Path.GetFullPath(path);
+        FileStatus.RequireRegular(full);
+        TensorIndex? index = ReadIndex(full);
+        IReadOnlyList<string> files = index?.Files ?? [full];
+        var views = new MemoryMappedViewAccessor?[files.Count];
+        long[] lengths = new long[files.Count];
+        try
+        {
+            for (int i = 0; i < files.Count; i++)
+            {
+                (views[i], lengths[i]) = MapReadOnly(files[i]);
+            }
+
+            var model = new MappedModel(full, index, files, views, lengths);
+            model.ThrowIfTensorPastEnd();
+            return model;
+        }
+        catch
+        {
+            foreach (MemoryMappedViewAccessor? view in views)
+            {
+                view?.Dispose();
+            }
+
+            throw;
+        }
+    }
+
+    /// <summary>
+    /// Regions to prefault, hot first. With selections: the first selection's tensors in file order, then each later
+    /// selection's tensors that no earlier one chose, one region per tensor named by tensor (zero-length tensors left
+    /// out); a partial prefault keeps this order, so what the first token needs comes in first. With none: one region
+    /// per file over the whole file, named by its path, in <see cref="Files"/> order (empty files left out). A plain
+    /// file has no tensors: it always yields its one whole-file region.
+    /// </summary>
+    /// <param name="selectionsInOrder">The selections, hottest first; none for the whole model.</param>
+    /// <returns>
+    /// A new list each call. A list rather than an array, so <c>MmapPrefault.Run(model.Regions(...))</c> binds without
+    /// ambiguity under C# 12 (where an array converts to both of Run's <c>IReadOnlyList</c> and <c>ReadOnlySpan</c> overloads).
+    /// </returns>
+    /// <exception cref="ArgumentNullException"><paramref name="selectionsInOrder"/> or one of its selections is null.</exception>
+    /// <exception cref="ObjectDisposedException">The model was disposed.</exception>
+    /// <example>
+    /// <code>
+    /// var hot = new TensorSelection(include: ["token_embd.*", "blk.0.*"]);
+    /// var cpu = new TensorSelection(exclude: ["output.*"]);
+    /// IReadOnlyList&lt;PrefaultRegion&gt; regions = model.Regions(hot, cpu); // blk.0 first, then the rest of the CPU tensors
+    /// </code>
+    /// </example>
+    public IReadOnlyList<PrefaultRegion> Regions(params TensorSelection[] selectionsInOrder)
+    {
+        ArgumentNullException.ThrowIfNull(selectionsInOrder);
+        ObjectDisposedException.ThrowIf(_disposed, this);
+        if (Index is null || selectionsInOrder.Length == 0)
+        {
+            return WholeFileRegions(selectionsInOrder);
+        }
+
+        List<TensorInfo> tensors = HotFirstSelection.Select(Index, selectionsInOrder, nameof(selectionsInOrder));
+        var regions = new PrefaultRegion[tensors.Count];
+        for (int i = 0; i < regions.Length; i++)
+        {
+            regions[i] = TensorRegion(tensors[i]);
+        }
+
+        return regions;
+    }
+
+    /// <summary>The region over one tensor's bytes in the mapping, named by the tensor: its address is where the engine reads it.</summary>
+    /// <param name="tensor">A tensor of <see cref="Index"/>.</param>
+    /// <exception cref="ArgumentNullException"><paramref name="tensor"/> is null.</exception>
+    /// <exception cref="ArgumentException">The tensor lies in a file this model did not map, or outside it.</exception>
+    /// <exception cref="ObjectDisposedException">The model was disposed.</exception>
+    public PrefaultRegion Region(TensorInfo tensor)
+    {
+        ArgumentNullException.ThrowIfNull(tensor);
+        ObjectDisposedException.ThrowIf(_disposed, this);
+        if (!_fileIndex.TryGetValue(tensor.FilePath, out int file))
+        {
+            ThrowHelper.ThrowTensorNotInModel(tensor.Name, tensor.FilePath, nameof(tensor));
+        }
+
+        ThrowHelper.ThrowIfRangeOutside(tensor.Offset, tensor.Length, _lengths[file], nameof(tensor), nameof(tensor));
+        return TensorRegion(tensor);
+    }
+
+    /// <summary>
+    /// The region over one whole mapped file, named by its path; empty (<see cref="PrefaultRegion.IsEmpty"/>) for an
+    /// empty file, which has no mapping.
+    /// </summary>
+    /// <param name="file">One of <see cref="Files"/> (a relative path is taken from the working directory).</param>
+    /// <exception cref="ArgumentNullException"><paramref name="file"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="file"/> is not one of <see cref="Files"/>.</exception>
+    /// <exception cref="ObjectDisposedException">The model was disposed.</exception>
+    public PrefaultRegion FileRegion(string file)
+    {
+        ArgumentNullException.ThrowIfNull(file);
+        ObjectDisposedException.ThrowIf(_disposed, this);
+        if (!_fileIndex.TryGetValue(System.IO.Path.GetFullPath(file), out int index))
+        {
+            ThrowHelper.ThrowFileNotInModel(file, nameof(file));
+        }
+
+        return FileRegion(index);
+    }
+
+    /// <summary>Unmaps every file. Regions handed out before point at unmapped memory afterwards.</summary>
+    public void Dispose()
+    {
+        if (_disposed)
+        {
+            return;
+        }
+
+        _disposed = true;
+        foreach (MemoryMappedViewAccessor? view in _views)
+        {
+            view?.Dispose();
+        }
+    }
+
+    private List<PrefaultRegion> WholeFileRegions(TensorSelection[] selectionsInOrder)
+    {
+        for (int i = 0; i < selectionsInOrder.Length; i++)
+        {
+            if (selectionsInOrder[i] is null)
+            {
+                ThrowHelper.ThrowNullSelection(i, nameof(selectionsInOrder));
+            }
+        }
+
+        var regions = new List<PrefaultRegion>(Files.Count);
+        for (int i = 0; i < Files.Count; i++)
+        {
+            if (_views[i] is not null)
+            {
+                regions.Add(FileRegion(i));
+            }
+        }
+
+        return regions;
+    }
+
+    private PrefaultRegion FileRegion(int file) =>
+        _views[file] is { } view ? PrefaultRegion.FromView(view, 0, _lengths[file], Files[file]) : default;
+
+    /// <summary>A tensor's region; its bounds were checked against the mapped file when the model was opened.</summary>
+    private PrefaultRegion TensorRegion(TensorInfo tensor)
+    {
+        int file = _fileIndex[tensor.FilePath];
+        return _views[file] is { } view
+            ? PrefaultRegion.FromView(view, tensor.Offset, tensor.Length, tensor.Name)
+            : new PrefaultRegion(0, 0, tensor.Name);
+    }
+
+    /// <summary>The header was read before the file was mapped: a file cut short in between must fail here, not fault later.</summary>
+    private void ThrowIfTensorPastEnd()
+    {
+        if (Index is null)
+        {
+            return;
+        }
+
+        foreach (TensorInfo tensor in Index.Tensors)
+        {
+            long length = _lengths[_fileIndex[tensor.FilePath]];
+            if (tensor.End > length)
+            {
+                ThrowHelper.ThrowTensorPastEnd(tensor.Name, tensor.End, tensor.FilePath, length);
+            }
+        }
+    }
+
+    private static TensorIndex? ReadIndex(string full)
+    {
+        if (full.EndsWith(".json", StringComparison.OrdinalIgnoreCase))
+        {
+            RequireRegularShards(full);
+            return TensorIndex.Read(full);
+        }
+
+        using FileStream stream = OpenRead(full, FileOptions.RandomAccess);
+        bool named = full.EndsWith(".gguf", StringComparison.OrdinalIgnoreCase) || full.EndsWith(".safetensors", StringComparison.OrdinalIgnoreCase);
+        return named || StartsWithGgufMagic(stream) ? TensorIndex.Read(stream, full) : null;
+    }
+
+    private static bool StartsWithGgufMagic(FileStream stream)
+    {
+        Span<byte> magic = stackalloc byte[4];
+        bool isGguf = stream.ReadAtLeast(magic, magic.Length, throwOnEndOfStream: false) == magic.Length
+            && System.Buffers.Binary.BinaryPrimitives.ReadUInt32LittleEndian(magic) == GgufReader.Magic;
+        stream.Position = 0;
+        return isGguf;
+    }
+
+    /// <summary>
+    /// Checks every shard the index names before the index reader opens them by path: a shard that is a FIFO would
+    /// block that open forever.
+    /// </summary>
+    private static void RequireRegularShards(string indexPath)
+    {
+        byte[] content;
+        using (FileStream stream = OpenRead(indexPath, FileOptions.SequentialScan))
+        {
+            if (stream.Length > SafetensorsIndexReader.MaxIndexBytes)
+            {
+                // TensorIndex.Read reports this with the details.
+                return;
+            }
+
+            content = new byte[stream.Length];
+            stream.ReadExactly(content);
+        }
+
+        string directory = System.IO.Path.GetDirectoryName(indexPath)!;
+        var seen = new HashSet<string>(StringComparer.Ordinal);
+        foreach ((_, string shard) in SafetensorsIndexReader.Parse(content, indexPath))
+        {
+            if (seen.Add(shard))
+            {
+                FileStatus.RequireRegular(System.IO.Path.Combine(directory, shard));
+            }
+        }
+    }
+
+    /// <summary>
+    /// Maps a whole file read-only and closes its descriptor: the view keeps the mapping (and the file) alive on its
+    /// own. An empty file has no view (a zero-length mapping is an error on every OS).
+    /// </summary>
+    private static (MemoryMappedViewAccessor? View, long Length) MapReadOnly(string file)
+    {
+        FileStatus.RequireRegular(file);
+        using FileStream stream = OpenRead(file, FileOptions.None);
+        long length = stream.Length;
+        if (length == 0)
+        {
+            return (null, 0);
+        }
+
+        using MemoryMappedFile map = MemoryMappedFile.CreateFromFile(stream, null, 0, MemoryMappedFileAccess.Read, HandleInheritability.None, leaveOpen: true);
+        return (map.CreateViewAccessor(0, 0, MemoryMappedFileAccess.Read), length);
+    }
+
+    private static FileStream OpenRead(string path, FileOptions options) =>
+        new(path, FileMode.Open, FileAccess.Read, FileShare.ReadWrite | FileShare.Delete, bufferSize: 1, options);
+}

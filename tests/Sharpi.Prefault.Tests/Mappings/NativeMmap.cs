@@ -1,0 +1,72 @@
+using System.Runtime.InteropServices;
+using System.Runtime.Versioning;
+using Microsoft.Win32.SafeHandles;
+
+namespace Sharpi.Prefault.Tests.Mappings;
+
+/// <summary>
+/// A mapping made the way an engine's native code makes one: mmap called directly, outside the library (which
+/// declares no mmap of its own), so the library can only find it by looking at the process's mappings.
+/// </summary>
+[SupportedOSPlatform("linux")]
+internal sealed unsafe partial class NativeMmap : IDisposable
+{
+    private const int ProtRead = 1;
+    private const int MapShared = 1;
+    private const int MapPrivate = 2;
+
+    private NativeMmap(nint address, long length)
+    {
+        Address = address;
+        Length = length;
+    }
+
+    public nint Address { get; }
+
+    public long Length { get; }
+
+    /// <summary>Maps <paramref name="length"/> bytes of <paramref name="path"/> from <paramref name="offset"/> (page-aligned), read-only, and closes the descriptor.</summary>
+    public static NativeMmap Map(string path, long offset, long length, bool shared = false)
+    {
+        using SafeFileHandle handle = File.OpenHandle(path, FileMode.Open, FileAccess.Read, FileShare.ReadWrite | FileShare.Delete);
+        nint address = Mmap(0, (nuint)length, ProtRead, shared ? MapShared : MapPrivate, handle, offset);
+        if (address == -1)
+        {
+            throw new IOException($"mmap failed: errno {Marshal.GetLastPInvokeError()}");
+        }
+
+        return new NativeMmap(address, length);
+    }
+
+    public ReadOnlySpan<byte> Bytes(long offset, int length) => new((void*)(Address + (nint)offset), length);
+
+    public void Dispose()
+    {
+        if (Munmap(Address, (nuint)Length) != 0)
+        {
+            throw new IOException($"munmap failed: errno {Marshal.GetLastPInvokeError()}");
+        }
+    }
+
+    [LibraryImport("libc", EntryPoint = "mmap", SetLastError = true)]
+    private static partial nint Mmap(nint address, nuint length, int protection, int flags, SafeHandle fd, long offset);
+
+    [LibraryImport("libc", EntryPoint = "munmap", SetLastError = true)]
+    private static partial int Munmap(nint address, nuint length);
+}
+
+/// <summary>Named pipes for the tests that a model path naming one is refused without blocking.</summary>
+[SupportedOSPlatform("linux")]
+internal static partial class NativeFifo
+{
+    public static void Create(string path)
+    {
+        if (Mkfifo(path, Convert.ToUInt32("600", 8)) != 0)
+        {
+            throw new IOException($"mkfifo failed: errno {Marshal.GetLastPInvokeError()}");
+        }
+    }
+
+    [LibraryImport("libc", EntryPoint = "mkfifo", StringMarshalling = StringMarshalling.Utf8, SetLastError = true)]
+    private static partial int Mkfifo(string path, uint mode);
+}
