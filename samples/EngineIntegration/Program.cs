@@ -8,7 +8,6 @@ using System.IO.MemoryMappedFiles;
 using System.Text;
 using Microsoft.Extensions.Logging;
 using Sharpi.Prefault;
-using Sharpi.Prefault.Models;
 
 using ILoggerFactory loggerFactory = LoggerFactory.Create(b => b.AddSimpleConsole(o => o.SingleLine = true).SetMinimumLevel(LogLevel.Information));
 ILogger log = loggerFactory.CreateLogger("engine");

@@ -1,5 +1,4 @@
 using System.Globalization;
-using Sharpi.Prefault.Models;
 
 namespace Sharpi.Prefault.Bench;
 

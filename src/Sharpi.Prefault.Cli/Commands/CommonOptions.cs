@@ -1,6 +1,5 @@
 using System.CommandLine;
 using System.CommandLine.Parsing;
-using Sharpi.Prefault.Models;
 
 namespace Sharpi.Prefault.Cli.Commands;
 

@@ -1,7 +1,6 @@
 using System.CommandLine;
 using Sharpi.Prefault.Cli.Files;
 using Sharpi.Prefault.Cli.Output;
-using Sharpi.Prefault.Models;
 
 namespace Sharpi.Prefault.Cli.Commands;
 

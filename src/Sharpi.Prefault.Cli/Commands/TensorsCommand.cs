@@ -2,7 +2,6 @@ using System.CommandLine;
 using System.Globalization;
 using Sharpi.Prefault.Cli.Files;
 using Sharpi.Prefault.Cli.Output;
-using Sharpi.Prefault.Models;
 
 namespace Sharpi.Prefault.Cli.Commands;
 

@@ -76,7 +76,7 @@ internal sealed class FileMapping : IDisposable
             return regions;
         }
 
-        foreach (Models.TensorInfo tensor in Target.Tensors)
+        foreach (TensorInfo tensor in Target.Tensors)
         {
             regions.Add(Range(tensor.Offset, tensor.Length, tensor.Name));
         }

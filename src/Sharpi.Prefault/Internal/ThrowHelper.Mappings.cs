@@ -39,7 +39,7 @@ internal static partial class ThrowHelper
 
     [DoesNotReturn]
     internal static void ThrowTensorPastEnd(string name, long end, string filePath, long fileLength) =>
-        throw new Models.ModelFormatException(filePath, end,
+        throw new ModelFormatException(filePath, end,
             $"tensor '{name}' ends at {end}, past the end of the file ({fileLength} bytes); the file changed after its header was read.");
 
     [DoesNotReturn]

@@ -1,5 +1,4 @@
 using System.Diagnostics.CodeAnalysis;
-using Sharpi.Prefault.Models;
 
 namespace Sharpi.Prefault;
 

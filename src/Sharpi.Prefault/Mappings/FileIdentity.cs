@@ -1,4 +1,4 @@
-namespace Sharpi.Prefault.Mappings;
+namespace Sharpi.Prefault;
 
 /// <summary>
 /// What names a file whatever path reaches it: device and inode on Linux and macOS, volume serial number and file

@@ -1,7 +1,7 @@
 using System.Runtime.Versioning;
 using System.Text;
 
-namespace Sharpi.Prefault.Mappings;
+namespace Sharpi.Prefault;
 
 /// <summary>
 /// Finds a file's mappings on macOS: walks this task's regions with mach_vm_region, asks proc_regionfilename which

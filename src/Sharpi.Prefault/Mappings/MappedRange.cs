@@ -1,4 +1,4 @@
-namespace Sharpi.Prefault.Mappings;
+namespace Sharpi.Prefault;
 
 /// <summary>
 /// An address range of this process that maps part of a file, and the file offset its first byte maps

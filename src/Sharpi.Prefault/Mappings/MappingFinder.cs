@@ -2,7 +2,7 @@ using System.Runtime.InteropServices;
 using System.Runtime.Versioning;
 using Microsoft.Win32.SafeHandles;
 
-namespace Sharpi.Prefault.Mappings;
+namespace Sharpi.Prefault;
 
 /// <summary>Finds the address ranges of this process that map given files, with the OS's own view of its mappings.</summary>
 internal static class MappingFinder

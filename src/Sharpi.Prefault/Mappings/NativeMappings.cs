@@ -1,6 +1,5 @@
-using Sharpi.Prefault.Models;
 
-namespace Sharpi.Prefault.Mappings;
+namespace Sharpi.Prefault;
 
 /// <summary>
 /// Regions over mappings this library did not make: an engine's native code (llama.cpp, a safetensors loader in

@@ -3,7 +3,7 @@ using System.Runtime.InteropServices;
 using System.Runtime.Versioning;
 using Microsoft.Win32.SafeHandles;
 
-namespace Sharpi.Prefault.Mappings;
+namespace Sharpi.Prefault;
 
 /// <summary>
 /// Finds a file's mapped views on Windows: walks this process's address space with VirtualQuery, asks

@@ -1,4 +1,4 @@
-namespace Sharpi.Prefault.Models;
+namespace Sharpi.Prefault;
 
 /// <summary>A byte range of one file: what a tool reads, advises or measures for a tensor selection.</summary>
 /// <param name="FilePath">The file (a shard, for sharded models).</param>

@@ -1,4 +1,4 @@
-namespace Sharpi.Prefault.Models;
+namespace Sharpi.Prefault;
 
 /// <summary>
 /// Block sizes (elements per block) and type sizes (bytes per block) of the ggml tensor types a GGUF file may

@@ -1,4 +1,4 @@
-namespace Sharpi.Prefault.Models;
+namespace Sharpi.Prefault;
 
 /// <summary>
 /// Reads the tensor table of a GGUF file (versions 2 and 3; spec: ggml's <c>docs/gguf.md</c>): header, metadata

@@ -1,4 +1,4 @@
-namespace Sharpi.Prefault.Models;
+namespace Sharpi.Prefault;
 
 /// <summary>
 /// The tensors of an ordered list of selections, hot first: the first selection's tensors in file order, then

@@ -1,6 +1,6 @@
 using System.IO.MemoryMappedFiles;
 
-namespace Sharpi.Prefault.Models;
+namespace Sharpi.Prefault;
 
 /// <summary>
 /// A model mapped read-only, as an engine maps its weights: a GGUF file, a safetensors file, every shard of a

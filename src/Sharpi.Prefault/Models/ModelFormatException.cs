@@ -1,4 +1,4 @@
-namespace Sharpi.Prefault.Models;
+namespace Sharpi.Prefault;
 
 /// <summary>
 /// A model file (GGUF, safetensors, or a safetensors index) whose header is malformed, truncated, or claims

@@ -1,7 +1,7 @@
 using System.Diagnostics.CodeAnalysis;
 using System.Text.Json;
 
-namespace Sharpi.Prefault.Models;
+namespace Sharpi.Prefault;
 
 /// <summary>
 /// Reads the <c>weight_map</c> of a sharded safetensors model's index (<c>model.safetensors.index.json</c>, as

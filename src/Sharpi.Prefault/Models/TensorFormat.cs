@@ -1,4 +1,4 @@
-namespace Sharpi.Prefault.Models;
+namespace Sharpi.Prefault;
 
 /// <summary>The container format a <see cref="TensorIndex"/> was read from.</summary>
 public enum TensorFormat

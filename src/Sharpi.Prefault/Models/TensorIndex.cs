@@ -1,6 +1,6 @@
 using System.IO.MemoryMappedFiles;
 
-namespace Sharpi.Prefault.Models;
+namespace Sharpi.Prefault;
 
 /// <summary>
 /// The tensors of a model: names, dtypes, shapes and where each one's bytes lie, read from the header of a GGUF

@@ -1,4 +1,4 @@
-namespace Sharpi.Prefault.Models;
+namespace Sharpi.Prefault;
 
 /// <summary>One tensor of a model file: where its bytes lie and what they hold.</summary>
 /// <param name="Name">The tensor's name as stored in the file (for example <c>blk.0.attn_q.weight</c>).</param>

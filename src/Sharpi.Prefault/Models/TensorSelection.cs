@@ -1,4 +1,4 @@
-namespace Sharpi.Prefault.Models;
+namespace Sharpi.Prefault;
 
 /// <summary>
 /// Which tensors to take, by glob patterns on their names: a tensor is selected when it matches any include

@@ -1,5 +1,4 @@
 using System.Text.Json;
-using Sharpi.Prefault.Models;
 using Sharpi.Prefault.Tests.TestSupport;
 
 namespace Sharpi.Prefault.Tests.Cli;

@@ -1,6 +1,4 @@
 using System.Runtime.Versioning;
-using Sharpi.Prefault.Mappings;
-using Sharpi.Prefault.Models;
 using Sharpi.Prefault.Tests.Models;
 using Sharpi.Prefault.Tests.TestSupport;
 

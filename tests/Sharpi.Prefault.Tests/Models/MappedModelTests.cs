@@ -1,5 +1,4 @@
 using System.Runtime.Versioning;
-using Sharpi.Prefault.Models;
 using Sharpi.Prefault.Tests.Mappings;
 using Sharpi.Prefault.Tests.TestSupport;
 

@@ -1,7 +1,6 @@
 using System.Buffers.Binary;
 using System.Runtime.CompilerServices;
 using System.Text;
-using Sharpi.Prefault.Models;
 
 namespace Sharpi.Prefault.Tests.Models;
 

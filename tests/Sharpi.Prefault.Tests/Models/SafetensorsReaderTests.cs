@@ -1,5 +1,4 @@
 using System.Text;
-using Sharpi.Prefault.Models;
 
 namespace Sharpi.Prefault.Tests.Models;
 

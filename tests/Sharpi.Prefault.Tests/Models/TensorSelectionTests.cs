@@ -1,4 +1,3 @@
-using Sharpi.Prefault.Models;
 
 namespace Sharpi.Prefault.Tests.Models;
 
