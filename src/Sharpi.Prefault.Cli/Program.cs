@@ -1,3 +1,5 @@
 using Sharpi.Prefault.Cli;
 
-return await CliApp.RunAsync(args, Console.Out, Console.Error, CancellationToken.None).ConfigureAwait(false);
+using var interruption = new Interruption();
+int code = await CliApp.RunAsync(args, Console.Out, Console.Error, interruption.Token).ConfigureAwait(false);
+return interruption.ExitCode(code);

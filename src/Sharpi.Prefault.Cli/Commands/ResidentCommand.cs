@@ -13,25 +13,27 @@ internal static class ResidentCommand
         Argument<string[]> files = CommonOptions.Files();
         Option<string[]> tensor = CommonOptions.Tensor();
         Option<string[]> exclude = CommonOptions.Exclude();
+        Option<bool> recursive = CommonOptions.Recursive();
         Option<bool> json = CommonOptions.Json();
         var command = new Command("resident", "Show how much of each FILE (and of each tensor of a model) is in the page cache. Touches no page.")
         {
-            files, tensor, exclude, json,
+            files, tensor, exclude, recursive, json,
         };
         command.SetAction(parse => Run(
-            CliContext.From(parse), parse.GetRequiredValue(files), CommonOptions.Filter(parse, tensor, exclude), parse.GetValue(json)));
+            CliContext.From(parse), parse.GetRequiredValue(files), CommonOptions.Filter(parse, tensor, exclude), parse.GetValue(recursive), parse.GetValue(json)));
         return command;
     }
 
-    private static int Run(CliContext context, string[] paths, TensorFilter filter, bool json)
+    private static int Run(CliContext context, string[] paths, TensorFilter filter, bool recursive, bool json)
     {
         if (!Residency.IsSupported)
         {
             context.Fail("resident", "this platform has no page-residency query (mincore); Linux and macOS have one.");
+            WriteJson(context, json, []);
             return context.ExitCode;
         }
 
-        List<FileTarget> targets = Targets.Resolve(context, paths, filter, readModels: true);
+        List<FileTarget> targets = Targets.Resolve(context, paths, filter, readModels: true, recursive);
         using FileMappings mappings = FileMappings.Open(context, targets);
         var report = new List<ResidentFileJson>(mappings.Items.Count);
         foreach (FileMapping mapping in mappings.Items)
@@ -55,14 +57,14 @@ internal static class ResidentCommand
                 tensors.Add(new ResidentTensorJson(tensorInfos[i].Name, tensorInfos[i].Length, measured[i + 1].ResidentBytes));
             }
 
-            report.Add(new ResidentFileJson(target.DisplayPath, target.Length, wholeResident, tensors));
+            report.Add(new ResidentFileJson(target.DisplayPath, target.Length, wholeResident, tensors)
+            {
+                Pages = PageCount(target.Length),
+                ResidentPages = PageCount(wholeResident),
+            });
         }
 
-        if (json)
-        {
-            CliJsonContext.Write(context.Out, new ResidentJson(report), CliJsonContext.Output.ResidentJson);
-        }
-        else
+        if (!WriteJson(context, json, report))
         {
             WriteText(context.Out, report);
         }
@@ -70,15 +72,29 @@ internal static class ResidentCommand
         return context.ExitCode;
     }
 
+    private static bool WriteJson(CliContext context, bool json, List<ResidentFileJson> report)
+    {
+        if (json)
+        {
+            CliJsonContext.Write(context.Out, new ResidentJson(report), CliJsonContext.Output.ResidentJson);
+        }
+
+        return json;
+    }
+
+    /// <summary>Pages as fincore counts them: the last, partial page of a file is a page.</summary>
+    internal static long PageCount(long bytes) => (bytes + Environment.SystemPageSize - 1) / Environment.SystemPageSize;
+
     private static void WriteText(TextWriter output, List<ResidentFileJson> report)
     {
-        output.WriteLine($"{"RESIDENT",12} {"SIZE",12} {"%",6}  FILE");
+        // PAGES is fincore's column: resident pages (of the system page size).
+        output.WriteLine($"{"RESIDENT",12} {"PAGES",10} {"SIZE",12} {"%",6}  FILE");
         foreach (ResidentFileJson file in report)
         {
-            output.WriteLine($"{ByteSize.Format(file.ResidentBytes),12} {ByteSize.Format(file.Bytes),12} {ByteSize.Percent(file.ResidentBytes, file.Bytes)}  {file.File}");
+            output.WriteLine($"{ByteSize.Format(file.ResidentBytes),12} {file.ResidentPages,10} {ByteSize.Format(file.Bytes),12} {ByteSize.Percent(file.ResidentBytes, file.Bytes)}  {SafeText.Escape(file.File)}");
             foreach (Group group in Summarize(file.Tensors))
             {
-                output.WriteLine($"{ByteSize.Format(group.ResidentBytes),12} {ByteSize.Format(group.Bytes),12} {ByteSize.Percent(group.ResidentBytes, group.Bytes)}    {group.Key} ({group.Count} tensor{(group.Count == 1 ? string.Empty : "s")})");
+                output.WriteLine($"{ByteSize.Format(group.ResidentBytes),12} {PageCount(group.ResidentBytes),10} {ByteSize.Format(group.Bytes),12} {ByteSize.Percent(group.ResidentBytes, group.Bytes)}    {SafeText.Escape(group.Key)} ({group.Count} tensor{(group.Count == 1 ? string.Empty : "s")})");
             }
         }
     }

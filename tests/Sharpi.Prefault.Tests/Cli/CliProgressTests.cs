@@ -1,0 +1,49 @@
+using System.Text.RegularExpressions;
+using Sharpi.Prefault.Tests.TestSupport;
+
+namespace Sharpi.Prefault.Tests.Cli;
+
+public sealed class CliProgressTests
+{
+    [LinuxFact]
+    public void Touch_WithStderrRedirected_WritesPlainProgressLines()
+    {
+        using TestFile file = TestFile.Create(8 * TestFile.MiB);
+
+        CliRun run = CliRun.Of("touch", file.Path, "--gate", "always");
+
+        Assert.Equal(0, run.ExitCode);
+        Assert.Matches(new Regex(@"^progress: +100\.0% 8\.00 MiB/8\.00 MiB [0-9.]+ GiB/s ETA done .*\.bin$", RegexOptions.Multiline), run.Err);
+        Assert.DoesNotContain("warning", run.Err);
+    }
+
+    [LinuxFact]
+    public void Touch_OnA60ColumnTerminal_KeepsTheBarOnOneLine()
+    {
+        using TestFile file = TestFile.Create(64 * TestFile.MiB);
+
+        // script(1) gives the tool a pseudo-terminal; stty makes it 60 columns wide.
+        CliRun run = CliProcess.RunShell($"script -qec 'stty cols 60 rows 20; $TOOL touch --gate always {file.Path}' /dev/null");
+
+        Assert.Equal(0, run.ExitCode);
+        string[] redraws = run.Out.Split(['\r', '\n'], StringSplitOptions.RemoveEmptyEntries);
+        string[] bars = [.. redraws.Where(r => r.Contains("GiB/s ETA", StringComparison.Ordinal))];
+        Assert.NotEmpty(bars);
+        Assert.All(bars, bar => Assert.True(bar.TrimEnd().Length < 60, $"{bar.Length} columns: '{bar}'"));
+        // The bar, and the file's name (shortened from the left to fit).
+        Assert.Contains(bars, bar => bar.StartsWith('[') && bar.TrimEnd().EndsWith(".bin", StringComparison.Ordinal));
+        Assert.Contains("touched 1 file(s)", run.Out);
+    }
+
+    [Fact]
+    public void ProgressLine_NamesTheFileInProgress()
+    {
+        var bar = new Sharpi.Prefault.Cli.Output.ProgressBar(TextWriter.Null, terminal: true, [("a/first.gguf", 100), ("b/second.gguf", 100)]);
+
+        string line = bar.Format(new PrefaultProgress(150, 200, "x"), TimeSpan.FromSeconds(1), 79);
+
+        Assert.True(line.Length <= 79, line);
+        Assert.Contains("second.gguf (2/2)", line);
+        Assert.Contains("ETA", line);
+    }
+}
