@@ -182,6 +182,12 @@ internal static class Targets
                 return;
             }
 
+            if (index.Files.Count == 0)
+            {
+                context.Fail(path, "lists no tensors (an empty weight_map): no model to work on.");
+                return;
+            }
+
             foreach (string file in index.Files)
             {
                 string display = index.Files.Count == 1 && !ModelFiles.IsShardIndex(path)
