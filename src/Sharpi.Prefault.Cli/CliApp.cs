@@ -80,10 +80,16 @@ internal static class CliApp
 
     private static int ReportUnexpected(TextWriter error, Exception e)
     {
-        string what = e is IOException ? "I/O error" : "internal error";
+        string what = e switch
+        {
+            Output.OutputUnavailableException => "cannot write to stdout (closed, full, or its reader gone)",
+            IOException => "I/O error",
+            _ => "internal error",
+        };
         try
         {
-            error.WriteLine($"{Name}: {what}: {Output.SafeText.Escape(e.Message)} ({e.GetType().Name})");
+            string type = e is IOException ? string.Empty : $" ({e.GetType().Name})";
+            error.WriteLine($"{Name}: {what}: {Output.SafeText.Escape(e.Message)}{type}");
             error.Flush();
         }
         catch (IOException)

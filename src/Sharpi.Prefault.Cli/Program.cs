@@ -1,5 +1,7 @@
 using Sharpi.Prefault.Cli;
+using Sharpi.Prefault.Cli.Output;
 
 using var interruption = new Interruption();
-int code = await CliApp.RunAsync(args, Console.Out, Console.Error, interruption.Token).ConfigureAwait(false);
+using var output = new StdoutWriter(Console.Out);
+int code = await CliApp.RunAsync(args, output, Console.Error, interruption.Token).ConfigureAwait(false);
 return interruption.ExitCode(code);

@@ -42,6 +42,7 @@ public sealed class CliRobustnessTests
     [InlineData("$TOOL tensors {0} >&-")]
     [InlineData("$TOOL tensors {0} | head -c1 >/dev/null")]
     [InlineData("$TOOL resident {0} --json >&-")]
+    [InlineData("$TOOL tensors {0} >/dev/full")]
     public void StdoutClosedOrGone_IsNoStackTrace(string commandLine)
     {
         using var model = new CliModelFiles();
@@ -51,6 +52,10 @@ public sealed class CliRobustnessTests
 
         NoStackTrace.In(run);
         Assert.InRange(run.ExitCode, 0, 1);
+        if (run.ExitCode == 1)
+        {
+            Assert.Contains("cannot write to stdout", run.Err);
+        }
     }
 
     [Fact]
