@@ -33,7 +33,10 @@ internal static class ResidentCommand
             return context.ExitCode;
         }
 
-        List<FileTarget> targets = Targets.Resolve(context, paths, filter, readModels: true, recursive);
+        // Reading a model's header brings its pages (and maybe read-ahead around them) into the cache: snapshot each
+        // file's head first, and discount what was not resident before the look.
+        var head = new HeadSnapshot();
+        List<FileTarget> targets = Targets.Resolve(context, paths, filter, readModels: true, recursive, head.Take);
         using FileMappings mappings = FileMappings.Open(context, targets);
         var report = new List<ResidentFileJson>(mappings.Items.Count);
         foreach (FileMapping mapping in mappings.Items)
@@ -50,11 +53,13 @@ internal static class ResidentCommand
             }
 
             ResidencyInfo[] measured = Residency.MeasureEach(ranges);
-            long wholeResident = measured[0].ResidentBytes;
+            Func<long, long, long> broughtIn = head.BroughtIn(mapping);
+            long wholeResident = measured[0].ResidentBytes - broughtIn(0, target.Length);
             var tensors = new List<ResidentTensorJson>(tensorInfos.Count);
             for (int i = 0; i < tensorInfos.Count; i++)
             {
-                tensors.Add(new ResidentTensorJson(tensorInfos[i].Name, tensorInfos[i].Length, measured[i + 1].ResidentBytes));
+                long resident = measured[i + 1].ResidentBytes - broughtIn(tensorInfos[i].Offset, tensorInfos[i].Length);
+                tensors.Add(new ResidentTensorJson(tensorInfos[i].Name, tensorInfos[i].Length, resident));
             }
 
             report.Add(new ResidentFileJson(target.DisplayPath, target.Length, wholeResident, tensors)

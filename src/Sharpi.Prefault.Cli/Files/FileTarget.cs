@@ -46,7 +46,9 @@ internal static class Targets
     /// <param name="filter">The --tensor/--exclude patterns; when it names tensors, every file must be a model.</param>
     /// <param name="readModels">Read the tensor table of model files even when no tensors are named (resident, tensors).</param>
     /// <param name="recursive">-r: a directory stands for the regular files under it; without it a directory is an error.</param>
-    public static List<FileTarget> Resolve(CliContext context, IReadOnlyList<string> paths, TensorFilter filter, bool readModels, bool recursive = false)
+    /// <param name="beforeRead">Called with each regular file before anything is read from it (resident's head snapshot).</param>
+    public static List<FileTarget> Resolve(
+        CliContext context, IReadOnlyList<string> paths, TensorFilter filter, bool readModels, bool recursive = false, Action<string>? beforeRead = null)
     {
         var targets = new List<FileTarget>(paths.Count);
         var seen = new HashSet<string>(StringComparer.Ordinal);
@@ -58,6 +60,7 @@ internal static class Targets
             {
                 foreach (string file in FilesUnder(context, path, filter))
                 {
+                    beforeRead?.Invoke(file);
                     ResolveChecked(context, file, filter, selection, readModels, targets, seen);
                 }
 
@@ -70,6 +73,7 @@ internal static class Targets
                 continue;
             }
 
+            beforeRead?.Invoke(path);
             ResolveChecked(context, path, filter, selection, readModels, targets, seen);
         }
 
