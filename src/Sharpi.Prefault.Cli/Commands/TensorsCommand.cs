@@ -21,7 +21,9 @@ internal static class TensorsCommand
 
     private static int Run(CliContext context, string path, bool json)
     {
-        List<FileTarget> targets = Targets.Resolve(context, [path], new TensorFilter([], []), readModels: true);
+        List<FileTarget> targets = PathKinds.Of(path) == PathKind.Directory
+            ? Refuse(context, path, "is a directory; name a model file or a sharded model's index.")
+            : Targets.Resolve(context, [path], new TensorFilter([], []), readModels: true);
         if (targets.Count > 0 && !targets[0].IsModel)
         {
             context.Fail(path, "not a GGUF or safetensors model.");
@@ -58,6 +60,12 @@ internal static class TensorsCommand
 
         WriteTable(context.Out, index, sharded);
         return context.ExitCode;
+    }
+
+    private static List<FileTarget> Refuse(CliContext context, string path, string reason)
+    {
+        context.Fail(path, reason);
+        return [];
     }
 
     private static void WriteTable(TextWriter output, TensorIndex index, bool sharded)
