@@ -1,4 +1,5 @@
 using System.Runtime.InteropServices;
+using System.Runtime.Versioning;
 
 namespace Sharpi.Prefault.Cli;
 
@@ -11,6 +12,7 @@ internal static partial class Interop
         internal const uint STATX_TYPE = 0x1;
 
         /// <summary>struct statx (256 bytes on every Linux architecture); only stx_mode is read.</summary>
+        [SupportedOSPlatform("linux")]
         [StructLayout(LayoutKind.Explicit, Size = 256)]
         internal struct StatxBuffer
         {
@@ -18,6 +20,7 @@ internal static partial class Interop
         }
 
         /// <summary>int statx(int dirfd, const char *pathname, int flags, unsigned int mask, struct statx *statxbuf); glibc 2.28+.</summary>
+        [SupportedOSPlatform("linux")]
         [LibraryImport("libc", EntryPoint = "statx", StringMarshalling = StringMarshalling.Utf8, SetLastError = true)]
         internal static partial int Statx(int directoryFileDescriptor, string path, int flags, uint mask, StatxBuffer* buffer);
     }
