@@ -38,6 +38,10 @@ internal static class CliApp
             LockCommand.Create(),
         };
 
+    /// <summary>True for the commands that end their own way on SIGINT/SIGTERM: touch (prints what it did) and lock (unlocks).</summary>
+    public static bool FinishesOnInterruption(string[] args) =>
+        Build().Parse(args).CommandResult.Command.Name is "touch" or "lock";
+
     public static int Run(string[] args, TextWriter output, TextWriter error) =>
         RunAsync(args, output, error, CancellationToken.None).GetAwaiter().GetResult();
 

@@ -15,9 +15,13 @@ internal sealed class Interruption : IDisposable
     private readonly List<PosixSignalRegistration> _registrations = [];
     private int _signal;
 
-    public Interruption()
+    /// <param name="handle">
+    /// False for commands with nothing to finish (resident, evict, tensors): the signals keep their default, which ends the
+    /// process at once with 130 or 143, rather than wait for a command that would not look at the token.
+    /// </param>
+    public Interruption(bool handle)
     {
-        if (OperatingSystem.IsWindows() || OperatingSystem.IsLinux() || OperatingSystem.IsMacOS() || OperatingSystem.IsFreeBSD())
+        if (handle && (OperatingSystem.IsWindows() || OperatingSystem.IsLinux() || OperatingSystem.IsMacOS() || OperatingSystem.IsFreeBSD()))
         {
             _registrations.Add(PosixSignalRegistration.Create(PosixSignal.SIGINT, OnSignal));
             _registrations.Add(PosixSignalRegistration.Create(PosixSignal.SIGTERM, OnSignal));
