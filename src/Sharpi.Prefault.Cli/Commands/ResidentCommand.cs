@@ -37,36 +37,20 @@ internal static class ResidentCommand
         // file's head first, and discount what was not resident before the look.
         var head = new HeadSnapshot();
         List<FileTarget> targets = Targets.Resolve(context, paths, filter, readModels: true, recursive, head.Take);
-        using FileMappings mappings = FileMappings.Open(context, targets);
-        var report = new List<ResidentFileJson>(mappings.Items.Count);
-        foreach (FileMapping mapping in mappings.Items)
+        var report = new List<ResidentFileJson>(targets.Count);
+        foreach (FileTarget target in targets)
         {
-            // mincore over a fresh read-only mapping reports page-cache pages whether or not anyone maps them.
-            // The whole file first, then each tensor: one call, so the setup is paid once per file, not per tensor.
-            FileTarget target = mapping.Target;
-            IReadOnlyList<TensorInfo> tensorInfos = target.Tensors ?? [];
-            var ranges = new PrefaultRegion[tensorInfos.Count + 1];
-            ranges[0] = mapping.Whole();
-            for (int i = 0; i < tensorInfos.Count; i++)
+            // One file mapped at a time: measuring reads the process's mappings, and thousands of them at once made
+            // each measurement slower than the last.
+            try
             {
-                ranges[i + 1] = mapping.Range(tensorInfos[i].Offset, tensorInfos[i].Length);
+                using FileMapping mapping = FileMapping.Open(target);
+                report.Add(Measure(mapping, head));
             }
-
-            ResidencyInfo[] measured = Residency.MeasureEach(ranges);
-            Func<long, long, long> broughtIn = head.BroughtIn(mapping);
-            long wholeResident = measured[0].ResidentBytes - broughtIn(0, target.Length);
-            var tensors = new List<ResidentTensorJson>(tensorInfos.Count);
-            for (int i = 0; i < tensorInfos.Count; i++)
+            catch (Exception e) when (FileErrors.IsExpected(e))
             {
-                long resident = measured[i + 1].ResidentBytes - broughtIn(tensorInfos[i].Offset, tensorInfos[i].Length);
-                tensors.Add(new ResidentTensorJson(tensorInfos[i].Name, tensorInfos[i].Length, resident));
+                context.Fail(target.DisplayPath, FileErrors.Describe(e));
             }
-
-            report.Add(new ResidentFileJson(target.DisplayPath, target.Length, wholeResident, tensors)
-            {
-                Pages = PageCount(target.Length),
-                ResidentPages = PageCount(wholeResident),
-            });
         }
 
         if (!WriteJson(context, json, report))
@@ -75,6 +59,38 @@ internal static class ResidentCommand
         }
 
         return context.ExitCode;
+    }
+
+    /// <summary>
+    /// mincore over a fresh read-only mapping reports page-cache pages whether or not anyone maps them. The whole
+    /// file first, then each tensor: one call, so the setup is paid once per file, not per tensor.
+    /// </summary>
+    private static ResidentFileJson Measure(FileMapping mapping, HeadSnapshot head)
+    {
+        FileTarget target = mapping.Target;
+        IReadOnlyList<TensorInfo> tensorInfos = target.Tensors ?? [];
+        var ranges = new PrefaultRegion[tensorInfos.Count + 1];
+        ranges[0] = mapping.Whole();
+        for (int i = 0; i < tensorInfos.Count; i++)
+        {
+            ranges[i + 1] = mapping.Range(tensorInfos[i].Offset, tensorInfos[i].Length);
+        }
+
+        ResidencyInfo[] measured = Residency.MeasureEach(ranges);
+        Func<long, long, long> broughtIn = head.BroughtIn(mapping);
+        long wholeResident = measured[0].ResidentBytes - broughtIn(0, target.Length);
+        var tensors = new List<ResidentTensorJson>(tensorInfos.Count);
+        for (int i = 0; i < tensorInfos.Count; i++)
+        {
+            long resident = measured[i + 1].ResidentBytes - broughtIn(tensorInfos[i].Offset, tensorInfos[i].Length);
+            tensors.Add(new ResidentTensorJson(tensorInfos[i].Name, tensorInfos[i].Length, resident));
+        }
+
+        return new ResidentFileJson(target.DisplayPath, target.Length, wholeResident, tensors)
+        {
+            Pages = PageCount(target.Length),
+            ResidentPages = PageCount(wholeResident),
+        };
     }
 
     private static bool WriteJson(CliContext context, bool json, List<ResidentFileJson> report)
