@@ -145,6 +145,37 @@ public sealed class CliFileKindTests
     }
 
     [LinuxFact]
+    public async Task LockOfAShardIndex_LocksTheShards()
+    {
+        using var model = new CliModelFiles();
+        string index = model.Sharded();
+        using var output = new StringWriter();
+        using var error = new StringWriter();
+        TextWriter syncOut = TextWriter.Synchronized(output);
+        using var cancel = new CancellationTokenSource();
+
+        Task<int> run = Sharpi.Prefault.Cli.CliApp.RunAsync(["lock", index], syncOut, TextWriter.Synchronized(error), cancel.Token);
+        for (int i = 0; i < 300 && !run.IsCompleted && !output.ToString().Contains("holding", StringComparison.Ordinal); i++)
+        {
+            await Task.Delay(20);
+        }
+
+        await cancel.CancelAsync();
+        int exitCode = await run;
+        if (exitCode == 1 && error.ToString().Contains("limit", StringComparison.OrdinalIgnoreCase))
+        {
+            return; // RLIMIT_MEMLOCK too small here
+        }
+
+        Assert.Equal(0, exitCode);
+        // The shards (whole pages of each), not the index's few hundred bytes.
+        long page = Environment.SystemPageSize;
+        long shards = Directory.GetFiles(model.Directory, "*.safetensors").Sum(f => (new FileInfo(f).Length + page - 1) / page * page);
+        string size = Sharpi.Prefault.Cli.Output.ByteSize.Format(shards);
+        Assert.Contains($"locked {size} of {size} in 2 file(s)", output.ToString());
+    }
+
+    [LinuxFact]
     public void EvictOfAShardIndex_EvictsTheShards()
     {
         using var model = new CliModelFiles();
