@@ -72,7 +72,7 @@ internal static class LockCommand
 
         // Prefault first, in parallel: mlock would fault the pages in one by one on this thread.
         PrefaultResult prefault = TouchCommand.Prefault(context, regions, files, RamGate.Always, cancellationToken);
-        if (prefault.Cancelled || cancellationToken.IsCancellationRequested)
+        if (prefault.IsCanceled || cancellationToken.IsCancellationRequested)
         {
             await context.Err.WriteLineAsync($"{CliApp.Name}: interrupted while prefaulting; nothing locked.").ConfigureAwait(false);
             WriteJson(context, json, null, requested, false);

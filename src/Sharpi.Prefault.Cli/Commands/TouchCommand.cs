@@ -78,12 +78,12 @@ internal static class TouchCommand
     /// </summary>
     private static int ExitCode(CliContext context, PrefaultResult result)
     {
-        if (result.Cancelled)
+        if (result.IsCanceled)
         {
             return ExitCodes.Interrupted;
         }
 
-        if (result.Partial || (!result.Ran && result.BytesRequested > result.BytesAlreadyResident && !CliContext.KillSwitchIsOn(out _)))
+        if (result.IsPartial || (!result.HasRun && result.BytesRequested > result.BytesAlreadyResident && !CliContext.KillSwitchIsOn(out _)))
         {
             return ExitCodes.Partial;
         }
@@ -113,7 +113,7 @@ internal static class TouchCommand
             context.Fail(failure.Name, failure.Message);
         }
 
-        if (!result.Ran && CliContext.KillSwitchIsOn(out string reason))
+        if (!result.HasRun && CliContext.KillSwitchIsOn(out string reason))
         {
             context.Note("nothing prefaulted", $"{reason}; the kill switch wins over --gate always and every other option.");
         }
@@ -142,9 +142,9 @@ internal static class TouchCommand
         }
 
         // What was not done comes first, so neither a reader nor `head -1` can take a partial run for a whole one.
-        string lead = result.Cancelled
+        string lead = result.IsCanceled
             ? string.Create(CultureInfo.InvariantCulture, $"cancelled: touched {ByteSize.Format(result.Bytes)}, {ByteSize.Format(result.BytesSkipped)} of {ByteSize.Format(result.BytesRequested)} not done; ")
-            : result.Partial
+            : result.IsPartial
                 ? string.Create(CultureInfo.InvariantCulture, $"partial: the RAM gate left {ByteSize.Format(result.BytesSkipped)} of {ByteSize.Format(result.BytesRequested)} untouched; ")
                 : string.Empty;
         output.WriteLine(string.Create(CultureInfo.InvariantCulture,
