@@ -15,6 +15,12 @@ internal static class ExitCodes
 
     /// <summary>The command line was wrong; nothing was done.</summary>
     public const int Usage = 2;
+
+    /// <summary>SIGINT (Ctrl+C) stopped the work part way; what was done is printed (128 + 2, as a shell reports it).</summary>
+    public const int Interrupted = 130;
+
+    /// <summary>SIGTERM stopped the work part way (128 + 15).</summary>
+    public const int Terminated = 143;
 }
 
 /// <summary>The command tree and the entry point, separate from <c>Program</c> so tests run the tool in-process.</summary>
@@ -31,6 +37,10 @@ internal static class CliApp
             TensorsCommand.Create(),
             LockCommand.Create(),
         };
+
+    /// <summary>True for the commands that end their own way on SIGINT/SIGTERM: touch (prints what it did) and lock (unlocks).</summary>
+    public static bool FinishesOnInterruption(string[] args) =>
+        Build().Parse(args).CommandResult.Command.Name is "touch" or "lock";
 
     public static int Run(string[] args, TextWriter output, TextWriter error) =>
         RunAsync(args, output, error, CancellationToken.None).GetAwaiter().GetResult();
@@ -51,7 +61,46 @@ internal static class CliApp
             return ExitCodes.Usage;
         }
 
-        var configuration = new InvocationConfiguration { Output = output, Error = error };
-        return await parsed.InvokeAsync(configuration, cancellationToken).ConfigureAwait(false);
+        // Signals are Program's (Interruption): the token it passes is the one the commands see. The default exception
+        // handler prints stack traces; anything that escapes a command is reported in one line instead.
+        var configuration = new InvocationConfiguration
+        {
+            Output = output,
+            Error = error,
+            ProcessTerminationTimeout = null,
+            EnableDefaultExceptionHandler = false,
+        };
+        try
+        {
+            return await parsed.InvokeAsync(configuration, cancellationToken).ConfigureAwait(false);
+        }
+#pragma warning disable CA1031 // The last line of defence: whatever a command failed to foresee is one message, never a stack trace.
+        catch (Exception e)
+#pragma warning restore CA1031
+        {
+            return ReportUnexpected(error, e);
+        }
+    }
+
+    private static int ReportUnexpected(TextWriter error, Exception e)
+    {
+        string what = e switch
+        {
+            Output.OutputUnavailableException => "cannot write to stdout (closed, full, or its reader gone)",
+            IOException => "I/O error",
+            _ => "internal error",
+        };
+        try
+        {
+            string type = e is IOException ? string.Empty : $" ({e.GetType().Name})";
+            error.WriteLine($"{Name}: {what}: {Output.SafeText.Escape(e.Message)}{type}");
+            error.Flush();
+        }
+        catch (IOException)
+        {
+            // stderr is gone too: the exit code is all that is left.
+        }
+
+        return ExitCodes.Partial;
     }
 }

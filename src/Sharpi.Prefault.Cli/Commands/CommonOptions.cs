@@ -35,6 +35,9 @@ internal static class CommonOptions
     public static Option<string[]> Exclude() => Glob("--exclude", "-x",
         "Leave out the tensors whose name matches GLOB; repeatable.");
 
+    public static Option<bool> Recursive() =>
+        new("--recursive", "-r") { Description = "A directory FILE stands for the regular files under it, recursively (like vmtouch and fincore on a directory)." };
+
     public static Option<bool> Json() => new("--json") { Description = "Write the result as JSON on stdout." };
 
     public static TensorFilter Filter(ParseResult parse, Option<string[]> tensor, Option<string[]>? exclude) =>

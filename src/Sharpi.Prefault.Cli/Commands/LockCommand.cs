@@ -1,4 +1,5 @@
 using System.CommandLine;
+using System.Globalization;
 using Sharpi.Prefault.Cli.Files;
 using Sharpi.Prefault.Cli.Output;
 
@@ -15,36 +16,70 @@ internal static class LockCommand
         Argument<string[]> files = CommonOptions.Files();
         Option<string[]> tensor = CommonOptions.Tensor();
         Option<string[]> exclude = CommonOptions.Exclude();
+        Option<bool> recursive = CommonOptions.Recursive();
+        Option<bool> json = CommonOptions.Json();
+        var pidFile = new Option<FileInfo?>("--pidfile")
+        {
+            Description = "Write the process id to PATH once the pages are locked (like vmtouch -P); removed on exit.",
+            HelpName = "PATH",
+        };
         var command = new Command("lock", "Prefault FILEs (or the selected tensors) and hold their pages locked in memory until Ctrl+C or SIGTERM.")
         {
-            files, tensor, exclude,
+            files, tensor, exclude, recursive, pidFile, json,
         };
 
-        // System.CommandLine cancels the token on Ctrl+C and SIGTERM: that is the signal to unlock and exit.
+        // The token is cancelled on SIGINT and SIGTERM (Program's Interruption): the signal to unlock and exit.
         command.SetAction((parse, cancellationToken) => RunAsync(
-            CliContext.From(parse), parse.GetRequiredValue(files), CommonOptions.Filter(parse, tensor, exclude), cancellationToken));
+            CliContext.From(parse),
+            parse.GetRequiredValue(files),
+            CommonOptions.Filter(parse, tensor, exclude),
+            parse.GetValue(recursive),
+            parse.GetValue(pidFile)?.FullName,
+            parse.GetValue(json),
+            cancellationToken));
         return command;
     }
 
-    private static async Task<int> RunAsync(CliContext context, string[] paths, TensorFilter filter, CancellationToken cancellationToken)
+    private static async Task<int> RunAsync(
+        CliContext context, string[] paths, TensorFilter filter, bool recursive, string? pidFile, bool json, CancellationToken cancellationToken)
     {
-        List<FileTarget> targets = Targets.Resolve(context, paths, filter, readModels: false);
-        using FileMappings mappings = FileMappings.Open(context, targets);
-        var regions = new List<PrefaultRegion>();
-        foreach (FileMapping mapping in mappings.Items)
+        if (CliContext.KillSwitchIsOn(out string reason))
         {
-            regions.AddRange(mapping.Regions(tensorsOnly: filter.NamesTensors));
+            context.Note("nothing locked", $"{reason}; the kill switch wins over lock too.");
+            return WriteJson(context, json, null, 0, false);
         }
 
-        if (regions.Count == 0)
+        List<FileTarget> targets = Targets.Resolve(context, paths, filter, readModels: false, recursive);
+        using FileMappings mappings = FileMappings.Open(context, targets);
+        var regions = new List<PrefaultRegion>();
+        var files = new List<(string Name, long Bytes)>();
+        long requested = 0;
+        foreach (FileMapping mapping in mappings.Items)
         {
-            return context.ExitCode;
+            List<PrefaultRegion> fileRegions = mapping.Regions(tensorsOnly: filter.NamesTensors);
+            regions.AddRange(fileRegions);
+            long bytes = fileRegions.Sum(r => r.Length);
+            files.Add((mapping.Target.DisplayPath, bytes));
+            requested += bytes;
+        }
+
+        if (requested == 0)
+        {
+            // An empty file, or tensors that are all empty: holding nothing until Ctrl+C would only look like success.
+            context.Fail(targets.Count == 0 ? "lock" : string.Join(", ", targets.Select(t => t.DisplayPath)), "nothing to lock (no bytes selected).");
+            return WriteJson(context, json, null, 0, false);
         }
 
         // Prefault first, in parallel: mlock would fault the pages in one by one on this thread.
-        TouchCommand.Prefault(context, regions, RamGate.Always, cancellationToken);
+        PrefaultResult prefault = TouchCommand.Prefault(context, regions, files, RamGate.Always, cancellationToken);
+        if (prefault.IsCanceled || cancellationToken.IsCancellationRequested)
+        {
+            await context.Err.WriteLineAsync($"{CliApp.Name}: interrupted while prefaulting; nothing locked.").ConfigureAwait(false);
+            WriteJson(context, json, null, requested, false);
+            return ExitCodes.Interrupted;
+        }
 
-        using LockLease lease = MmapLock.Lock(regions, LockOptions.Default with { Label = CliApp.Name });
+        using LockLease lease = MmapLock.Lock(regions, LockOptions.Default with { Label = CliApp.Name, Logger = context.Logger });
         foreach (RegionFailure failure in lease.Failures)
         {
             context.Fail(failure.Name, failure.Message);
@@ -53,23 +88,83 @@ internal static class LockCommand
         if (lease.LockedBytes == 0)
         {
             await context.Err.WriteLineAsync($"{CliApp.Name}: nothing locked.").ConfigureAwait(false);
+            WriteJson(context, json, lease, requested, false);
             return ExitCodes.Partial;
         }
 
-        await context.Out.WriteLineAsync(
-            $"locked {ByteSize.Format(lease.LockedBytes)} of {ByteSize.Format(lease.RequestedBytes)} in {mappings.Items.Count} file(s); holding until Ctrl+C or SIGTERM").ConfigureAwait(false);
-        await context.Out.FlushAsync(CancellationToken.None).ConfigureAwait(false);
+        long locked = lease.LockedBytes;
+        string holding = $"locked {ByteSize.Format(locked)} of {ByteSize.Format(lease.RequestedBytes)} in {mappings.Items.Count} file(s); holding until Ctrl+C or SIGTERM";
+        TextWriter status = json ? context.Err : context.Out; // with --json, stdout carries the one JSON document only
         try
         {
-            await Task.Delay(Timeout.Infinite, cancellationToken).ConfigureAwait(false);
+            if (pidFile is not null && !TryWritePidFile(context, pidFile))
+            {
+                return WriteJson(context, json, lease, requested, false);
+            }
+
+            await status.WriteLineAsync(holding).ConfigureAwait(false);
+            await status.FlushAsync(CancellationToken.None).ConfigureAwait(false);
+            try
+            {
+                await Task.Delay(Timeout.Infinite, cancellationToken).ConfigureAwait(false);
+            }
+            catch (OperationCanceledException)
+            {
+                // The expected way out: Ctrl+C or SIGTERM.
+            }
+
+            lease.Dispose();
+            if (!json)
+            {
+                await context.Out.WriteLineAsync($"unlocked {ByteSize.Format(locked)}").ConfigureAwait(false);
+                await context.Out.FlushAsync(CancellationToken.None).ConfigureAwait(false);
+            }
+
+            return WriteJson(context, json, lease, requested, unlocked: true, locked);
         }
-        catch (OperationCanceledException)
+        finally
         {
-            // The expected way out.
+            if (pidFile is not null)
+            {
+                TryDelete(pidFile);
+            }
+        }
+    }
+
+    private static bool TryWritePidFile(CliContext context, string pidFile)
+    {
+        try
+        {
+            File.WriteAllText(pidFile, Environment.ProcessId.ToString(CultureInfo.InvariantCulture) + "\n");
+            return true;
+        }
+        catch (Exception e) when (FileErrors.IsExpected(e))
+        {
+            context.Fail(pidFile, $"cannot write the pid file: {FileErrors.Describe(e)} Unlocked.");
+            return false;
+        }
+    }
+
+    private static void TryDelete(string path)
+    {
+        try
+        {
+            File.Delete(path);
+        }
+        catch (Exception e) when (FileErrors.IsExpected(e))
+        {
+            // Nothing to do about it on the way out; the pid in it is gone anyway.
+        }
+    }
+
+    private static int WriteJson(CliContext context, bool json, LockLease? lease, long requested, bool unlocked, long? locked = null)
+    {
+        if (json)
+        {
+            var failures = lease is null ? [] : lease.Failures.Select(f => new FailureJson(f.Name, f.Message)).ToList();
+            CliJsonContext.Write(context.Out, new LockJson(locked ?? lease?.LockedBytes ?? 0, requested, unlocked, failures), CliJsonContext.Output.LockJson);
         }
 
-        lease.Dispose();
-        await context.Out.WriteLineAsync($"unlocked {ByteSize.Format(lease.LockedBytes)}").ConfigureAwait(false);
         return context.ExitCode;
     }
 }

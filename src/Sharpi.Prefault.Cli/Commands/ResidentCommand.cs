@@ -12,56 +12,47 @@ internal static class ResidentCommand
         Argument<string[]> files = CommonOptions.Files();
         Option<string[]> tensor = CommonOptions.Tensor();
         Option<string[]> exclude = CommonOptions.Exclude();
+        Option<bool> recursive = CommonOptions.Recursive();
         Option<bool> json = CommonOptions.Json();
         var command = new Command("resident", "Show how much of each FILE (and of each tensor of a model) is in the page cache. Touches no page.")
         {
-            files, tensor, exclude, json,
+            files, tensor, exclude, recursive, json,
         };
         command.SetAction(parse => Run(
-            CliContext.From(parse), parse.GetRequiredValue(files), CommonOptions.Filter(parse, tensor, exclude), parse.GetValue(json)));
+            CliContext.From(parse), parse.GetRequiredValue(files), CommonOptions.Filter(parse, tensor, exclude), parse.GetValue(recursive), parse.GetValue(json)));
         return command;
     }
 
-    private static int Run(CliContext context, string[] paths, TensorFilter filter, bool json)
+    private static int Run(CliContext context, string[] paths, TensorFilter filter, bool recursive, bool json)
     {
         if (!Residency.IsSupported)
         {
             context.Fail("resident", "this platform has no page-residency query (mincore); Linux and macOS have one.");
+            WriteJson(context, json, []);
             return context.ExitCode;
         }
 
-        List<FileTarget> targets = Targets.Resolve(context, paths, filter, readModels: true);
-        using FileMappings mappings = FileMappings.Open(context, targets);
-        var report = new List<ResidentFileJson>(mappings.Items.Count);
-        foreach (FileMapping mapping in mappings.Items)
+        // Reading a model's header brings its pages (and maybe read-ahead around them) into the cache: snapshot each
+        // file's head first, and discount what was not resident before the look.
+        var head = new HeadSnapshot();
+        List<FileTarget> targets = Targets.Resolve(context, paths, filter, readModels: true, recursive, head.Take);
+        var report = new List<ResidentFileJson>(targets.Count);
+        foreach (FileTarget target in targets)
         {
-            // mincore over a fresh read-only mapping reports page-cache pages whether or not anyone maps them.
-            // The whole file first, then each tensor: one call, so the setup is paid once per file, not per tensor.
-            FileTarget target = mapping.Target;
-            IReadOnlyList<TensorInfo> tensorInfos = target.Tensors ?? [];
-            var ranges = new PrefaultRegion[tensorInfos.Count + 1];
-            ranges[0] = mapping.Whole();
-            for (int i = 0; i < tensorInfos.Count; i++)
+            // One file mapped at a time: measuring reads the process's mappings, and thousands of them at once made
+            // each measurement slower than the last.
+            try
             {
-                ranges[i + 1] = mapping.Range(tensorInfos[i].Offset, tensorInfos[i].Length);
+                using FileMapping mapping = FileMapping.Open(target);
+                report.Add(Measure(mapping, head));
             }
-
-            ResidencyInfo[] measured = Residency.MeasureEach(ranges);
-            long wholeResident = measured[0].ResidentBytes;
-            var tensors = new List<ResidentTensorJson>(tensorInfos.Count);
-            for (int i = 0; i < tensorInfos.Count; i++)
+            catch (Exception e) when (FileErrors.IsExpected(e))
             {
-                tensors.Add(new ResidentTensorJson(tensorInfos[i].Name, tensorInfos[i].Length, measured[i + 1].ResidentBytes));
+                context.Fail(target.DisplayPath, FileErrors.Describe(e));
             }
-
-            report.Add(new ResidentFileJson(target.DisplayPath, target.Length, wholeResident, tensors));
         }
 
-        if (json)
-        {
-            CliJsonContext.Write(context.Out, new ResidentJson(report), CliJsonContext.Output.ResidentJson);
-        }
-        else
+        if (!WriteJson(context, json, report))
         {
             WriteText(context.Out, report);
         }
@@ -69,15 +60,61 @@ internal static class ResidentCommand
         return context.ExitCode;
     }
 
+    /// <summary>
+    /// mincore over a fresh read-only mapping reports page-cache pages whether or not anyone maps them. The whole
+    /// file first, then each tensor: one call, so the setup is paid once per file, not per tensor.
+    /// </summary>
+    private static ResidentFileJson Measure(FileMapping mapping, HeadSnapshot head)
+    {
+        FileTarget target = mapping.Target;
+        IReadOnlyList<TensorInfo> tensorInfos = target.Tensors ?? [];
+        var ranges = new PrefaultRegion[tensorInfos.Count + 1];
+        ranges[0] = mapping.Whole();
+        for (int i = 0; i < tensorInfos.Count; i++)
+        {
+            ranges[i + 1] = mapping.Range(tensorInfos[i].Offset, tensorInfos[i].Length);
+        }
+
+        ResidencyInfo[] measured = Residency.MeasureEach(ranges);
+        Func<long, long, long> broughtIn = head.BroughtIn(mapping);
+        long wholeResident = measured[0].ResidentBytes - broughtIn(0, target.Length);
+        var tensors = new List<ResidentTensorJson>(tensorInfos.Count);
+        for (int i = 0; i < tensorInfos.Count; i++)
+        {
+            long resident = measured[i + 1].ResidentBytes - broughtIn(tensorInfos[i].Offset, tensorInfos[i].Length);
+            tensors.Add(new ResidentTensorJson(tensorInfos[i].Name, tensorInfos[i].Length, resident));
+        }
+
+        return new ResidentFileJson(target.DisplayPath, target.Length, wholeResident, tensors)
+        {
+            Pages = PageCount(target.Length),
+            ResidentPages = PageCount(wholeResident),
+        };
+    }
+
+    private static bool WriteJson(CliContext context, bool json, List<ResidentFileJson> report)
+    {
+        if (json)
+        {
+            CliJsonContext.Write(context.Out, new ResidentJson(report), CliJsonContext.Output.ResidentJson);
+        }
+
+        return json;
+    }
+
+    /// <summary>Pages as fincore counts them: the last, partial page of a file is a page.</summary>
+    internal static long PageCount(long bytes) => (bytes + Environment.SystemPageSize - 1) / Environment.SystemPageSize;
+
     private static void WriteText(TextWriter output, List<ResidentFileJson> report)
     {
-        output.WriteLine($"{"RESIDENT",12} {"SIZE",12} {"%",6}  FILE");
+        // PAGES is fincore's column: resident pages (of the system page size).
+        output.WriteLine($"{"RESIDENT",12} {"PAGES",10} {"SIZE",12} {"%",6}  FILE");
         foreach (ResidentFileJson file in report)
         {
-            output.WriteLine($"{ByteSize.Format(file.ResidentBytes),12} {ByteSize.Format(file.Bytes),12} {ByteSize.Percent(file.ResidentBytes, file.Bytes)}  {file.File}");
+            output.WriteLine($"{ByteSize.Format(file.ResidentBytes),12} {file.ResidentPages,10} {ByteSize.Format(file.Bytes),12} {ByteSize.Percent(file.ResidentBytes, file.Bytes)}  {SafeText.Escape(file.File)}");
             foreach (Group group in Summarize(file.Tensors))
             {
-                output.WriteLine($"{ByteSize.Format(group.ResidentBytes),12} {ByteSize.Format(group.Bytes),12} {ByteSize.Percent(group.ResidentBytes, group.Bytes)}    {group.Key} ({group.Count} tensor{(group.Count == 1 ? string.Empty : "s")})");
+                output.WriteLine($"{ByteSize.Format(group.ResidentBytes),12} {PageCount(group.ResidentBytes),10} {ByteSize.Format(group.Bytes),12} {ByteSize.Percent(group.ResidentBytes, group.Bytes)}    {SafeText.Escape(group.Key)} ({group.Count} tensor{(group.Count == 1 ? string.Empty : "s")})");
             }
         }
     }

@@ -20,16 +20,27 @@ internal static class TensorsCommand
 
     private static int Run(CliContext context, string path, bool json)
     {
-        List<FileTarget> targets = Targets.Resolve(context, [path], new TensorFilter([], []), readModels: true);
-        if (targets.Count == 0)
-        {
-            return context.ExitCode;
-        }
-
-        if (!targets[0].IsModel)
+        List<FileTarget> targets = PathKinds.Of(path) == PathKind.Directory
+            ? Refuse(context, path, "is a directory; name a model file or a sharded model's index.")
+            : Targets.Resolve(context, [path], new TensorFilter([], []), readModels: true);
+        if (targets.Count > 0 && !targets[0].IsModel)
         {
             context.Fail(path, "not a GGUF or safetensors model.");
-            return context.ExitCode;
+        }
+        else if (targets.Count > 0 && targets[0].Index!.Tensors.Count == 0)
+        {
+            // An index with an empty weight_map (or a header with no tensors) describes no model to list.
+            context.Fail(path, "lists no tensors.");
+        }
+
+        if (context.FailureCount > 0 || targets.Count == 0)
+        {
+            if (json)
+            {
+                CliJsonContext.Write(context.Out, new ErrorJson(context.Failures), CliJsonContext.Output.ErrorJson);
+            }
+
+            return ExitCodes.Partial;
         }
 
         TensorIndex index = targets[0].Index!;
@@ -50,12 +61,18 @@ internal static class TensorsCommand
         return context.ExitCode;
     }
 
+    private static List<FileTarget> Refuse(CliContext context, string path, string reason)
+    {
+        context.Fail(path, reason);
+        return [];
+    }
+
     private static void WriteTable(TextWriter output, TensorIndex index, bool sharded)
     {
         int nameWidth = 4;
         foreach (TensorInfo t in index.Tensors)
         {
-            nameWidth = Math.Max(nameWidth, t.Name.Length);
+            nameWidth = Math.Max(nameWidth, SafeText.Escape(t.Name).Length);
         }
 
         output.WriteLine($"{"OFFSET",14} {"LENGTH",14} {"DTYPE",-8} {"SHAPE",-24} {"NAME".PadRight(nameWidth)}{(sharded ? " FILE" : string.Empty)}");
@@ -64,7 +81,7 @@ internal static class TensorsCommand
         {
             string shape = "[" + string.Join(", ", t.Shape.Select(d => d.ToString(CultureInfo.InvariantCulture))) + "]";
             string file = sharded ? " " + Path.GetFileName(t.FilePath) : string.Empty;
-            output.WriteLine(string.Create(CultureInfo.InvariantCulture, $"{t.Offset,14} {t.Length,14} {t.DType,-8} {shape,-24} {t.Name.PadRight(nameWidth)}{file}"));
+            output.WriteLine(string.Create(CultureInfo.InvariantCulture, $"{t.Offset,14} {t.Length,14} {SafeText.Escape(t.DType),-8} {shape,-24} {SafeText.Escape(t.Name).PadRight(nameWidth)}{SafeText.Escape(file)}"));
             total += t.Length;
         }
 

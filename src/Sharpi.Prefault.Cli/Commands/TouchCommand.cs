@@ -13,6 +13,7 @@ internal static class TouchCommand
         Argument<string[]> files = CommonOptions.Files();
         Option<string[]> tensor = CommonOptions.Tensor();
         Option<string[]> exclude = CommonOptions.Exclude();
+        Option<bool> recursive = CommonOptions.Recursive();
         Option<bool> json = CommonOptions.Json();
         var gate = new Option<string>("--gate")
         {
@@ -23,22 +24,23 @@ internal static class TouchCommand
 
         var command = new Command("touch", "Map FILEs and prefault them (or the selected tensors) into the page cache.")
         {
-            files, tensor, exclude, gate, json,
+            files, tensor, exclude, recursive, gate, json,
         };
         // The token is cancelled on Ctrl+C / SIGTERM: the sweep stops between chunks and the partial result is printed.
         command.SetAction((parse, cancellationToken) => Task.FromResult(Run(
             CliContext.From(parse),
             parse.GetRequiredValue(files),
             CommonOptions.Filter(parse, tensor, exclude),
+            parse.GetValue(recursive),
             parse.GetValue(gate) == "always" ? RamGate.Always : RamGate.FitsInRam,
             parse.GetValue(json),
             cancellationToken)));
         return command;
     }
 
-    private static int Run(CliContext context, string[] paths, TensorFilter filter, RamGate gate, bool json, CancellationToken cancellationToken)
+    private static int Run(CliContext context, string[] paths, TensorFilter filter, bool recursive, RamGate gate, bool json, CancellationToken cancellationToken)
     {
-        List<FileTarget> targets = Targets.Resolve(context, paths, filter, readModels: false);
+        List<FileTarget> targets = Targets.Resolve(context, paths, filter, readModels: false, recursive);
         using FileMappings mappings = FileMappings.Open(context, targets);
 
         // One run over every file, in argument order: a partial prefault (RAM gate) keeps the first files whole.
@@ -51,7 +53,12 @@ internal static class TouchCommand
             files.Add(new TouchFileJson(mapping.Target.DisplayPath, Sum(fileRegions), filter.NamesTensors ? fileRegions.Count : null));
         }
 
-        PrefaultResult result = Prefault(context, regions, gate, cancellationToken);
+        PrefaultResult result = Prefault(context, regions, files.ConvertAll(f => (f.File, f.Bytes)), gate, cancellationToken);
+        if (Sum(regions) == 0 && !CliContext.KillSwitchIsOn(out _))
+        {
+            // The library's "(all empty)" would hide a missing file behind a claim about its size.
+            result = result with { Reason = context.FailureCount > 0 ? "nothing touched: no file could be used" : "nothing to touch: the files are empty" };
+        }
 
         if (json)
         {
@@ -62,20 +69,41 @@ internal static class TouchCommand
             WriteText(context.Out, result, files.Count);
         }
 
+        return ExitCode(context, result);
+    }
+
+    /// <summary>
+    /// docs/cli.md's contract: interrupted is 130 (Program makes it 143 for SIGTERM); a RAM gate that left anything
+    /// out is partial (1), as is any failed file or region; the operators' kill switch is not an error (0, and said).
+    /// </summary>
+    private static int ExitCode(CliContext context, PrefaultResult result)
+    {
+        if (result.IsCanceled)
+        {
+            return ExitCodes.Interrupted;
+        }
+
+        if (result.IsPartial || (!result.HasRun && result.BytesRequested > result.BytesAlreadyResident && !CliContext.KillSwitchIsOn(out _)))
+        {
+            return ExitCodes.Partial;
+        }
+
         return context.ExitCode;
     }
 
     /// <summary>One prefault over the regions with a progress display on stderr; each failed region is reported.</summary>
-    internal static PrefaultResult Prefault(CliContext context, List<PrefaultRegion> regions, RamGate gate, CancellationToken cancellationToken)
+    internal static PrefaultResult Prefault(
+        CliContext context, List<PrefaultRegion> regions, IReadOnlyList<(string Name, long Bytes)> files, RamGate gate, CancellationToken cancellationToken)
     {
         PrefaultResult result;
-        using (var progress = new ProgressBar(context.Err, context.ErrIsTerminal))
+        using (var progress = new ProgressBar(context.Err, context.ErrIsTerminal, files))
         {
             result = MmapPrefault.Run(regions, PrefaultOptions.Default with
             {
                 Label = CliApp.Name,
                 RamGate = gate,
                 Progress = progress,
+                Logger = context.Logger,
                 CancellationToken = cancellationToken,
             });
         }
@@ -83,6 +111,11 @@ internal static class TouchCommand
         foreach (RegionFailure failure in result.Failures)
         {
             context.Fail(failure.Name, failure.Message);
+        }
+
+        if (!result.HasRun && CliContext.KillSwitchIsOn(out string reason))
+        {
+            context.Note("nothing prefaulted", $"{reason}; the kill switch wins over --gate always and every other option.");
         }
 
         return result;
@@ -103,13 +136,20 @@ internal static class TouchCommand
     {
         if (!result.HasRun)
         {
-            output.WriteLine($"not prefaulted: {result.Reason}");
+            string reason = SafeText.Escape(result.Reason);
+            output.WriteLine(reason.StartsWith("nothing", StringComparison.Ordinal) ? reason : $"not prefaulted: {reason}");
             return;
         }
 
+        // What was not done comes first, so neither a reader nor `head -1` can take a partial run for a whole one.
+        string lead = result.IsCanceled
+            ? string.Create(CultureInfo.InvariantCulture, $"cancelled: touched {ByteSize.Format(result.Bytes)}, {ByteSize.Format(result.BytesSkipped)} of {ByteSize.Format(result.BytesRequested)} not done; ")
+            : result.IsPartial
+                ? string.Create(CultureInfo.InvariantCulture, $"partial: the RAM gate left {ByteSize.Format(result.BytesSkipped)} of {ByteSize.Format(result.BytesRequested)} untouched; ")
+                : string.Empty;
         output.WriteLine(string.Create(CultureInfo.InvariantCulture,
-            $"touched {fileCount} file(s): {ByteSize.Format(result.Bytes)} in {result.Elapsed.TotalSeconds:0.000} s ({result.GiBPerSecond:0.00} GiB/s), {ByteSize.Format(result.BytesAlreadyResident)} already resident, method {MethodName(result.Method)}, {result.Threads} thread(s)"));
-        output.WriteLine($"reason: {result.Reason}");
+            $"{lead}touched {fileCount} file(s): {ByteSize.Format(result.Bytes)} in {result.Elapsed.TotalSeconds:0.000} s ({result.GiBPerSecond:0.00} GiB/s), {ByteSize.Format(result.BytesAlreadyResident)} already resident, method {MethodName(result.Method)}, {result.Threads} thread(s)"));
+        output.WriteLine($"reason: {SafeText.Escape(result.Reason)}");
     }
 
     internal static string MethodName(PrefaultMethod method) => method switch

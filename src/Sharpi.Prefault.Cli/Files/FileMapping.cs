@@ -8,55 +8,63 @@ namespace Sharpi.Prefault.Cli.Files;
 /// </summary>
 internal sealed class FileMapping : IDisposable
 {
-    private readonly MemoryMappedFile? _map;
     private readonly MemoryMappedViewAccessor? _view;
 
-    private FileMapping(FileTarget target, MemoryMappedFile? map, MemoryMappedViewAccessor? view)
+    private FileMapping(FileTarget target, MemoryMappedViewAccessor? view)
     {
         Target = target;
-        _map = map;
         _view = view;
     }
 
     public FileTarget Target { get; }
 
+    /// <summary>
+    /// Maps the file and closes its descriptor at once: the mapping stays valid without it (mmap's pages belong to
+    /// the mapping, not the fd), so a command over thousands of files holds one descriptor at a time, not one per
+    /// file (which ran out at <c>ulimit -n</c>).
+    /// </summary>
+    /// <exception cref="IOException">Not a regular file, or shorter than when it was sized.</exception>
     public static FileMapping Open(FileTarget target)
     {
-        var stream = new FileStream(target.FullPath, FileMode.Open, FileAccess.Read, FileShare.ReadWrite | FileShare.Delete, 1, FileOptions.None);
-        if (stream.Length == 0)
+        if (PathKinds.Refusal(PathKinds.Of(target.FullPath)) is string refusal)
         {
-            stream.Dispose();
-            return new FileMapping(target, null, null);
+            throw new IOException(refusal);
         }
 
-        MemoryMappedFile map;
-        try
+        using var stream = new FileStream(target.FullPath, FileMode.Open, FileAccess.Read, FileShare.ReadWrite | FileShare.Delete, 1, FileOptions.None);
+        long length = stream.Length;
+        if (length < target.Length)
         {
-            map = MemoryMappedFile.CreateFromFile(stream, null, 0, MemoryMappedFileAccess.Read, HandleInheritability.None, leaveOpen: false);
-        }
-        catch
-        {
-            stream.Dispose();
-            throw;
+            throw new IOException($"shrank from {target.Length} to {length} bytes while being read; run again once it is written.");
         }
 
-        try
+        if (target.Length == 0)
         {
-            return new FileMapping(target, map, map.CreateViewAccessor(0, 0, MemoryMappedFileAccess.Read));
+            return new FileMapping(target, null);
         }
-        catch
-        {
-            map.Dispose();
-            throw;
-        }
+
+        using MemoryMappedFile map = MemoryMappedFile.CreateFromFile(stream, null, 0, MemoryMappedFileAccess.Read, HandleInheritability.None, leaveOpen: true);
+        return new FileMapping(target, map.CreateViewAccessor(0, target.Length, MemoryMappedFileAccess.Read));
     }
 
     /// <summary>A region over the whole file, named by its path.</summary>
     public PrefaultRegion Whole() => _view is null ? default : PrefaultRegion.FromView(_view, 0, Target.Length, Target.DisplayPath);
 
     /// <summary>A region over a range of the file.</summary>
-    public PrefaultRegion Range(long offset, long length, string? name = null) =>
-        _view is null ? default : PrefaultRegion.FromView(_view, offset, length, name);
+    public PrefaultRegion Range(long offset, long length, string? name = null)
+    {
+        if (_view is null || length == 0)
+        {
+            return default;
+        }
+
+        if (offset < 0 || length < 0 || offset > _view.Capacity - length)
+        {
+            throw new IOException($"a tensor at [{offset}, {offset + length}) lies outside the {_view.Capacity} bytes mapped; the file changed while being read.");
+        }
+
+        return PrefaultRegion.FromView(_view, offset, length, name);
+    }
 
     /// <summary>
     /// What the command line asked for in this file: the whole file, or one region per selected tensor (named by
@@ -84,11 +92,7 @@ internal sealed class FileMapping : IDisposable
         return regions;
     }
 
-    public void Dispose()
-    {
-        _view?.Dispose();
-        _map?.Dispose();
-    }
+    public void Dispose() => _view?.Dispose();
 }
 
 /// <summary>The mappings of one command, disposed together.</summary>

@@ -48,17 +48,40 @@ internal sealed record FailureJson(string Name, string Message);
 /// <summary><c>resident --json</c>.</summary>
 internal sealed record ResidentJson(IReadOnlyList<ResidentFileJson> Files);
 
-/// <summary>A file of <c>resident --json</c>: the whole file, and each selected tensor (none for plain files).</summary>
-internal sealed record ResidentFileJson(string File, long Bytes, long ResidentBytes, IReadOnlyList<ResidentTensorJson> Tensors);
+/// <summary>
+/// A file of <c>resident --json</c>: the whole file, and each selected tensor (none for plain files); pages as
+/// <c>fincore</c> counts them (the system page size; the last partial page counts whole).
+/// </summary>
+internal sealed record ResidentFileJson(string File, long Bytes, long ResidentBytes, IReadOnlyList<ResidentTensorJson> Tensors)
+{
+    public long Pages { get; init; }
+
+    public long ResidentPages { get; init; }
+}
 
 /// <summary>A tensor of <c>resident --json</c>.</summary>
 internal sealed record ResidentTensorJson(string Name, long Bytes, long ResidentBytes);
+
+/// <summary><c>lock --json</c>, written once when the lock ends (or fails).</summary>
+internal sealed record LockJson(long LockedBytes, long RequestedBytes, bool Unlocked, IReadOnlyList<FailureJson> Failures);
+
+/// <summary><c>evict --json</c>.</summary>
+internal sealed record EvictJson(IReadOnlyList<EvictFileJson> Files);
+
+/// <summary>A file of <c>evict --json</c>: the bytes asked to drop, in how many ranges, and what stayed resident.</summary>
+internal sealed record EvictFileJson(string File, long Bytes, long EvictedBytes, int Ranges, long ResidentBytesAfter);
+
+/// <summary>The document every <c>--json</c> command writes when it could not produce its own (bad file, nothing to list).</summary>
+internal sealed record ErrorJson(IReadOnlyList<FailureJson> Errors);
 
 /// <summary>Source-generated serializers: no reflection, so the NativeAOT binary writes the same JSON.</summary>
 [JsonSourceGenerationOptions(PropertyNamingPolicy = JsonKnownNamingPolicy.CamelCase, WriteIndented = true)]
 [JsonSerializable(typeof(List<TensorJson>))]
 [JsonSerializable(typeof(TouchJson))]
 [JsonSerializable(typeof(ResidentJson))]
+[JsonSerializable(typeof(LockJson))]
+[JsonSerializable(typeof(EvictJson))]
+[JsonSerializable(typeof(ErrorJson))]
 internal sealed partial class CliJsonContext : JsonSerializerContext
 {
     /// <summary>

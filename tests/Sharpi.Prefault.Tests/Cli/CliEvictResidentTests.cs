@@ -31,7 +31,8 @@ public sealed class CliEvictResidentTests
         JsonElement json = run.Json();
         Assert.Equal(["files"], JsonShape.Names(json));
         JsonElement file = json.GetProperty("files")[0];
-        Assert.Equal(["file", "bytes", "residentBytes", "tensors"], JsonShape.Names(file));
+        Assert.Equal(["file", "bytes", "residentBytes", "tensors", "pages", "residentPages"], JsonShape.Names(file));
+        Assert.Equal((new FileInfo(gguf).Length + Environment.SystemPageSize - 1) / Environment.SystemPageSize, file.GetProperty("pages").GetInt64());
         Assert.Equal(new FileInfo(gguf).Length, file.GetProperty("bytes").GetInt64());
         JsonElement[] tensors = [.. file.GetProperty("tensors").EnumerateArray()];
         Assert.Equal(CliModelFiles.TensorNames, tensors.Select(t => t.GetProperty("name").GetString()));

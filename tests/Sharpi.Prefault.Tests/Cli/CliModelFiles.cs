@@ -41,6 +41,45 @@ internal sealed class CliModelFiles : IDisposable
 
     public string Write(string name, byte[] bytes) => _directory.Write(name, bytes);
 
+    public string Write(string name, string text) => _directory.Write(name, text);
+
+    public string Directory => _directory.Path;
+
+    /// <summary>A sharded safetensors model: <c>model.safetensors.index.json</c> and two shards of two tensors each.</summary>
+    public string Sharded()
+    {
+        string[][] shards = [["a.weight", "b.weight"], ["c.weight", "d.weight"]];
+        var map = new List<string>();
+        for (int i = 0; i < shards.Length; i++)
+        {
+            string shard = $"model-0000{i + 1}-of-00002.safetensors";
+            var builder = new SafetensorsBuilder();
+            foreach (string name in shards[i])
+            {
+                builder.Tensor(name, "BF16", [128, 1024], 2);
+                map.Add($"\"{name}\": \"{shard}\"");
+            }
+
+            _directory.Write(shard, builder.Build());
+        }
+
+        return WriteIndex(map);
+    }
+
+    /// <summary>An index whose weight_map entries are given as JSON members (<c>"tensor": "shard"</c>).</summary>
+    public string WriteIndex(IEnumerable<string> weightMapMembers, string name = "model.safetensors.index.json") =>
+        _directory.Write(name, "{\"metadata\": {}, \"weight_map\": {" + string.Join(", ", weightMapMembers) + "}}");
+
+    /// <summary>A FIFO (named pipe): opening it for reading blocks until a writer comes.</summary>
+    public string Fifo(string name)
+    {
+        string path = System.IO.Path.Combine(_directory.Path, name);
+        using var mkfifo = System.Diagnostics.Process.Start("mkfifo", [path]);
+        mkfifo.WaitForExit();
+        Assert.Equal(0, mkfifo.ExitCode);
+        return path;
+    }
+
     public void Dispose() => _directory.Dispose();
 
     /// <summary>

@@ -1,0 +1,57 @@
+using System.Runtime.InteropServices;
+
+namespace Sharpi.Prefault.Cli;
+
+/// <summary>
+/// Turns the first SIGINT or SIGTERM into a cancelled token, so a command ends its own way (the sweep stops between
+/// chunks and prints what it did; <c>lock</c> unlocks), and the exit code says which signal ended it (130 or 143, as
+/// a shell reports a process killed by it). A second signal is left to the default handler: the process dies at once.
+/// System.CommandLine's own termination handling is off (<c>ProcessTerminationTimeout = null</c>): it would cancel the
+/// token and then kill the process after its timeout, before a long touch reaches its next chunk boundary.
+/// </summary>
+internal sealed class Interruption : IDisposable
+{
+    private readonly CancellationTokenSource _cancel = new();
+    private readonly List<PosixSignalRegistration> _registrations = [];
+    private int _signal;
+
+    /// <param name="handle">
+    /// False for commands with nothing to finish (resident, evict, tensors): the signals keep their default, which ends the
+    /// process at once with 130 or 143, rather than wait for a command that would not look at the token.
+    /// </param>
+    public Interruption(bool handle)
+    {
+        if (handle && (OperatingSystem.IsWindows() || OperatingSystem.IsLinux() || OperatingSystem.IsMacOS() || OperatingSystem.IsFreeBSD()))
+        {
+            _registrations.Add(PosixSignalRegistration.Create(PosixSignal.SIGINT, OnSignal));
+            _registrations.Add(PosixSignalRegistration.Create(PosixSignal.SIGTERM, OnSignal));
+        }
+    }
+
+    public CancellationToken Token => _cancel.Token;
+
+    /// <summary>The exit code for a command that returned <paramref name="code"/>: an interrupted one says which signal ended it.</summary>
+    public int ExitCode(int code) =>
+        code == ExitCodes.Interrupted && Volatile.Read(ref _signal) == (int)PosixSignal.SIGTERM ? ExitCodes.Terminated : code;
+
+    private void OnSignal(PosixSignalContext context)
+    {
+        if (Interlocked.CompareExchange(ref _signal, (int)context.Signal, 0) != 0)
+        {
+            return; // the second signal: let it kill the process
+        }
+
+        context.Cancel = true;
+        _cancel.Cancel();
+    }
+
+    public void Dispose()
+    {
+        foreach (PosixSignalRegistration registration in _registrations)
+        {
+            registration.Dispose();
+        }
+
+        _cancel.Dispose();
+    }
+}

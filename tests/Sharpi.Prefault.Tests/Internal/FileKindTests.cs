@@ -1,0 +1,73 @@
+using Sharpi.Prefault.Models;
+using Sharpi.Prefault.Tests.Models;
+using Sharpi.Prefault.Tests.TestSupport;
+
+namespace Sharpi.Prefault.Tests.Internal;
+
+/// <summary>The library's file-opening entry points refuse a FIFO at once instead of blocking in open(2).</summary>
+public sealed class FileKindTests
+{
+    private static readonly TimeSpan HangBound = TimeSpan.FromSeconds(10);
+
+    [LinuxFact]
+    public async Task ResidencyOfFile_OnAFifo_ThrowsInsteadOfBlocking()
+    {
+        using var directory = new TempModelDirectory();
+        string fifo = MakeFifo(directory, "pipe");
+
+        IOException e = await RefusedWithinBound(() => Residency.OfFile(fifo));
+
+        Assert.Contains("a FIFO", e.Message);
+    }
+
+    [LinuxFact]
+    [System.Runtime.Versioning.SupportedOSPlatform("linux")]
+    public async Task PageCacheEvict_OnAFifo_ThrowsInsteadOfBlocking()
+    {
+        using var directory = new TempModelDirectory();
+        string fifo = MakeFifo(directory, "pipe");
+
+        IOException e = await RefusedWithinBound(() => PageCache.Evict(fifo));
+
+        Assert.Contains("a FIFO", e.Message);
+    }
+
+    [LinuxFact]
+    public async Task TensorIndexRead_OfAFifoModel_ThrowsInsteadOfBlocking()
+    {
+        using var directory = new TempModelDirectory();
+        string fifo = MakeFifo(directory, "model.gguf");
+
+        IOException e = await RefusedWithinBound(() => TensorIndex.Read(fifo));
+
+        Assert.Contains("a FIFO", e.Message);
+    }
+
+    [Fact]
+    public void TensorIndexRead_OfAShardThatIsADirectory_SaysSo()
+    {
+        using var directory = new TempModelDirectory();
+        Directory.CreateDirectory(Path.Combine(directory.Path, "shard.safetensors"));
+        string index = directory.Write("model.safetensors.index.json", "{\"weight_map\": {\"a\": \"shard.safetensors\"}}");
+
+        IOException e = Assert.Throws<IOException>(() => TensorIndex.Read(index));
+
+        Assert.Contains("is a directory", e.Message);
+    }
+
+    private static async Task<IOException> RefusedWithinBound(Action open)
+    {
+        Task<IOException> attempt = Task.Run(() => Assert.Throws<IOException>(open));
+        Assert.True(await Task.WhenAny(attempt, Task.Delay(HangBound)) == attempt, "blocked opening a FIFO");
+        return await attempt;
+    }
+
+    private static string MakeFifo(TempModelDirectory directory, string name)
+    {
+        string path = Path.Combine(directory.Path, name);
+        using var mkfifo = System.Diagnostics.Process.Start("mkfifo", [path]);
+        mkfifo.WaitForExit();
+        Assert.Equal(0, mkfifo.ExitCode);
+        return path;
+    }
+}
