@@ -77,7 +77,7 @@ internal sealed class HeadSnapshot
         }
 
         string full = Path.GetFullPath(path);
-        var target = new FileTarget(path, full, new FileInfo(full).Length, null, Models.TensorSelection.All, null);
+        var target = new FileTarget(path, full, new FileInfo(full).Length, null, TensorSelection.All, null);
         using FileMapping mapping = FileMapping.Open(target);
         long pages = (Math.Min(target.Length, HeadBytes) + Environment.SystemPageSize - 1) / Environment.SystemPageSize;
         _before[full] = Measure(mapping, (int)pages);

@@ -1,5 +1,4 @@
 using Sharpi.Prefault.Cli.Commands;
-using Sharpi.Prefault.Models;
 
 namespace Sharpi.Prefault.Cli.Files;
 

@@ -66,6 +66,43 @@ internal readonly record struct FileStatus(FileKind Kind, ulong Device, ulong In
         return status;
     }
 
+    /// <summary>
+    /// Refuses what is not a regular file before it is opened: <c>open(O_RDONLY)</c> on a FIFO blocks until a writer
+    /// appears (forever, for a model path someone replaced with <c>mkfifo</c>), a device can be endless, and a
+    /// directory reads as "access denied" on some paths. A missing or unreadable path passes: the open that follows
+    /// says so in its own words.
+    /// </summary>
+    /// <param name="path">The path about to be opened.</param>
+    /// <param name="allowDevices">
+    /// Let devices through, for a caller that opens without reading (<see cref="PageCache.Evict(string)"/>: fsync then
+    /// says what the device makes of it). FIFOs, sockets and directories are refused always.
+    /// </param>
+    /// <exception cref="IOException">The path names a directory, a FIFO, a socket or a device, or holds a NUL character.</exception>
+    internal static void ThrowIfNotRegular(string path, bool allowDevices = false)
+    {
+        if (path.Contains('\0', StringComparison.Ordinal))
+        {
+            ThrowHelper.ThrowNulInPath(path);
+        }
+
+        FileStatus status;
+        try
+        {
+            status = Of(path);
+        }
+        catch (IOException)
+        {
+            return;
+        }
+
+        if (status.Kind is FileKind.Missing or FileKind.Regular || (allowDevices && status.Kind is FileKind.CharacterDevice or FileKind.BlockDevice))
+        {
+            return;
+        }
+
+        ThrowHelper.ThrowNotRegularFile(path, status.Kind);
+    }
+
     [SupportedOSPlatform("linux")]
     private static unsafe FileStatus OfLinux(string path)
     {

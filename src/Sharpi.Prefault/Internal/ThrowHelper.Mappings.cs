@@ -22,6 +22,10 @@ internal static partial class ThrowHelper
         });
 
     [DoesNotReturn]
+    internal static void ThrowNulInPath(string path) =>
+        throw new IOException($"'{path.Replace("\0", "\\0", StringComparison.Ordinal)}' contains a NUL character; no file has such a name.");
+
+    [DoesNotReturn]
     internal static void ThrowStatFailed(string path, int errno) =>
         throw new IOException($"Cannot stat '{path}': {Marshal.GetPInvokeErrorMessage(errno)} (errno {errno}).", errno);
 

@@ -327,7 +327,7 @@ public sealed class TensorIndex
     // and a cold-start measurement would start warm).
     private static FileStream OpenRead(string path)
     {
-        FileKind.ThrowIfNotRegular(path);
+        FileStatus.ThrowIfNotRegular(path);
         return new(path, FileMode.Open, FileAccess.Read, FileShare.ReadWrite | FileShare.Delete, bufferSize: 4096, FileOptions.RandomAccess);
     }
 }

@@ -43,7 +43,7 @@ public static class PageCache
             throw new PlatformNotSupportedException("PageCache.Evict needs posix_fadvise(POSIX_FADV_DONTNEED), which only Linux honours.");
         }
 
-        FileKind.ThrowIfNotRegular(path, allowDevices: true);
+        FileStatus.ThrowIfNotRegular(path, allowDevices: true);
         using SafeFileHandle handle = File.OpenHandle(path, FileMode.Open, FileAccess.Read, FileShare.ReadWrite | FileShare.Delete);
         if (Interop.Libc.Fsync(handle) != 0)
         {

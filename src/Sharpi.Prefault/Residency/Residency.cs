@@ -141,7 +141,7 @@ public static class Residency
     public static ResidencyInfo OfFile(string path, long offset, long length)
     {
         ArgumentException.ThrowIfNullOrEmpty(path);
-        FileKind.ThrowIfNotRegular(path);
+        FileStatus.ThrowIfNotRegular(path);
         using var stream = new FileStream(path, FileMode.Open, FileAccess.Read, FileShare.ReadWrite | FileShare.Delete, 1, FileOptions.None);
         long fileLength = stream.Length;
         if (length == -1)

@@ -1,11 +1,10 @@
-using Sharpi.Prefault.Models;
 using Sharpi.Prefault.Tests.Models;
 using Sharpi.Prefault.Tests.TestSupport;
 
 namespace Sharpi.Prefault.Tests.Internal;
 
 /// <summary>The library's file-opening entry points refuse a FIFO at once instead of blocking in open(2).</summary>
-public sealed class FileKindTests
+public sealed class FileStatusTests
 {
     private static readonly TimeSpan HangBound = TimeSpan.FromSeconds(10);
 
