@@ -1,5 +1,3 @@
-using System.Runtime.InteropServices;
-
 namespace Sharpi.Prefault;
 
 /// <summary>The fallback: a read that Direct I/O refuses reopens the file buffered, for good.</summary>
@@ -11,9 +9,7 @@ public sealed unsafe partial class DirectFileReader
     /// <summary>Direct I/O was refused by a read (CoW or FUSE filesystems): reopen buffered, for good, and say so once.</summary>
     private void FallBack(int errno, long fileOffset)
     {
-        string error = OperatingSystem.IsWindows()
-            ? $"error {errno} ({Marshal.GetPInvokeErrorMessage(errno)})"
-            : Errno.Describe(errno);
+        string error = ThrowHelper.DescribeOSError(errno);
         string reason = _directBytesRead == 0
             ? $"the filesystem refused the first Direct I/O read (at offset {fileOffset}: {error})"
             : $"the filesystem refused a Direct I/O read at offset {fileOffset} ({error})";

@@ -1,8 +1,10 @@
 using System.Runtime.InteropServices;
+using System.Runtime.Versioning;
+using Microsoft.Win32.SafeHandles;
 
 namespace Sharpi.Prefault;
 
-/// <summary>The read at a file offset, per OS: pread on Linux, ReadFile (through RandomAccess) elsewhere.</summary>
+/// <summary>The read at a file offset, per OS: pread on Linux, ReadFile (through RandomAccess) on Windows and elsewhere.</summary>
 public sealed unsafe partial class DirectFileReader
 {
     /// <summary>
@@ -27,36 +29,20 @@ public sealed unsafe partial class DirectFileReader
             int n;
             if (OperatingSystem.IsLinux())
             {
-                nint result = Interop.Libc.Pread((int)_handle.DangerousGetHandle(), target + done, (nuint)(want - done), fileOffset + done);
-                if (result < 0)
-                {
-                    int error = Marshal.GetLastPInvokeError();
-                    if (error == Interop.LinuxConstants.EINTR)
-                    {
-                        continue;
-                    }
-
-                    errno = error;
-                    return done;
-                }
-
-                n = (int)result;
+                n = ReadAtLinux(_handle, target + done, want - done, fileOffset + done, out errno);
             }
             else if (staged && OperatingSystem.IsWindows())
             {
-                try
-                {
-                    n = RandomAccess.Read(_handle, new Span<byte>(target + done, want - done), fileOffset + done);
-                }
-                catch (IOException e) when ((e.HResult & 0xFFFF) == Interop.Kernel32.ERROR_INVALID_PARAMETER)
-                {
-                    errno = Interop.Kernel32.ERROR_INVALID_PARAMETER;
-                    return done;
-                }
+                n = ReadUnbufferedAtWindows(_handle, target + done, want - done, fileOffset + done, out errno);
             }
             else
             {
                 n = RandomAccess.Read(_handle, new Span<byte>(target + done, want - done), fileOffset + done);
+            }
+
+            if (errno != 0)
+            {
+                return done;
             }
 
             if (n == 0)
@@ -74,5 +60,45 @@ public sealed unsafe partial class DirectFileReader
         }
 
         return done;
+    }
+
+    /// <summary>One pread, retried on EINTR. Returns the bytes read, or 0 and the errno.</summary>
+    [SupportedOSPlatform("linux")]
+    private static int ReadAtLinux(SafeFileHandle handle, byte* target, int count, long fileOffset, out int errno)
+    {
+        while (true)
+        {
+            nint result = Interop.Libc.Pread(handle, target, (nuint)count, fileOffset);
+            if (result >= 0)
+            {
+                errno = 0;
+                return (int)result;
+            }
+
+            errno = Marshal.GetLastPInvokeError();
+            if (errno != Interop.LinuxConstants.EINTR)
+            {
+                return 0;
+            }
+        }
+    }
+
+    /// <summary>
+    /// One unbuffered ReadFile. Returns the bytes read, or 0 and ERROR_INVALID_PARAMETER where the volume rejects the
+    /// alignment (the caller falls back); any other error throws RandomAccess's IOException.
+    /// </summary>
+    [SupportedOSPlatform("windows")]
+    private static int ReadUnbufferedAtWindows(SafeFileHandle handle, byte* target, int count, long fileOffset, out int error)
+    {
+        error = 0;
+        try
+        {
+            return RandomAccess.Read(handle, new Span<byte>(target, count), fileOffset);
+        }
+        catch (IOException e) when ((e.HResult & 0xFFFF) == Interop.Kernel32.ERROR_INVALID_PARAMETER)
+        {
+            error = Interop.Kernel32.ERROR_INVALID_PARAMETER;
+            return 0;
+        }
     }
 }
