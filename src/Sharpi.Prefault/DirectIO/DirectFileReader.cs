@@ -16,17 +16,21 @@ namespace Sharpi.Prefault;
 /// <para>
 /// Where Direct I/O is refused (at open, or by the first read) the reader falls back to buffered reads of the same
 /// file, logs why once, and shows it in <see cref="Mode"/>, <see cref="FallbackReason"/> and <see cref="Statistics"/>.
-/// Reads on one reader run one at a time; a second caller waits. Dispose frees the buffers and closes the file.
+/// Reads on one reader run one at a time; a second caller waits (asynchronously, in <see cref="ReadAsync"/>). A read's
+/// blocks are read by the calling thread and the reader's own threads, never by thread-pool work.
+/// Dispose stops the threads, frees the buffers and closes the file.
 /// </para>
 /// <para>
 /// The type is split by job: this file holds the public API and the statistics; <c>.Scheduler.cs</c> runs a read's
-/// blocks in parallel; <c>.PositionalRead.cs</c> is the per-OS read at an offset; <c>.Fallback.cs</c> reopens the file
+/// blocks in parallel on the threads of <c>.WorkerThreads.cs</c>; <c>.PositionalRead.cs</c> is the per-OS read at an offset; <c>.Fallback.cs</c> reopens the file
 /// buffered when Direct I/O is refused; <see cref="StagingBuffers"/> holds the aligned buffers.
 /// </para>
 /// </remarks>
-public sealed unsafe partial class DirectFileReader : IDisposable
+public sealed partial class DirectFileReader : IDisposable
 {
-    private readonly object _gate = new();
+    private readonly SemaphoreSlim _readGate = new(1, 1);
+    private readonly object _statisticsLock = new();
+    private readonly WorkerThreads _workers = new();
     private readonly ILogger _logger;
     private readonly int _offsetAlignment;
     private readonly int _memoryAlignment;
@@ -79,20 +83,25 @@ public sealed unsafe partial class DirectFileReader : IDisposable
     {
         get
         {
-            lock (_gate)
+            _readGate.Wait();
+            try
             {
                 ObjectDisposedException.ThrowIf(_disposed, this);
                 return RandomAccess.GetLength(_handle);
             }
+            finally
+            {
+                _readGate.Release();
+            }
         }
     }
 
-    /// <summary>A snapshot of the mode, the buffer sizes and the bytes and time read so far.</summary>
+    /// <summary>A snapshot of the mode, the buffer sizes and the bytes and time read so far; it does not wait for a read in progress.</summary>
     public DirectReadStatistics Statistics
     {
         get
         {
-            lock (_gate)
+            lock (_statisticsLock)
             {
                 bool direct = _mode == DirectReadMode.Direct;
                 return new DirectReadStatistics
@@ -150,7 +159,7 @@ public sealed unsafe partial class DirectFileReader : IDisposable
     /// <exception cref="ObjectDisposedException">The reader is disposed.</exception>
     /// <exception cref="OperationCanceledException">The token was cancelled between blocks.</exception>
     /// <exception cref="IOException">A read failed; the message names the file, the offset and the OS error.</exception>
-    public int Read(long offset, Span<byte> destination, CancellationToken cancellationToken = default)
+    public unsafe int Read(long offset, Span<byte> destination, CancellationToken cancellationToken = default)
     {
         ArgumentOutOfRangeException.ThrowIfNegative(offset);
         fixed (byte* target = destination)
@@ -169,7 +178,7 @@ public sealed unsafe partial class DirectFileReader : IDisposable
     /// <exception cref="ObjectDisposedException">The reader is disposed.</exception>
     /// <exception cref="OperationCanceledException">The token was cancelled between blocks.</exception>
     /// <exception cref="IOException">A read failed; the message names the file, the offset and the OS error.</exception>
-    public long Read(long offset, nint destination, long length, CancellationToken cancellationToken = default)
+    public unsafe long Read(long offset, nint destination, long length, CancellationToken cancellationToken = default)
     {
         ArgumentOutOfRangeException.ThrowIfNegative(offset);
         ArgumentOutOfRangeException.ThrowIfNegative(length);
@@ -181,22 +190,26 @@ public sealed unsafe partial class DirectFileReader : IDisposable
         return ReadCore(offset, (byte*)destination, length, cancellationToken);
     }
 
-    /// <summary><see cref="Read(long, Span{byte}, CancellationToken)"/> on a thread-pool thread.</summary>
+    /// <summary>
+    /// Reads the bytes at <paramref name="offset"/> into <paramref name="destination"/> without holding a thread-pool
+    /// thread: the blocks are read by the reader's own threads while the caller awaits (a read waiting for another
+    /// read on the same reader waits asynchronously too). Returns what <see cref="Read(long, Span{byte}, CancellationToken)"/> returns.
+    /// </summary>
     /// <exception cref="ArgumentOutOfRangeException"><paramref name="offset"/> is negative.</exception>
-    public Task<int> ReadAsync(long offset, Memory<byte> destination, CancellationToken cancellationToken = default)
+    /// <exception cref="ObjectDisposedException">The reader is disposed.</exception>
+    /// <exception cref="OperationCanceledException">The token was cancelled before the read started or between blocks.</exception>
+    /// <exception cref="IOException">A read failed; the message names the file, the offset and the OS error.</exception>
+    public ValueTask<int> ReadAsync(long offset, Memory<byte> destination, CancellationToken cancellationToken = default)
     {
         ArgumentOutOfRangeException.ThrowIfNegative(offset);
-        return Task.Run(() =>
-        {
-            using MemoryHandle pin = destination.Pin();
-            return (int)ReadCore(offset, (byte*)pin.Pointer, destination.Length, cancellationToken);
-        }, cancellationToken);
+        return ReadCoreAsync(offset, destination, cancellationToken);
     }
 
-    /// <summary>Frees the buffers and closes the file. Waits for a read in progress.</summary>
+    /// <summary>Stops the reader's threads, frees the buffers and closes the file. Waits for a read in progress.</summary>
     public void Dispose()
     {
-        lock (_gate)
+        _readGate.Wait();
+        try
         {
             if (_disposed)
             {
@@ -204,36 +217,83 @@ public sealed unsafe partial class DirectFileReader : IDisposable
             }
 
             _disposed = true;
+            _workers.Stop();
             _buffers.Dispose();
             _handle.Dispose();
+            GC.SuppressFinalize(this);
+        }
+        finally
+        {
+            _readGate.Release();
         }
     }
 
-    private long ReadCore(long offset, byte* destination, long length, CancellationToken cancellationToken)
+    /// <summary>A reader that was never disposed still lets its threads end (the buffers and the file handle have their own finalizers).</summary>
+    ~DirectFileReader() => _workers.Stop();
+
+    /// <summary>A read, from start to end: wait for the reader, run its pass (two when Direct I/O is refused), count it.</summary>
+    private unsafe long ReadCore(long offset, byte* destination, long length, CancellationToken cancellationToken)
     {
-        lock (_gate)
+        _readGate.Wait(cancellationToken);
+        try
         {
             ObjectDisposedException.ThrowIf(_disposed, this);
             long started = Stopwatch.GetTimestamp();
-            long fileLength = RandomAccess.GetLength(_handle);
-            long read = 0;
-            bool direct = false;
-            if (length > 0 && offset < fileLength)
+            ReadJob? done = null;
+            for (ReadJob? pass = FirstPass(offset, (nint)destination, length, cancellationToken); pass is not null; pass = NextPass(pass))
             {
-                long end = offset + Math.Min(length, fileLength - offset);
-                direct = _mode == DirectReadMode.Direct;
-                if (!(direct && TryReadRange(offset, end, destination, staged: true, cancellationToken, out read)))
-                {
-                    direct = false;
-                    TryReadRange(offset, end, destination, staged: false, cancellationToken, out read);
-                }
+                Run(pass);
+                done = pass;
             }
 
+            return Count(done, started);
+        }
+        finally
+        {
+            _readGate.Release();
+        }
+    }
+
+    /// <summary><see cref="ReadCore"/>, awaiting the reader and the passes.</summary>
+    private async ValueTask<int> ReadCoreAsync(long offset, Memory<byte> destination, CancellationToken cancellationToken)
+    {
+        await _readGate.WaitAsync(cancellationToken).ConfigureAwait(false);
+        try
+        {
+            ObjectDisposedException.ThrowIf(_disposed, this);
+            long started = Stopwatch.GetTimestamp();
+            using MemoryHandle pin = destination.Pin();
+            ReadJob? done = null;
+            for (ReadJob? pass = FirstPass(offset, AddressOf(pin), destination.Length, cancellationToken); pass is not null; pass = NextPass(pass))
+            {
+                await StartOnWorkers(pass).ConfigureAwait(false);
+                _workers.Forget();
+                done = pass;
+            }
+
+            return (int)Count(done, started);
+        }
+        finally
+        {
+            _readGate.Release();
+        }
+    }
+
+    private static unsafe nint AddressOf(in MemoryHandle pin) => (nint)pin.Pointer;
+
+    /// <summary>Adds a finished read to the statistics and returns its byte count (the last pass's: a refused Direct pass is read again buffered).</summary>
+    private long Count(ReadJob? done, long started)
+    {
+        long read = done?.BytesRead ?? 0;
+        bool direct = done?.Staged == true;
+        lock (_statisticsLock)
+        {
             _bytesRead += read;
             _directBytesRead += direct ? read : 0;
             _reads++;
             _elapsedTicks += Stopwatch.GetTimestamp() - started;
-            return read;
         }
+
+        return read;
     }
 }
