@@ -18,7 +18,7 @@ namespace Sharpi.Prefault;
 /// file, logs why once, and shows it in <see cref="Mode"/>, <see cref="FallbackReason"/> and <see cref="Statistics"/>.
 /// Reads on one reader run one at a time; a second caller waits (asynchronously, in <see cref="ReadAsync"/>). A read's
 /// blocks are read by the calling thread and the reader's own threads, never by thread-pool work.
-/// Dispose stops the threads, frees the buffers and closes the file.
+/// Dispose (or DisposeAsync) stops the threads, frees the buffers and closes the file.
 /// </para>
 /// <para>
 /// The type is split by job: this file holds the public API and the statistics; <c>.Scheduler.cs</c> runs a read's
@@ -26,7 +26,7 @@ namespace Sharpi.Prefault;
 /// buffered when Direct I/O is refused; <see cref="StagingBuffers"/> holds the aligned buffers.
 /// </para>
 /// </remarks>
-public sealed partial class DirectFileReader : IDisposable
+public sealed partial class DirectFileReader : IDisposable, IAsyncDisposable
 {
     private readonly SemaphoreSlim _readGate = new(1, 1);
     private readonly object _statisticsLock = new();
@@ -209,6 +209,24 @@ public sealed partial class DirectFileReader : IDisposable
     public void Dispose()
     {
         _readGate.Wait();
+        DisposeCore();
+        GC.SuppressFinalize(this);
+    }
+
+    /// <summary>
+    /// <see cref="Dispose"/> for async callers: awaits a read in progress (a <see cref="ReadAsync"/> still finishing
+    /// needs a thread-pool thread, which a blocking Dispose on a starved pool could be holding).
+    /// </summary>
+    public async ValueTask DisposeAsync()
+    {
+        await _readGate.WaitAsync().ConfigureAwait(false);
+        DisposeCore();
+        GC.SuppressFinalize(this);
+    }
+
+    /// <summary>The disposal itself, with the read gate held; releases it.</summary>
+    private void DisposeCore()
+    {
         try
         {
             if (_disposed)
@@ -220,7 +238,6 @@ public sealed partial class DirectFileReader : IDisposable
             _workers.Stop();
             _buffers.Dispose();
             _handle.Dispose();
-            GC.SuppressFinalize(this);
         }
         finally
         {

@@ -116,6 +116,22 @@ public sealed class DirectFileReaderAsyncTests
         Assert.Contains(file.Path, e.Message, StringComparison.Ordinal);
     }
 
+    [LinuxFact]
+    public async Task DisposeAsync_DuringARead_WaitsForIt_ThenTheReaderIsDisposed()
+    {
+        using TestFile file = TestFile.Create(8 * TestFile.MiB);
+        var reader = DirectFileReader.Open(file.Path, ParallelOptions);
+        var destination = new byte[(int)file.Length];
+
+        Task<int> read = reader.ReadAsync(0, destination).AsTask();
+        await reader.DisposeAsync();
+
+        Assert.Equal(destination.Length, await read);
+        Assert.Equal(BufferedReference.Read(file.Path, 0, destination.Length), destination);
+        await Assert.ThrowsAsync<ObjectDisposedException>(async () => await reader.ReadAsync(0, new byte[10]));
+        await reader.DisposeAsync();
+    }
+
     [Fact]
     public async Task ReadAsync_WithACancelledToken_Throws()
     {
