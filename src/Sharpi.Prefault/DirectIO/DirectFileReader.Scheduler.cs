@@ -54,7 +54,6 @@ public sealed unsafe partial class DirectFileReader
 
         // The calling thread waits only for the reader's own threads, never for thread-pool work.
         pass.Completion.Wait();
-        _workers.Forget();
     }
 
     /// <summary>Starts a pass on the reader's threads only; the task completes (never faults) when every worker has stopped.</summary>

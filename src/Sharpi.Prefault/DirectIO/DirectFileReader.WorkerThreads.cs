@@ -12,8 +12,9 @@ public sealed partial class DirectFileReader
     /// read gate serialises reads).
     /// </summary>
     /// <remarks>
-    /// The threads hold this object, never the reader: between reads no thread keeps the reader (or a caller's
-    /// destination) alive, so an undisposed reader is still finalized, and its finalizer stops them.
+    /// The threads hold this object, never the reader, and drop a pass once its last claim is taken: between reads no
+    /// thread keeps the reader (or a caller's destination) alive, so an undisposed reader is still finalized, and its
+    /// finalizer stops them.
     /// </remarks>
     private sealed class WorkerThreads
     {
@@ -47,15 +48,6 @@ public sealed partial class DirectFileReader
                 _pass = pass;
                 _claims += workers;
                 Monitor.PulseAll(_lock);
-            }
-        }
-
-        /// <summary>Drops the finished pass, so that it (with the reader and the destination) is not kept alive.</summary>
-        internal void Forget()
-        {
-            lock (_lock)
-            {
-                _pass = null;
             }
         }
 
@@ -97,9 +89,13 @@ public sealed partial class DirectFileReader
                 }
 
                 // Claims are added with their pass, and a pass completes only after all its claims have run, so a
-                // claim taken here belongs to the pass published now.
-                _claims--;
+                // claim taken here belongs to the pass published now. With its last claim taken the pass is dropped:
+                // parked threads keep no pass (and through it the reader or a destination) alive.
                 pass = _pass!;
+                if (--_claims == 0)
+                {
+                    _pass = null;
+                }
             }
 
             pass.RunOneWorker();

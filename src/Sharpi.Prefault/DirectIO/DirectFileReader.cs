@@ -22,8 +22,9 @@ namespace Sharpi.Prefault;
 /// </para>
 /// <para>
 /// The type is split by job: this file holds the public API and the statistics; <c>.Scheduler.cs</c> runs a read's
-/// blocks in parallel on the threads of <c>.WorkerThreads.cs</c>; <c>.PositionalRead.cs</c> is the per-OS read at an offset; <c>.Fallback.cs</c> reopens the file
-/// buffered when Direct I/O is refused; <see cref="StagingBuffers"/> holds the aligned buffers.
+/// blocks in parallel on the threads of <c>.WorkerThreads.cs</c>; <c>.PositionalRead.cs</c> is the per-OS read at an
+/// offset; <c>.Fallback.cs</c> reopens the file buffered when Direct I/O is refused; <see cref="StagingBuffers"/> holds
+/// the aligned buffers.
 /// </para>
 /// </remarks>
 public sealed partial class DirectFileReader : IDisposable, IAsyncDisposable
@@ -284,7 +285,6 @@ public sealed partial class DirectFileReader : IDisposable, IAsyncDisposable
             for (ReadJob? pass = FirstPass(offset, AddressOf(pin), destination.Length, cancellationToken); pass is not null; pass = NextPass(pass))
             {
                 await StartOnWorkers(pass).ConfigureAwait(false);
-                _workers.Forget();
                 done = pass;
             }
 
