@@ -34,10 +34,12 @@ public sealed partial class DirectFileReader
 
             while (_started < workers)
             {
+                // Not "Sharpi.Prefault ...": Linux shows a thread's name cut to 15 characters, and those are the
+                // prefault sweep's threads, which run at a lower priority than these.
                 var thread = new Thread(Loop, maxStackSize: 256 * 1024)
                 {
                     IsBackground = true,
-                    Name = "Sharpi.Prefault direct read",
+                    Name = "Sharpi.DirectIO reader",
                 };
                 thread.Start();
                 _started++;
