@@ -1,7 +1,5 @@
 using System.Buffers;
 using System.Diagnostics;
-using System.Runtime.ExceptionServices;
-using System.Runtime.InteropServices;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Logging.Abstractions;
 using Microsoft.Win32.SafeHandles;
@@ -15,20 +13,31 @@ namespace Sharpi.Prefault;
 /// (several in flight) and copies out the bytes asked for.
 /// </summary>
 /// <remarks>
+/// <para>
 /// Where Direct I/O is refused (at open, or by the first read) the reader falls back to buffered reads of the same
 /// file, logs why once, and shows it in <see cref="Mode"/>, <see cref="FallbackReason"/> and <see cref="Statistics"/>.
-/// Reads on one reader run one at a time; a second caller waits. Dispose frees the buffers and closes the file.
+/// Reads on one reader run one at a time; a second caller waits (asynchronously, in <see cref="ReadAsync"/>). A read's
+/// blocks are read by the calling thread and the reader's own threads, never by thread-pool work.
+/// Dispose (or DisposeAsync) stops the threads, frees the buffers and closes the file.
+/// </para>
+/// <para>
+/// The type is split by job: this file holds the public API and the statistics; <c>.Scheduler.cs</c> runs a read's
+/// blocks in parallel on the threads of <c>.WorkerThreads.cs</c>; <c>.PositionalRead.cs</c> is the per-OS read at an
+/// offset; <c>.Fallback.cs</c> reopens the file buffered when Direct I/O is refused; <see cref="StagingBuffers"/> holds
+/// the aligned buffers.
+/// </para>
 /// </remarks>
-public sealed unsafe class DirectFileReader : IDisposable
+public sealed partial class DirectFileReader : IDisposable, IAsyncDisposable
 {
-    private readonly object _gate = new();
+    private readonly SemaphoreSlim _readGate = new(1, 1);
+    private readonly object _statisticsLock = new();
+    private readonly WorkerThreads _workers = new();
     private readonly ILogger _logger;
     private readonly int _offsetAlignment;
     private readonly int _memoryAlignment;
-    private readonly int _bufferAlignment;
     private readonly int _blockSize;
     private readonly int _readsInFlight;
-    private readonly nint[] _buffers;
+    private readonly StagingBuffers _buffers;
     private SafeFileHandle _handle;
     private volatile DirectReadMode _mode;
     private volatile string? _fallbackReason;
@@ -39,8 +48,6 @@ public sealed unsafe class DirectFileReader : IDisposable
     private long _directBytesRead;
     private long _reads;
     private long _elapsedTicks;
-    private long _bytesInFlight;
-    private long _peakBytesInFlight;
 
     private DirectFileReader(string path, OpenedFile file, DirectReadOptions options, ILogger logger)
     {
@@ -51,7 +58,6 @@ public sealed unsafe class DirectFileReader : IDisposable
         _logger = logger;
         _offsetAlignment = file.OffsetAlignment;
         _memoryAlignment = Math.Max(file.MemoryAlignment, 1);
-        _bufferAlignment = Math.Max(Math.Max(file.MemoryAlignment, file.OffsetAlignment), Environment.SystemPageSize);
         _simulatedErrno = options.SimulatedFirstReadErrno;
 
         // Fit the cap: reads * block <= MaxInFlightBytes, the block a multiple of the alignment.
@@ -59,7 +65,8 @@ public sealed unsafe class DirectFileReader : IDisposable
         long block = Math.Min(options.BlockSize, options.MaxInFlightBytes) / alignment * alignment;
         _blockSize = (int)Math.Max(block, alignment);
         _readsInFlight = (int)Math.Clamp(options.MaxInFlightBytes / _blockSize, 1, options.MaxReadsInFlight);
-        _buffers = new nint[_readsInFlight];
+        int bufferAlignment = Math.Max(Math.Max(file.MemoryAlignment, file.OffsetAlignment), Environment.SystemPageSize);
+        _buffers = new StagingBuffers(_readsInFlight, _blockSize, bufferAlignment);
     }
 
     /// <summary>The file's path as given to <see cref="Open"/>.</summary>
@@ -77,27 +84,26 @@ public sealed unsafe class DirectFileReader : IDisposable
     {
         get
         {
-            lock (_gate)
+            _readGate.Wait();
+            try
             {
                 ObjectDisposedException.ThrowIf(_disposed, this);
                 return RandomAccess.GetLength(_handle);
             }
+            finally
+            {
+                _readGate.Release();
+            }
         }
     }
 
-    /// <summary>A snapshot of the mode, the buffer sizes and the bytes and time read so far.</summary>
+    /// <summary>A snapshot of the mode, the buffer sizes and the bytes and time read so far; it does not wait for a read in progress.</summary>
     public DirectReadStatistics Statistics
     {
         get
         {
-            lock (_gate)
+            lock (_statisticsLock)
             {
-                long bufferBytes = 0;
-                foreach (nint buffer in _buffers)
-                {
-                    bufferBytes += buffer != 0 ? _blockSize : 0;
-                }
-
                 bool direct = _mode == DirectReadMode.Direct;
                 return new DirectReadStatistics
                 {
@@ -106,8 +112,8 @@ public sealed unsafe class DirectFileReader : IDisposable
                     Alignment = direct ? _offsetAlignment : 1,
                     BlockSize = _blockSize,
                     ReadsInFlight = _readsInFlight,
-                    BufferBytes = bufferBytes,
-                    PeakInFlightBytes = Interlocked.Read(ref _peakBytesInFlight),
+                    BufferBytes = _buffers.AllocatedBytes,
+                    PeakInFlightBytes = _buffers.PeakBytesInFlight,
                     BytesRead = _bytesRead,
                     DirectBytesRead = _directBytesRead,
                     Reads = _reads,
@@ -154,7 +160,7 @@ public sealed unsafe class DirectFileReader : IDisposable
     /// <exception cref="ObjectDisposedException">The reader is disposed.</exception>
     /// <exception cref="OperationCanceledException">The token was cancelled between blocks.</exception>
     /// <exception cref="IOException">A read failed; the message names the file, the offset and the OS error.</exception>
-    public int Read(long offset, Span<byte> destination, CancellationToken cancellationToken = default)
+    public unsafe int Read(long offset, Span<byte> destination, CancellationToken cancellationToken = default)
     {
         ArgumentOutOfRangeException.ThrowIfNegative(offset);
         fixed (byte* target = destination)
@@ -173,7 +179,7 @@ public sealed unsafe class DirectFileReader : IDisposable
     /// <exception cref="ObjectDisposedException">The reader is disposed.</exception>
     /// <exception cref="OperationCanceledException">The token was cancelled between blocks.</exception>
     /// <exception cref="IOException">A read failed; the message names the file, the offset and the OS error.</exception>
-    public long Read(long offset, nint destination, long length, CancellationToken cancellationToken = default)
+    public unsafe long Read(long offset, nint destination, long length, CancellationToken cancellationToken = default)
     {
         ArgumentOutOfRangeException.ThrowIfNegative(offset);
         ArgumentOutOfRangeException.ThrowIfNegative(length);
@@ -185,22 +191,44 @@ public sealed unsafe class DirectFileReader : IDisposable
         return ReadCore(offset, (byte*)destination, length, cancellationToken);
     }
 
-    /// <summary><see cref="Read(long, Span{byte}, CancellationToken)"/> on a thread-pool thread.</summary>
+    /// <summary>
+    /// Reads the bytes at <paramref name="offset"/> into <paramref name="destination"/> without holding a thread-pool
+    /// thread: the blocks are read by the reader's own threads while the caller awaits (a read waiting for another
+    /// read on the same reader waits asynchronously too). Returns what <see cref="Read(long, Span{byte}, CancellationToken)"/> returns.
+    /// </summary>
     /// <exception cref="ArgumentOutOfRangeException"><paramref name="offset"/> is negative.</exception>
-    public Task<int> ReadAsync(long offset, Memory<byte> destination, CancellationToken cancellationToken = default)
+    /// <exception cref="ObjectDisposedException">The reader is disposed.</exception>
+    /// <exception cref="OperationCanceledException">The token was cancelled before the read started or between blocks.</exception>
+    /// <exception cref="IOException">A read failed; the message names the file, the offset and the OS error.</exception>
+    public ValueTask<int> ReadAsync(long offset, Memory<byte> destination, CancellationToken cancellationToken = default)
     {
         ArgumentOutOfRangeException.ThrowIfNegative(offset);
-        return Task.Run(() =>
-        {
-            using MemoryHandle pin = destination.Pin();
-            return (int)ReadCore(offset, (byte*)pin.Pointer, destination.Length, cancellationToken);
-        }, cancellationToken);
+        return ReadCoreAsync(offset, destination, cancellationToken);
     }
 
-    /// <summary>Frees the buffers and closes the file. Waits for a read in progress.</summary>
+    /// <summary>Stops the reader's threads, frees the buffers and closes the file. Waits for a read in progress.</summary>
     public void Dispose()
     {
-        lock (_gate)
+        _readGate.Wait();
+        DisposeCore();
+        GC.SuppressFinalize(this);
+    }
+
+    /// <summary>
+    /// <see cref="Dispose"/> for async callers: awaits a read in progress (a <see cref="ReadAsync"/> still finishing
+    /// needs a thread-pool thread, which a blocking Dispose on a starved pool could be holding).
+    /// </summary>
+    public async ValueTask DisposeAsync()
+    {
+        await _readGate.WaitAsync().ConfigureAwait(false);
+        DisposeCore();
+        GC.SuppressFinalize(this);
+    }
+
+    /// <summary>The disposal itself, with the read gate held; releases it.</summary>
+    private void DisposeCore()
+    {
+        try
         {
             if (_disposed)
             {
@@ -208,355 +236,81 @@ public sealed unsafe class DirectFileReader : IDisposable
             }
 
             _disposed = true;
-            FreeBuffers();
+            _workers.Stop();
+            _buffers.Dispose();
             _handle.Dispose();
-            GC.SuppressFinalize(this);
         }
-    }
-
-    /// <summary>A reader that was never disposed still returns its staging buffers (the file handle has its own finalizer).</summary>
-    ~DirectFileReader() => FreeBuffers();
-
-    private void FreeBuffers()
-    {
-        for (int i = 0; i < _buffers.Length; i++)
+        finally
         {
-            if (_buffers[i] != 0)
-            {
-                NativeMemory.AlignedFree((void*)_buffers[i]);
-                _buffers[i] = 0;
-            }
+            _readGate.Release();
         }
     }
 
-    private long ReadCore(long offset, byte* destination, long length, CancellationToken cancellationToken)
+    /// <summary>A reader that was never disposed still lets its threads end (the buffers and the file handle have their own finalizers).</summary>
+    ~DirectFileReader() => _workers.Stop();
+
+    /// <summary>A read, from start to end: wait for the reader, run its pass (two when Direct I/O is refused), count it.</summary>
+    private unsafe long ReadCore(long offset, byte* destination, long length, CancellationToken cancellationToken)
     {
-        lock (_gate)
+        _readGate.Wait(cancellationToken);
+        try
         {
             ObjectDisposedException.ThrowIf(_disposed, this);
             long started = Stopwatch.GetTimestamp();
-            long fileLength = RandomAccess.GetLength(_handle);
-            long read = 0;
-            bool direct = false;
-            if (length > 0 && offset < fileLength)
+            ReadJob? done = null;
+            for (ReadJob? pass = FirstPass(offset, (nint)destination, length, cancellationToken); pass is not null; pass = NextPass(pass))
             {
-                long end = offset + Math.Min(length, fileLength - offset);
-                direct = _mode == DirectReadMode.Direct;
-                if (!(direct && TryReadRange(offset, end, destination, staged: true, cancellationToken, out read)))
-                {
-                    direct = false;
-                    TryReadRange(offset, end, destination, staged: false, cancellationToken, out read);
-                }
+                Run(pass);
+                done = pass;
             }
 
+            return Count(done, started);
+        }
+        finally
+        {
+            _readGate.Release();
+        }
+    }
+
+    /// <summary><see cref="ReadCore"/>, awaiting the reader and the passes.</summary>
+    private async ValueTask<int> ReadCoreAsync(long offset, Memory<byte> destination, CancellationToken cancellationToken)
+    {
+        await _readGate.WaitAsync(cancellationToken).ConfigureAwait(false);
+        try
+        {
+            ObjectDisposedException.ThrowIf(_disposed, this);
+            long started = Stopwatch.GetTimestamp();
+            using MemoryHandle pin = destination.Pin();
+            ReadJob? done = null;
+            for (ReadJob? pass = FirstPass(offset, AddressOf(pin), destination.Length, cancellationToken); pass is not null; pass = NextPass(pass))
+            {
+                await StartOnWorkers(pass).ConfigureAwait(false);
+                done = pass;
+            }
+
+            return (int)Count(done, started);
+        }
+        finally
+        {
+            _readGate.Release();
+        }
+    }
+
+    private static unsafe nint AddressOf(in MemoryHandle pin) => (nint)pin.Pointer;
+
+    /// <summary>Adds a finished read to the statistics and returns its byte count (the last pass's: a refused Direct pass is read again buffered).</summary>
+    private long Count(ReadJob? done, long started)
+    {
+        long read = done?.BytesRead ?? 0;
+        bool direct = done?.Staged == true;
+        lock (_statisticsLock)
+        {
             _bytesRead += read;
             _directBytesRead += direct ? read : 0;
             _reads++;
             _elapsedTicks += Stopwatch.GetTimestamp() - started;
-            return read;
-        }
-    }
-
-    /// <summary>
-    /// Reads [offset, end) in blocks, up to <see cref="_readsInFlight"/> at once (the calling thread is one of the
-    /// workers). Staged: aligned blocks that cover the range, through the aligned buffers. Not staged: straight into the
-    /// destination. False when Direct I/O was refused; the reader is then buffered and the caller reads again.
-    /// </summary>
-    private bool TryReadRange(long offset, long end, byte* destination, bool staged, CancellationToken cancellationToken, out long read)
-    {
-        long mask = staged ? _offsetAlignment - 1 : 0;
-        long start = offset & ~mask;
-        long readEnd = (end + mask) & ~mask;
-        var job = new ReadJob
-        {
-            Offset = offset,
-            End = end,
-            Start = start,
-            ReadEnd = readEnd,
-            BlockCount = (readEnd - start + _blockSize - 1) / _blockSize,
-            Destination = (nint)destination,
-            Staged = staged,
-            Token = cancellationToken,
-        };
-
-        int workers = (int)Math.Min(_readsInFlight, job.BlockCount);
-
-        Task[]? others = workers > 1 ? new Task[workers - 1] : null;
-        for (int w = 1; w < workers; w++)
-        {
-            int worker = w;
-            others![w - 1] = Task.Run(() => Work(worker, job), CancellationToken.None);
         }
 
-        Work(0, job);
-        if (others is not null)
-        {
-            Task.WaitAll(others, CancellationToken.None);
-        }
-
-        job.Failure?.Throw();
-        if (job.Cancelled)
-        {
-            cancellationToken.ThrowIfCancellationRequested();
-        }
-
-        if (job.Errno != 0)
-        {
-            if (staged && IsRefusal(job.Errno))
-            {
-                FallBack(job.Errno, job.ErrorOffset);
-                read = 0;
-                return false;
-            }
-
-            ThrowHelper.ThrowReadFailed(Path, job.ErrorOffset, Math.Min(_blockSize, job.ReadEnd - job.ErrorOffset), job.Errno);
-        }
-
-        read = Math.Max(0, Math.Min(end, Interlocked.Read(ref job.ShortEnd)) - offset);
-        return true;
-    }
-
-    /// <summary>One worker: takes the next block until none is left, reads it, and copies out the requested part.</summary>
-    private void Work(int worker, ReadJob job)
-    {
-        try
-        {
-            byte* staging = null;
-            while (!job.Stop)
-            {
-                long block = Interlocked.Increment(ref job.NextBlock);
-                if (block >= job.BlockCount)
-                {
-                    return;
-                }
-
-                if (job.Token.IsCancellationRequested)
-                {
-                    job.Cancelled = true;
-                    job.Stop = true;
-                    return;
-                }
-
-                long blockStart = job.Start + (block * _blockSize);
-                int want = (int)Math.Min(_blockSize, job.ReadEnd - blockStart);
-                byte* direct = (byte*)job.Destination + (blockStart - job.Offset);
-
-                // A block wholly inside the range whose place in the destination is aligned for Direct I/O is read
-                // straight there: no staging, no copy (the usual case for page-aligned engine buffers).
-                bool copy = job.Staged
-                    && (blockStart < job.Offset || blockStart + want > job.End || ((nint)direct & (_memoryAlignment - 1)) != 0);
-                int got;
-                int errno;
-                if (copy)
-                {
-                    staging = staging != null ? staging : Buffer(worker);
-                    NoteInFlight(want);
-                    got = Fill(staging, want, blockStart, staged: true, out errno);
-                    Interlocked.Add(ref _bytesInFlight, -want);
-                }
-                else
-                {
-                    got = Fill(direct, want, blockStart, job.Staged, out errno);
-                }
-
-                if (errno != 0)
-                {
-                    job.Fail(errno, blockStart);
-                    return;
-                }
-
-                if (copy)
-                {
-                    long copyStart = Math.Max(blockStart, job.Offset);
-                    long copyEnd = Math.Min(blockStart + got, job.End);
-                    if (copyEnd > copyStart)
-                    {
-                        System.Buffer.MemoryCopy(staging + (copyStart - blockStart), (byte*)job.Destination + (copyStart - job.Offset),
-                            copyEnd - copyStart, copyEnd - copyStart);
-                    }
-                }
-
-                if (got < want)
-                {
-                    job.NoteShortEnd(blockStart + got);
-                }
-            }
-        }
-        catch (Exception e)
-        {
-            Interlocked.CompareExchange(ref job.Failure, ExceptionDispatchInfo.Capture(e), null);
-            job.Stop = true;
-        }
-    }
-
-    /// <summary>
-    /// Reads up to <paramref name="want"/> bytes at <paramref name="fileOffset"/>, retrying short reads. Returns the
-    /// bytes read (fewer at the end of the file) and the OS error, 0 when none.
-    /// </summary>
-    private int Fill(byte* target, int want, long fileOffset, bool staged, out int errno)
-    {
-        errno = 0;
-        if (staged && _simulatedErrno != 0)
-        {
-            errno = Interlocked.Exchange(ref _simulatedErrno, 0);
-            if (errno != 0)
-            {
-                return 0;
-            }
-        }
-
-        int done = 0;
-        while (done < want)
-        {
-            int n;
-            if (OperatingSystem.IsLinux())
-            {
-                nint result = Interop.Libc.Pread((int)_handle.DangerousGetHandle(), target + done, (nuint)(want - done), fileOffset + done);
-                if (result < 0)
-                {
-                    int error = Marshal.GetLastPInvokeError();
-                    if (error == Interop.LinuxConstants.EINTR)
-                    {
-                        continue;
-                    }
-
-                    errno = error;
-                    return done;
-                }
-
-                n = (int)result;
-            }
-            else if (staged && OperatingSystem.IsWindows())
-            {
-                try
-                {
-                    n = RandomAccess.Read(_handle, new Span<byte>(target + done, want - done), fileOffset + done);
-                }
-                catch (IOException e) when ((e.HResult & 0xFFFF) == Interop.Kernel32.ERROR_INVALID_PARAMETER)
-                {
-                    errno = Interop.Kernel32.ERROR_INVALID_PARAMETER;
-                    return done;
-                }
-            }
-            else
-            {
-                n = RandomAccess.Read(_handle, new Span<byte>(target + done, want - done), fileOffset + done);
-            }
-
-            if (n == 0)
-            {
-                break;
-            }
-
-            done += n;
-
-            // A Direct read that stops off the alignment stopped at the end of the file; another would be misaligned.
-            if (staged && (done & (_offsetAlignment - 1)) != 0)
-            {
-                break;
-            }
-        }
-
-        return done;
-    }
-
-    private static bool IsRefusal(int errno) =>
-        OperatingSystem.IsWindows() ? errno == Interop.Kernel32.ERROR_INVALID_PARAMETER : errno == Interop.LinuxConstants.EINVAL;
-
-    /// <summary>Direct I/O was refused by a read (CoW or FUSE filesystems): reopen buffered, for good, and say so once.</summary>
-    private void FallBack(int errno, long fileOffset)
-    {
-        string error = OperatingSystem.IsWindows()
-            ? $"error {errno} ({Marshal.GetPInvokeErrorMessage(errno)})"
-            : Errno.Describe(errno);
-        string reason = _directBytesRead == 0
-            ? $"the filesystem refused the first Direct I/O read (at offset {fileOffset}: {error})"
-            : $"the filesystem refused a Direct I/O read at offset {fileOffset} ({error})";
-        OpenedFile buffered = DirectFileOpener.OpenBuffered(Path, reason);
-        _handle.Dispose();
-        _handle = buffered.Handle;
-        _fallbackReason = reason;
-        _mode = DirectReadMode.Buffered;
-        Log.DirectIOFallback(_logger, Path, reason);
-    }
-
-    /// <summary>The worker's staging buffer, allocated on its first use and kept until dispose. Each worker owns its slot.</summary>
-    private byte* Buffer(int worker)
-    {
-        if (_buffers[worker] == 0)
-        {
-            _buffers[worker] = (nint)NativeMemory.AlignedAlloc((nuint)_blockSize, (nuint)_bufferAlignment);
-        }
-
-        return (byte*)_buffers[worker];
-    }
-
-    private void NoteInFlight(int bytes)
-    {
-        long now = Interlocked.Add(ref _bytesInFlight, bytes);
-        long peak = Interlocked.Read(ref _peakBytesInFlight);
-        while (now > peak)
-        {
-            long seen = Interlocked.CompareExchange(ref _peakBytesInFlight, now, peak);
-            if (seen == peak)
-            {
-                break;
-            }
-
-            peak = seen;
-        }
-    }
-
-    /// <summary>The shared state of one read's workers.</summary>
-    private sealed class ReadJob
-    {
-        internal long NextBlock = -1;
-        internal long ShortEnd = long.MaxValue;
-        internal int Errno;
-        internal long ErrorOffset;
-        internal volatile bool Stop;
-        internal volatile bool Cancelled;
-        internal ExceptionDispatchInfo? Failure;
-
-        internal required long Offset { get; init; }
-
-        internal required long End { get; init; }
-
-        internal required long Start { get; init; }
-
-        internal required long ReadEnd { get; init; }
-
-        internal required long BlockCount { get; init; }
-
-        internal required nint Destination { get; init; }
-
-        internal required bool Staged { get; init; }
-
-        internal required CancellationToken Token { get; init; }
-
-        internal void Fail(int errno, long fileOffset)
-        {
-            if (Interlocked.CompareExchange(ref Errno, errno, 0) == 0)
-            {
-                ErrorOffset = fileOffset;
-            }
-
-            Stop = true;
-        }
-
-        internal void NoteShortEnd(long fileOffset)
-        {
-            long seen = Interlocked.Read(ref ShortEnd);
-            while (fileOffset < seen)
-            {
-                long previous = Interlocked.CompareExchange(ref ShortEnd, fileOffset, seen);
-                if (previous == seen)
-                {
-                    break;
-                }
-
-                seen = previous;
-            }
-        }
+        return read;
     }
 }

@@ -1,14 +1,27 @@
 using System.Diagnostics.CodeAnalysis;
+using System.Runtime.InteropServices;
 
 namespace Sharpi.Prefault;
 
 internal static partial class ThrowHelper
 {
+    /// <summary>
+    /// A failed read at an offset: the message names the file, the range and the OS error; <see cref="Exception.HResult"/>
+    /// carries the error as .NET's own file APIs do (the errno on Unix, HRESULT_FROM_WIN32 on Windows).
+    /// </summary>
     [DoesNotReturn]
-    internal static void ThrowReadFailed(string path, long offset, long length, int errno) =>
-        throw new IOException($"Reading {length} bytes at offset {offset} of '{path}' failed: {Errno.Describe(errno)}.");
+    internal static void ThrowReadFailed(string path, long offset, long length, int error) =>
+        throw new IOException($"Reading {length} bytes at offset {offset} of '{path}' failed: {DescribeOSError(error)}.", HResultFromOSError(error));
 
     [DoesNotReturn]
     internal static void ThrowNullDestination(string name) =>
         throw new ArgumentNullException(name, "The destination pointer is null but the length is not zero. Pass memory of at least the length.");
+
+    /// <summary>"errno 5 (Input/output error)" on Unix, "error 87 (The parameter is incorrect.)" on Windows.</summary>
+    internal static string DescribeOSError(int error) =>
+        OperatingSystem.IsWindows() ? $"error {error} ({Marshal.GetPInvokeErrorMessage(error)})" : Errno.Describe(error);
+
+    /// <summary>The HResult .NET gives an IOException for this OS error: the errno itself on Unix, 0x8007xxxx on Windows.</summary>
+    internal static int HResultFromOSError(int error) =>
+        OperatingSystem.IsWindows() && error > 0 ? unchecked((int)0x80070000 | (error & 0xFFFF)) : error;
 }

@@ -82,6 +82,19 @@ public sealed class DirectFileReaderFallbackTests
         Assert.Equal(DirectReadMode.Direct, reader.Mode);
     }
 
+    [LinuxFact]
+    public void Read_WhenADirectReadFailsWithAnIOError_ThrowsIOExceptionCarryingTheErrnoInHResult()
+    {
+        // As .NET's own file APIs on Unix: the HResult of the IOException is the errno itself.
+        using TestFile file = TestFile.Create(TestFile.MiB);
+        DirectReadOptions options = DirectReadOptions.Default with { SimulatedFirstReadErrno = EIO };
+        using var reader = DirectFileReader.Open(file.Path, options);
+
+        IOException e = Assert.Throws<IOException>(() => reader.Read(0, new byte[1000]));
+
+        Assert.Equal(EIO, e.HResult);
+    }
+
     [Fact]
     public void Open_WithDirectIOSwitchedOff_ReadsBuffered_AndSaysWhy()
     {

@@ -1,3 +1,4 @@
+using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
 using Sharpi.Prefault.Tests.TestSupport;
 
@@ -213,5 +214,30 @@ public sealed class DirectFileReaderTests
         Assert.Equal(1010, stats.BytesRead);
         Assert.Equal(1010, stats.DirectBytesRead);
         Assert.True(stats.Elapsed > TimeSpan.Zero);
+    }
+
+    [LinuxFact]
+    public void Reader_NeverDisposed_AfterAParallelRead_IsStillCollected()
+    {
+        // Its own read threads park between reads without holding it, so a forgotten reader is finalized (which lets
+        // the threads end) instead of leaking with them.
+        using TestFile file = TestFile.Create(4 * TestFile.MiB);
+        WeakReference reader = ReadOnceAndForget(file.Path);
+
+        for (int i = 0; i < 10 && reader.IsAlive; i++)
+        {
+            GC.Collect();
+            GC.WaitForPendingFinalizers();
+        }
+
+        Assert.False(reader.IsAlive);
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static WeakReference ReadOnceAndForget(string path)
+    {
+        var reader = DirectFileReader.Open(path, DirectReadOptions.Default with { BlockSize = 256 * 1024, MaxReadsInFlight = 4 });
+        reader.Read(0, new byte[(int)TestFile.MiB]);
+        return new WeakReference(reader);
     }
 }

@@ -1,4 +1,5 @@
 using System.Runtime.InteropServices;
+using System.Runtime.Versioning;
 using Microsoft.Win32.SafeHandles;
 
 internal static partial class Interop
@@ -20,6 +21,7 @@ internal static partial class Interop
         /// HANDLE CreateFileW(LPCWSTR, DWORD, DWORD, LPSECURITY_ATTRIBUTES, DWORD, DWORD, HANDLE). The handle comes back
         /// invalid (not null) on failure; read the error with Marshal.GetLastPInvokeError.
         /// </summary>
+        [SupportedOSPlatform("windows")]
         [LibraryImport(Libraries.Kernel32, EntryPoint = "CreateFileW", StringMarshalling = StringMarshalling.Utf16, SetLastError = true)]
         internal static partial SafeFileHandle CreateFile(string fileName, uint desiredAccess, uint shareMode, nint securityAttributes,
             uint creationDisposition, uint flagsAndAttributes, nint templateFile);

@@ -1,0 +1,250 @@
+using System.Runtime.ExceptionServices;
+
+namespace Sharpi.Prefault;
+
+/// <summary>
+/// Parallel read scheduling. A read is one pass over its range (Direct, or buffered), or two when Direct I/O is refused
+/// part-way. A pass splits the range into blocks that up to <see cref="_readsInFlight"/> workers take in turn: the
+/// calling thread and the reader's own threads for <see cref="Read(long, Span{byte}, CancellationToken)"/>, only the
+/// reader's threads for <see cref="ReadAsync"/>. No pass ever waits on thread-pool work.
+/// </summary>
+public sealed unsafe partial class DirectFileReader
+{
+    /// <summary>The first pass of a read: Direct while the reader is Direct, else buffered; null when there is nothing to read.</summary>
+    private ReadJob? FirstPass(long offset, nint destination, long length, CancellationToken cancellationToken)
+    {
+        long fileLength = RandomAccess.GetLength(_handle);
+        if (length <= 0 || offset >= fileLength)
+        {
+            return null;
+        }
+
+        long end = offset + Math.Min(length, fileLength - offset);
+        return NewPass(offset, end, destination, staged: _mode == DirectReadMode.Direct, cancellationToken);
+    }
+
+    /// <summary>
+    /// Staged: aligned blocks that cover [offset, end), through the staging buffers (or straight into the destination
+    /// where it is aligned). Not staged: blocks straight into the destination.
+    /// </summary>
+    private ReadJob NewPass(long offset, long end, nint destination, bool staged, CancellationToken cancellationToken)
+    {
+        long mask = staged ? _offsetAlignment - 1 : 0;
+        long start = offset & ~mask;
+        long readEnd = (end + mask) & ~mask;
+        long blockCount = (readEnd - start + _blockSize - 1) / _blockSize;
+        return new ReadJob(this, (int)Math.Min(_readsInFlight, blockCount))
+        {
+            Offset = offset,
+            End = end,
+            Start = start,
+            ReadEnd = readEnd,
+            BlockCount = blockCount,
+            Destination = destination,
+            Staged = staged,
+            Token = cancellationToken,
+        };
+    }
+
+    /// <summary>Runs a pass on the calling thread and on the reader's threads; returns when every worker has stopped.</summary>
+    private void Run(ReadJob pass)
+    {
+        _workers.Start(pass, pass.Workers - 1);
+        pass.RunOneWorker();
+
+        // The calling thread waits only for the reader's own threads, never for thread-pool work.
+        pass.Completion.Wait();
+    }
+
+    /// <summary>Starts a pass on the reader's threads only; the task completes (never faults) when every worker has stopped.</summary>
+    private Task StartOnWorkers(ReadJob pass)
+    {
+        _workers.Start(pass, pass.Workers);
+        return pass.Completion;
+    }
+
+    /// <summary>
+    /// After a pass has run: throws its failure or cancellation; after a refused Direct pass, falls back and returns the
+    /// buffered pass that reads the range again; otherwise null (the read is done).
+    /// </summary>
+    private ReadJob? NextPass(ReadJob pass)
+    {
+        pass.Failure?.Throw();
+        if (pass.Cancelled)
+        {
+            pass.Token.ThrowIfCancellationRequested();
+        }
+
+        if (pass.Errno == 0)
+        {
+            return null;
+        }
+
+        if (pass.Staged && IsRefusal(pass.Errno))
+        {
+            FallBack(pass.Errno, pass.ErrorOffset);
+            return NewPass(pass.Offset, pass.End, pass.Destination, staged: false, pass.Token);
+        }
+
+        ThrowHelper.ThrowReadFailed(Path, pass.ErrorOffset, Math.Min(_blockSize, pass.ReadEnd - pass.ErrorOffset), pass.Errno);
+        return null;
+    }
+
+    /// <summary>
+    /// One worker of a pass: takes the next block until none is left, reads it, and copies out the requested part.
+    /// <paramref name="slot"/> (0 to the pass's workers - 1) is its staging buffer. Never throws: a failure stops the pass.
+    /// </summary>
+    private void Work(int slot, ReadJob job)
+    {
+        try
+        {
+            byte* staging = null;
+            while (!job.Stop)
+            {
+                long block = Interlocked.Increment(ref job.NextBlock);
+                if (block >= job.BlockCount)
+                {
+                    return;
+                }
+
+                if (job.Token.IsCancellationRequested)
+                {
+                    job.Cancelled = true;
+                    job.Stop = true;
+                    return;
+                }
+
+                long blockStart = job.Start + (block * _blockSize);
+                int want = (int)Math.Min(_blockSize, job.ReadEnd - blockStart);
+                byte* direct = (byte*)job.Destination + (blockStart - job.Offset);
+
+                // A block wholly inside the range whose place in the destination is aligned for Direct I/O is read
+                // straight there: no staging, no copy (the usual case for page-aligned engine buffers).
+                bool copy = job.Staged
+                    && (blockStart < job.Offset || blockStart + want > job.End || ((nint)direct & (_memoryAlignment - 1)) != 0);
+                int got;
+                int errno;
+                if (copy)
+                {
+                    staging = staging != null ? staging : _buffers.Get(slot);
+                    _buffers.BeginRead(want);
+                    got = Fill(staging, want, blockStart, staged: true, out errno);
+                    _buffers.EndRead(want);
+                }
+                else
+                {
+                    got = Fill(direct, want, blockStart, job.Staged, out errno);
+                }
+
+                if (errno != 0)
+                {
+                    job.Fail(errno, blockStart);
+                    return;
+                }
+
+                if (copy)
+                {
+                    long copyStart = Math.Max(blockStart, job.Offset);
+                    long copyEnd = Math.Min(blockStart + got, job.End);
+                    if (copyEnd > copyStart)
+                    {
+                        System.Buffer.MemoryCopy(staging + (copyStart - blockStart), (byte*)job.Destination + (copyStart - job.Offset),
+                            copyEnd - copyStart, copyEnd - copyStart);
+                    }
+                }
+
+                if (got < want)
+                {
+                    job.NoteShortEnd(blockStart + got);
+                }
+            }
+        }
+        catch (Exception e)
+        {
+            Interlocked.CompareExchange(ref job.Failure, ExceptionDispatchInfo.Capture(e), null);
+            job.Stop = true;
+        }
+    }
+
+    /// <summary>The shared state of one pass's workers.</summary>
+    private sealed class ReadJob(DirectFileReader reader, int workers)
+    {
+        private readonly TaskCompletionSource _completion = new(TaskCreationOptions.RunContinuationsAsynchronously);
+        private int _nextSlot = -1;
+        private int _running = workers;
+
+        internal long NextBlock = -1;
+        internal long ShortEnd = long.MaxValue;
+        internal int Errno;
+        internal long ErrorOffset;
+        internal volatile bool Stop;
+        internal volatile bool Cancelled;
+        internal ExceptionDispatchInfo? Failure;
+
+        /// <summary>How many workers run this pass: the reads in flight, or fewer when the pass has fewer blocks.</summary>
+        internal int Workers { get; } = workers;
+
+        /// <summary>Completes (never faults) when the last worker has stopped; read <see cref="Failure"/> and <see cref="Errno"/> then.</summary>
+        internal Task Completion => _completion.Task;
+
+        internal required long Offset { get; init; }
+
+        internal required long End { get; init; }
+
+        internal required long Start { get; init; }
+
+        internal required long ReadEnd { get; init; }
+
+        internal required long BlockCount { get; init; }
+
+        internal required nint Destination { get; init; }
+
+        internal required bool Staged { get; init; }
+
+        internal required CancellationToken Token { get; init; }
+
+        /// <summary>The bytes of [Offset, End) the pass read: all of them, or up to where the file turned out to end.</summary>
+        internal long BytesRead => Math.Max(0, Math.Min(End, Interlocked.Read(ref ShortEnd)) - Offset);
+
+        /// <summary>Runs one of the <see cref="Workers"/> workers on the calling thread; called exactly that many times in all.</summary>
+        internal void RunOneWorker()
+        {
+            try
+            {
+                reader.Work(Interlocked.Increment(ref _nextSlot), this);
+            }
+            finally
+            {
+                if (Interlocked.Decrement(ref _running) == 0)
+                {
+                    _completion.SetResult();
+                }
+            }
+        }
+
+        internal void Fail(int errno, long fileOffset)
+        {
+            if (Interlocked.CompareExchange(ref Errno, errno, 0) == 0)
+            {
+                ErrorOffset = fileOffset;
+            }
+
+            Stop = true;
+        }
+
+        internal void NoteShortEnd(long fileOffset)
+        {
+            long seen = Interlocked.Read(ref ShortEnd);
+            while (fileOffset < seen)
+            {
+                long previous = Interlocked.CompareExchange(ref ShortEnd, fileOffset, seen);
+                if (previous == seen)
+                {
+                    break;
+                }
+
+                seen = previous;
+            }
+        }
+    }
+}
