@@ -193,7 +193,7 @@ internal static class WindowsPaths
         checks.Run("DirectFileReader.ReadAsync matches", () =>
         {
             var buffer = new byte[expected.Length];
-            int read = reader.ReadAsync(0, buffer).GetAwaiter().GetResult();
+            int read = reader.ReadAsync(0, buffer).AsTask().GetAwaiter().GetResult();
             return (read == expected.Length && buffer.AsSpan().SequenceEqual(expected), $"{read} B");
         });
 
