@@ -6,8 +6,8 @@ namespace Sharpi.Prefault.Bench;
 
 /// <summary>
 /// <c>overlap</c>: time to the first request (init + first pass) when the prefault runs not at all, after the
-/// engine's init (<see cref="MmapPrefault.Run(IReadOnlyList{PrefaultRegion}, PrefaultOptions?)"/>), or in the
-/// background from before it (<see cref="MmapPrefault.Start(IReadOnlyList{PrefaultRegion}, PrefaultOptions?)"/>).
+/// engine's init (<see cref="MmapPrefault.Run(IReadOnlyList{PrefaultRegion}, PrefaultOptions?, CancellationToken)"/>), or in the
+/// background from before it (<see cref="MmapPrefault.Start(IReadOnlyList{PrefaultRegion}, PrefaultOptions?, CancellationToken)"/>).
 /// Cold file every time.
 /// </summary>
 internal sealed class OverlapCommand

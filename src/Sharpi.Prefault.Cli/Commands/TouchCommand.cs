@@ -104,8 +104,7 @@ internal static class TouchCommand
                 RamGate = gate,
                 Progress = progress,
                 Logger = context.Logger,
-                CancellationToken = cancellationToken,
-            });
+            }, cancellationToken);
         }
 
         foreach (RegionFailure failure in result.Failures)

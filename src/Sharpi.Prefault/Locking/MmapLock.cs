@@ -26,6 +26,14 @@ public static class MmapLock
     }
 
     /// <inheritdoc cref="Lock(IReadOnlyList{PrefaultRegion}, LockOptions?)"/>
+    /// <remarks>An exact match for arrays: without it, C# 12 and 13 find an array argument ambiguous (CS0121) between the list and span overloads.</remarks>
+    public static LockLease Lock(PrefaultRegion[] regions, LockOptions? options = null)
+    {
+        ArgumentNullException.ThrowIfNull(regions);
+        return Lock(new ReadOnlySpan<PrefaultRegion>(regions), options);
+    }
+
+    /// <inheritdoc cref="Lock(IReadOnlyList{PrefaultRegion}, LockOptions?)"/>
     public static LockLease Lock(ReadOnlySpan<PrefaultRegion> regions, LockOptions? options = null)
     {
         RegionSet.Validate(regions, nameof(regions));

@@ -5,8 +5,8 @@ namespace Sharpi.Prefault;
 /// <summary>
 /// A model mapped read-only, as an engine maps its weights: a GGUF file, a safetensors file, every shard of a
 /// sharded safetensors model (opened through its <c>model.safetensors.index.json</c>), or a plain file. It owns the
-/// mappings and hands out regions over them, hot tensors first, ready for <see cref="MmapPrefault.Run(IReadOnlyList{PrefaultRegion}, PrefaultOptions?)"/>
-/// or <see cref="MmapPrefault.Start(IReadOnlyList{PrefaultRegion}, PrefaultOptions?)"/>.
+/// mappings and hands out regions over them, hot tensors first, ready for <see cref="MmapPrefault.Run(IReadOnlyList{PrefaultRegion}, PrefaultOptions?, CancellationToken)"/>
+/// or <see cref="MmapPrefault.Start(IReadOnlyList{PrefaultRegion}, PrefaultOptions?, CancellationToken)"/>.
 /// </summary>
 /// <remarks>
 /// Each file's descriptor is closed as soon as the file is mapped (the mapping stays valid without it), so a model of

@@ -13,30 +13,40 @@ public static partial class MmapPrefault
     /// </summary>
     /// <param name="regions">The regions an engine will read, hot ones first (a partial prefault keeps that order).</param>
     /// <param name="options">Settings; <see cref="PrefaultOptions.Default"/> when null.</param>
+    /// <param name="cancellationToken">Stops the sweep between chunks; the result then has <see cref="PrefaultResult.IsCanceled"/> set. Never throws.</param>
     /// <returns>What ran and what it covered. Failures of a hint or a sweep are reported there, never thrown.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="regions"/> is null.</exception>
     /// <exception cref="ArgumentOutOfRangeException">A region has a negative length or runs past the address space.</exception>
-    public static PrefaultResult Run(IReadOnlyList<PrefaultRegion> regions, PrefaultOptions? options = null)
+    public static PrefaultResult Run(IReadOnlyList<PrefaultRegion> regions, PrefaultOptions? options = null, CancellationToken cancellationToken = default)
     {
         ArgumentNullException.ThrowIfNull(regions);
-        return Run(AsSpan(regions), options);
+        return Run(AsSpan(regions), options, cancellationToken);
     }
 
-    /// <inheritdoc cref="Run(IReadOnlyList{PrefaultRegion}, PrefaultOptions?)"/>
-    public static PrefaultResult Run(ReadOnlySpan<PrefaultRegion> regions, PrefaultOptions? options = null)
+    /// <inheritdoc cref="Run(IReadOnlyList{PrefaultRegion}, PrefaultOptions?, CancellationToken)"/>
+    /// <remarks>An exact match for arrays: without it, C# 12 and 13 find an array argument ambiguous (CS0121) between the list and span overloads.</remarks>
+    public static PrefaultResult Run(PrefaultRegion[] regions, PrefaultOptions? options = null, CancellationToken cancellationToken = default)
+    {
+        ArgumentNullException.ThrowIfNull(regions);
+        return Run(new ReadOnlySpan<PrefaultRegion>(regions), options, cancellationToken);
+    }
+
+    /// <inheritdoc cref="Run(IReadOnlyList{PrefaultRegion}, PrefaultOptions?, CancellationToken)"/>
+    public static PrefaultResult Run(ReadOnlySpan<PrefaultRegion> regions, PrefaultOptions? options = null, CancellationToken cancellationToken = default)
     {
         RegionSet.Validate(regions, nameof(regions));
-        return Execute(regions, options ?? PrefaultOptions.Default, options?.WorkerPriority ?? ThreadPriority.Normal, readiness: null);
+        return Execute(regions, options ?? PrefaultOptions.Default, options?.WorkerPriority ?? ThreadPriority.Normal, readiness: null, cancellationToken);
     }
 
     /// <summary>
     /// The run, top to bottom: gate -> merge -> one snapshot of the mappings -> plan with residency -> decision and
     /// budget -> mechanism -> sweep -> result. Shared by Run and Start (which passes <paramref name="readiness"/> to learn
-    /// when each region is done); each step is one named call.
+    /// when each region is done, and its own token, linked to the caller's); each step is one named call.
     /// </summary>
-    internal static PrefaultResult Execute(ReadOnlySpan<PrefaultRegion> regions, PrefaultOptions options, ThreadPriority priority, RegionReadiness? readiness)
+    internal static PrefaultResult Execute(ReadOnlySpan<PrefaultRegion> regions, PrefaultOptions options, ThreadPriority priority, RegionReadiness? readiness,
+        CancellationToken cancellationToken)
     {
-        var run = new RunContext(options, Stopwatch.GetTimestamp(), readiness);
+        var run = new RunContext(options, Stopwatch.GetTimestamp(), readiness, cancellationToken);
 
         // 1. The operators' gate, read once: under the kill switch nothing is merged, measured or touched.
         OperatorSettings operators = OperatorSettings.Read(options.RamFraction, run.Log);
@@ -82,9 +92,11 @@ public static partial class MmapPrefault
         return Finish(run, decision, plan, method, sweep with { BytesResidentAfter = residentAfter, HugePageAdvisedBytes = hugePageAdvised });
     }
 
-    /// <summary>What a run carries from step to step: its settings, logger, start time and the failures found so far.</summary>
-    private sealed class RunContext(PrefaultOptions options, long started, RegionReadiness? readiness)
+    /// <summary>What a run carries from step to step: its settings, token, logger, start time and the failures found so far.</summary>
+    private sealed class RunContext(PrefaultOptions options, long started, RegionReadiness? readiness, CancellationToken cancellationToken)
     {
+        internal CancellationToken CancellationToken { get; } = cancellationToken;
+
         internal RegionReadiness? Readiness { get; } = readiness;
 
         internal PrefaultOptions Options { get; } = options;
@@ -166,11 +178,11 @@ public static partial class MmapPrefault
         RegionReadiness? readiness = run.Readiness;
         readiness?.Expect(regions);
         Action<int>? regionDone = readiness is null ? null : i => readiness.Swept(regions[i].Order);
-        var sweep = new StrideSweep(regions, options.ChunkSize, method == PrefaultMethod.Populate, SweepOrder.Slices, regionDone, options.CancellationToken);
+        var sweep = new StrideSweep(regions, options.ChunkSize, method == PrefaultMethod.Populate, SweepOrder.Slices, regionDone, run.CancellationToken);
         ProgressReporter? progress = options.Progress is null ? null : new ProgressReporter(options.Progress, sweep.BytesTotal, options.Label, run.Log);
         int threads = sweep.Execute(options.MaxDegreeOfParallelism, priority, progress);
         sweep.CollectFailures(run.Failures);
-        bool cancelled = options.CancellationToken.IsCancellationRequested && sweep.BytesDone < sweep.BytesTotal;
+        bool cancelled = run.CancellationToken.IsCancellationRequested && sweep.BytesDone < sweep.BytesTotal;
         return new SweepOutcome(sweep.BytesDone, threads, cancelled);
     }
 

@@ -3,7 +3,7 @@ namespace Sharpi.Prefault;
 public static partial class MmapPrefault
 {
     /// <summary>
-    /// Starts <see cref="Run(IReadOnlyList{PrefaultRegion}, PrefaultOptions?)"/> in the background and returns at once,
+    /// Starts <see cref="Run(IReadOnlyList{PrefaultRegion}, PrefaultOptions?, CancellationToken)"/> in the background and returns at once,
     /// so the read-ahead overlaps the engine's other init work (graph building, GPU uploads, KV-cache allocation).
     /// The same gate and kill switch apply. Workers run at <see cref="ThreadPriority.BelowNormal"/> (on Linux, nice 10)
     /// unless <see cref="PrefaultOptions.WorkerPriority"/> says otherwise; use <see cref="PrefaultOptions.MaxDegreeOfParallelism"/>
@@ -11,19 +11,31 @@ public static partial class MmapPrefault
     /// </summary>
     /// <param name="regions">The regions, hot ones first. Copied: the list may change after the call.</param>
     /// <param name="options">Settings; <see cref="PrefaultOptions.Default"/> when null.</param>
+    /// <param name="cancellationToken">
+    /// Stops the sweep between chunks, as <see cref="PrefaultHandle.Cancel"/> does; <see cref="PrefaultHandle.Completion"/>
+    /// then reports <see cref="PrefaultResult.IsCanceled"/>. Never throws.
+    /// </param>
     /// <returns>A handle: await <see cref="PrefaultHandle.Completion"/> before the first request; dispose it before unmapping.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="regions"/> is null.</exception>
     /// <exception cref="ArgumentOutOfRangeException">A region has a negative length or runs past the address space.</exception>
-    public static PrefaultHandle Start(IReadOnlyList<PrefaultRegion> regions, PrefaultOptions? options = null)
+    public static PrefaultHandle Start(IReadOnlyList<PrefaultRegion> regions, PrefaultOptions? options = null, CancellationToken cancellationToken = default)
     {
         ArgumentNullException.ThrowIfNull(regions);
-        return Start(AsSpan(regions), options);
+        return Start(AsSpan(regions), options, cancellationToken);
     }
 
-    /// <inheritdoc cref="Start(IReadOnlyList{PrefaultRegion}, PrefaultOptions?)"/>
-    public static PrefaultHandle Start(ReadOnlySpan<PrefaultRegion> regions, PrefaultOptions? options = null)
+    /// <inheritdoc cref="Start(IReadOnlyList{PrefaultRegion}, PrefaultOptions?, CancellationToken)"/>
+    /// <remarks>An exact match for arrays: without it, C# 12 and 13 find an array argument ambiguous (CS0121) between the list and span overloads.</remarks>
+    public static PrefaultHandle Start(PrefaultRegion[] regions, PrefaultOptions? options = null, CancellationToken cancellationToken = default)
+    {
+        ArgumentNullException.ThrowIfNull(regions);
+        return Start(new ReadOnlySpan<PrefaultRegion>(regions), options, cancellationToken);
+    }
+
+    /// <inheritdoc cref="Start(IReadOnlyList{PrefaultRegion}, PrefaultOptions?, CancellationToken)"/>
+    public static PrefaultHandle Start(ReadOnlySpan<PrefaultRegion> regions, PrefaultOptions? options = null, CancellationToken cancellationToken = default)
     {
         RegionSet.Validate(regions, nameof(regions));
-        return new PrefaultHandle(regions.ToArray(), options ?? PrefaultOptions.Default);
+        return new PrefaultHandle(regions.ToArray(), options ?? PrefaultOptions.Default, cancellationToken);
     }
 }

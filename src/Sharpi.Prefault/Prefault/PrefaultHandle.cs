@@ -5,7 +5,7 @@ namespace Sharpi.Prefault;
 
 /// <summary>
 /// A prefault running in the background, started by
-/// <see cref="MmapPrefault.Start(IReadOnlyList{PrefaultRegion}, PrefaultOptions?)"/> before an engine's other init
+/// <see cref="MmapPrefault.Start(IReadOnlyList{PrefaultRegion}, PrefaultOptions?, CancellationToken)"/> before an engine's other init
 /// work so that the regions are resident by the first request.
 /// </summary>
 /// <remarks>
@@ -23,18 +23,18 @@ public sealed class PrefaultHandle : IDisposable, IAsyncDisposable
     private int _disposed;
     private bool _disposedBySweep; // written and read on the sweep's own thread only
 
-    internal PrefaultHandle(PrefaultRegion[] regions, PrefaultOptions options)
+    internal PrefaultHandle(PrefaultRegion[] regions, PrefaultOptions options, CancellationToken cancellationToken)
     {
-        _cancel = CancellationTokenSource.CreateLinkedTokenSource(options.CancellationToken);
+        // The handle's own source, linked to the caller's token: Cancel and Dispose stop the sweep, and so does the caller.
+        _cancel = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
         _readiness = new RegionReadiness(regions.Length);
-        PrefaultOptions background = options with { CancellationToken = _cancel.Token };
 
         // Below normal unless the caller chose: the sweep waits on the disk, and the init work it overlaps should win the CPU.
         ThreadPriority priority = options.WorkerPriority == ThreadPriority.Normal ? ThreadPriority.BelowNormal : options.WorkerPriority;
         _thread = new Thread(() =>
         {
             WorkerPriority.ApplyToCurrentThread(priority);
-            Sweep(regions, background, priority);
+            Sweep(regions, options, priority);
         })
         {
             IsBackground = true,
@@ -141,7 +141,7 @@ public sealed class PrefaultHandle : IDisposable, IAsyncDisposable
     {
         try
         {
-            _completion.SetResult(MmapPrefault.Execute(regions, options, priority, _readiness));
+            _completion.SetResult(MmapPrefault.Execute(regions, options, priority, _readiness, _cancel.Token));
         }
 #pragma warning disable CA1031 // A throw on this thread would end the process; the engine gets a result instead.
         catch (Exception ex)

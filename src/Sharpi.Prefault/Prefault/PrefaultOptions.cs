@@ -108,7 +108,7 @@ public sealed record PrefaultOptions
     }
 
     /// <summary>
-    /// Priority of the sweep's worker threads. <see cref="MmapPrefault.Start(IReadOnlyList{PrefaultRegion}, PrefaultOptions?)"/>
+    /// Priority of the sweep's worker threads. <see cref="MmapPrefault.Start(IReadOnlyList{PrefaultRegion}, PrefaultOptions?, CancellationToken)"/>
     /// uses <see cref="ThreadPriority.BelowNormal"/> when this is left at <see cref="ThreadPriority.Normal"/>, so a
     /// background prefault does not starve the init work it overlaps. On Linux, where <see cref="Thread.Priority"/> alone
     /// changes nothing without privileges, a below-normal priority also raises each worker's nice value (10 for
@@ -140,7 +140,4 @@ public sealed record PrefaultOptions
 
     /// <summary>Receives bytes done/total at most about ten times a second, and once at the end. Called on a worker thread.</summary>
     public IProgress<PrefaultProgress>? Progress { get; init; }
-
-    /// <summary>Stops the sweep between chunks; the result then has <see cref="PrefaultResult.IsCanceled"/> set. Never throws.</summary>
-    public CancellationToken CancellationToken { get; init; }
 }

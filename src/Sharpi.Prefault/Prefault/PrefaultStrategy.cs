@@ -1,6 +1,6 @@
 namespace Sharpi.Prefault;
 
-/// <summary>Which mechanism <see cref="MmapPrefault.Run(IReadOnlyList{PrefaultRegion}, PrefaultOptions?)"/> may use.</summary>
+/// <summary>Which mechanism <see cref="MmapPrefault.Run(IReadOnlyList{PrefaultRegion}, PrefaultOptions?, CancellationToken)"/> may use.</summary>
 public enum PrefaultStrategy
 {
     /// <summary>The fastest safe mechanism: populate where the kernel supports it, else hint and touch.</summary>

@@ -31,6 +31,14 @@ public static class MmapReclaim
     }
 
     /// <inheritdoc cref="Release(IReadOnlyList{PrefaultRegion}, ReclaimOptions?)"/>
+    /// <remarks>An exact match for arrays: without it, C# 12 and 13 find an array argument ambiguous (CS0121) between the list and span overloads.</remarks>
+    public static ReclaimResult Release(PrefaultRegion[] regions, ReclaimOptions? options = null)
+    {
+        ArgumentNullException.ThrowIfNull(regions);
+        return Release(new ReadOnlySpan<PrefaultRegion>(regions), options);
+    }
+
+    /// <inheritdoc cref="Release(IReadOnlyList{PrefaultRegion}, ReclaimOptions?)"/>
     public static ReclaimResult Release(ReadOnlySpan<PrefaultRegion> regions, ReclaimOptions? options = null)
     {
         RegionSet.Validate(regions, nameof(regions));

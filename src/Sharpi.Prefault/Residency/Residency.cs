@@ -42,6 +42,14 @@ public static class Residency
         return Measure(MmapPrefault.AsSpan(regions));
     }
 
+    /// <inheritdoc cref="Measure(IReadOnlyList{PrefaultRegion})"/>
+    /// <remarks>An exact match for arrays: without it, C# 12 and 13 find an array argument ambiguous (CS0121) between the list and span overloads.</remarks>
+    public static ResidencyInfo Measure(PrefaultRegion[] regions)
+    {
+        ArgumentNullException.ThrowIfNull(regions);
+        return Measure(new ReadOnlySpan<PrefaultRegion>(regions));
+    }
+
     /// <summary>Residency of regions, merged first so overlapping regions count once.</summary>
     /// <exception cref="ArgumentOutOfRangeException">A region has a negative length.</exception>
     public static ResidencyInfo Measure(ReadOnlySpan<PrefaultRegion> regions)
@@ -84,6 +92,14 @@ public static class Residency
     {
         ArgumentNullException.ThrowIfNull(regions);
         return MeasureEach(MmapPrefault.AsSpan(regions));
+    }
+
+    /// <inheritdoc cref="MeasureEach(IReadOnlyList{PrefaultRegion})"/>
+    /// <remarks>An exact match for arrays: without it, C# 12 and 13 find an array argument ambiguous (CS0121) between the list and span overloads.</remarks>
+    public static ResidencyInfo[] MeasureEach(PrefaultRegion[] regions)
+    {
+        ArgumentNullException.ThrowIfNull(regions);
+        return MeasureEach(new ReadOnlySpan<PrefaultRegion>(regions));
     }
 
     /// <inheritdoc cref="MeasureEach(IReadOnlyList{PrefaultRegion})"/>

@@ -149,6 +149,40 @@ public sealed class MmapPrefaultStartTests
         Assert.True(handle.Wait(TimeSpan.FromSeconds(30)));
     }
 
+    [LinuxFact]
+    public async Task Start_WithTheCallersTokenCancelled_StopsTheSweep_AndSaysSo()
+    {
+        using TestFile file = TestFile.Create(128 * MiB);
+        using MappedFile map = file.Map();
+        using var cts = new CancellationTokenSource();
+        using var gate = new ManualResetEventSlim();
+        var progress = new CallbackProgress(_ => gate.Wait(TimeSpan.FromSeconds(10)));
+
+        // The first progress report holds the sweep until the caller's token is cancelled, so the cut surely comes first.
+        await using PrefaultHandle handle = MmapPrefault.Start([map.Region()],
+            PrefaultOptions.Default with { Progress = progress, ChunkSize = MiB, MaxDegreeOfParallelism = 1 }, cts.Token);
+        await cts.CancelAsync();
+        gate.Set();
+        PrefaultResult result = await handle.Completion;
+
+        Assert.True(result.IsCanceled, result.Reason);
+        Assert.InRange(result.Bytes, 0, file.Length - 1);
+    }
+
+    [LinuxFact]
+    public async Task Start_WithAnAlreadyCancelledToken_TouchesNothing()
+    {
+        using TestFile file = TestFile.Create(16 * MiB);
+        using MappedFile map = file.Map();
+
+        await using PrefaultHandle handle = MmapPrefault.Start([map.Region()], cancellationToken: new CancellationToken(canceled: true));
+        PrefaultResult result = await handle.Completion;
+
+        Assert.True(result.IsCanceled, result.Reason);
+        Assert.Equal(0, result.Bytes);
+        Assert.True(map.ResidentPercent() < 1);
+    }
+
     [Fact]
     public void Start_WithNegativeLength_ThrowsAtTheCall()
     {

@@ -118,13 +118,12 @@ public sealed class MmapPrefaultTests
         {
             ChunkSize = 1 * MiB,
             MaxDegreeOfParallelism = 1,
-            CancellationToken = cts.Token,
             Progress = progress,
         };
 
         // The first progress report comes after the first chunk that takes the reporter past its interval; from a
         // cold disk that is well before the end. Cancel before starting, too, to pin the "nothing ran" edge.
-        PrefaultResult result = MmapPrefault.Run([map.Region()], options);
+        PrefaultResult result = MmapPrefault.Run([map.Region()], options, cts.Token);
 
         Assert.True(result.IsCanceled, result.Reason);
         Assert.InRange(result.Bytes, 0, file.Length - 1);
@@ -138,7 +137,7 @@ public sealed class MmapPrefaultTests
         using TestFile file = TestFile.Create(16 * MiB);
         using MappedFile map = file.Map();
 
-        PrefaultResult result = MmapPrefault.Run([map.Region()], PrefaultOptions.Default with { CancellationToken = new CancellationToken(canceled: true) });
+        PrefaultResult result = MmapPrefault.Run([map.Region()], cancellationToken: new CancellationToken(canceled: true));
 
         Assert.True(result.IsCanceled);
         Assert.Equal(0, result.Bytes);
