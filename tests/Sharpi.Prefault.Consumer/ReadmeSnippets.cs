@@ -1,0 +1,48 @@
+using System.IO.MemoryMappedFiles;
+using Microsoft.Extensions.Logging;
+using Sharpi.Prefault;
+
+namespace Sharpi.Prefault.Consumer;
+
+/// <summary>README.md's C# snippets, verbatim, each in a method whose parameters are what the snippet takes as given.</summary>
+internal static class ReadmeSnippets
+{
+    public static void QuickStart(long embdOffset, long embdLength, long expertsOffset, long expertsLength, ILogger logger)
+    {
+        using var mmf = MemoryMappedFile.CreateFromFile("model.gguf", FileMode.Open, null, 0, MemoryMappedFileAccess.Read);
+        using var view = mmf.CreateViewAccessor(0, 0, MemoryMappedFileAccess.Read);
+
+        // The CPU-resident regions you will read, hot ones first (a partial prefault keeps this order).
+        PrefaultRegion[] regions =
+        [
+            PrefaultRegion.FromView(view, embdOffset, embdLength, "token_embd.weight"),
+            PrefaultRegion.FromView(view, expertsOffset, expertsLength, "blk.0.ffn_up_exps.weight"),
+        ];
+
+        PrefaultResult result = MmapPrefault.Run(regions, PrefaultOptions.Default with { Label = "engine", Logger = logger });
+        // logs, for example: [engine] Pre-faulted 16.39 GiB (2.10 GiB already resident) in 3.10 s (5.3 GiB/s) via populate
+        Console.WriteLine($"{result.Method}: {result.Bytes} bytes in {result.Elapsed} ({result.GiBPerSecond:F1} GiB/s); {result.Reason}");
+    }
+
+    public static async Task StartBeforeInit(PrefaultRegion[] regions, PrefaultOptions options, CancellationToken cancellationToken)
+    {
+        await using PrefaultHandle prefault = MmapPrefault.Start(regions, options, cancellationToken);
+        BuildGraph(); UploadToGpu(); AllocateKvCache();      // overlaps the read-ahead
+        PrefaultResult result = await prefault.Completion;   // resident by the first request
+        GC.KeepAlive(result);
+    }
+
+    public static void TensorIndexRegions(MemoryMappedViewAccessor view)
+    {
+        TensorIndex index = TensorIndex.Read("model.gguf");
+        var experts = new TensorSelection(include: ["blk.*.ffn_*_exps.weight"]);
+        PrefaultResult result = MmapPrefault.Run(index.Regions(view, experts));
+        GC.KeepAlive(result);
+    }
+
+    private static void BuildGraph() { }
+
+    private static void UploadToGpu() { }
+
+    private static void AllocateKvCache() { }
+}
