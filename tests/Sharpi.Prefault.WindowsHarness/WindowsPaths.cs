@@ -95,6 +95,13 @@ internal static class WindowsPaths
                     $"working set after {after.Percent:F1}%, BytesResident={result.BytesResident}, Reason={result.Reason}");
             });
         }
+
+        checks.Run("MmapPrefault.Run with a cancelled token (its last parameter) sweeps nothing and says so", () =>
+        {
+            using var view = MappedView.Open(path);
+            PrefaultResult result = MmapPrefault.Run([view.Region], Options(PrefaultStrategy.Touch), new CancellationToken(canceled: true));
+            return (result.IsCanceled && result.Bytes == 0, $"IsCanceled={result.IsCanceled}, Bytes={result.Bytes}, Reason={result.Reason}");
+        });
     }
 
     /// <summary>
