@@ -27,13 +27,16 @@ List<PrefaultRegion> cpuRegions = [.. index.Regions(view, hot), .. index.Regions
 
 // 3. Start the prefault before the engine's own init work, so disk reads overlap it instead of the first request.
 //    Dispose (here: at the end of the scope) cancels and waits, so nothing touches the view after it is unmapped.
+//    The engine's shutdown token comes last: Ctrl+C stops the sweep between chunks (the result says IsCanceled).
+using var shutdown = new CancellationTokenSource();
+Console.CancelKeyPress += (_, e) => { e.Cancel = true; shutdown.Cancel(); };
 await using PrefaultHandle prefault = MmapPrefault.Start(cpuRegions, PrefaultOptions.Default with
 {
     Label = Path.GetFileName(modelPath),
     Logger = log,
     // Leave a core to the init work the prefault overlaps.
     MaxDegreeOfParallelism = Math.Max(1, Environment.ProcessorCount - 1),
-});
+}, shutdown.Token);
 
 // 4. The engine's init work. Here: "upload" the output head, i.e. copy it out of the mapping into memory the engine
 //    owns (a GPU buffer, a repacked layout), as engines do for tensors they run elsewhere.
