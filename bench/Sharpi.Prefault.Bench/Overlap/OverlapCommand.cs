@@ -229,6 +229,7 @@ internal sealed class OverlapCommand
         return new RequestWalk(waited, computed, firstLayer, faults);
     }
 
+    /// <summary>One layer on the first-pass threads (its helper threads start per layer, in every row alike).</summary>
     private static unsafe (double Seconds, FaultCounts Faults) RunLayer(ColdStartStrategy.MappedFile mapped, RequestPlan layer, int threads) =>
         FirstPass.Run(mapped.Start, layer, threads);
 
