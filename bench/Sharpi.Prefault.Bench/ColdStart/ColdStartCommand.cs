@@ -28,8 +28,8 @@ internal sealed class ColdStartCommand
 
     private readonly Option<int> _threads = new("--threads")
     {
-        Description = "MaxDegreeOfParallelism of the prefault rows.",
-        DefaultValueFactory = _ => Environment.ProcessorCount,
+        Description = "MaxDegreeOfParallelism of the prefault rows (default: the library's default).",
+        DefaultValueFactory = _ => PrefaultOptions.DefaultMaxDegreeOfParallelism,
     };
 
     private readonly Option<long> _chunk = CommonOptions.SizeOption("--chunk", PrefaultOptions.DefaultChunkSize, "ChunkSize of the prefault rows, e.g. 2M, 32M.");

@@ -18,9 +18,6 @@ internal static unsafe class FirstPass
     /// <summary>The folded bytes of every pass so far (kept so the JIT cannot drop the loads).</summary>
     internal static long Checksum => Volatile.Read(ref s_checksum);
 
-    /// <summary>One byte per page of [start, start + length) (the overlap command's pass).</summary>
-    internal static (double Seconds, FaultCounts Faults) Run(byte* start, long length, int threads) => Run(start, RequestPlan.Pages(length), threads);
-
     /// <summary>Runs <paramref name="plan"/> over the weights at <paramref name="start"/>; returns the seconds and the faults it took.</summary>
     internal static (double Seconds, FaultCounts Faults) Run(byte* start, RequestPlan plan, int threads)
     {

@@ -6,13 +6,16 @@ namespace Sharpi.Prefault.Bench;
 
 /// <summary>
 /// <c>overlap</c>: time to the first request (init + first pass) when the prefault runs not at all, after the
-/// engine's init (<see cref="MmapPrefault.Run(IReadOnlyList{PrefaultRegion}, PrefaultOptions?, CancellationToken)"/>), or in the
-/// background from before it (<see cref="MmapPrefault.Start(IReadOnlyList{PrefaultRegion}, PrefaultOptions?, CancellationToken)"/>).
-/// Cold file every time.
+/// engine's init (<see cref="MmapPrefault.Run(IReadOnlyList{PrefaultRegion}, PrefaultOptions?, CancellationToken)"/>), in the
+/// background from before it (<see cref="MmapPrefault.Start(IReadOnlyList{PrefaultRegion}, PrefaultOptions?, CancellationToken)"/>,
+/// then a wait for all of it), or in the background with the request walking its layers as each becomes ready
+/// (<see cref="PrefaultHandle.WhenReady(int)"/>). Every row runs the same request layer by layer. Cold file every time.
 /// </summary>
 internal sealed class OverlapCommand
 {
-    private static readonly string[] Scenarios = ["no-prefault", "run-after-init", "start-before-init"];
+    private const string LayerByLayer = "start-layer-by-layer";
+
+    private static readonly string[] Scenarios = ["no-prefault", "run-after-init", "start-before-init", LayerByLayer];
 
     private readonly CommonOptions _common = new();
 
@@ -28,13 +31,28 @@ internal sealed class OverlapCommand
         DefaultValueFactory = _ => Environment.ProcessorCount,
     };
 
+    private readonly Option<int> _layers = new("--layers")
+    {
+        Description = "Layers of the simulated engine: equal slices of the file, walked in order by the request (and one region each for start-layer-by-layer).",
+        DefaultValueFactory = _ => 48,
+    };
+
+    private readonly Option<string> _request = new("--request")
+    {
+        Description = "The first request over each layer: pages (one byte per page, no compute) or dense (every byte summed).",
+        DefaultValueFactory = _ => "pages",
+    };
+
     internal static Command Create()
     {
         var self = new OverlapCommand();
-        var command = new Command("overlap", "Time to the first request with a simulated engine init: no prefault, Run after init, Start before init (cold file each time).");
+        var command = new Command("overlap",
+            "Time to the first request with a simulated engine init: no prefault, Run after init, Start before init, Start with the request walking layers as they become ready (cold file each time).");
         self._common.AddTo(command);
         command.Options.Add(self._initMs);
         command.Options.Add(self._firstPassThreads);
+        command.Options.Add(self._layers);
+        command.Options.Add(self._request);
         command.SetAction(self.InvokeAsync);
         return command;
     }
@@ -52,13 +70,24 @@ internal sealed class OverlapCommand
         {
             int initMs = parse.GetValue(_initMs);
             int firstPassThreads = parse.GetValue(_firstPassThreads);
-            if (initMs < 0 || firstPassThreads < 1)
+            int layers = parse.GetValue(_layers);
+            if (initMs < 0 || firstPassThreads < 1 || layers < 1)
             {
-                throw new BenchException("--init-ms must be 0 or more and --first-pass-threads at least 1.");
+                throw new BenchException("--init-ms must be 0 or more, and --first-pass-threads and --layers at least 1.");
+            }
+
+            RequestShape shape = RequestSpec.Parse(parse.GetValue(_request)!);
+            if (shape == RequestShape.Moe)
+            {
+                throw new BenchException("--request: overlap runs pages or dense.");
             }
 
             int repeat = parse.GetValue(_common.Repeat);
             WeightsFile file = _common.ResolveFile(parse, progress);
+            ModelLayout layout = ModelLayout.EqualSlices(file.Length, layers, experts: 1);
+            RequestPlan request = shape == RequestShape.Pages
+                ? RequestPlan.LayerPages(layout)
+                : RequestPlan.Create(new RequestSpec(RequestShape.Dense, layers, 1, 0, 0, 0), layout, file.Length);
             progress.Begin($"calibrating a {initMs} ms init");
             SimulatedInit init = SimulatedInit.Calibrate(TimeSpan.FromMilliseconds(initMs));
 
@@ -70,7 +99,7 @@ internal sealed class OverlapCommand
                 {
                     string scenario = Scenarios[(i + r) % Scenarios.Length];
                     progress.Begin($"[{++step}/{repeat * Scenarios.Length}] repetition {r + 1}/{repeat}, cold, {scenario}");
-                    samples.Add(await MeasureAsync(scenario, file, init, firstPassThreads).ConfigureAwait(false));
+                    samples.Add(await MeasureAsync(scenario, file, layout, request, init, firstPassThreads).ConfigureAwait(false));
                     cancellationToken.ThrowIfCancellationRequested();
                 }
             }
@@ -80,7 +109,11 @@ internal sealed class OverlapCommand
                 Sample.Summarize(samples, Scenarios, [CacheState.Cold], file.Length, limitReaders: []),
                 [
                     $"Init: {initMs} ms of busy CPU work on one thread (calibrated idle); it takes longer when the prefault competes for the cores.",
-                    "prefault s: the prefault's time not hidden behind the init (all of it for run-after-init; the wait on Completion for start-before-init).",
+                    $"Request: {request.Description}; {firstPassThreads} thread(s), run layer by layer in every row.",
+                    "prefault s: the prefault's time not hidden behind the init (all of it for run-after-init; the wait on Completion for start-before-init; "
+                        + "the waits on WhenReady between layers for start-layer-by-layer, which prefaults one region per layer).",
+                    "first layer done s: from the start of init to the end of the request's first layer; time to first request s: to the end of the whole request.",
+                    "sweep GiB/s: the prefault's own bytes over its own elapsed time (what per-region readiness costs the sweep shows here).",
                 ]);
             _common.Publish(parse, report, $"overlap, {ByteSize.Format(file.Length)}, {initMs} ms init", progress);
             _common.CleanUp(parse, file, progress);
@@ -95,20 +128,34 @@ internal sealed class OverlapCommand
     }
 
     [SupportedOSPlatform("linux")]
-    private static async Task<Sample> MeasureAsync(string scenario, WeightsFile file, SimulatedInit init, int firstPassThreads)
+    private static async Task<Sample> MeasureAsync(string scenario, WeightsFile file, ModelLayout layout, RequestPlan request, SimulatedInit init, int firstPassThreads)
     {
         double before = CacheControl.Establish(file, CacheState.Cold);
         FaultCounts faultsBefore = FaultCounts.Now();
         double initSeconds;
         double prefaultSeconds = 0;
+        double? sweep = null;
         string method = "none";
-        (double Seconds, FaultCounts Faults) firstPass;
+        RequestWalk walk;
         using (ColdStartStrategy.MappedFile mapped = ColdStartStrategy.Map(file))
         {
             PrefaultRegion[] regions = [mapped.Region];
             long started = Stopwatch.GetTimestamp();
             switch (scenario)
             {
+                case LayerByLayer:
+                    // The engine's layers in execution order, one region each: WhenReady(i) is layer i.
+                    await using (PrefaultHandle handle = MmapPrefault.Start(LayerRegions(mapped.Region, layout)))
+                    {
+                        initSeconds = init.Run();
+                        walk = await WalkAsync(mapped, request, firstPassThreads, handle, started).ConfigureAwait(false);
+                        prefaultSeconds = walk.WaitSeconds;
+                        PrefaultResult result = await handle.Completion.ConfigureAwait(false);
+                        sweep = result.GiBPerSecond;
+                        method = $"{ColdStartStrategy.MethodName(result.Method)} in the background ({result.Elapsed.TotalSeconds:0.00} s), {layout.Layers.Count} regions";
+                    }
+
+                    break;
                 case "start-before-init":
                     await using (PrefaultHandle handle = MmapPrefault.Start(regions))
                     {
@@ -116,30 +163,92 @@ internal sealed class OverlapCommand
                         initSeconds = Stopwatch.GetElapsedTime(started).TotalSeconds;
                         PrefaultResult result = await handle.Completion.ConfigureAwait(false);
                         prefaultSeconds = Stopwatch.GetElapsedTime(started).TotalSeconds - initSeconds;
+                        sweep = result.GiBPerSecond;
                         method = $"{ColdStartStrategy.MethodName(result.Method)} in the background ({result.Elapsed.TotalSeconds:0.00} s)";
+                        walk = await WalkAsync(mapped, request, firstPassThreads, readiness: null, started).ConfigureAwait(false);
                     }
 
                     break;
                 case "run-after-init":
+                {
                     initSeconds = init.Run();
                     long prefaultStarted = Stopwatch.GetTimestamp();
-                    method = ColdStartStrategy.MethodName(MmapPrefault.Run(regions).Method);
+                    PrefaultResult result = MmapPrefault.Run(regions);
                     prefaultSeconds = Stopwatch.GetElapsedTime(prefaultStarted).TotalSeconds;
+                    sweep = result.GiBPerSecond;
+                    method = ColdStartStrategy.MethodName(result.Method);
+                    walk = await WalkAsync(mapped, request, firstPassThreads, readiness: null, started).ConfigureAwait(false);
                     break;
+                }
+
                 default:
                     initSeconds = init.Run();
+                    walk = await WalkAsync(mapped, request, firstPassThreads, readiness: null, started).ConfigureAwait(false);
                     break;
-            }
-
-            unsafe
-            {
-                firstPass = FirstPass.Run(mapped.Start, file.Length, firstPassThreads);
             }
         }
 
         FaultCounts faults = FaultCounts.Now() - faultsBefore;
         double after = Residency.OfFile(file.Path).Percent;
-        var times = new StrategyTimes(prefaultSeconds, firstPass, method);
-        return new Sample(scenario, CacheState.Cold, times, faults, before, after, initSeconds);
+        var times = new StrategyTimes(prefaultSeconds, walk.ComputeSeconds, method, walk.Faults);
+        return new Sample(scenario, CacheState.Cold, times, faults, before, after, initSeconds)
+        {
+            FirstLayerSeconds = walk.FirstLayerSeconds,
+            SweepGibPerSecond = sweep,
+        };
     }
+
+    /// <summary>
+    /// The engine's first request, layer by layer on the first-pass threads; with <paramref name="readiness"/>, each
+    /// layer first awaits <see cref="PrefaultHandle.WhenReady(int)"/> of its region, so it computes while later layers load.
+    /// </summary>
+    private static async Task<RequestWalk> WalkAsync(ColdStartStrategy.MappedFile mapped, RequestPlan request, int threads, PrefaultHandle? readiness, long started)
+    {
+        double waited = 0;
+        double computed = 0;
+        double firstLayer = 0;
+        FaultCounts faults = default;
+        for (int layer = 0; layer < request.Steps.Count; layer++)
+        {
+            if (readiness is not null)
+            {
+                long waitStarted = Stopwatch.GetTimestamp();
+                await readiness.WhenReady(layer).ConfigureAwait(false);
+                waited += Stopwatch.GetElapsedTime(waitStarted).TotalSeconds;
+            }
+
+            (double seconds, FaultCounts stepFaults) = RunLayer(mapped, request.Step(layer), threads);
+            computed += seconds;
+            faults = new FaultCounts(faults.Minor + stepFaults.Minor, faults.Major + stepFaults.Major, faults.StorageBytes + stepFaults.StorageBytes);
+            if (layer == 0)
+            {
+                firstLayer = Stopwatch.GetElapsedTime(started).TotalSeconds;
+            }
+        }
+
+        return new RequestWalk(waited, computed, firstLayer, faults);
+    }
+
+    /// <summary>One layer on the first-pass threads (its helper threads start per layer, in every row alike).</summary>
+    private static unsafe (double Seconds, FaultCounts Faults) RunLayer(ColdStartStrategy.MappedFile mapped, RequestPlan layer, int threads) =>
+        FirstPass.Run(mapped.Start, layer, threads);
+
+    /// <summary>One region per layer of <paramref name="layout"/> over the mapping, in layer order, named by layer.</summary>
+    private static PrefaultRegion[] LayerRegions(PrefaultRegion file, ModelLayout layout)
+    {
+        var regions = new PrefaultRegion[layout.Layers.Count];
+        for (int i = 0; i < regions.Length; i++)
+        {
+            LayerLayout layer = layout.Layers[i];
+            ByteRange[] ranges = [.. layer.Dense, .. layer.Experts.SelectMany(static e => e)];
+            long from = ranges.Length == 0 ? 0 : ranges.Min(static r => r.Offset);
+            long to = ranges.Length == 0 ? 0 : ranges.Max(static r => r.End);
+            regions[i] = new PrefaultRegion(file.Address + (nint)from, to - from, layer.Name);
+        }
+
+        return regions;
+    }
+
+    /// <summary>What the request's walk took: the waits on readiness, the compute, the end of its first layer (from the start of init).</summary>
+    private readonly record struct RequestWalk(double WaitSeconds, double ComputeSeconds, double FirstLayerSeconds, FaultCounts Faults);
 }

@@ -132,6 +132,14 @@ internal sealed record ResultRow
     /// <summary>Overlap rows only: the simulated engine init.</summary>
     [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
     public double? InitSeconds { get; init; }
+
+    /// <summary>Overlap rows only: from the start of init to the end of the request's first layer.</summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public double? FirstLayerSeconds { get; init; }
+
+    /// <summary>Overlap rows with a prefault only: the sweep's own throughput, its bytes over its elapsed time.</summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public double? SweepGibPerSecond { get; init; }
 }
 
 [JsonSourceGenerationOptions(PropertyNamingPolicy = JsonKnownNamingPolicy.CamelCase, WriteIndented = true)]

@@ -10,7 +10,7 @@ internal static class ResultTable
         ["strategy", "cache", "strategy s", "first pass s", "total s", "min-max s", "GiB/s", "disk GiB/s", "req KiB", "x limit", "x warm", "faults minor/major", "first pass faults", "2M-mapped", "cached before", "cached after", "method"];
 
     private static readonly string[] OverlapHeaders =
-        ["scenario", "cache", "init s", "prefault s", "first pass s", "time to first request s", "min-max s", "minor faults", "major faults", "cached before", "cached after", "method"];
+        ["scenario", "cache", "init s", "prefault s", "first pass s", "first layer done s", "time to first request s", "min-max s", "sweep GiB/s", "minor faults", "major faults", "cached before", "cached after", "method"];
 
     /// <summary>
     /// The table; a run over several read_ahead_kb values (<c>--read-ahead-kb</c>) gets one table per value, each
@@ -95,8 +95,10 @@ internal static class ResultTable
 
     private static string[] OverlapCells(ResultRow r) =>
     [
-        r.Strategy, r.Cache, Seconds(r.InitSeconds ?? 0), Seconds(r.Seconds), Seconds(r.FirstPassSeconds), Seconds(r.TotalSeconds),
-        $"{Seconds(r.MinTotalSeconds)}-{Seconds(r.MaxTotalSeconds)}", Count(r.MinorFaults), Count(r.MajorFaults),
+        r.Strategy, r.Cache, Seconds(r.InitSeconds ?? 0), Seconds(r.Seconds), Seconds(r.FirstPassSeconds),
+        r.FirstLayerSeconds is double firstLayer ? Seconds(firstLayer) : "-", Seconds(r.TotalSeconds),
+        $"{Seconds(r.MinTotalSeconds)}-{Seconds(r.MaxTotalSeconds)}", r.SweepGibPerSecond is double sweep ? Number(sweep, "0.00") : "-",
+        Count(r.MinorFaults), Count(r.MajorFaults),
         Percent(r.ResidentPercentBefore), Percent(r.ResidentPercentAfter), r.Method ?? string.Empty,
     ];
 

@@ -10,6 +10,12 @@ internal sealed record Sample(string Strategy, CacheState Cache, StrategyTimes T
     /// <summary>The disk's read counters over the row (strategy and request), where the file has a disk.</summary>
     internal DiskStats? Disk { get; init; }
 
+    /// <summary>Overlap rows: from the start of init to the end of the request's first layer.</summary>
+    internal double? FirstLayerSeconds { get; init; }
+
+    /// <summary>Overlap rows with a prefault: the sweep's own throughput (its bytes over its elapsed time).</summary>
+    internal double? SweepGibPerSecond { get; init; }
+
     internal double TotalSeconds => (InitSeconds ?? 0) + Times.Seconds + Times.FirstPassSeconds;
 
     /// <summary>
@@ -107,6 +113,8 @@ internal sealed record Sample(string Strategy, CacheState Cache, StrategyTimes T
             Method = runs[^1].Times.Method,
             PmdMappedPercent = runs[0].Times.PmdMappedPercent is null ? null : Statistics.Median(runs.Select(static s => s.Times.PmdMappedPercent ?? 0)),
             InitSeconds = runs[0].InitSeconds is null ? null : Statistics.Median(runs.Select(static s => s.InitSeconds ?? 0)),
+            FirstLayerSeconds = runs[0].FirstLayerSeconds is null ? null : Statistics.Median(runs.Select(static s => s.FirstLayerSeconds ?? 0)),
+            SweepGibPerSecond = runs[0].SweepGibPerSecond is null ? null : Statistics.Median(runs.Select(static s => s.SweepGibPerSecond ?? 0)),
         };
     }
 }

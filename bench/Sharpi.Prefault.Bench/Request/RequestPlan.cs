@@ -45,6 +45,25 @@ internal sealed class RequestPlan
     internal static RequestPlan Pages(long length) =>
         new(RequestShape.Pages, [Chunks([new ByteRange(0, length)])], "pages: one byte per page of the whole file, no compute");
 
+    /// <summary>One byte per page of each layer in turn: the fault cost alone, walked layer by layer (the overlap command's pass).</summary>
+    internal static RequestPlan LayerPages(ModelLayout layout)
+    {
+        var steps = new List<ByteRange[]>(layout.Layers.Count);
+        foreach (LayerLayout layer in layout.Layers)
+        {
+            var ranges = new List<ByteRange>(layer.Dense);
+            foreach (IReadOnlyList<ByteRange> expert in layer.Experts)
+            {
+                ranges.AddRange(expert);
+            }
+
+            steps.Add(Chunks(ranges));
+        }
+
+        return new RequestPlan(RequestShape.Pages, steps, string.Create(CultureInfo.InvariantCulture,
+            $"pages: one byte per page of each layer in turn, no compute ({layout.Source})"));
+    }
+
     internal static RequestPlan Create(RequestSpec spec, ModelLayout layout, long fileLength)
     {
         switch (spec.Shape)
@@ -151,4 +170,7 @@ internal sealed class RequestPlan
     }
 
     private RequestPlan With(string description) => new(Shape, Steps, description);
+
+    /// <summary>Step <paramref name="step"/> alone, as a plan: one layer of the request.</summary>
+    internal RequestPlan Step(int step) => new(Shape, [Steps[step]], Description);
 }

@@ -72,7 +72,7 @@ internal static class ResidentCommand
         ranges[0] = mapping.Whole();
         for (int i = 0; i < tensorInfos.Count; i++)
         {
-            ranges[i + 1] = mapping.Range(tensorInfos[i].Offset, tensorInfos[i].Length);
+            ranges[i + 1] = mapping.Region(tensorInfos[i]);
         }
 
         ResidencyInfo[] measured = Residency.MeasureEach(ranges);

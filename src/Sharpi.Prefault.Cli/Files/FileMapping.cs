@@ -1,69 +1,62 @@
-using System.IO.MemoryMappedFiles;
-
 namespace Sharpi.Prefault.Cli.Files;
 
 /// <summary>
-/// A read-only mapping of a whole file, as an engine maps its weights: the regions the commands prefault, measure
-/// and lock point into it. An empty file has no view (a zero-length mapping is an error on every OS).
+/// One target mapped read-only through <see cref="MappedModel"/>, as an engine maps its weights: the regions the
+/// commands prefault, measure and lock point into it. Each file is mapped on its own (a sharded model too, shard by
+/// shard), so a file that cannot be mapped is reported and the others go on.
 /// </summary>
 internal sealed class FileMapping : IDisposable
 {
-    private readonly MemoryMappedViewAccessor? _view;
+    private readonly MappedModel _model;
 
-    private FileMapping(FileTarget target, MemoryMappedViewAccessor? view)
+    private FileMapping(FileTarget target, MappedModel model)
     {
         Target = target;
-        _view = view;
+        _model = model;
     }
 
     public FileTarget Target { get; }
 
     /// <summary>
-    /// Maps the file and closes its descriptor at once: the mapping stays valid without it (mmap's pages belong to
-    /// the mapping, not the fd), so a command over thousands of files holds one descriptor at a time, not one per
-    /// file (which ran out at <c>ulimit -n</c>).
+    /// Maps the file; <see cref="MappedModel"/> closes its descriptor at once (the mapping stays valid without it),
+    /// so a command over thousands of files holds one descriptor at a time, not one per file (which ran out at
+    /// <c>ulimit -n</c>). The tensor table was read when the target was resolved: the file is mapped as bytes and its
+    /// tensors' regions come from that table.
     /// </summary>
     /// <exception cref="IOException">Not a regular file, or shorter than when it was sized.</exception>
     public static FileMapping Open(FileTarget target)
     {
+        // The tool's own words for what it refuses, before the library's (the same checks, told for a command line).
         if (PathKinds.Refusal(PathKinds.Of(target.FullPath)) is string refusal)
         {
             throw new IOException(refusal);
         }
 
-        using var stream = new FileStream(target.FullPath, FileMode.Open, FileAccess.Read, FileShare.ReadWrite | FileShare.Delete, 1, FileOptions.None);
-        long length = stream.Length;
-        if (length < target.Length)
+        MappedModel model = MappedModel.OpenFile(target.FullPath);
+        if (model.Length < target.Length)
         {
+            long length = model.Length;
+            model.Dispose();
             throw new IOException($"shrank from {target.Length} to {length} bytes while being read; run again once it is written.");
         }
 
-        if (target.Length == 0)
-        {
-            return new FileMapping(target, null);
-        }
-
-        using MemoryMappedFile map = MemoryMappedFile.CreateFromFile(stream, null, 0, MemoryMappedFileAccess.Read, HandleInheritability.None, leaveOpen: true);
-        return new FileMapping(target, map.CreateViewAccessor(0, target.Length, MemoryMappedFileAccess.Read));
+        return new FileMapping(target, model);
     }
 
-    /// <summary>A region over the whole file, named by its path.</summary>
-    public PrefaultRegion Whole() => _view is null ? default : PrefaultRegion.FromView(_view, 0, Target.Length, Target.DisplayPath);
+    /// <summary>A region over the whole file as it was sized, named by its path as the user wrote it.</summary>
+    public PrefaultRegion Whole() =>
+        Target.Length == 0 ? default : _model.FileRegion(Target.FullPath) with { Length = Target.Length, Name = Target.DisplayPath };
 
-    /// <summary>A region over a range of the file.</summary>
-    public PrefaultRegion Range(long offset, long length, string? name = null)
+    /// <summary>A tensor's region, named by the tensor.</summary>
+    /// <exception cref="IOException">The tensor ends past the file as it was sized: the file changed while being read.</exception>
+    public PrefaultRegion Region(TensorInfo tensor)
     {
-        if (_view is null || length == 0)
+        if (tensor.End > Target.Length)
         {
-            return default;
+            throw new IOException($"a tensor at [{tensor.Offset}, {tensor.End}) lies outside the {Target.Length} bytes mapped; the file changed while being read.");
         }
 
-        if (offset < 0 || length < 0 || offset > _view.Capacity - length)
-        {
-            throw new IOException($"a tensor at [{offset}, {offset + length}) lies outside the {_view.Capacity} bytes mapped; the file changed while being read.");
-        }
-
-        return PrefaultRegion.FromView(_view, offset, length, name);
+        return Target.Length == 0 ? default : _model.Region(tensor);
     }
 
     /// <summary>
@@ -73,7 +66,7 @@ internal sealed class FileMapping : IDisposable
     public List<PrefaultRegion> Regions(bool tensorsOnly)
     {
         var regions = new List<PrefaultRegion>();
-        if (_view is null)
+        if (Target.Length == 0)
         {
             return regions;
         }
@@ -86,13 +79,13 @@ internal sealed class FileMapping : IDisposable
 
         foreach (TensorInfo tensor in Target.Tensors)
         {
-            regions.Add(Range(tensor.Offset, tensor.Length, tensor.Name));
+            regions.Add(Region(tensor));
         }
 
         return regions;
     }
 
-    public void Dispose() => _view?.Dispose();
+    public void Dispose() => _model.Dispose();
 }
 
 /// <summary>The mappings of one command, disposed together.</summary>

@@ -43,15 +43,42 @@ internal sealed unsafe class StagingBuffers : IDisposable
     /// <summary>The most staging bytes that had reads in flight at one time.</summary>
     internal long PeakBytesInFlight => Interlocked.Read(ref _peakBytesInFlight);
 
+    /// <summary>Buffers at least this large are backed by 2 MiB pages where the OS has them.</summary>
+    private const int HugePage = 2 * 1024 * 1024;
+
     /// <summary>The buffer of <paramref name="slot"/>, allocated on its first use and kept until dispose.</summary>
     internal byte* Get(int slot)
     {
         if (_slots[slot] == 0)
         {
-            _slots[slot] = (nint)NativeMemory.AlignedAlloc((nuint)_blockSize, (nuint)_alignment);
+            _slots[slot] = (nint)Allocate();
         }
 
         return (byte*)_slots[slot];
+    }
+
+    /// <summary>
+    /// An aligned buffer; on Linux, one of 2 MiB or more is 2 MiB-aligned, advised MADV_HUGEPAGE and written once.
+    /// O_DIRECT pins the buffer page by page and each page becomes one segment of a disk request, so 4 KiB pages cap
+    /// a request at the device's segment count: on this VM's disk (254 segments) reads reached it as 530-860 KiB
+    /// requests at ~1.0 GiB/s, where the same reads into 2 MiB pages went out as 4 MiB requests at 3.3 GiB/s
+    /// (bench limit-direct-2-4k against limit-direct-2).
+    /// </summary>
+    private byte* Allocate()
+    {
+        if (!OperatingSystem.IsLinux() || _blockSize < HugePage)
+        {
+            return (byte*)NativeMemory.AlignedAlloc((nuint)_blockSize, (nuint)_alignment);
+        }
+
+        byte* buffer = (byte*)NativeMemory.AlignedAlloc((nuint)_blockSize, HugePage);
+        _ = Interop.Libc.Madvise(buffer, (nuint)_blockSize, Interop.LinuxConstants.MADV_HUGEPAGE); // best effort: THP may be off
+        for (long at = 0; at < _blockSize; at += Pages.Size)
+        {
+            buffer[at] = 0; // fault it in now, as huge pages where THP allows, not inside the first read
+        }
+
+        return buffer;
     }
 
     /// <summary>A read of <paramref name="bytes"/> into a staging buffer starts.</summary>

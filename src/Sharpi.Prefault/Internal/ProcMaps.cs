@@ -6,7 +6,7 @@ using System.Text;
 namespace Sharpi.Prefault;
 
 /// <summary>One line of /proc/self/maps.</summary>
-internal readonly record struct ProcMapEntry(nint Start, nint End, bool Readable, bool Writable, bool Shared, long Offset, long Inode, string Path)
+internal readonly record struct ProcMapEntry(nint Start, nint End, bool Readable, bool Writable, bool Shared, long Offset, long Inode, string Path, ulong Device = 0)
     : IAddressRange
 {
     /// <summary>A mapping of a file (as opposed to anonymous memory, the heap, stacks or [vdso]-style pseudo files).</summary>
@@ -139,9 +139,18 @@ internal static partial class ProcMaps
             return false;
         }
 
+        // The device is "major:minor" in hex; packed as FileStatus packs statx's (major in the high 32 bits).
+        ReadOnlySpan<char> dev = line[fields[3]];
+        int colon = dev.IndexOf(':');
+        ulong device = colon > 0
+            && uint.TryParse(dev[..colon], NumberStyles.AllowHexSpecifier, CultureInfo.InvariantCulture, out uint major)
+            && uint.TryParse(dev[(colon + 1)..], NumberStyles.AllowHexSpecifier, CultureInfo.InvariantCulture, out uint minor)
+            ? ((ulong)major << 32) | minor
+            : 0;
+
         // The path is everything after the inode field, spaces included.
         string path = count >= 6 ? line[fields[5].Start..].Trim().ToString() : string.Empty;
-        entry = new ProcMapEntry((nint)start, (nint)end, perms[0] == 'r', perms[1] == 'w', perms[3] == 's', offset, inode, path);
+        entry = new ProcMapEntry((nint)start, (nint)end, perms[0] == 'r', perms[1] == 'w', perms[3] == 's', offset, inode, path, device);
         return true;
     }
 }

@@ -15,18 +15,7 @@ internal static class MacMappingFinder
     /// <summary>The readable mappings of each file, in address order, pieces of one mapping merged.</summary>
     internal static unsafe List<MappedRange>[] Find(FileIdentity[] files)
     {
-        var found = new List<MappedRange>[files.Length];
-        var byIdentity = new Dictionary<FileIdentity, List<int>>();
-        for (int i = 0; i < files.Length; i++)
-        {
-            found[i] = [];
-            if (!byIdentity.TryGetValue(files[i], out List<int>? same))
-            {
-                byIdentity[files[i]] = same = [];
-            }
-
-            same.Add(i);
-        }
+        Dictionary<FileIdentity, List<int>> byIdentity = MappingFinder.Group(files, static f => f, out List<MappedRange>[] found);
 
         var pathIdentities = new Dictionary<string, FileIdentity?>(StringComparer.Ordinal);
         uint task = Interop.Libc.MachTaskSelf();

@@ -42,6 +42,29 @@ internal static class MappingFinder
         throw new PlatformNotSupportedException("Finding a file's mappings needs Linux (/proc/self/maps), macOS (mach_vm_region) or Windows (VirtualQuery).");
     }
 
+    /// <summary>
+    /// An empty result list per file, and the files' indexes grouped by <paramref name="key"/> (the same file may be
+    /// asked for twice): what each platform's finder starts from.
+    /// </summary>
+    internal static Dictionary<TKey, List<int>> Group<TKey>(FileIdentity[] files, Func<FileIdentity, TKey> key, out List<MappedRange>[] found)
+        where TKey : notnull
+    {
+        found = new List<MappedRange>[files.Length];
+        var groups = new Dictionary<TKey, List<int>>();
+        for (int i = 0; i < files.Length; i++)
+        {
+            found[i] = [];
+            if (!groups.TryGetValue(key(files[i]), out List<int>? same))
+            {
+                groups[key(files[i])] = same = [];
+            }
+
+            same.Add(i);
+        }
+
+        return groups;
+    }
+
     /// <summary>Appends a range, merged into the last one when it continues it (one mapping listed in pieces).</summary>
     internal static void AddMerged(List<MappedRange> ranges, MappedRange range)
     {

@@ -17,18 +17,7 @@ internal static class WindowsMappingFinder
     /// <summary>The readable mapped views of each file, in address order, pieces of one view merged.</summary>
     internal static unsafe List<MappedRange>[] Find(FileIdentity[] files)
     {
-        var found = new List<MappedRange>[files.Length];
-        var byIdentity = new Dictionary<FileIdentity, List<int>>();
-        for (int i = 0; i < files.Length; i++)
-        {
-            found[i] = [];
-            if (!byIdentity.TryGetValue(files[i], out List<int>? same))
-            {
-                byIdentity[files[i]] = same = [];
-            }
-
-            same.Add(i);
-        }
+        Dictionary<FileIdentity, List<int>> byIdentity = MappingFinder.Group(files, static f => f, out List<MappedRange>[] found);
 
         var deviceIdentities = new Dictionary<string, FileIdentity?>(StringComparer.OrdinalIgnoreCase);
         char[] name = new char[short.MaxValue];

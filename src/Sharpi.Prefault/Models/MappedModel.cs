@@ -113,6 +113,28 @@ public sealed class MappedModel : IDisposable
     }
 
     /// <summary>
+    /// Maps one file whole, read-only, without reading a header: <see cref="Index"/> is null whatever the file's name
+    /// or first bytes. For a file whose tensor table the caller has read already (<see cref="Region(TensorInfo)"/>
+    /// takes the tensors of any index that names this file, such as one shard of a sharded model), or a file to treat
+    /// as plain bytes. Opening the files of a model one by one lets the caller go on past a file that fails.
+    /// </summary>
+    /// <param name="path">The file.</param>
+    /// <exception cref="ArgumentException"><paramref name="path"/> is null or empty.</exception>
+    /// <exception cref="FileNotFoundException">The file does not exist.</exception>
+    /// <exception cref="IOException">
+    /// The path names a directory, a FIFO, a device or a socket rather than a regular file (refused before it is
+    /// opened), or the file cannot be read or mapped.
+    /// </exception>
+    /// <exception cref="UnauthorizedAccessException">The file cannot be opened for reading.</exception>
+    public static MappedModel OpenFile(string path)
+    {
+        ArgumentException.ThrowIfNullOrEmpty(path);
+        string full = System.IO.Path.GetFullPath(path);
+        (MemoryMappedViewAccessor? view, long length) = MapReadOnly(full);
+        return new MappedModel(full, null, [full], [view], [length]);
+    }
+
+    /// <summary>
     /// Regions to prefault, hot first. With selections: the first selection's tensors in file order, then each later
     /// selection's tensors that no earlier one chose, one region per tensor named by tensor (zero-length tensors left
     /// out); a partial prefault keeps this order, so what the first token needs comes in first. With none: one region
@@ -153,7 +175,7 @@ public sealed class MappedModel : IDisposable
     }
 
     /// <summary>The region over one tensor's bytes in the mapping, named by the tensor: its address is where the engine reads it.</summary>
-    /// <param name="tensor">A tensor of <see cref="Index"/>.</param>
+    /// <param name="tensor">A tensor of <see cref="Index"/>, or of another index that names a file this model mapped.</param>
     /// <exception cref="ArgumentNullException"><paramref name="tensor"/> is null.</exception>
     /// <exception cref="ArgumentException">The tensor lies in a file this model did not map, or outside it.</exception>
     /// <exception cref="ObjectDisposedException">The model was disposed.</exception>

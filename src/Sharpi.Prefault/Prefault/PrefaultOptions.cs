@@ -15,18 +15,25 @@ public sealed record PrefaultOptions
     /// <summary>The largest chunk size: 1 TiB (a chunk that size is one chunk per region; larger values are a mistake).</summary>
     public const long MaxChunkSize = 1L << 40;
 
+    /// <summary>
+    /// The default number of sweep threads: the processor count, and at least 8. A sweep waits on the disk far more
+    /// than it computes, and each thread keeps one read in flight: on a cold 2 GiB file (2 cores, read_ahead_kb 128)
+    /// 2 threads populated at 1.4-2.6 GiB/s, 4 to 16 threads at 2.9-3.0 GiB/s.
+    /// </summary>
+    public static int DefaultMaxDegreeOfParallelism => Math.Max(8, Environment.ProcessorCount);
+
     /// <summary>The default RAM fraction: 0.8.</summary>
     public const double DefaultRamFraction = 0.8;
 
     private readonly string _label = "prefault";
     private readonly double _ramFraction = DefaultRamFraction;
-    private readonly int _maxDegreeOfParallelism = Environment.ProcessorCount;
+    private readonly int _maxDegreeOfParallelism = DefaultMaxDegreeOfParallelism;
     private readonly long _chunkSize = DefaultChunkSize;
     private readonly RamGate _ramGate = RamGate.FitsInRam;
     private readonly PrefaultStrategy _strategy = PrefaultStrategy.Auto;
     private readonly ThreadPriority _workerPriority = ThreadPriority.Normal;
 
-    /// <summary>Options with every default: gate <see cref="RamGate.FitsInRam"/>, fraction 0.8, one worker per processor, 32 MiB chunks.</summary>
+    /// <summary>Options with every default: gate <see cref="RamGate.FitsInRam"/>, fraction 0.8, <see cref="DefaultMaxDegreeOfParallelism"/> workers, 32 MiB chunks.</summary>
     public static PrefaultOptions Default { get; } = new();
 
     /// <summary>A short name for logs and progress, e.g. the engine or model name. Default <c>"prefault"</c>.</summary>
@@ -67,7 +74,7 @@ public sealed record PrefaultOptions
         }
     }
 
-    /// <summary>The most threads that sweep at once (>= 1). Default: <see cref="Environment.ProcessorCount"/>.</summary>
+    /// <summary>The most threads that sweep at once (>= 1). Default: <see cref="DefaultMaxDegreeOfParallelism"/>.</summary>
     /// <exception cref="ArgumentOutOfRangeException">The value is less than 1.</exception>
     public int MaxDegreeOfParallelism
     {

@@ -3,20 +3,20 @@ using System.Runtime.InteropServices;
 namespace Sharpi.Prefault;
 
 /// <summary>
-/// The parallel sweep. The regions are cut into page-aligned chunks and the chunk sequence into one contiguous
-/// slice per thread; each thread walks its own slice in order and only then helps with the others. Each chunk is
-/// populated (MADV_POPULATE_READ) and then touched, or only touched. No locks, and no allocation per chunk or page;
-/// failures are recorded per region with interlocked writes.
+/// The parallel sweep. The regions are cut into page-aligned chunks, and every thread takes the next chunk in the
+/// order given from one shared counter, so regions finish in that order (what <see cref="PrefaultHandle.WhenReady"/>
+/// reports). Each chunk is populated (MADV_POPULATE_READ) and then touched through the kernel, or only touched.
+/// No locks, and no allocation per chunk or page; failures are recorded per region with interlocked writes.
 /// </summary>
 /// <remarks>
-/// Why contiguous slices: the kernel keeps one read-ahead state per open file, and threads that take turns on
-/// neighbouring chunks keep resetting it. Measured on a cold 2 GiB file (2 cores, ext4, kernel 6.18): interleaved
-/// 32 MiB chunks populated at ~1.3 GiB/s and left ~25% of the file in 2 MiB page-cache folios; one slice per
-/// thread populated at ~2.2-2.8 GiB/s and left ~100% in 2 MiB folios, which the first request then maps with
-/// 2 MiB entries. Why touch after populate: populate maps the pages, but on a virtual machine whose host maps
-/// guest memory lazily (Firecracker, for one) the first CPU access to each freshly read page still costs a
-/// host-side fault the guest never counts, ~1.5 s per 2 GiB there. The touch pays it here, in parallel, and costs
-/// a few milliseconds per GiB where there is nothing to pay.
+/// Why one shared order: with the huge-page advice on the mappings (see <see cref="HugePageAdvice"/>) each fault
+/// reads a 2 MiB folio whatever the file's read-ahead state, and threads taking turns on neighbouring chunks no
+/// longer cost throughput. Measured on a cold 2 GiB file (2 cores, ext4, kernel 6.18, read_ahead_kb 128, 8 threads,
+/// bench <c>--strategies prefault --repeat 5</c>): one contiguous slice per thread 0.649-0.654 s, one shared order
+/// 0.651-0.690 s (minimum and median of two runs), the same within this machine's noise. Why the touch after the
+/// populate: populate maps the pages, but on a virtual machine whose host maps guest memory lazily (Firecracker, for
+/// one) the first CPU access to each freshly read page still costs a host-side fault the guest never counts; the
+/// touch pays it here, in parallel (first request 1.05-1.12x warm with it, 1.35-1.97x without, same runs).
 /// </remarks>
 internal sealed unsafe class StrideSweep
 {
@@ -31,25 +31,21 @@ internal sealed unsafe class StrideSweep
     private readonly long[] _failedBytes;
     private readonly long[] _chunksLeft; // per region: chunks not yet swept; the one that ends it reports the region done
     private readonly Action<int>? _regionDone;
-    private readonly SweepOrder _order;
     private readonly nint _page = Pages.Size;
-    private long[] _sliceNext = [];
-    private long[] _sliceEnd = [];
+    private long _nextChunk = -1;
     private long _bytesDone;
     private int _sink;
 
     /// <param name="regions">The regions, in the order they should become resident.</param>
     /// <param name="chunkSize">Bytes per chunk (whole pages).</param>
     /// <param name="populate">Populate each chunk before touching it (else touch only).</param>
-    /// <param name="order">How threads share the chunks.</param>
     /// <param name="regionDone">Called (on a sweep thread) with a region's index once its last chunk is swept, failed or not.</param>
     /// <param name="token">Stops the sweep between chunks.</param>
-    internal StrideSweep(MergedRegion[] regions, long chunkSize, bool populate, SweepOrder order, Action<int>? regionDone, CancellationToken token)
+    internal StrideSweep(MergedRegion[] regions, long chunkSize, bool populate, Action<int>? regionDone, CancellationToken token)
     {
         _regions = regions;
         _chunkSize = chunkSize;
         _populate = populate;
-        _order = order;
         _regionDone = regionDone;
         _token = token;
         _errno = new int[regions.Length];
@@ -83,23 +79,14 @@ internal sealed unsafe class StrideSweep
     internal int Execute(int maxThreads, ThreadPriority priority, ProgressReporter? progress)
     {
         int threads = (int)Math.Clamp(Math.Min(maxThreads, ChunkCount), 1, int.MaxValue);
-        int slices = _order == SweepOrder.InOrder ? 1 : threads;
-        _sliceNext = new long[slices];
-        _sliceEnd = new long[slices];
-        for (int t = 0; t < slices; t++)
-        {
-            _sliceNext[t] = (ChunkCount * t / slices) - 1;
-            _sliceEnd[t] = ChunkCount * (t + 1) / slices;
-        }
 
         Thread[] helpers = new Thread[threads - 1];
         for (int i = 0; i < helpers.Length; i++)
         {
-            int slice = i + 1;
             helpers[i] = new Thread(() =>
             {
                 WorkerPriority.ApplyToCurrentThread(priority);
-                Work(slice, null);
+                Work(null);
             }, maxStackSize: 256 * 1024)
             {
                 IsBackground = true,
@@ -108,7 +95,7 @@ internal sealed unsafe class StrideSweep
             helpers[i].Start();
         }
 
-        Work(0, progress);
+        Work(progress);
         foreach (Thread helper in helpers)
         {
             // The calling thread keeps reporting progress while the others finish their last chunks.
@@ -135,24 +122,16 @@ internal sealed unsafe class StrideSweep
         }
     }
 
-    private void Work(int ownSlice, ProgressReporter? progress)
+    private void Work(ProgressReporter? progress)
     {
         byte sink = 0;
-        int slices = _sliceNext.Length;
-
-        // Own slice first, in order; then help the others from where they are.
-        for (int s = 0; s < slices && !_token.IsCancellationRequested; s++)
+        long chunk;
+        while (!_token.IsCancellationRequested && (chunk = Interlocked.Increment(ref _nextChunk)) < ChunkCount)
         {
-            int slice = (ownSlice + s) % slices;
-            long end = _sliceEnd[slice];
-            long chunk;
-            while (!_token.IsCancellationRequested && (chunk = Interlocked.Increment(ref _sliceNext[slice])) < end)
-            {
-                SweepChunk(chunk, ref sink);
+            SweepChunk(chunk, ref sink);
 
-                // Only the calling thread has a reporter; it throttles to ten reports a second.
-                progress?.Report(BytesDone);
-            }
+            // Only the calling thread has a reporter; it throttles to ten reports a second.
+            progress?.Report(BytesDone);
         }
 
         // Keeps the touched bytes observable so the JIT cannot drop the reads.

@@ -8,12 +8,12 @@ public sealed class CliProgressTests
     [LinuxFact]
     public void Touch_WithStderrRedirected_WritesPlainProgressLines()
     {
-        // 1 GiB of holes (no disk written): many 32 MiB chunks, so the first report comes before the end. That first,
+        // 4 GiB of holes (no disk written): many 32 MiB chunks, so the first report comes before the end. That first,
         // unfinished report is the one that used to throw (elapsed - TimeSpan.MinValue) and silence progress for good.
         string path = Path.Combine(Path.GetTempPath(), $"sharpi-progress-{Guid.NewGuid():N}.bin");
         using (var stream = new FileStream(path, FileMode.CreateNew))
         {
-            stream.SetLength(1L << 30);
+            stream.SetLength(4L << 30);
         }
 
         try
@@ -24,7 +24,7 @@ public sealed class CliProgressTests
             string[] lines = [.. run.Err.Split('\n').Where(l => l.StartsWith("progress: ", StringComparison.Ordinal))];
             Assert.True(lines.Length >= 2, run.Err);
             Assert.DoesNotContain("100.0%", lines[0]);
-            Assert.Matches(new Regex(@"^progress: +100\.0% 1\.00 GiB/1\.00 GiB [0-9.]+ GiB/s ETA done sharpi-progress-.*\.bin$"), lines[^1]);
+            Assert.Matches(new Regex(@"^progress: +100\.0% 4\.00 GiB/4\.00 GiB [0-9.]+ GiB/s ETA done sharpi-progress-.*\.bin$"), lines[^1]);
             Assert.DoesNotContain("warning", run.Err);
         }
         finally

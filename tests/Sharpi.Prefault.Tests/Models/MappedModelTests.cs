@@ -184,6 +184,30 @@ public sealed class MappedModelTests : IDisposable
     }
 
     [Fact]
+    public void OpenFile_OfAModel_ReadsNoHeaderAndTakesTheTensorsOfAnIndexReadElsewhere()
+    {
+        string path = WriteGguf();
+        TensorIndex index = TensorIndex.Read(path);
+        using MappedModel model = MappedModel.OpenFile(path);
+
+        Assert.Null(model.Index);
+        Assert.Equal(File.ReadAllBytes(path), BytesAt(Assert.Single(model.Regions())));
+        TensorInfo tensor = index.Tensors.Single(t => t.Name == "blk.1.ffn_up.weight");
+        PrefaultRegion region = model.Region(tensor);
+        Assert.Equal("blk.1.ffn_up.weight", region.Name);
+        Assert.Equal(FileBytes(path, tensor.Offset, tensor.Length), BytesAt(region));
+    }
+
+    [Fact]
+    public void OpenFile_OfAMalformedModel_MapsItAsBytes()
+    {
+        string path = _dir.Write("broken.gguf", "GGUF not really"u8.ToArray());
+        using MappedModel model = MappedModel.OpenFile(path);
+
+        Assert.Equal("GGUF not really"u8.ToArray(), BytesAt(model.FileRegion(path)));
+    }
+
+    [Fact]
     public void Open_EmptyPlainFile_HasNoRegions()
     {
         string path = _dir.Write("empty.bin", []);

@@ -11,7 +11,7 @@ public sealed class PrefaultOptionsTests
 
         Assert.Equal(RamGate.FitsInRam, d.RamGate);
         Assert.Equal(0.8, d.RamFraction);
-        Assert.Equal(Environment.ProcessorCount, d.MaxDegreeOfParallelism);
+        Assert.Equal(Math.Max(8, Environment.ProcessorCount), d.MaxDegreeOfParallelism);
         Assert.Equal(32L << 20, d.ChunkSize);
         Assert.Equal(PrefaultStrategy.Auto, d.Strategy);
         Assert.Null(d.Logger);
