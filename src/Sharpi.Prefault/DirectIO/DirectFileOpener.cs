@@ -23,7 +23,7 @@ internal static class DirectFileOpener
     {
         if (!useDirectIO)
         {
-            return OpenBuffered(path, "Direct I/O is switched off (DirectReadOptions.UseDirectIO is false)");
+            return OpenBuffered(path, "Direct I/O is switched off (DirectReadOptions.IsDirectIOEnabled is false)");
         }
 
         if (OperatingSystem.IsLinux())

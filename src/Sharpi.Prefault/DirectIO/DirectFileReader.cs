@@ -137,7 +137,7 @@ public sealed partial class DirectFileReader : IDisposable, IAsyncDisposable
         ArgumentException.ThrowIfNullOrEmpty(path);
         options ??= DirectReadOptions.Default;
         ILogger logger = options.Logger ?? NullLogger.Instance;
-        OpenedFile file = DirectFileOpener.Open(path, options.UseDirectIO);
+        OpenedFile file = DirectFileOpener.Open(path, options.IsDirectIOEnabled);
         var reader = new DirectFileReader(path, file, options, logger);
         if (file.FallbackReason is not null)
         {

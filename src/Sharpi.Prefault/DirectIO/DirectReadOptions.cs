@@ -90,7 +90,7 @@ public sealed record DirectReadOptions
     }
 
     /// <summary>False reads buffered (through the page cache) everywhere, for comparison runs. Default true.</summary>
-    public bool UseDirectIO { get; init; } = true;
+    public bool IsDirectIOEnabled { get; init; } = true;
 
     /// <summary>Where the reader logs its mode at open (Debug) and any fallback to buffered reads (Information, once). Default: none.</summary>
     public ILogger? Logger { get; init; }

@@ -99,11 +99,11 @@ public sealed class DirectFileReaderFallbackTests
     public void Open_WithDirectIOSwitchedOff_ReadsBuffered_AndSaysWhy()
     {
         using TestFile file = TestFile.Create(100_000);
-        using var reader = DirectFileReader.Open(file.Path, DirectReadOptions.Default with { UseDirectIO = false });
+        using var reader = DirectFileReader.Open(file.Path, DirectReadOptions.Default with { IsDirectIOEnabled = false });
 
         BufferedReference.AssertReadMatches(reader, 777, 50_000);
 
         Assert.Equal(DirectReadMode.Buffered, reader.Mode);
-        Assert.Contains("UseDirectIO", reader.FallbackReason, StringComparison.Ordinal);
+        Assert.Contains("IsDirectIOEnabled", reader.FallbackReason, StringComparison.Ordinal);
     }
 }

@@ -10,7 +10,7 @@ public sealed class DirectReadOptionsTests
         Assert.Equal(32 << 20, options.BlockSize);
         Assert.Equal(2, options.MaxReadsInFlight);
         Assert.Equal(64L << 20, options.MaxInFlightBytes);
-        Assert.True(options.UseDirectIO);
+        Assert.True(options.IsDirectIOEnabled);
     }
 
     [Theory]

@@ -72,6 +72,11 @@ public sealed class PublicApiApprovalTests
         var removed = before.Except(after, StringComparer.Ordinal).Select(l => "- " + l);
         var added = after.Except(before, StringComparer.Ordinal).Select(l => "+ " + l);
         string[] lines = removed.Concat(added).ToArray();
+        if (lines.Length == 0)
+        {
+            return $"The same lines in another order or spacing (a hand edit?): the received file is sorted.{Environment.NewLine}";
+        }
+
         const int shown = 20;
         string more = lines.Length > shown ? $"... and {lines.Length - shown} more lines{Environment.NewLine}" : "";
         return string.Join(Environment.NewLine, lines.Take(shown)) + Environment.NewLine + more;
