@@ -178,7 +178,7 @@ public static partial class MmapPrefault
         RegionReadiness? readiness = run.Readiness;
         readiness?.Expect(regions);
         Action<int>? regionDone = readiness is null ? null : i => readiness.Swept(regions[i].Order);
-        var sweep = new StrideSweep(regions, options.ChunkSize, method == PrefaultMethod.Populate, regionDone, run.CancellationToken);
+        var sweep = new StrideSweep(regions, options.ChunkSize, method == PrefaultMethod.Populate, touchAfterPopulate: plan.BytesNeeded > 0, regionDone, run.CancellationToken);
         ProgressReporter? progress = options.Progress is null ? null : new ProgressReporter(options.Progress, sweep.BytesTotal, options.Label, run.Log);
         int threads = sweep.Execute(options.MaxDegreeOfParallelism, priority, progress);
         sweep.CollectFailures(run.Failures);
