@@ -2,7 +2,10 @@ using System.Globalization;
 
 namespace Sharpi.Prefault.Bench;
 
-/// <summary>Byte counts as people type them: <c>4096</c>, <c>512M</c>, <c>2G</c>, <c>1.5GiB</c> (binary units).</summary>
+/// <summary>
+/// Byte counts as people type them: <c>4096</c>, <c>512M</c>, <c>2G</c>, <c>1.5GiB</c> (binary units). Sizes in words come
+/// from the library's <c>Sizes.Format</c>, compiled in.
+/// </summary>
 internal static class ByteSize
 {
     internal static bool TryParse(string text, out long bytes)
@@ -48,21 +51,6 @@ internal static class ByteSize
 
         bytes = (long)result;
         return true;
-    }
-
-    /// <summary>Short binary form: <c>2 GiB</c>, <c>512 MiB</c>, <c>1.5 GiB</c>.</summary>
-    internal static string Format(long bytes)
-    {
-        string[] units = ["B", "KiB", "MiB", "GiB", "TiB"];
-        double value = bytes;
-        int unit = 0;
-        while (value >= 1024 && unit < units.Length - 1)
-        {
-            value /= 1024;
-            unit++;
-        }
-
-        return string.Create(CultureInfo.InvariantCulture, $"{value:0.##} {units[unit]}");
     }
 
     /// <summary>Compact form for file names: <c>2G</c>, <c>512M</c>, or the byte count.</summary>

@@ -149,15 +149,15 @@ internal sealed class ColdStartCommand
             notes.Add("x limit: the limit's total over the row's total. disk GiB/s: bytes the row read from storage (getrusage ru_inblock) over its total. " +
                 $"A row whose disk GiB/s (cold) or time (warm, and by 1 ms) beats the limit by more than {LimitCheck.Noise * 100:0}% is flagged BUG.");
             notes.Add("x warm: the row's first request (first pass s) over the same request on a fully warm, already-mapped file; 1.0x = the strategy left nothing to fault.");
-            notes.Add($"Settings: prefault threads {settings.PrefaultThreads}, chunk {ByteSize.Format(settings.ChunkSize)}, first-pass threads {settings.FirstPassThreads}, " +
-                $"limit reads of {ByteSize.Format(settings.LimitBlockSize)}, buffered limit {settings.LimitThreads} threads.");
+            notes.Add($"Settings: prefault threads {settings.PrefaultThreads}, chunk {Sizes.Format(settings.ChunkSize)}, first-pass threads {settings.FirstPassThreads}, " +
+                $"limit reads of {Sizes.Format(settings.LimitBlockSize)}, buffered limit {settings.LimitThreads} threads.");
             BenchReport report = BenchReport.Create(CommonOptions.CommandLine(parse, "coldstart"), file, repeat, rows, notes) with
             {
                 Request = request.Description,
                 WarmRequestSeconds = warmRequest,
                 Bugs = bugs,
             };
-            _common.Publish(parse, report, $"coldstart, {ByteSize.Format(file.Length)}, request {RequestSpec.Name(spec.Shape)}", progress);
+            _common.Publish(parse, report, $"coldstart, {Sizes.Format(file.Length)}, request {RequestSpec.Name(spec.Shape)}", progress);
             _common.CleanUp(parse, file, progress);
             return 0;
         }

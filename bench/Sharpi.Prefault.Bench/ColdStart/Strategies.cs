@@ -74,16 +74,8 @@ internal abstract partial class ColdStartStrategy(string name, string descriptio
         }
 
 
-        return MethodName(result.Method);
+        return PrefaultMethodNames.Of(result.Method);
     }
-
-    internal static string MethodName(PrefaultMethod method) => method switch
-    {
-        PrefaultMethod.Populate => "populate",
-        PrefaultMethod.Touch => "touch",
-        PrefaultMethod.Hint => "hint",
-        _ => "none",
-    };
 
     /// <summary>Maps the file read-only (fresh page tables), so a row pays for every fault itself.</summary>
     internal static MappedFile Map(WeightsFile file) => new(file);

@@ -35,7 +35,7 @@ internal sealed record WeightsFile(string Path, long Length, bool Generated)
         var info = new FileInfo(path);
         if (info.Exists && info.Length == size)
         {
-            progress.Note($"Reusing {path} ({ByteSize.Format(size)}).");
+            progress.Note($"Reusing {path} ({Sizes.Format(size)}).");
             return new WeightsFile(path, size, Generated: true);
         }
 
@@ -44,8 +44,8 @@ internal sealed record WeightsFile(string Path, long Length, bool Generated)
         if (drive.AvailableFreeSpace < needed)
         {
             throw new BenchException(
-                $"Not enough disk space for the {ByteSize.Format(size)} weights file in '{directory}': {ByteSize.Format(drive.AvailableFreeSpace)} free on {drive.Name}, " +
-                $"{ByteSize.Format(needed)} needed (with a {ByteSize.Format(FreeSpaceMargin)} margin). Use --dir on a larger disk or a smaller --size.");
+                $"Not enough disk space for the {Sizes.Format(size)} weights file in '{directory}': {Sizes.Format(drive.AvailableFreeSpace)} free on {drive.Name}, " +
+                $"{Sizes.Format(needed)} needed (with a {Sizes.Format(FreeSpaceMargin)} margin). Use --dir on a larger disk or a smaller --size.");
         }
 
         Write(path, size, progress);
@@ -67,13 +67,13 @@ internal sealed record WeightsFile(string Path, long Length, bool Generated)
                 random.NextBytes(block.AsSpan(0, n));
                 stream.Write(block, 0, n);
                 written += n;
-                progress.Update($"writing {ByteSize.Format(size)} of random bytes to {path}: {100.0 * written / size:0}%");
+                progress.Update($"writing {Sizes.Format(size)} of random bytes to {path}: {100.0 * written / size:0}%");
             }
 
             stream.Flush(flushToDisk: true);
         }
 
         File.Move(partial, path, overwrite: true);
-        progress.Note($"Wrote {path} ({ByteSize.Format(size)}) in {Stopwatch.GetElapsedTime(started).TotalSeconds:0.0} s.");
+        progress.Note($"Wrote {path} ({Sizes.Format(size)}) in {Stopwatch.GetElapsedTime(started).TotalSeconds:0.0} s.");
     }
 }

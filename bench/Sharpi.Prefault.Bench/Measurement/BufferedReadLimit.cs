@@ -49,7 +49,7 @@ internal static unsafe class BufferedReadLimit
                 throw new BenchException($"The buffered read limit failed: {failure.Message}", failure);
             }
 
-            return (seconds, $"read(), {threads} threads x {ByteSize.Format(blockSize)}, a slice each, {buffers.Pages}");
+            return (seconds, $"read(), {threads} threads x {Sizes.Format(blockSize)}, a slice each, {buffers.Pages}");
         }
         finally
         {

@@ -47,7 +47,7 @@ internal sealed unsafe class ReadBuffers : IDisposable
     internal string Pages => HugeBytes >= (long)Size * _buffers.Length
         ? "2 MiB pages"
         : HugeBytes > 0
-            ? string.Create(CultureInfo.InvariantCulture, $"{ByteSize.Format(HugeBytes)} of {ByteSize.Format((long)Size * _buffers.Length)} in 2 MiB pages")
+            ? string.Create(CultureInfo.InvariantCulture, $"{Sizes.Format(HugeBytes)} of {Sizes.Format((long)Size * _buffers.Length)} in 2 MiB pages")
             : "4 KiB pages";
 
     public void Dispose()

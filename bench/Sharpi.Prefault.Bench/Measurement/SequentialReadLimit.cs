@@ -37,7 +37,7 @@ internal static unsafe class SequentialReadLimit
 
             double seconds = Stopwatch.GetElapsedTime(started).TotalSeconds;
             work.ThrowIfFailed();
-            return (seconds, $"{method}, {readsInFlight} x {ByteSize.Format(blockSize)} in flight, {buffers.Pages}");
+            return (seconds, $"{method}, {readsInFlight} x {Sizes.Format(blockSize)} in flight, {buffers.Pages}");
         }
     }
 

@@ -115,7 +115,7 @@ internal sealed class OverlapCommand
                     "first layer done s: from the start of init to the end of the request's first layer; time to first request s: to the end of the whole request.",
                     "sweep GiB/s: the prefault's own bytes over its own elapsed time (what per-region readiness costs the sweep shows here).",
                 ]);
-            _common.Publish(parse, report, $"overlap, {ByteSize.Format(file.Length)}, {initMs} ms init", progress);
+            _common.Publish(parse, report, $"overlap, {Sizes.Format(file.Length)}, {initMs} ms init", progress);
             _common.CleanUp(parse, file, progress);
             return 0;
         }
@@ -152,7 +152,7 @@ internal sealed class OverlapCommand
                         prefaultSeconds = walk.WaitSeconds;
                         PrefaultResult result = await handle.Completion.ConfigureAwait(false);
                         sweep = result.GiBPerSecond;
-                        method = $"{ColdStartStrategy.MethodName(result.Method)} in the background ({result.Elapsed.TotalSeconds:0.00} s), {layout.Layers.Count} regions";
+                        method = $"{PrefaultMethodNames.Of(result.Method)} in the background ({result.Elapsed.TotalSeconds:0.00} s), {layout.Layers.Count} regions";
                     }
 
                     break;
@@ -164,7 +164,7 @@ internal sealed class OverlapCommand
                         PrefaultResult result = await handle.Completion.ConfigureAwait(false);
                         prefaultSeconds = Stopwatch.GetElapsedTime(started).TotalSeconds - initSeconds;
                         sweep = result.GiBPerSecond;
-                        method = $"{ColdStartStrategy.MethodName(result.Method)} in the background ({result.Elapsed.TotalSeconds:0.00} s)";
+                        method = $"{PrefaultMethodNames.Of(result.Method)} in the background ({result.Elapsed.TotalSeconds:0.00} s)";
                         walk = await WalkAsync(mapped, request, firstPassThreads, readiness: null, started).ConfigureAwait(false);
                     }
 
@@ -176,7 +176,7 @@ internal sealed class OverlapCommand
                     PrefaultResult result = MmapPrefault.Run(regions);
                     prefaultSeconds = Stopwatch.GetElapsedTime(prefaultStarted).TotalSeconds;
                     sweep = result.GiBPerSecond;
-                    method = ColdStartStrategy.MethodName(result.Method);
+                    method = PrefaultMethodNames.Of(result.Method);
                     walk = await WalkAsync(mapped, request, firstPassThreads, readiness: null, started).ConfigureAwait(false);
                     break;
                 }

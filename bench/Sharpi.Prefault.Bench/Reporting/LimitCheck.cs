@@ -37,7 +37,7 @@ internal static class LimitCheck
                     if (limitRate > 0 && rate > limitRate * (1 + Noise))
                     {
                         bugs.Add(string.Create(CultureInfo.InvariantCulture,
-                            $"BUG: row {row.Strategy} beats limit by {(rate / limitRate - 1) * 100:0}% (cold{pass}): it read {ByteSize.Format(row.StorageBytes)} from storage at {rate:0.00} GiB/s, " +
+                            $"BUG: row {row.Strategy} beats limit by {(rate / limitRate - 1) * 100:0}% (cold{pass}): it read {Sizes.Format(row.StorageBytes)} from storage at {rate:0.00} GiB/s, " +
                             $"the limit ({best}) {limitRate:0.00} GiB/s. The limit is not this device's limit; its x limit figures are wrong."));
                     }
                 }

@@ -35,7 +35,7 @@ internal sealed record MachineInfo(string Cpu, int Cores, long MemoryBytes, stri
 
     /// <summary>One line for a report: cores, RAM, kernel, filesystem.</summary>
     internal string Describe() => string.Create(CultureInfo.InvariantCulture,
-        $"{Cpu}, {Cores} cores, {ByteSize.Format(MemoryBytes)} RAM, Linux {Kernel}, {FileSystem}, THP {TransparentHugePages}, {Runtime}");
+        $"{Cpu}, {Cores} cores, {Sizes.Format(MemoryBytes)} RAM, Linux {Kernel}, {FileSystem}, THP {TransparentHugePages}, {Runtime}");
 
     /// <summary>One line on what decides the read rates: the disk, its read-ahead and request size, THP, the filesystem.</summary>
     internal string DescribeStorage() => string.Create(CultureInfo.InvariantCulture,

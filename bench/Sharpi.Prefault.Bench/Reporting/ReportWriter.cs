@@ -32,7 +32,7 @@ internal static class ReportWriter
             md.AppendLine(CultureInfo.InvariantCulture, $"- **{bug}**");
         }
 
-        md.AppendLine(CultureInfo.InvariantCulture, $"- File: {ByteSize.Format(report.Bytes)} (`{Path.GetFileName(report.File)}`), page size {report.PageSize} B");
+        md.AppendLine(CultureInfo.InvariantCulture, $"- File: {Sizes.Format(report.Bytes)} (`{Path.GetFileName(report.File)}`), page size {report.PageSize} B");
         md.AppendLine(CultureInfo.InvariantCulture, $"- Command: `{report.Command}`; medians of {report.Repeat} repetitions, {report.GeneratedAt:yyyy-MM-dd HH:mm} UTC");
         foreach (string note in report.Notes)
         {

@@ -86,7 +86,7 @@ internal sealed class RequestPlan
 
                 var plan = new RequestPlan(RequestShape.Dense, steps, string.Empty);
                 return plan.With(string.Create(CultureInfo.InvariantCulture,
-                    $"dense: every tensor in layer order, every byte summed ({ByteSize.Format(plan.Bytes)}; {layout.Source})"));
+                    $"dense: every tensor in layer order, every byte summed ({Sizes.Format(plan.Bytes)}; {layout.Source})"));
             }
 
             default:
@@ -129,7 +129,7 @@ internal sealed class RequestPlan
         var plan = new RequestPlan(RequestShape.Moe, steps, string.Empty);
         return plan.With(string.Create(CultureInfo.InvariantCulture,
             $"moe: {spec.Tokens} tokens, top-{spec.TopK} experts per layer per token (seed {spec.Seed}): {picked:N0} of {experts:N0} experts, " +
-            $"{ByteSize.Format(plan.Bytes)} of {ByteSize.Format(layout.Bytes)} summed ({layout.Source})"));
+            $"{Sizes.Format(plan.Bytes)} of {Sizes.Format(layout.Bytes)} summed ({layout.Source})"));
     }
 
     /// <summary>The union over tokens of each token's top-k distinct experts (a partial Fisher-Yates shuffle per token).</summary>

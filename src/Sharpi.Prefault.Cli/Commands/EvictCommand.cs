@@ -43,7 +43,7 @@ internal static class EvictCommand
                 if (!json)
                 {
                     context.Out.WriteLine(
-                        $"{SafeText.Escape(target.DisplayPath)}: evicted {ByteSize.Format(dropped)} in {ranges} range(s); {ByteSize.Format(after.ResidentBytes)} of {ByteSize.Format(after.Bytes)} still resident");
+                        $"{SafeText.Escape(target.DisplayPath)}: evicted {Sizes.Format(dropped)} in {ranges} range(s); {Sizes.Format(after.ResidentBytes)} of {Sizes.Format(after.Bytes)} still resident");
                 }
 
                 if (after.ResidentBytes > 0 && !filter.NamesTensors)

@@ -93,7 +93,7 @@ internal static class LockCommand
         }
 
         long locked = lease.LockedBytes;
-        string holding = $"locked {ByteSize.Format(locked)} of {ByteSize.Format(lease.RequestedBytes)} in {mappings.Items.Count} file(s); holding until Ctrl+C or SIGTERM";
+        string holding = $"locked {Sizes.Format(locked)} of {Sizes.Format(lease.RequestedBytes)} in {mappings.Items.Count} file(s); holding until Ctrl+C or SIGTERM";
         TextWriter status = json ? context.Err : context.Out; // with --json, stdout carries the one JSON document only
         try
         {
@@ -116,7 +116,7 @@ internal static class LockCommand
             lease.Dispose();
             if (!json)
             {
-                await context.Out.WriteLineAsync($"unlocked {ByteSize.Format(locked)}").ConfigureAwait(false);
+                await context.Out.WriteLineAsync($"unlocked {Sizes.Format(locked)}").ConfigureAwait(false);
                 await context.Out.FlushAsync(CancellationToken.None).ConfigureAwait(false);
             }
 

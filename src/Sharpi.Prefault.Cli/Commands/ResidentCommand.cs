@@ -111,10 +111,10 @@ internal static class ResidentCommand
         output.WriteLine($"{"RESIDENT",12} {"PAGES",10} {"SIZE",12} {"%",6}  FILE");
         foreach (ResidentFileJson file in report)
         {
-            output.WriteLine($"{ByteSize.Format(file.ResidentBytes),12} {file.ResidentPages,10} {ByteSize.Format(file.Bytes),12} {ByteSize.Percent(file.ResidentBytes, file.Bytes)}  {SafeText.Escape(file.File)}");
+            output.WriteLine($"{Sizes.Format(file.ResidentBytes),12} {file.ResidentPages,10} {Sizes.Format(file.Bytes),12} {Percentage.Percent(file.ResidentBytes, file.Bytes)}  {SafeText.Escape(file.File)}");
             foreach (Group group in Summarize(file.Tensors))
             {
-                output.WriteLine($"{ByteSize.Format(group.ResidentBytes),12} {PageCount(group.ResidentBytes),10} {ByteSize.Format(group.Bytes),12} {ByteSize.Percent(group.ResidentBytes, group.Bytes)}    {SafeText.Escape(group.Key)} ({group.Count} tensor{(group.Count == 1 ? string.Empty : "s")})");
+                output.WriteLine($"{Sizes.Format(group.ResidentBytes),12} {PageCount(group.ResidentBytes),10} {Sizes.Format(group.Bytes),12} {Percentage.Percent(group.ResidentBytes, group.Bytes)}    {SafeText.Escape(group.Key)} ({group.Count} tensor{(group.Count == 1 ? string.Empty : "s")})");
             }
         }
     }

@@ -85,6 +85,6 @@ internal static class TensorsCommand
             total += t.Length;
         }
 
-        output.WriteLine($"{index.Tensors.Count} tensor(s), {ByteSize.Format(total)} of data, format {index.Format}");
+        output.WriteLine($"{index.Tensors.Count} tensor(s), {Sizes.Format(total)} of data, format {index.Format}");
     }
 }

@@ -122,7 +122,7 @@ internal static class TouchCommand
 
     private static TouchJson ToJson(PrefaultResult result, List<TouchFileJson> files) =>
         new(result.HasRun, result.Bytes, result.BytesAlreadyResident, result.Elapsed.TotalSeconds, result.GiBPerSecond,
-            MethodName(result.Method), result.Reason, files)
+            PrefaultMethodNames.Of(result.Method), result.Reason, files)
         {
             Partial = result.IsPartial,
             Cancelled = result.IsCanceled,
@@ -142,22 +142,14 @@ internal static class TouchCommand
 
         // What was not done comes first, so neither a reader nor `head -1` can take a partial run for a whole one.
         string lead = result.IsCanceled
-            ? string.Create(CultureInfo.InvariantCulture, $"cancelled: touched {ByteSize.Format(result.Bytes)}, {ByteSize.Format(result.BytesSkipped)} of {ByteSize.Format(result.BytesRequested)} not done; ")
+            ? string.Create(CultureInfo.InvariantCulture, $"cancelled: touched {Sizes.Format(result.Bytes)}, {Sizes.Format(result.BytesSkipped)} of {Sizes.Format(result.BytesRequested)} not done; ")
             : result.IsPartial
-                ? string.Create(CultureInfo.InvariantCulture, $"partial: the RAM gate left {ByteSize.Format(result.BytesSkipped)} of {ByteSize.Format(result.BytesRequested)} untouched; ")
+                ? string.Create(CultureInfo.InvariantCulture, $"partial: the RAM gate left {Sizes.Format(result.BytesSkipped)} of {Sizes.Format(result.BytesRequested)} untouched; ")
                 : string.Empty;
         output.WriteLine(string.Create(CultureInfo.InvariantCulture,
-            $"{lead}touched {fileCount} file(s): {ByteSize.Format(result.Bytes)} in {result.Elapsed.TotalSeconds:0.000} s ({result.GiBPerSecond:0.00} GiB/s), {ByteSize.Format(result.BytesAlreadyResident)} already resident, method {MethodName(result.Method)}, {result.Threads} thread(s)"));
+            $"{lead}touched {fileCount} file(s): {Sizes.Format(result.Bytes)} in {result.Elapsed.TotalSeconds:0.000} s ({result.GiBPerSecond:0.00} GiB/s), {Sizes.Format(result.BytesAlreadyResident)} already resident, method {PrefaultMethodNames.Of(result.Method)}, {result.Threads} thread(s)"));
         output.WriteLine($"reason: {SafeText.Escape(result.Reason)}");
     }
-
-    internal static string MethodName(PrefaultMethod method) => method switch
-    {
-        PrefaultMethod.Populate => "populate",
-        PrefaultMethod.Touch => "touch",
-        PrefaultMethod.Hint => "hint",
-        _ => "none",
-    };
 
     private static long Sum(List<PrefaultRegion> regions)
     {

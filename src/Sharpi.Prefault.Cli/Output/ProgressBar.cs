@@ -90,7 +90,7 @@ internal sealed class ProgressBar : IProgress<PrefaultProgress>, IDisposable
             ? string.Create(CultureInfo.InvariantCulture,
                 $"{value.Fraction * 100,3:0}% {Short(value.BytesDone)}/{Short(value.BytesTotal)} {rate / (1L << 30):0.00}GiB/s ETA {eta}")
             : string.Create(CultureInfo.InvariantCulture,
-                $"{value.Fraction * 100,5:0.0}% {ByteSize.Format(value.BytesDone)}/{ByteSize.Format(value.BytesTotal)} {rate / (1L << 30):0.00} GiB/s ETA {eta}");
+                $"{value.Fraction * 100,5:0.0}% {Sizes.Format(value.BytesDone)}/{Sizes.Format(value.BytesTotal)} {rate / (1L << 30):0.00} GiB/s ETA {eta}");
         string file = CurrentFile(value.Fraction);
         if (!_terminal)
         {

@@ -19,7 +19,24 @@ internal static class DirectFileOpener
     /// <summary>Used where the OS does not report an alignment: a multiple of both 512-byte and 4 KiB logical blocks.</summary>
     internal const int SafeAlignment = 4096;
 
+    /// <exception cref="IOException">
+    /// The path names a FIFO, a directory, a socket or a device (refused before it is opened: opening a FIFO for
+    /// reading blocks until a writer comes), or a procfs file, whose size reads 0 whatever it holds.
+    /// </exception>
     internal static OpenedFile Open(string path, bool useDirectIO)
+    {
+        FileStatus.ThrowIfNotRegular(path);
+        OpenedFile opened = OpenRegular(path, useDirectIO);
+        if (OperatingSystem.IsLinux() && IsEmptyLookingProcFile(opened.Handle))
+        {
+            opened.Handle.Dispose();
+            ThrowHelper.ThrowPseudoFile(path);
+        }
+
+        return opened;
+    }
+
+    private static OpenedFile OpenRegular(string path, bool useDirectIO)
     {
         if (!useDirectIO)
         {
@@ -85,6 +102,17 @@ internal static class DirectFileOpener
         }
 
         return new OpenedFile(handle, DirectReadMode.Direct, offsetAlignment, memoryAlignment, source, null);
+    }
+
+    /// <summary>
+    /// procfs files report a size of 0 whatever they hold (their bytes are generated on read), so a reader sized by the
+    /// file would read nothing and say nothing. sysfs files report their page size and read correctly.
+    /// </summary>
+    [SupportedOSPlatform("linux")]
+    private static unsafe bool IsEmptyLookingProcFile(SafeFileHandle handle)
+    {
+        Interop.Libc.StatfsBuffer fs;
+        return Interop.Libc.Fstatfs(handle, &fs) == 0 && fs.Type == Interop.LinuxConstants.PROC_SUPER_MAGIC && RandomAccess.GetLength(handle) == 0;
     }
 
     /// <summary>

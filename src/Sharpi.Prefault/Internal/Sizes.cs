@@ -12,6 +12,8 @@ internal static class Sizes
 
     internal static string Format(long bytes) => bytes switch
     {
+        >= 1L << 50 => string.Create(CultureInfo.InvariantCulture, $"{bytes / (double)(1L << 50):F2} PiB"),
+        >= 1L << 40 => string.Create(CultureInfo.InvariantCulture, $"{bytes / (double)(1L << 40):F2} TiB"),
         >= 1L << 30 => string.Create(CultureInfo.InvariantCulture, $"{bytes / GiB:F2} GiB"),
         >= 1L << 20 => string.Create(CultureInfo.InvariantCulture, $"{bytes / (double)(1L << 20):F2} MiB"),
         >= 1L << 10 => string.Create(CultureInfo.InvariantCulture, $"{bytes / 1024.0:F2} KiB"),

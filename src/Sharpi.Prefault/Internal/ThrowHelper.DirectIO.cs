@@ -24,4 +24,8 @@ internal static partial class ThrowHelper
     /// <summary>The HResult .NET gives an IOException for this OS error: the errno itself on Unix, 0x8007xxxx on Windows.</summary>
     internal static int HResultFromOSError(int error) =>
         OperatingSystem.IsWindows() && error > 0 ? unchecked((int)0x80070000 | (error & 0xFFFF)) : error;
+
+    [DoesNotReturn]
+    internal static void ThrowPseudoFile(string path) =>
+        throw new IOException($"'{path}' is a procfs file: its size reads 0 and its bytes are generated on each read, so DirectFileReader would read nothing. Read it with File.ReadAllBytes.");
 }

@@ -32,6 +32,26 @@ public sealed class FileStatusTests
     }
 
     [LinuxFact]
+    public async Task DirectFileReaderOpen_OnAFifo_ThrowsInsteadOfBlocking()
+    {
+        using var directory = new TempModelDirectory();
+        string fifo = MakeFifo(directory, "weights.bin");
+
+        IOException e = await RefusedWithinBound(() => DirectFileReader.Open(fifo));
+
+        Assert.Contains("a FIFO", e.Message);
+    }
+
+    [LinuxFact]
+    public void DirectFileReaderOpen_OnAProcfsFile_SaysItWouldReadNothing()
+    {
+        // /proc files report a size of 0: the reader used to open them and read 0 bytes without a word.
+        IOException e = Assert.Throws<IOException>(() => DirectFileReader.Open("/proc/self/status"));
+
+        Assert.Contains("procfs file", e.Message);
+    }
+
+    [LinuxFact]
     public async Task TensorIndexRead_OfAFifoModel_ThrowsInsteadOfBlocking()
     {
         using var directory = new TempModelDirectory();

@@ -18,6 +18,7 @@ internal static partial class Interop
 
         internal const long TMPFS_MAGIC = 0x01021994;
         internal const long RAMFS_MAGIC = unchecked((int)0x858458f6);
+        internal const long PROC_SUPER_MAGIC = 0x9fa0;
 
         /// <summary>
         /// O_DIRECT differs per architecture: 040000 octal on x86 and asm-generic (riscv64, loongarch64, s390x),
