@@ -131,7 +131,7 @@ internal sealed class ColdStartCommand
                 Request: request);
 
             var runner = new ColdStartRunner(file, settings, strategies, caches, repeat, progress);
-            (List<Sample> samples, List<double> warm) = RunPerReadAhead(runner, file, readAheads, notes, progress);
+            (List<Sample> samples, List<double> warm) = RunWithoutPageReporting(runner, file, readAheads, notes, progress);
 
             string[] limitReaders = [.. strategies.Where(static s => s.IsLimit).Select(static s => s.Name)];
             double? warmRequest = warm.Count > 0 ? Statistics.Median(warm) : null;
@@ -169,9 +169,18 @@ internal sealed class ColdStartCommand
         }
     }
 
+    /// <summary>The table with the VM's free page reporting suspended (see <see cref="FreePageReporting"/>), then restored.</summary>
+    [SupportedOSPlatform("linux")]
+    private static (List<Sample> Samples, List<double> Warm) RunWithoutPageReporting(ColdStartRunner runner, WeightsFile file, int[] readAheads,
+        List<string> notes, ProgressLine progress)
+    {
+        using SysfsOverride? reporting = FreePageReporting.Suspend(notes, progress);
+        return RunPerReadAhead(runner, file, readAheads, notes, progress);
+    }
+
     /// <summary>
     /// Runs the whole table once per read_ahead_kb value, or once as the disk is when no value was given or the bench
-    /// may not set it. Every value set is put back (see <see cref="ReadAheadOverride"/>).
+    /// may not set it. Every value set is put back (see <see cref="SysfsOverride"/>).
     /// </summary>
     [SupportedOSPlatform("linux")]
     private static (List<Sample> Samples, List<double> Warm) RunPerReadAhead(ColdStartRunner runner, WeightsFile file, int[] readAheads, List<string> notes,
@@ -183,7 +192,7 @@ internal sealed class ColdStartCommand
         }
 
         BlockDevice device = BlockDevice.Of(file.Path);
-        using ReadAheadOverride? readAhead = ReadAheadOverride.TryCreate(device, out string? why);
+        using SysfsOverride? readAhead = SysfsOverride.TryCreate(device, out string? why);
         if (readAhead is null)
         {
             string message = $"--read-ahead-kb: not set: {why}. Ran once at the current read_ahead_kb ({device.ReadAheadKb?.ToString(CultureInfo.InvariantCulture) ?? "n/a"}).";

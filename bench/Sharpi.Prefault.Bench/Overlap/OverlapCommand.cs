@@ -92,6 +92,8 @@ internal sealed class OverlapCommand
             SimulatedInit init = SimulatedInit.Calibrate(TimeSpan.FromMilliseconds(initMs));
 
             var samples = new List<Sample>();
+            var notes = new List<string>();
+            using SysfsOverride? reporting = FreePageReporting.Suspend(notes, progress);
             int step = 0;
             for (int r = 0; r < repeat; r++)
             {
@@ -104,6 +106,7 @@ internal sealed class OverlapCommand
                 }
             }
 
+            reporting?.Dispose();
             progress.Clear();
             BenchReport report = BenchReport.Create(CommonOptions.CommandLine(parse, "overlap"), file, repeat,
                 Sample.Summarize(samples, Scenarios, [CacheState.Cold], file.Length, limitReaders: []),
@@ -114,6 +117,7 @@ internal sealed class OverlapCommand
                         + "the waits on WhenReady between layers for start-layer-by-layer, which prefaults one region per layer).",
                     "first layer done s: from the start of init to the end of the request's first layer; time to first request s: to the end of the whole request.",
                     "sweep GiB/s: the prefault's own bytes over its own elapsed time (what per-region readiness costs the sweep shows here).",
+                    .. notes,
                 ]);
             _common.Publish(parse, report, $"overlap, {Sizes.Format(file.Length)}, {initMs} ms init", progress);
             _common.CleanUp(parse, file, progress);

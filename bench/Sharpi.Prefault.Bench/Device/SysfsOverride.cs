@@ -4,18 +4,19 @@ using System.Runtime.InteropServices;
 namespace Sharpi.Prefault.Bench;
 
 /// <summary>
-/// Sets a disk's read_ahead_kb for a run and puts the old value back: on <see cref="Dispose"/> (normal end and
+/// Sets a kernel setting in sysfs (a disk's read_ahead_kb, the VM's page_reporting_order) for a run and puts the old
+/// value back: on <see cref="Dispose"/> (normal end and
 /// exceptions), on Ctrl+C and SIGTERM (<see cref="PosixSignalRegistration"/>, before the runtime's default action
-/// ends the process), and on process exit. The value is the disk's, shared with every process on the machine.
+/// ends the process), and on process exit. The value is the machine's, shared with every process on it.
 /// </summary>
-internal sealed class ReadAheadOverride : IDisposable
+internal sealed class SysfsOverride : IDisposable
 {
     private readonly string _path;
     private readonly int _original;
     private readonly PosixSignalRegistration[] _signals;
     private int _restored;
 
-    private ReadAheadOverride(string path, int original)
+    private SysfsOverride(string path, int original)
     {
         _path = path;
         _original = original;
@@ -34,7 +35,7 @@ internal sealed class ReadAheadOverride : IDisposable
     /// An override of <paramref name="device"/>'s read_ahead_kb, or null with the reason where this process may not
     /// write it (not root, a read-only sysfs, no block device behind the file).
     /// </summary>
-    internal static ReadAheadOverride? TryCreate(BlockDevice device, out string? why)
+    internal static SysfsOverride? TryCreate(BlockDevice device, out string? why)
     {
         if (device.Name is null || device.ReadAheadKb is not int original)
         {
@@ -42,20 +43,37 @@ internal sealed class ReadAheadOverride : IDisposable
             return null;
         }
 
+        return TryCreate(device.ReadAheadPath, original, out why);
+    }
+
+    /// <summary>An override of the integer setting at <paramref name="path"/>, or null with the reason where it may not be written.</summary>
+    internal static SysfsOverride? TryCreate(string path, out string? why)
+    {
+        if (!int.TryParse(File.ReadAllText(path).Trim(), NumberStyles.Integer, CultureInfo.InvariantCulture, out int original))
+        {
+            why = $"{path} does not hold an integer";
+            return null;
+        }
+
+        return TryCreate(path, original, out why);
+    }
+
+    private static SysfsOverride? TryCreate(string path, int original, out string? why)
+    {
         try
         {
-            using (File.Open(device.ReadAheadPath, FileMode.Open, FileAccess.Write))
+            using (File.Open(path, FileMode.Open, FileAccess.Write))
             {
             }
         }
         catch (Exception e) when (e is UnauthorizedAccessException or IOException)
         {
-            why = $"{device.ReadAheadPath} may not be written by this process ({e.Message.TrimEnd('.')}; run as root to compare values)";
+            why = $"{path} may not be written by this process ({e.Message.TrimEnd('.')}; run as root to compare values)";
             return null;
         }
 
         why = null;
-        return new ReadAheadOverride(device.ReadAheadPath, original);
+        return new SysfsOverride(path, original);
     }
 
     /// <summary>Sets the value and checks that the kernel took it.</summary>
