@@ -88,7 +88,7 @@ internal sealed class HeadSnapshot
         long page = Environment.SystemPageSize;
         long length = mapping.Target.Length;
         PrefaultRegion whole = mapping.Whole();
-        var regions = new PrefaultRegion[Math.Min(pages, (int)((length + page - 1) / page))];
+        var regions = new PrefaultRegion[(int)Math.Min(pages, (length + page - 1) / page)];
         for (int i = 0; i < regions.Length; i++)
         {
             regions[i] = new PrefaultRegion(whole.Address + (nint)(i * page), Math.Min(page, length - (i * page)));

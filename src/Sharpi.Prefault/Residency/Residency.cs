@@ -178,10 +178,23 @@ public static class Residency
             return new ResidencyInfo(length, 0, false, OperatingSystem.IsWindows() ? FileCacheUnsupportedOnWindows : UnsupportedMessage);
         }
 
+        // In windows of at most 64 GiB: one view of a very large (say 8 TiB sparse) file can exceed what one mmap gets.
         using MemoryMappedFile map = MemoryMappedFile.CreateFromFile(stream, null, 0, MemoryMappedFileAccess.Read, HandleInheritability.None, leaveOpen: true);
-        using MemoryMappedViewAccessor view = map.CreateViewAccessor(offset, length, MemoryMappedFileAccess.Read);
-        return Measure(PrefaultRegion.FromView(view, 0, length));
+        long resident = 0;
+        string? error = null;
+        for (long at = offset; at < offset + length; at += OfFileWindow)
+        {
+            long bytes = Math.Min(OfFileWindow, offset + length - at);
+            using MemoryMappedViewAccessor view = map.CreateViewAccessor(at, bytes, MemoryMappedFileAccess.Read);
+            ResidencyInfo part = Measure(PrefaultRegion.FromView(view, 0, bytes));
+            resident += part.ResidentBytes;
+            error ??= part.Error;
+        }
+
+        return new ResidencyInfo(length, resident, true, error);
     }
+
+    private const long OfFileWindow = 64L << 30;
 
     /// <summary>
     /// The resident bytes of [start, end) (see <see cref="FileCacheProbe.TryCountResident"/>); false with why when the

@@ -19,6 +19,31 @@ public sealed class CliEvictResidentTests
     }
 
     [LinuxFact]
+    public void EvictAndResident_OfAnEightTiBSparseFile_Succeed()
+    {
+        // Before, evict dropped the pages and then failed measuring what was left: one view of 8 TiB is not to be had.
+        string path = Path.Combine(Path.GetTempPath(), $"sharpi-sparse-{Guid.NewGuid():N}.bin");
+        using (var stream = new FileStream(path, FileMode.CreateNew))
+        {
+            stream.SetLength(8L << 40);
+        }
+
+        try
+        {
+            CliRun evict = CliRun.Of("evict", path, "--json");
+            CliRun resident = CliRun.Of("resident", path, "--json");
+
+            Assert.True(evict.ExitCode == 0, evict.Err);
+            Assert.Equal(0, evict.Json().GetProperty("files")[0].GetProperty("residentBytesAfter").GetInt64());
+            Assert.True(resident.ExitCode == 0, resident.Err);
+        }
+        finally
+        {
+            File.Delete(path);
+        }
+    }
+
+    [LinuxFact]
     public void Resident_Json_ReportsTheFileAndEveryTensor()
     {
         using var model = new CliModelFiles();
