@@ -87,7 +87,8 @@ internal sealed record BlockDevice(string FileSystem, string Source, string? Nam
         QueueDirectory is not null && TryRead($"{QueueDirectory}/{attribute}") is { } text
             && int.TryParse(text, NumberStyles.Integer, CultureInfo.InvariantCulture, out int value) ? value : null;
 
-    private static string? TryRead(string path)
+    /// <summary>A sysfs or procfs file's text, trimmed; null when it is missing or unreadable.</summary>
+    internal static string? TryRead(string path)
     {
         try
         {

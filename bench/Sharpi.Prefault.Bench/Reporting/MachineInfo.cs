@@ -26,11 +26,11 @@ internal sealed record MachineInfo(string Cpu, int Cores, long MemoryBytes, stri
         Cpu: FirstValue("/proc/cpuinfo", "model name") ?? RuntimeInformation.ProcessArchitecture.ToString(),
         Cores: Environment.ProcessorCount,
         MemoryBytes: MemTotal(),
-        Kernel: ReadTrimmed("/proc/sys/kernel/osrelease") ?? Environment.OSVersion.VersionString,
+        Kernel: BlockDevice.TryRead("/proc/sys/kernel/osrelease") ?? Environment.OSVersion.VersionString,
         Os: RuntimeInformation.OSDescription,
         Runtime: RuntimeInformation.FrameworkDescription,
         FileSystem: $"{device.FileSystem} on {device.Source}",
-        TransparentHugePages: ReadTrimmed("/sys/kernel/mm/transparent_hugepage/enabled") ?? "n/a",
+        TransparentHugePages: BlockDevice.TryRead("/sys/kernel/mm/transparent_hugepage/enabled") ?? "n/a",
         PageSize: Environment.SystemPageSize);
 
     /// <summary>One line for a report: cores, RAM, kernel, filesystem.</summary>
@@ -52,25 +52,9 @@ internal sealed record MachineInfo(string Cpu, int Cores, long MemoryBytes, stri
         return open >= 0 && close > open ? modes[(open + 1)..close] : modes;
     }
 
-    private static string? ReadTrimmed(string path)
-    {
-        try
-        {
-            return File.Exists(path) ? File.ReadAllText(path).Trim() : null;
-        }
-        catch (IOException)
-        {
-            return null;
-        }
-        catch (UnauthorizedAccessException)
-        {
-            return null;
-        }
-    }
-
     private static string? FirstValue(string path, string key)
     {
-        string? text = ReadTrimmed(path);
+        string? text = BlockDevice.TryRead(path);
         if (text is null)
         {
             return null;
