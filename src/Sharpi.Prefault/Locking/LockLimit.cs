@@ -83,7 +83,7 @@ internal static class LockLimit
             ? $"locking {Sizes.Format(bytes)} more would pass the process's minimum working set size. "
               + "Raise it with SetProcessWorkingSetSizeEx (minimum and maximum above the bytes to lock) before locking."
             : "the pages could not be locked.";
-        return $"VirtualLock refused, {Errno.Describe(error)}: {what} The pages stay mapped and usable, only unlocked.";
+        return $"VirtualLock refused, {Win32Error.Describe(error)}: {what} The pages stay mapped and usable, only unlocked.";
     }
 
     /// <summary>"8388608 bytes (8.00 MiB)", or "unlimited".</summary>
