@@ -159,10 +159,12 @@ internal static class WindowsPaths
             return (locked && lease.IsDisposed, detail);
         });
 
-        checks.Run("MmapLock.Lock of an unmapped range fails softly", () =>
+        checks.Run("MmapLock.Lock of an unmapped range fails softly, naming a Win32 error", () =>
         {
             using LockLease lease = MmapLock.Lock([MappedView.Unmapped(path)]);
-            return (!lease.IsFullyLocked && lease.LockedBytes == 0 && lease.Failures.Count == 1, $"Failures={Describe(lease.Failures)}");
+            bool named = lease.Failures.Count == 1 && lease.Failures[0].Message.Contains("Win32 error", StringComparison.Ordinal)
+                && !lease.Failures[0].Message.Contains("errno", StringComparison.Ordinal);
+            return (!lease.IsFullyLocked && lease.LockedBytes == 0 && named, $"Failures={Describe(lease.Failures)}");
         });
     }
 
