@@ -27,7 +27,7 @@ internal static unsafe class HugePageAdvice
     [SupportedOSPlatform("linux")]
     internal static long Apply(MergedRegion[] regions, ProcMapEntry[] maps)
     {
-        if (maps.Length == 0 || !IsThpEnabled(ReadMode()))
+        if (maps.Length == 0 || !IsThpEnabled(MemoryFigures.TryReadFile(EnabledPath)))
         {
             return 0;
         }
@@ -60,20 +60,4 @@ internal static unsafe class HugePageAdvice
     /// <summary>True for THP mode <c>always</c> or <c>madvise</c> (the bracketed word of the sysfs file).</summary>
     internal static bool IsThpEnabled(string? mode) =>
         mode is not null && (mode.Contains("[always]", StringComparison.Ordinal) || mode.Contains("[madvise]", StringComparison.Ordinal));
-
-    private static string? ReadMode()
-    {
-        try
-        {
-            return File.ReadAllText(EnabledPath);
-        }
-        catch (IOException)
-        {
-            return null;
-        }
-        catch (UnauthorizedAccessException)
-        {
-            return null;
-        }
-    }
 }

@@ -15,17 +15,6 @@ public sealed class NativeMappingsTests : IDisposable
 
     public void Dispose() => _dir.Dispose();
 
-    private static unsafe byte[] BytesAt(PrefaultRegion region) =>
-        new ReadOnlySpan<byte>((void*)region.Address, checked((int)region.Length)).ToArray();
-
-    private static byte[] FileBytes(string path, long offset, long length)
-    {
-        byte[] bytes = new byte[length];
-        using var handle = File.OpenHandle(path);
-        RandomAccess.Read(handle, bytes, offset);
-        return bytes;
-    }
-
     private string WriteGguf() => _dir.Write("model.gguf", new GgufBuilder()
         .F32("token_embd.weight", 1000).F32("blk.0.ffn_up.weight", 2000).F32("blk.1.ffn_up.weight", 2000).F32("output.weight", 3000).Build());
 
@@ -125,7 +114,7 @@ public sealed class NativeMappingsTests : IDisposable
         {
             TensorInfo tensor = index.Tensors.Single(t => t.Name == region.Name);
             Assert.Equal(map.Address + (nint)tensor.Offset, region.Address);
-            Assert.Equal(FileBytes(path, tensor.Offset, tensor.Length), BytesAt(region));
+            Assert.Equal(RegionBytes.OfFile(path, tensor.Offset, tensor.Length), RegionBytes.Of(region));
         }
     }
 
@@ -156,8 +145,8 @@ public sealed class NativeMappingsTests : IDisposable
         Assert.Equal(2, regions.Count);
         Assert.Equal(head.Address + (nint)tensor.Offset, regions.Single(r => r.Length == split - tensor.Offset).Address);
         Assert.Equal(tail.Address, regions.Single(r => r.Length == tensor.End - split).Address);
-        byte[] pieces = [.. BytesAt(regions.Single(r => r.Address != tail.Address)), .. BytesAt(regions.Single(r => r.Address == tail.Address))];
-        Assert.Equal(FileBytes(path, tensor.Offset, tensor.Length), pieces);
+        byte[] pieces = [.. RegionBytes.Of(regions.Single(r => r.Address != tail.Address)), .. RegionBytes.Of(regions.Single(r => r.Address == tail.Address))];
+        Assert.Equal(RegionBytes.OfFile(path, tensor.Offset, tensor.Length), pieces);
     }
 
     [LinuxFact]

@@ -10,17 +10,6 @@ public sealed class MappedModelTests : IDisposable
 
     public void Dispose() => _dir.Dispose();
 
-    private static unsafe byte[] BytesAt(PrefaultRegion region) =>
-        new ReadOnlySpan<byte>((void*)region.Address, checked((int)region.Length)).ToArray();
-
-    private static byte[] FileBytes(string path, long offset, long length)
-    {
-        byte[] bytes = new byte[length];
-        using var handle = File.OpenHandle(path);
-        RandomAccess.Read(handle, bytes, offset);
-        return bytes;
-    }
-
     private string WriteGguf(string name = "model.gguf") => _dir.Write(name, new GgufBuilder().UInt32("general.alignment", 64)
         .F32("token_embd.weight", 16, 4).F32("blk.0.attn_q.weight", 8, 8).F32("blk.0.ffn_up.weight", 8, 8)
         .F32("blk.1.attn_q.weight", 8, 8).F32("blk.1.ffn_up.weight", 8, 8).F32("output.weight", 4).Build());
@@ -46,7 +35,7 @@ public sealed class MappedModelTests : IDisposable
         foreach (PrefaultRegion region in regions)
         {
             TensorInfo tensor = model.Index.Tensors.Single(t => t.Name == region.Name);
-            Assert.Equal(FileBytes(path, tensor.Offset, tensor.Length), BytesAt(region));
+            Assert.Equal(RegionBytes.OfFile(path, tensor.Offset, tensor.Length), RegionBytes.Of(region));
         }
     }
 
@@ -75,7 +64,7 @@ public sealed class MappedModelTests : IDisposable
         Assert.Equal(model.Files, regions.Select(r => r.Name));
         Assert.Equal(model.Files.Select(f => new FileInfo(f).Length), regions.Select(r => r.Length));
         Assert.Equal(model.Files.Sum(f => new FileInfo(f).Length), model.Length);
-        Assert.All(regions, r => Assert.Equal(File.ReadAllBytes(r.Name!), BytesAt(r)));
+        Assert.All(regions, r => Assert.Equal(File.ReadAllBytes(r.Name!), RegionBytes.Of(r)));
     }
 
     [Fact]
@@ -89,7 +78,7 @@ public sealed class MappedModelTests : IDisposable
         Assert.All(regions, r =>
         {
             TensorInfo t = model.Index!.Tensors.Single(x => x.Name == r.Name);
-            Assert.Equal(FileBytes(t.FilePath, t.Offset, t.Length), BytesAt(r));
+            Assert.Equal(RegionBytes.OfFile(t.FilePath, t.Offset, t.Length), RegionBytes.Of(r));
         });
     }
 
@@ -107,7 +96,7 @@ public sealed class MappedModelTests : IDisposable
 
         GC.Collect();
         GC.WaitForPendingFinalizers();
-        Assert.All(model.Regions(), r => Assert.Equal(File.ReadAllBytes(r.Name!), BytesAt(r)));
+        Assert.All(model.Regions(), r => Assert.Equal(File.ReadAllBytes(r.Name!), RegionBytes.Of(r)));
     }
 
     [LinuxFact]
@@ -132,7 +121,7 @@ public sealed class MappedModelTests : IDisposable
         Assert.All(regions, r =>
         {
             TensorInfo t = model.Index!.Tensors.Single(x => x.Name == r.Name);
-            Assert.Equal(FileBytes(t.FilePath, t.Offset, t.Length), BytesAt(r));
+            Assert.Equal(RegionBytes.OfFile(t.FilePath, t.Offset, t.Length), RegionBytes.Of(r));
         });
     }
 
@@ -169,7 +158,7 @@ public sealed class MappedModelTests : IDisposable
         Assert.Null(model.Index);
         Assert.Equal([path], model.Files);
         PrefaultRegion whole = Assert.Single(model.Regions());
-        Assert.Equal(File.ReadAllBytes(path), BytesAt(whole));
+        Assert.Equal(File.ReadAllBytes(path), RegionBytes.Of(whole));
         Assert.Equal(whole, Assert.Single(model.Regions(new TensorSelection(include: ["blk.*"]))));
         Assert.Equal(whole, model.FileRegion(path));
     }
@@ -191,11 +180,11 @@ public sealed class MappedModelTests : IDisposable
         using MappedModel model = MappedModel.OpenFile(path);
 
         Assert.Null(model.Index);
-        Assert.Equal(File.ReadAllBytes(path), BytesAt(Assert.Single(model.Regions())));
+        Assert.Equal(File.ReadAllBytes(path), RegionBytes.Of(Assert.Single(model.Regions())));
         TensorInfo tensor = index.Tensors.Single(t => t.Name == "blk.1.ffn_up.weight");
         PrefaultRegion region = model.Region(tensor);
         Assert.Equal("blk.1.ffn_up.weight", region.Name);
-        Assert.Equal(FileBytes(path, tensor.Offset, tensor.Length), BytesAt(region));
+        Assert.Equal(RegionBytes.OfFile(path, tensor.Offset, tensor.Length), RegionBytes.Of(region));
     }
 
     [Fact]
@@ -204,7 +193,7 @@ public sealed class MappedModelTests : IDisposable
         string path = _dir.Write("broken.gguf", "GGUF not really"u8.ToArray());
         using MappedModel model = MappedModel.OpenFile(path);
 
-        Assert.Equal("GGUF not really"u8.ToArray(), BytesAt(model.FileRegion(path)));
+        Assert.Equal("GGUF not really"u8.ToArray(), RegionBytes.Of(model.FileRegion(path)));
     }
 
     [Fact]
@@ -316,7 +305,7 @@ public sealed class MappedModelTests : IDisposable
         PrefaultRegion region = model.Region(tensor);
 
         Assert.Equal(tensor.Name, region.Name);
-        Assert.Equal(FileBytes(path, tensor.Offset, tensor.Length), BytesAt(region));
+        Assert.Equal(RegionBytes.OfFile(path, tensor.Offset, tensor.Length), RegionBytes.Of(region));
     }
 
     [Fact]
