@@ -71,13 +71,13 @@ public sealed class PrefaultHandle : IDisposable, IAsyncDisposable
     /// Start): its pages are resident, or the run will not bring them in (the kill switch or the RAM budget left it
     /// out, it is not mapped, a chunk of it failed, or the sweep was cancelled; <see cref="Completion"/> says which).
     /// Regions finish roughly in the order given, so an engine can start its first layer while later ones load.
-    /// Never faults.
+    /// Never faults. A <see cref="Task"/>, like <see cref="Completion"/>: one completion that many may await or combine.
     /// </summary>
     /// <exception cref="ArgumentOutOfRangeException"><paramref name="regionIndex"/> is not an index of the regions given to Start.</exception>
-    public ValueTask WhenReady(int regionIndex)
+    public Task WhenReady(int regionIndex)
     {
         ThrowHelper.ThrowIfIndexOutOfRange(regionIndex, _readiness.Count);
-        return new ValueTask(_readiness.WhenReady(regionIndex));
+        return _readiness.WhenReady(regionIndex);
     }
 
     /// <summary>True once the sweep is done with region <paramref name="regionIndex"/>; see <see cref="WhenReady"/>.</summary>
@@ -91,9 +91,18 @@ public sealed class PrefaultHandle : IDisposable, IAsyncDisposable
     /// <summary>Asks the sweep to stop after the chunks in flight; <see cref="Completion"/> then reports <see cref="PrefaultResult.IsCanceled"/>.</summary>
     public void Cancel()
     {
-        if (Volatile.Read(ref _disposed) == 0)
+        if (Volatile.Read(ref _disposed) != 0)
+        {
+            return;
+        }
+
+        try
         {
             _cancel.Cancel();
+        }
+        catch (ObjectDisposedException)
+        {
+            // A Dispose on another thread got there first: the sweep is cancelled already.
         }
     }
 
@@ -126,8 +135,9 @@ public sealed class PrefaultHandle : IDisposable, IAsyncDisposable
             return;
         }
 
+        bool onSweepThread = Thread.CurrentThread == _thread; // before the await, which may resume elsewhere
         await _cancel.CancelAsync().ConfigureAwait(false);
-        if (Thread.CurrentThread == _thread)
+        if (onSweepThread)
         {
             _disposedBySweep = true; // see Dispose
             return;
@@ -139,9 +149,10 @@ public sealed class PrefaultHandle : IDisposable, IAsyncDisposable
 
     private void Sweep(PrefaultRegion[] regions, PrefaultOptions options, ThreadPriority priority)
     {
+        PrefaultResult result;
         try
         {
-            _completion.SetResult(MmapPrefault.Execute(regions, options, priority, _readiness, _cancel.Token));
+            result = MmapPrefault.Execute(regions, options, priority, _readiness, _cancel.Token);
         }
 #pragma warning disable CA1031 // A throw on this thread would end the process; the engine gets a result instead.
         catch (Exception ex)
@@ -149,16 +160,19 @@ public sealed class PrefaultHandle : IDisposable, IAsyncDisposable
         {
             ILogger log = options.Logger ?? NullLogger.Instance;
             Log.BackgroundFailed(log, options.Label, ex);
-            _completion.SetResult(new PrefaultResult { HasRun = false, Reason = $"the background prefault failed: {ex.Message}" });
+            result = new PrefaultResult { HasRun = false, Reason = $"the background prefault failed: {ex.Message}" };
         }
         finally
         {
+            // Every region is ready before the result is: once Completion is done, IsReady is true for all.
             _readiness.CompleteAll();
-            if (_disposedBySweep)
-            {
-                // Disposed from inside the sweep, which returned without waiting: the token source is no longer needed.
-                _cancel.Dispose();
-            }
+        }
+
+        _completion.SetResult(result);
+        if (_disposedBySweep)
+        {
+            // Disposed from inside the sweep, which returned without waiting: the token source is no longer needed.
+            _cancel.Dispose();
         }
     }
 }

@@ -7,8 +7,9 @@ public enum PrefaultMethod
     None = 0,
 
     /// <summary>
-    /// Linux <c>madvise(MADV_POPULATE_READ)</c> over page-aligned chunks, one contiguous slice per thread, each
-    /// chunk then read one byte per page (cheap once populated; it pays any first-touch cost a hypervisor adds).
+    /// Linux <c>madvise(MADV_POPULATE_READ)</c> over page-aligned chunks taken in the order given, after
+    /// <c>MADV_HUGEPAGE</c> on the file mappings, each chunk then read one byte per page through the kernel (it pays any
+    /// first-touch cost a hypervisor adds; skipped when everything was resident already).
     /// </summary>
     Populate = 1,
 

@@ -10,7 +10,7 @@ namespace Sharpi.Prefault;
 public sealed record PrefaultOptions
 {
     /// <summary>The default chunk size: 32 MiB.</summary>
-    public const int DefaultChunkSize = 32 * 1024 * 1024;
+    public const long DefaultChunkSize = 32 * 1024 * 1024;
 
     /// <summary>The largest chunk size: 1 TiB (a chunk that size is one chunk per region; larger values are a mistake).</summary>
     public const long MaxChunkSize = 1L << 40;
@@ -88,8 +88,8 @@ public sealed record PrefaultOptions
 
     /// <summary>
     /// The unit of work, in bytes (at least one page; rounded up to whole pages): one populate call and its touch.
-    /// Each thread walks its own contiguous slice of the regions chunk by chunk, and cancellation and progress are
-    /// checked between chunks. Default 32 MiB.
+    /// The threads take chunks in the order given from one shared counter, and cancellation and progress are checked
+    /// between chunks. Default 32 MiB.
     /// </summary>
     /// <exception cref="ArgumentOutOfRangeException">The value is less than 1 or greater than <see cref="MaxChunkSize"/>.</exception>
     public long ChunkSize

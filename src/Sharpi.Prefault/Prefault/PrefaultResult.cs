@@ -31,7 +31,7 @@ public sealed record PrefaultResult
     /// <summary>Bytes of the merged regions left out: by the RAM budget, by cancellation, or by failures.</summary>
     public long BytesSkipped { get; init; }
 
-    /// <summary>Bytes of all regions after merging (what was asked for).</summary>
+    /// <summary>Bytes of all regions after merging (what was asked for); 0 under <c>SHARPI_PREFAULT=off</c>, which merges nothing.</summary>
     public long BytesRequested { get; init; }
 
     /// <summary>Wall time of the sweep (zero when nothing ran).</summary>

@@ -86,10 +86,10 @@ internal sealed unsafe class StrideSweep
     {
         int threads = (int)Math.Clamp(Math.Min(maxThreads, ChunkCount), 1, int.MaxValue);
 
-        Thread[] helpers = new Thread[threads - 1];
-        for (int i = 0; i < helpers.Length; i++)
+        var helpers = new List<Thread>(threads - 1);
+        for (int i = 1; i < threads; i++)
         {
-            helpers[i] = new Thread(() =>
+            var helper = new Thread(() =>
             {
                 WorkerPriority.ApplyToCurrentThread(priority);
                 Work(null);
@@ -98,7 +98,18 @@ internal sealed unsafe class StrideSweep
                 IsBackground = true,
                 Name = "Sharpi.Prefault sweep",
             };
-            helpers[i].Start();
+            try
+            {
+                helper.Start();
+            }
+            catch (OutOfMemoryException)
+            {
+                // No more threads (a container's pids.max, say): sweep with those started, and join them all below,
+                // so nothing touches the regions after this returns.
+                break;
+            }
+
+            helpers.Add(helper);
         }
 
         Work(progress);
@@ -112,7 +123,7 @@ internal sealed unsafe class StrideSweep
         }
 
         progress?.Complete(BytesDone);
-        return threads;
+        return helpers.Count + 1;
     }
 
     /// <summary>The failures, one per region that had any, after <see cref="Execute"/> returned.</summary>

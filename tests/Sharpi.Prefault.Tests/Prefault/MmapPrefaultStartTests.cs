@@ -82,7 +82,7 @@ public sealed class MmapPrefaultStartTests
 
         await using PrefaultHandle handle = MmapPrefault.Start(regions);
 
-        Task all = Task.WhenAll(handle.WhenReady(0).AsTask(), handle.WhenReady(1).AsTask(), handle.WhenReady(2).AsTask());
+        Task all = Task.WhenAll(handle.WhenReady(0), handle.WhenReady(1), handle.WhenReady(2));
         Assert.Same(all, await Task.WhenAny(all, Task.Delay(TimeSpan.FromSeconds(30))));
     }
 
@@ -192,12 +192,16 @@ public sealed class MmapPrefaultStartTests
     [Fact]
     public async Task Start_CopiesTheRegions_SoTheCallersListMayChange()
     {
-        var regions = new List<PrefaultRegion>();
+        using TestFile file = TestFile.Create(8 * MiB);
+        using MappedFile map = file.Map();
+        var regions = new List<PrefaultRegion> { map.Region("weights") };
 
         await using PrefaultHandle handle = MmapPrefault.Start(regions);
-        regions.Add(new PrefaultRegion(0x1000, 1L << 40, "added later"));
+        regions[0] = new PrefaultRegion(0x1000, 1L << 40, "replaced later");
+        regions.Add(new PrefaultRegion(0x2000, 1L << 40, "added later"));
 
         PrefaultResult result = await handle.WaitAsync(TimeSpan.FromSeconds(10));
-        Assert.False(result.HasRun);
+        Assert.Equal(file.Length, result.Bytes);
+        Assert.Equal(file.Length, result.BytesRequested);
     }
 }

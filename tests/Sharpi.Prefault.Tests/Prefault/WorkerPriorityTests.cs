@@ -39,12 +39,17 @@ public sealed class WorkerPriorityTests
     {
         using TestFile file = TestFile.Create(8 * MiB);
         using MappedFile map = file.Map();
-        int? nice = null;
-        var progress = new CallbackProgress(_ => nice ??= ThreadNice("thread-self"));
+        var nices = new List<int>();
+        var progress = new CallbackProgress(_ =>
+        {
+            nices.Add(ThreadNice("thread-self") ?? -1); // the caller's thread sweeps too
+            nices.AddRange(WorkerNices());
+        });
 
-        MmapPrefault.Run([map.Region()], PrefaultOptions.Default with { Progress = progress });
+        MmapPrefault.Run([map.Region()], PrefaultOptions.Default with { Progress = progress, ChunkSize = MiB, MaxDegreeOfParallelism = 2 });
 
-        Assert.Equal(0, nice);
+        Assert.True(nices.Count > 1, "no sweep thread was seen");
+        Assert.All(nices, nice => Assert.Equal(0, nice));
     }
 
     /// <summary>The nice values of this process's sweep threads (named "Sharpi.Prefault*", cut to 15 characters by the kernel).</summary>

@@ -1,3 +1,5 @@
+using Sharpi.Prefault.Tests.TestSupport;
+
 namespace Sharpi.Prefault.Tests.PublicApi;
 
 /// <summary>
@@ -34,17 +36,26 @@ public sealed class RegionOverloadTests
         Assert.Throws<ArgumentOutOfRangeException>(() => MmapReclaim.Release(bad));
     }
 
-    [Fact]
+    [LinuxFact]
     public void ArrayOverloads_AnswerAsTheListOverloadsDo()
     {
-        IReadOnlyList<PrefaultRegion> list = Empty;
+        // A real mapped region, so a misrouted overload would show in the bytes, not only in a "nothing to do" reason.
+        using TestFile file = TestFile.Create(4 * TestFile.MiB);
+        using MappedFile map = file.Map();
+        PrefaultRegion[] array = [map.Region("weights")];
+        IReadOnlyList<PrefaultRegion> list = [map.Region("weights")];
 
-        Assert.Equal(MmapPrefault.Run(list).Reason, MmapPrefault.Run(Empty).Reason);
-        Assert.Equal(Residency.Measure(list), Residency.Measure(Empty));
-        Assert.Equal(Residency.MeasureEach(list), Residency.MeasureEach(Empty));
-        using LockLease fromList = MmapLock.Lock(list);
-        using LockLease fromArray = MmapLock.Lock(Empty);
-        Assert.Equal(fromList.RequestedBytes, fromArray.RequestedBytes);
-        Assert.Equal(MmapReclaim.Release(list).Reason, MmapReclaim.Release(Empty).Reason);
+        Assert.Equal(file.Length, MmapPrefault.Run(array).BytesRequested);
+        Assert.Equal(MmapPrefault.Run(list).BytesRequested, MmapPrefault.Run(array).BytesRequested);
+        Assert.Equal(Residency.Measure(list), Residency.Measure(array));
+        Assert.Equal(Residency.MeasureEach(list), Residency.MeasureEach(array));
+        using (LockLease fromList = MmapLock.Lock(list))
+        using (LockLease fromArray = MmapLock.Lock(array))
+        {
+            Assert.Equal(file.Length, fromArray.RequestedBytes);
+            Assert.Equal(fromList.RequestedBytes, fromArray.RequestedBytes);
+        }
+
+        Assert.Equal(MmapReclaim.Release(list).BytesRequested, MmapReclaim.Release(array).BytesRequested);
     }
 }
