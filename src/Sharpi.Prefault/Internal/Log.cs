@@ -40,4 +40,7 @@ internal static partial class Log
 
     [LoggerMessage(EventId = 10, Level = LogLevel.Error, Message = "[{Label}] The background prefault failed; the engine goes on without it.")]
     internal static partial void BackgroundFailed(ILogger logger, string label, Exception exception);
+
+    [LoggerMessage(EventId = 11, Level = LogLevel.Debug, Message = "[{Label}] Reading every page once more after populating it: {Reason}")]
+    internal static partial void TouchingAfterPopulate(ILogger logger, string label, string reason);
 }

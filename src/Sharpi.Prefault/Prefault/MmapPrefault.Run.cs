@@ -178,12 +178,28 @@ public static partial class MmapPrefault
         RegionReadiness? readiness = run.Readiness;
         readiness?.Expect(regions);
         Action<int>? regionDone = readiness is null ? null : i => readiness.Swept(regions[i].Order);
-        var sweep = new StrideSweep(regions, options.ChunkSize, method == PrefaultMethod.Populate, touchAfterPopulate: plan.BytesNeeded > 0, regionDone, run.CancellationToken);
+        bool populate = method == PrefaultMethod.Populate;
+        var sweep = new StrideSweep(regions, options.ChunkSize, populate, populate && ShouldTouchAfterPopulate(plan, run), regionDone, run.CancellationToken);
         ProgressReporter? progress = options.Progress is null ? null : new ProgressReporter(options.Progress, sweep.BytesTotal, options.Label, run.Log);
         int threads = sweep.Execute(options.MaxDegreeOfParallelism, priority, progress);
         sweep.CollectFailures(run.Failures);
         bool cancelled = run.CancellationToken.IsCancellationRequested && sweep.BytesDone < sweep.BytesTotal;
         return new SweepOutcome(sweep.BytesDone, threads, cancelled);
+    }
+
+    /// <summary>
+    /// The touch after a populate: only where the run has pages to read and the machine's free page reporting makes
+    /// fresh page cache cost a host fault at first access (see <see cref="TouchAfterPopulate"/>); logged when applied.
+    /// </summary>
+    private static bool ShouldTouchAfterPopulate(PrefaultPlan plan, RunContext run)
+    {
+        if (plan.BytesNeeded == 0 || !TouchAfterPopulate.IsFreePageReportingActive(out string? why))
+        {
+            return false;
+        }
+
+        Log.TouchingAfterPopulate(run.Log, run.Options.Label, why!);
+        return true;
     }
 
     /// <summary>Builds the result, logs it and records its metrics: the one place every run ends, skipped or not.</summary>

@@ -5,7 +5,7 @@ namespace Sharpi.Prefault;
 /// <summary>
 /// The parallel sweep. The regions are cut into page-aligned chunks, and every thread takes the next chunk in the
 /// order given from one shared counter, so regions finish in that order (what <see cref="PrefaultHandle.WhenReady"/>
-/// reports). Each chunk is populated (MADV_POPULATE_READ) and then touched through the kernel, or only touched.
+/// reports). Each chunk is populated (MADV_POPULATE_READ), then touched through the kernel where that pays, or only touched.
 /// No locks, and no allocation per chunk or page; failures are recorded per region with interlocked writes.
 /// </summary>
 /// <remarks>
@@ -13,13 +13,9 @@ namespace Sharpi.Prefault;
 /// reads a 2 MiB folio whatever the file's read-ahead state, and threads taking turns on neighbouring chunks no
 /// longer cost throughput. Measured on a cold 2 GiB file (2 cores, ext4, kernel 6.18, read_ahead_kb 128, 8 threads,
 /// bench <c>--strategies prefault --repeat 5</c>): one contiguous slice per thread 0.649-0.654 s, one shared order
-/// 0.651-0.690 s (minimum and median of two runs), the same within this machine's noise. Why the touch after the
-/// populate: populate maps the pages, but on a virtual machine whose host maps guest memory lazily (Firecracker, for
-/// one) the first CPU access to each freshly read page still costs a host-side fault the guest never counts; the
-/// touch pays it here, in parallel. Measured (2 GiB, read_ahead_kb 128, bench <c>--strategies prefault --repeat 5</c>,
-/// two runs each): cold, the first request after the sweep took 0.029-0.055 s with the touch (0.98-1.18x warm) and
-/// 0.086-0.414 s without (2.9-8.4x warm). Warm, the touch through the kernel costs ~0.15 s per 2 GiB (0.20 s against
-/// 0.05 s for the whole run), so it is skipped when the run found every byte resident already.
+/// 0.651-0.690 s (minimum and median of two runs), the same within this machine's noise. The touch after a populate
+/// runs only where <see cref="TouchAfterPopulate"/> finds that it pays (a VM that reports free pages to its host);
+/// elsewhere populate has left nothing for the first request to fault, and the touch only cost ~10% of the load.
 /// </remarks>
 internal sealed unsafe class StrideSweep
 {
@@ -43,7 +39,7 @@ internal sealed unsafe class StrideSweep
     /// <param name="regions">The regions, in the order they should become resident.</param>
     /// <param name="chunkSize">Bytes per chunk (whole pages).</param>
     /// <param name="populate">Populate each chunk before touching it (else touch only).</param>
-    /// <param name="touchAfterPopulate">Touch each chunk after populating it (see the remarks: it pays for pages just read).</param>
+    /// <param name="touchAfterPopulate">Touch each chunk after populating it (see <see cref="TouchAfterPopulate"/> for where that pays).</param>
     /// <param name="regionDone">Called (on a sweep thread) with a region's index once its last chunk is swept, failed or not.</param>
     /// <param name="token">Stops the sweep between chunks.</param>
     internal StrideSweep(MergedRegion[] regions, long chunkSize, bool populate, bool touchAfterPopulate, Action<int>? regionDone, CancellationToken token)
@@ -178,8 +174,8 @@ internal sealed unsafe class StrideSweep
             return;
         }
 
-        // After a populate the touch is skipped where it would be a plain load, which a concurrent truncation could
-        // turn into a fatal SIGBUS, and where the run found everything resident already (nothing just read to pay for).
+        // After a populate the touch runs only where it pays (TouchAfterPopulate), and never as a plain load, which a
+        // concurrent truncation could turn into a fatal SIGBUS.
         nint touched = end;
         if (!_populate || _touchAfterPopulate)
         {
