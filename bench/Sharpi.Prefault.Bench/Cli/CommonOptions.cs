@@ -42,8 +42,16 @@ internal sealed class CommonOptions
         Description = "Write the results as a Markdown section (machine, table, Mermaid chart) to this file.",
     };
 
+    internal Option<string> FreePageReporting { get; } = new("--free-page-reporting")
+    {
+        Description = "suspend: turn a VM's free page reporting off for the run (as on bare metal; restored at the end). keep: leave it as it is, " +
+            "to see what a VM that hands freed pages back to its host costs each row.",
+        DefaultValueFactory = _ => "suspend",
+    };
+
     internal void AddTo(Command command)
     {
+        FreePageReporting.AcceptOnlyFromAmong("suspend", "keep");
         Repeat.Validators.Add(static r =>
         {
             if (r.GetValueOrDefault<int>() < 1)
@@ -51,11 +59,15 @@ internal sealed class CommonOptions
                 r.AddError("--repeat must be at least 1.");
             }
         });
-        foreach (Option option in (Option[])[Size, File, Dir, Cleanup, Repeat, Json, Markdown])
+        foreach (Option option in (Option[])[Size, File, Dir, Cleanup, Repeat, Json, Markdown, FreePageReporting])
         {
             command.Options.Add(option);
         }
     }
+
+    /// <summary>Suspends free page reporting for the run unless <c>--free-page-reporting keep</c> (see <see cref="Bench.FreePageReporting"/>).</summary>
+    internal SysfsOverride? SuspendPageReporting(ParseResult parse, List<string> notes, ProgressLine progress) =>
+        Bench.FreePageReporting.Suspend(keep: parse.GetValue(FreePageReporting) == "keep", notes, progress);
 
     /// <summary>The file to map: the caller's, or the default one (written on the first run, reused after).</summary>
     internal WeightsFile ResolveFile(ParseResult parse, ProgressLine progress) =>

@@ -131,7 +131,12 @@ internal sealed class ColdStartCommand
                 Request: request);
 
             var runner = new ColdStartRunner(file, settings, strategies, caches, repeat, progress);
-            (List<Sample> samples, List<double> warm) = RunWithoutPageReporting(runner, file, readAheads, notes, progress);
+            List<Sample> samples;
+            List<double> warm;
+            using (SysfsOverride? reporting = _common.SuspendPageReporting(parse, notes, progress))
+            {
+                (samples, warm) = RunPerReadAhead(runner, file, readAheads, notes, progress);
+            }
 
             string[] limitReaders = [.. strategies.Where(static s => s.IsLimit).Select(static s => s.Name)];
             double? warmRequest = warm.Count > 0 ? Statistics.Median(warm) : null;
@@ -146,8 +151,9 @@ internal sealed class ColdStartCommand
 
             notes.Add("limit: the best (lowest median total) of the limit-* rows of the same cache state and read-ahead pass (cold: O_DIRECT 2/4/8 reads in flight " +
                 "into 2 MiB-page buffers, O_DIRECT into 4 KiB pages, large buffered reads; warm: bare MADV_POPULATE_READ of the cached file, no request).");
-            notes.Add("x limit: the limit's total over the row's total. disk GiB/s: bytes the row read from storage (getrusage ru_inblock) over its total. " +
-                $"A row whose disk GiB/s (cold) or time (warm, and by 1 ms) beats the limit by more than {LimitCheck.Noise * 100:0}% is flagged BUG.");
+            notes.Add("x limit: the limit's time over the row's load time. Cold, a row's load time is its strategy s plus what its first request took beyond the warm one " +
+                "(the faults it left to the request: all of it for none); warm, its total. disk GiB/s: bytes the row read from storage (getrusage ru_inblock) over its total. " +
+                $"A row that read from storage faster than the limit over its load time (cold), or beat its time (warm, and by 1 ms), by more than {LimitCheck.Noise * 100:0}% is flagged BUG.");
             notes.Add("x warm: the row's first request (first pass s) over the same request on a fully warm, already-mapped file; 1.0x = the strategy left nothing to fault.");
             notes.Add($"Settings: prefault threads {settings.PrefaultThreads}, chunk {Sizes.Format(settings.ChunkSize)}, first-pass threads {settings.FirstPassThreads}, " +
                 $"limit reads of {Sizes.Format(settings.LimitBlockSize)}, buffered limit {settings.LimitThreads} threads.");
@@ -167,15 +173,6 @@ internal sealed class ColdStartCommand
             Console.Error.WriteLine($"error: {e.Message}");
             return 1;
         }
-    }
-
-    /// <summary>The table with the VM's free page reporting suspended (see <see cref="FreePageReporting"/>), then restored.</summary>
-    [SupportedOSPlatform("linux")]
-    private static (List<Sample> Samples, List<double> Warm) RunWithoutPageReporting(ColdStartRunner runner, WeightsFile file, int[] readAheads,
-        List<string> notes, ProgressLine progress)
-    {
-        using SysfsOverride? reporting = FreePageReporting.Suspend(notes, progress);
-        return RunPerReadAhead(runner, file, readAheads, notes, progress);
     }
 
     /// <summary>

@@ -16,12 +16,22 @@ internal static class FreePageReporting
 
     /// <summary>
     /// Turns reporting off until the returned override is disposed (or the process ends or is signalled); null where
-    /// the machine has no reporting, or it may not be changed (then a note says the rows after an eviction may pay).
+    /// the machine has no reporting, where <paramref name="keep"/> asks to leave it on, or where it may not be changed
+    /// (then a note says the rows after an eviction may pay).
     /// </summary>
-    internal static SysfsOverride? Suspend(List<string> notes, ProgressLine progress)
+    internal static SysfsOverride? Suspend(bool keep, List<string> notes, ProgressLine progress)
     {
         if (!File.Exists(OrderPath))
         {
+            return null;
+        }
+
+        if (keep)
+        {
+            string kept = $"free page reporting left as it is (--free-page-reporting keep, page_reporting_order {File.ReadAllText(OrderPath).Trim()}): " +
+                "on a VM that reports, every row after an eviction reads into memory the host must fault in again.";
+            progress.Note(kept);
+            notes.Add(kept);
             return null;
         }
 

@@ -93,7 +93,7 @@ internal sealed class OverlapCommand
 
             var samples = new List<Sample>();
             var notes = new List<string>();
-            using SysfsOverride? reporting = FreePageReporting.Suspend(notes, progress);
+            using SysfsOverride? reporting = _common.SuspendPageReporting(parse, notes, progress);
             int step = 0;
             for (int r = 0; r < repeat; r++)
             {

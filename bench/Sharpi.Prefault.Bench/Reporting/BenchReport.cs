@@ -82,6 +82,12 @@ internal sealed record ResultRow
     /// <summary>Median of strategy + first pass per repetition: the time to the first token, in effect.</summary>
     public required double TotalSeconds { get; init; }
 
+    /// <summary>
+    /// Cold rows: <see cref="Seconds"/> plus what the first request took beyond a warm one, the time the row spent
+    /// getting the bytes in (before or during its request); otherwise <see cref="TotalSeconds"/>. What <see cref="RatioToLimit"/> compares.
+    /// </summary>
+    public required double LoadSeconds { get; init; }
+
     public required double MinTotalSeconds { get; init; }
 
     public required double MaxTotalSeconds { get; init; }
@@ -89,7 +95,7 @@ internal sealed record ResultRow
     /// <summary>File bytes per second of <see cref="TotalSeconds"/>.</summary>
     public required double GibPerSecond { get; init; }
 
-    /// <summary>This row's GiB/s over the limit row's GiB/s in the same cache state (1.0 = as fast as the limit).</summary>
+    /// <summary>The limit row's <see cref="LoadSeconds"/> over this row's in the same cache state (1.0 = as fast as the limit).</summary>
     [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
     public double? RatioToLimit { get; init; }
 

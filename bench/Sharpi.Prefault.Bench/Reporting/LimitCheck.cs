@@ -5,8 +5,8 @@ namespace Sharpi.Prefault.Bench;
 /// <summary>
 /// Finds rows that beat the <c>limit</c> row of their cache state by more than the noise: a limit that a strategy
 /// beats is not the device's limit, and every <c>x limit</c> of that table is then wrong. Cold rows are compared by
-/// the rate they read from storage (bytes their bios asked for over their total time), so a request that reads only
-/// part of the file does not count as beating the disk; warm rows by time.
+/// the rate they read from storage (bytes their bios asked for over their load time, <see cref="ResultRow.LoadSeconds"/>),
+/// so a request that reads only part of the file does not count as beating the disk; warm rows by total time.
 /// </summary>
 internal static class LimitCheck
 {
@@ -33,7 +33,7 @@ internal static class LimitCheck
                 if (limit.Cache == CacheControl.Name(CacheState.Cold))
                 {
                     double limitRate = limit.StorageBytes > 0 ? limit.StorageGibPerSecond : limit.GibPerSecond;
-                    double rate = row.StorageGibPerSecond;
+                    double rate = row.LoadSeconds > 0 ? row.StorageBytes / (double)(1L << 30) / row.LoadSeconds : 0;
                     if (limitRate > 0 && rate > limitRate * (1 + Noise))
                     {
                         bugs.Add(string.Create(CultureInfo.InvariantCulture,
