@@ -25,6 +25,10 @@ internal sealed class OverlapCommand
         DefaultValueFactory = _ => 1500,
     };
 
+    private readonly Option<long> _initRead = CommonOptions.SizeOption("--init-read", 0,
+        "Bytes the simulated init also reads, cold, from a side file before its CPU work (a tokenizer, a vocabulary, a second model), e.g. 256M; 0: none. " +
+        "Shows what the background prefault's disk use costs an init that reads too.");
+
     private readonly Option<int> _firstPassThreads = new("--first-pass-threads")
     {
         Description = "Threads of the simulated first request.",
@@ -50,6 +54,7 @@ internal sealed class OverlapCommand
             "Time to the first request with a simulated engine init: no prefault, Run after init, Start before init, Start with the request walking layers as they become ready (cold file each time).");
         self._common.AddTo(command);
         command.Options.Add(self._initMs);
+        command.Options.Add(self._initRead);
         command.Options.Add(self._firstPassThreads);
         command.Options.Add(self._layers);
         command.Options.Add(self._request);
@@ -88,8 +93,20 @@ internal sealed class OverlapCommand
             RequestPlan request = shape == RequestShape.Pages
                 ? RequestPlan.LayerPages(layout)
                 : RequestPlan.Create(new RequestSpec(RequestShape.Dense, layers, 1, 0, 0, 0), layout, file.Length);
+            long initRead = parse.GetValue(_initRead);
+            if (initRead < 0)
+            {
+                throw new BenchException("--init-read must be 0 or more.");
+            }
+
+            WeightsFile? sideFile = initRead > 0 ? WeightsFile.OpenOrCreate(parse.GetValue(_common.Dir)!, initRead, progress) : null;
+            if (sideFile is not null && sideFile.Path == file.Path)
+            {
+                throw new BenchException("--init-read must differ from the weights file's size: the init's side file would be the weights file.");
+            }
+
             progress.Begin($"calibrating a {initMs} ms init");
-            SimulatedInit init = SimulatedInit.Calibrate(TimeSpan.FromMilliseconds(initMs));
+            SimulatedInit init = SimulatedInit.Calibrate(TimeSpan.FromMilliseconds(initMs), sideFile);
 
             var samples = new List<Sample>();
             var notes = new List<string>();
@@ -111,7 +128,8 @@ internal sealed class OverlapCommand
             BenchReport report = BenchReport.Create(CommonOptions.CommandLine(parse, "overlap"), file, repeat,
                 Sample.Summarize(samples, Scenarios, [CacheState.Cold], file.Length, limitReaders: []),
                 [
-                    $"Init: {initMs} ms of busy CPU work on one thread (calibrated idle); it takes longer when the prefault competes for the cores.",
+                    $"Init: {(sideFile is null ? string.Empty : $"reads {Sizes.Format(sideFile.Length)} of a cold side file (1 MiB reads, one thread), then ")}{initMs} ms of busy CPU work on one thread (calibrated idle); " +
+                        "it takes longer when the prefault competes for the cores or the disk.",
                     $"Request: {request.Description}; {firstPassThreads} thread(s), run layer by layer in every row.",
                     "prefault s: the prefault's time not hidden behind the init (all of it for run-after-init; the wait on Completion for start-before-init; "
                         + "the waits on WhenReady between layers for start-layer-by-layer, which prefaults one region per layer).",
@@ -121,6 +139,11 @@ internal sealed class OverlapCommand
                 ]);
             _common.Publish(parse, report, $"overlap, {Sizes.Format(file.Length)}, {initMs} ms init", progress);
             _common.CleanUp(parse, file, progress);
+            if (sideFile is not null)
+            {
+                _common.CleanUp(parse, sideFile, progress);
+            }
+
             return 0;
         }
         catch (BenchException e)
@@ -135,6 +158,7 @@ internal sealed class OverlapCommand
     private static async Task<Sample> MeasureAsync(string scenario, WeightsFile file, ModelLayout layout, RequestPlan request, SimulatedInit init, int firstPassThreads)
     {
         double before = CacheControl.Establish(file, CacheState.Cold);
+        init.MakeCold();
         FaultCounts faultsBefore = FaultCounts.Now();
         double initSeconds;
         double prefaultSeconds = 0;

@@ -5,16 +5,27 @@ namespace Sharpi.Prefault.Bench;
 /// <summary>
 /// An engine's init work (graph building, tokenizer, KV-cache setup) as a fixed amount of busy CPU work on one
 /// thread, calibrated once to take the asked time on an idle process, so a prefault that competes for the cores
-/// stretches it the way it would stretch a real init.
+/// stretches it the way it would stretch a real init; optionally preceded by reading a cold side file whole (the
+/// tokenizer, a vocabulary, a second model), so a prefault that competes for the disk stretches it too.
 /// </summary>
 internal sealed class SimulatedInit
 {
+    private const int ReadSize = 1024 * 1024;
+
     private static long s_sink;
     private readonly long _iterations;
+    private readonly WeightsFile? _sideFile;
 
-    private SimulatedInit(long iterations) => _iterations = iterations;
+    private SimulatedInit(long iterations, WeightsFile? sideFile)
+    {
+        _iterations = iterations;
+        _sideFile = sideFile;
+    }
 
-    internal static SimulatedInit Calibrate(TimeSpan duration)
+    /// <summary>The side file the init reads, or null.</summary>
+    internal WeightsFile? SideFile => _sideFile;
+
+    internal static SimulatedInit Calibrate(TimeSpan duration, WeightsFile? sideFile)
     {
         const long Batch = 100_000;
         long iterations = 0;
@@ -25,15 +36,46 @@ internal sealed class SimulatedInit
             iterations += Batch;
         }
 
-        return new SimulatedInit(iterations);
+        return new SimulatedInit(iterations, sideFile);
     }
 
-    /// <summary>Runs the work on the calling thread; returns its wall time.</summary>
+    /// <summary>Evicts the side file, so every run of the init reads it from the disk.</summary>
+    [System.Runtime.Versioning.SupportedOSPlatform("linux")]
+    internal void MakeCold()
+    {
+        if (_sideFile is not null)
+        {
+            CacheControl.Establish(_sideFile, CacheState.Cold);
+        }
+    }
+
+    /// <summary>Runs the work on the calling thread (the side file's reads, then the CPU work); returns its wall time.</summary>
     internal double Run()
     {
         long started = Stopwatch.GetTimestamp();
+        if (_sideFile is not null)
+        {
+            ReadWhole(_sideFile);
+        }
+
         Spin(_iterations);
         return Stopwatch.GetElapsedTime(started).TotalSeconds;
+    }
+
+    private static void ReadWhole(WeightsFile file)
+    {
+        byte[] buffer = new byte[ReadSize];
+        using Microsoft.Win32.SafeHandles.SafeFileHandle handle = File.OpenHandle(file.Path, FileMode.Open, FileAccess.Read, FileShare.Read, FileOptions.SequentialScan);
+        for (long offset = 0; offset < file.Length;)
+        {
+            int read = RandomAccess.Read(handle, buffer, offset);
+            if (read == 0)
+            {
+                throw new BenchException($"'{file.Path}' ended at {offset} bytes while the init read it; was it truncated?");
+            }
+
+            offset += read;
+        }
     }
 
     private static void Spin(long iterations)
