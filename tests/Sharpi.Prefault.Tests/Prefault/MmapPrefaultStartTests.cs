@@ -47,7 +47,9 @@ public sealed class MmapPrefaultStartTests
             handle!.Dispose(); // on the sweep's own thread: before, this waited on itself forever
         });
 
-        handle = MmapPrefault.Start([map.Region()], PrefaultOptions.Default with { Progress = progress, ChunkSize = 1 * MiB });
+        // One thread, the one that reports: other workers would go on sweeping while the report waits, and a fast disk
+        // finishes 64 MiB before the Dispose lands.
+        handle = MmapPrefault.Start([map.Region()], PrefaultOptions.Default with { Progress = progress, ChunkSize = 1 * MiB, MaxDegreeOfParallelism = 1 });
         started.Set();
 
         Assert.True(handle.Completion.Wait(TimeSpan.FromSeconds(30)), "the sweep never finished: Dispose deadlocked");
