@@ -8,8 +8,9 @@ public enum PrefaultMethod
 
     /// <summary>
     /// Linux <c>madvise(MADV_POPULATE_READ)</c> over page-aligned chunks taken in the order given, after
-    /// <c>MADV_HUGEPAGE</c> on the file mappings, each chunk then read one byte per page through the kernel (it pays any
-    /// first-touch cost a hypervisor adds; skipped when everything was resident already).
+    /// <c>MADV_HUGEPAGE</c> on the file mappings. On a virtual machine whose balloon reports free pages to its host,
+    /// each chunk is then read one byte per page through the kernel, so the host's first-access faults are paid in
+    /// the prefault and not in the engine's first request; elsewhere populate alone leaves nothing to fault.
     /// </summary>
     Populate = 1,
 

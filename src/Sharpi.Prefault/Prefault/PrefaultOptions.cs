@@ -87,7 +87,7 @@ public sealed record PrefaultOptions
     }
 
     /// <summary>
-    /// The unit of work, in bytes (at least one page; rounded up to whole pages): one populate call and its touch.
+    /// The unit of work, in bytes (at least one page; rounded up to whole pages): one populate call (and its touch, where one runs).
     /// The threads take chunks in the order given from one shared counter, and cancellation and progress are checked
     /// between chunks. Default 32 MiB.
     /// </summary>

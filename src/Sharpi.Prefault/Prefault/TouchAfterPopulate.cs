@@ -11,11 +11,12 @@ namespace Sharpi.Prefault;
 /// </summary>
 /// <remarks>
 /// Measured on a cold 2 GiB file (2 cores, ext4, kernel 6.18, read_ahead_kb 128, request moe, medians of 5), bench
-/// <c>coldstart --strategies limit-direct-2,prefault,none --cache cold --repeat 5 --read-ahead-kb 128</c>:
-/// with reporting on (<c>--free-page-reporting keep</c>), populate and touch loaded in 1.53 s and the first request
-/// then took 0.044 s (1.08x warm); populate alone loaded in 1.00 s and left 0.735 s (19x warm) to the first request.
-/// With reporting suspended (the bench's default, as on bare metal), populate and touch 0.628 s and 0.045 s (1.02x
-/// warm); populate alone 0.552 s and 0.047 s (1.06x warm), 0.97x the O_DIRECT limit where the touch made it 0.89x.
+/// <c>coldstart --strategies limit-direct-2,prefault,none --cache cold --repeat 5 --read-ahead-kb 128</c>. With
+/// reporting on (<c>--free-page-reporting keep</c>): populate and touch loaded in 1.45 s and the first request then
+/// took 0.049 s (1.17x warm); with the touch patched out, populate loaded in 1.00 s and left 0.735 s (19x warm) to
+/// the first request. With reporting suspended (the bench's default, as on bare metal): populate and touch 0.628 s
+/// and 0.045 s (1.02x warm); populate alone 0.552 s and 0.047 s (1.06x warm), 0.97x the O_DIRECT limit where the
+/// touch made it 0.89x.
 /// </remarks>
 internal static class TouchAfterPopulate
 {
