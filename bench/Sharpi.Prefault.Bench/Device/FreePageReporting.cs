@@ -43,8 +43,19 @@ internal static class FreePageReporting
         }
         else
         {
-            setting.Set(Off);
-            note = $"free page reporting suspended for the run (page_reporting_order {setting.Original} -> {Off}, restored at the end): freed pages stay with the VM, as on bare metal.";
+            try
+            {
+                setting.Set(Off);
+                note = $"free page reporting suspended for the run (page_reporting_order {setting.Original} -> {Off}, restored at the end): freed pages stay with the VM, as on bare metal.";
+            }
+            catch (Exception e) when (e is IOException or BenchException)
+            {
+                // Mainline kernels cap the order at MAX_PAGE_ORDER (param_set_uint_minmax), so 11 is refused there.
+                setting.Dispose();
+                setting = null;
+                note = $"free page reporting is on and was not suspended (this kernel refused page_reporting_order {Off}: {e.Message}): " +
+                    "rows that follow an eviction may pay host faults the limits do not.";
+            }
         }
 
         progress.Note(note);

@@ -7,7 +7,7 @@ namespace Sharpi.Prefault.Bench;
 internal static class ResultTable
 {
     private static readonly string[] Headers =
-        ["strategy", "cache", "strategy s", "first pass s", "total s", "min-max s", "GiB/s", "disk GiB/s", "req KiB", "x limit", "x warm", "faults minor/major", "first pass faults", "2M-mapped", "cached before", "cached after", "method"];
+        ["strategy", "cache", "strategy s", "first pass s", "total s", "load s", "min-max s", "GiB/s", "disk GiB/s", "req KiB", "x limit", "x warm", "faults minor/major", "first pass faults", "2M-mapped", "cached before", "cached after", "method"];
 
     private static readonly string[] OverlapHeaders =
         ["scenario", "cache", "init s", "prefault s", "first pass s", "first layer done s", "time to first request s", "min-max s", "sweep GiB/s", "minor faults", "major faults", "cached before", "cached after", "method"];
@@ -84,7 +84,7 @@ internal static class ResultTable
 
     private static string[] Cells(ResultRow r) =>
     [
-        r.Strategy, r.Cache, Seconds(r.Seconds), Seconds(r.FirstPassSeconds), Seconds(r.TotalSeconds),
+        r.Strategy, r.Cache, Seconds(r.Seconds), Seconds(r.FirstPassSeconds), Seconds(r.TotalSeconds), Seconds(r.LoadSeconds),
         $"{Seconds(r.MinTotalSeconds)}-{Seconds(r.MaxTotalSeconds)}", Number(r.GibPerSecond, "0.00"),
         r.StorageBytes > 0 ? Number(r.StorageGibPerSecond, "0.00") : "-", r.AverageReadRequestKb is double kb ? Number(kb, "0") : "-",
         r.RatioToLimit is double ratio ? Number(ratio, "0.00") : "-", r.RatioToWarm is double warm ? Number(warm, warm >= 10 ? "0" : "0.00") + "x" : "-",

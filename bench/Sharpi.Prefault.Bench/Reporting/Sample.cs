@@ -67,9 +67,9 @@ internal sealed record Sample(string Strategy, CacheState Cache, StrategyTimes T
     /// so a row that loads before the request and one that loads during it are compared with the limit alike. Warm,
     /// a limit reader, an overlap row, or no warm request measured: the total.
     /// </summary>
-    private static double LoadSeconds(CacheState cache, Sample[] runs, double total, double firstPass, double? warmRequestSeconds, bool isLimitReader) =>
+    private static double LoadSeconds(CacheState cache, Sample[] runs, double total, double? warmRequestSeconds, bool isLimitReader) =>
         cache == CacheState.Cold && !isLimitReader && runs[0].InitSeconds is null && warmRequestSeconds is double warm && warm > 0
-            ? Statistics.Median(runs.Select(static s => s.Times.Seconds)) + Math.Max(0, firstPass - warm)
+            ? Statistics.Median(runs.Select(s => s.Times.Seconds + Math.Max(0, s.Times.FirstPassSeconds - warm)))
             : total;
 
     /// <summary>
@@ -107,7 +107,7 @@ internal sealed record Sample(string Strategy, CacheState Cache, StrategyTimes T
             Seconds = Statistics.Median(runs.Select(static s => s.Times.Seconds)),
             FirstPassSeconds = firstPass,
             TotalSeconds = total,
-            LoadSeconds = LoadSeconds(cache, runs, total, firstPass, warmRequestSeconds, isLimitReader),
+            LoadSeconds = LoadSeconds(cache, runs, total, warmRequestSeconds, isLimitReader),
             MinTotalSeconds = runs.Min(static s => s.TotalSeconds),
             MaxTotalSeconds = runs.Max(static s => s.TotalSeconds),
             GibPerSecond = total > 0 ? gib / total : 0,

@@ -41,6 +41,7 @@ internal static partial class Log
     [LoggerMessage(EventId = 10, Level = LogLevel.Error, Message = "[{Label}] The background prefault failed; the engine goes on without it.")]
     internal static partial void BackgroundFailed(ILogger logger, string label, Exception exception);
 
-    [LoggerMessage(EventId = 11, Level = LogLevel.Debug, Message = "[{Label}] Reading every page once more after populating it: {Reason}")]
-    internal static partial void TouchingAfterPopulate(ILogger logger, string label, string reason);
+    [LoggerMessage(EventId = 11, Level = LogLevel.Debug,
+        Message = "[{Label}] Read every page of {ChunksTouched} of {Chunks} chunks after populating them: a sample of their pages took {SampledNanosecondsPerPage:0} ns a page to read (a host fault makes it slow)")]
+    internal static partial void TouchedAfterPopulate(ILogger logger, string label, long chunksTouched, long chunks, double sampledNanosecondsPerPage);
 }

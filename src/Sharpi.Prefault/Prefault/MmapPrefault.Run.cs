@@ -179,27 +179,18 @@ public static partial class MmapPrefault
         readiness?.Expect(regions);
         Action<int>? regionDone = readiness is null ? null : i => readiness.Swept(regions[i].Order);
         bool populate = method == PrefaultMethod.Populate;
-        var sweep = new StrideSweep(regions, options.ChunkSize, populate, populate && ShouldTouchAfterPopulate(plan, run), regionDone, run.CancellationToken);
+        // Nothing was read when everything was resident already, so there is no first access to pay for.
+        var sweep = new StrideSweep(regions, options.ChunkSize, populate, touchAfterPopulate: populate && plan.BytesNeeded > 0, regionDone, run.CancellationToken);
         ProgressReporter? progress = options.Progress is null ? null : new ProgressReporter(options.Progress, sweep.BytesTotal, options.Label, run.Log);
         int threads = sweep.Execute(options.MaxDegreeOfParallelism, priority, progress);
         sweep.CollectFailures(run.Failures);
-        bool cancelled = run.CancellationToken.IsCancellationRequested && sweep.BytesDone < sweep.BytesTotal;
-        return new SweepOutcome(sweep.BytesDone, threads, cancelled);
-    }
-
-    /// <summary>
-    /// The touch after a populate: only where the run has pages to read and the machine's free page reporting makes
-    /// fresh page cache cost a host fault at first access (see <see cref="TouchAfterPopulate"/>); logged when applied.
-    /// </summary>
-    private static bool ShouldTouchAfterPopulate(PrefaultPlan plan, RunContext run)
-    {
-        if (plan.BytesNeeded == 0 || !TouchAfterPopulate.IsFreePageReportingActive(out string? why))
+        if (sweep.SampledNanosecondsPerPage > 0)
         {
-            return false;
+            Log.TouchedAfterPopulate(run.Log, options.Label, sweep.ChunksTouched, sweep.ChunkCount, sweep.SampledNanosecondsPerPage);
         }
 
-        Log.TouchingAfterPopulate(run.Log, run.Options.Label, why!);
-        return true;
+        bool cancelled = run.CancellationToken.IsCancellationRequested && sweep.BytesDone < sweep.BytesTotal;
+        return new SweepOutcome(sweep.BytesDone, threads, cancelled);
     }
 
     /// <summary>Builds the result, logs it and records its metrics: the one place every run ends, skipped or not.</summary>

@@ -43,14 +43,20 @@ internal static unsafe class SafeTouch
     /// Touches every page of [<paramref name="start"/>, <paramref name="end"/>) in address order and returns where it
     /// stopped: <paramref name="end"/>, or the start of the first page that could not be read (with its errno).
     /// </summary>
-    internal static nint Touch(nint start, nint end, ref byte sink, out int errno)
+    internal static nint Touch(nint start, nint end, ref byte sink, out int errno) => Touch(start, end, Pages.Size, ref sink, out errno);
+
+    /// <summary>
+    /// As <see cref="Touch(nint, nint, ref byte, out int)"/>, but one page every <paramref name="stride"/> bytes (a
+    /// multiple of the page size) where the read goes through the Linux kernel; elsewhere every page.
+    /// </summary>
+    internal static nint Touch(nint start, nint end, nint stride, ref byte sink, out int errno)
     {
         errno = 0;
         if (IsKernelChecked)
         {
             if (OperatingSystem.IsLinux())
             {
-                return TouchThroughKernel(start, end, out errno);
+                return TouchThroughKernel(start, end, stride, out errno);
             }
 
             if (OperatingSystem.IsMacOS())
@@ -64,24 +70,23 @@ internal static unsafe class SafeTouch
     }
 
     [System.Runtime.Versioning.SupportedOSPlatform("linux")]
-    private static nint TouchThroughKernel(nint start, nint end, out int errno)
+    private static nint TouchThroughKernel(nint start, nint end, nint stride, out int errno)
     {
         errno = 0;
         int pid = Environment.ProcessId;
         byte* sink = stackalloc byte[PagesPerCall];
         Interop.Libc.IOVector* remote = stackalloc Interop.Libc.IOVector[PagesPerCall];
-        nint page = Pages.Size;
         nint next = start;
         while ((nuint)next < (nuint)end)
         {
-            // One byte of each page: the first at start, the others at page boundaries.
+            // One byte of each page (or every stride's): the first at start, the others at page boundaries.
             int count = 0;
             nint batchStart = next;
             for (; count < PagesPerCall && (nuint)next < (nuint)end; count++)
             {
                 remote[count].Base = (void*)next;
                 remote[count].Count = 1;
-                next = Pages.Floor(next) + page;
+                next = Pages.Floor(next) + stride;
             }
 
             Interop.Libc.IOVector local = new() { Base = sink, Count = (nuint)count };
@@ -140,7 +145,7 @@ internal static unsafe class SafeTouch
         if (OperatingSystem.IsLinux())
         {
             byte probe = 1;
-            return TouchThroughKernel((nint)(&probe), (nint)(&probe) + 1, out _) == (nint)(&probe) + 1;
+            return TouchThroughKernel((nint)(&probe), (nint)(&probe) + 1, Pages.Size, out _) == (nint)(&probe) + 1;
         }
 
         if (OperatingSystem.IsMacOS())

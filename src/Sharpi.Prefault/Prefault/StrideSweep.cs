@@ -1,3 +1,4 @@
+using System.Diagnostics;
 using System.Runtime.InteropServices;
 
 namespace Sharpi.Prefault;
@@ -13,13 +14,16 @@ namespace Sharpi.Prefault;
 /// reads a 2 MiB folio whatever the file's read-ahead state, and threads taking turns on neighbouring chunks no
 /// longer cost throughput. Measured on a cold 2 GiB file (2 cores, ext4, kernel 6.18, read_ahead_kb 128, 8 threads,
 /// bench <c>--strategies prefault --repeat 5</c>): one contiguous slice per thread 0.649-0.654 s, one shared order
-/// 0.651-0.690 s (minimum and median of two runs), the same within this machine's noise. The touch after a populate
-/// runs only where <see cref="TouchAfterPopulate"/> finds that it pays (a VM that reports free pages to its host);
-/// elsewhere populate has left nothing for the first request to fault, and the touch only cost ~10% of the load.
+/// 0.651-0.690 s (minimum and median of two runs), the same within this machine's noise. After a populate, a chunk is
+/// read whole only where a timed sample of its pages shows that the first access still costs a fault the guest does
+/// not see (<see cref="TouchAfterPopulate"/>).
 /// </remarks>
 internal sealed unsafe class StrideSweep
 {
     private const int MaxRetries = 8;
+
+    /// <summary>After a populate, one page in this many is read and timed before deciding to read them all.</summary>
+    internal const int SamplePages = 16;
 
     private readonly MergedRegion[] _regions;
     private readonly long[] _firstChunk; // _firstChunk[i] is the index of region i's first chunk; the last entry is the total
@@ -33,13 +37,16 @@ internal sealed unsafe class StrideSweep
     private readonly Action<int>? _regionDone;
     private readonly nint _page = Pages.Size;
     private long _nextChunk = -1;
+    private long _chunksTouched;
+    private long _sampledPages;
+    private long _sampledTicks;
     private long _bytesDone;
     private int _sink;
 
     /// <param name="regions">The regions, in the order they should become resident.</param>
     /// <param name="chunkSize">Bytes per chunk (whole pages).</param>
     /// <param name="populate">Populate each chunk before touching it (else touch only).</param>
-    /// <param name="touchAfterPopulate">Touch each chunk after populating it (see <see cref="TouchAfterPopulate"/> for where that pays).</param>
+    /// <param name="touchAfterPopulate">Sample each chunk after populating it, and touch it whole where the sample was slow (see <see cref="TouchAfterPopulate"/>).</param>
     /// <param name="regionDone">Called (on a sweep thread) with a region's index once its last chunk is swept, failed or not.</param>
     /// <param name="token">Stops the sweep between chunks.</param>
     internal StrideSweep(MergedRegion[] regions, long chunkSize, bool populate, bool touchAfterPopulate, Action<int>? regionDone, CancellationToken token)
@@ -69,9 +76,25 @@ internal sealed unsafe class StrideSweep
 
     internal long BytesTotal { get; }
 
+    /// <summary>The sampled read time a page above which a populated chunk is read whole (tests set 0 or infinity).</summary>
+    internal double SlowPageNanoseconds { get; init; } = TouchAfterPopulate.SlowPageNanoseconds;
+
     internal long BytesDone => Volatile.Read(ref _bytesDone);
 
     internal long ChunkCount => _firstChunk[^1];
+
+    /// <summary>Chunks whose sample after the populate was slow, so every page of them was read.</summary>
+    internal long ChunksTouched => Volatile.Read(ref _chunksTouched);
+
+    /// <summary>Pages read as samples after populating, and the time those reads took, in nanoseconds a page.</summary>
+    internal double SampledNanosecondsPerPage
+    {
+        get
+        {
+            long pages = Volatile.Read(ref _sampledPages);
+            return pages == 0 ? 0 : Volatile.Read(ref _sampledTicks) * (1e9 / Stopwatch.Frequency) / pages;
+        }
+    }
 
     /// <summary>
     /// Sweeps on up to <paramref name="maxThreads"/> threads, no more than there are chunks (the calling thread is one
@@ -174,19 +197,51 @@ internal sealed unsafe class StrideSweep
             return;
         }
 
-        // After a populate the touch runs only where it pays (TouchAfterPopulate), and never as a plain load, which a
-        // concurrent truncation could turn into a fatal SIGBUS.
-        nint touched = end;
-        if (!_populate || _touchAfterPopulate)
+        // After a populate the touch is never a plain load, which a concurrent truncation could turn into a fatal
+        // SIGBUS, and reads every page only where a sample of them shows that the first access still costs a fault.
+        nint touched = !_populate ? TouchAll(start, end, region, ref sink)
+            : _touchAfterPopulate ? TouchIfFirstAccessIsSlow(start, end, region, ref sink)
+            : end;
+        Interlocked.Add(ref _bytesDone, touched - start);
+    }
+
+    private nint TouchAll(nint start, nint end, int region, ref byte sink)
+    {
+        nint touched = SafeTouch.Touch(start, end, ref sink, out int errno);
+        if (touched != end)
         {
-            touched = SafeTouch.Touch(start, end, ref sink, out int errno);
-            if (touched != end)
-            {
-                Fail(region, errno, end - touched);
-            }
+            Fail(region, errno, end - touched);
         }
 
-        Interlocked.Add(ref _bytesDone, touched - start);
+        return touched;
+    }
+
+    /// <summary>
+    /// Reads one page in <see cref="SamplePages"/> of a chunk just populated and times it; where the sample ran slower
+    /// than <see cref="SlowPageNanoseconds"/> a page, reads every page (see <see cref="TouchAfterPopulate"/>).
+    /// </summary>
+    private nint TouchIfFirstAccessIsSlow(nint start, nint end, int region, ref byte sink)
+    {
+        nint stride = SamplePages * _page;
+        long started = Stopwatch.GetTimestamp();
+        nint sampled = SafeTouch.Touch(start, end, stride, ref sink, out int errno);
+        long elapsed = Stopwatch.GetTimestamp() - started;
+        if (sampled != end)
+        {
+            Fail(region, errno, end - sampled);
+            return sampled;
+        }
+
+        long pages = (end - Pages.Floor(start) + stride - 1) / stride;
+        Interlocked.Add(ref _sampledPages, pages);
+        Interlocked.Add(ref _sampledTicks, elapsed);
+        if (!TouchAfterPopulate.IsSlow(elapsed, pages, SlowPageNanoseconds))
+        {
+            return end;
+        }
+
+        Interlocked.Increment(ref _chunksTouched);
+        return TouchAll(start, end, region, ref sink);
     }
 
     /// <summary>The region holding <paramref name="chunk"/>: a binary search over the regions' first chunks.</summary>

@@ -4,77 +4,78 @@ using Sharpi.Prefault.Tests.TestSupport;
 namespace Sharpi.Prefault.Tests.Prefault;
 
 /// <summary>
-/// The touch after a populate runs only where free page reporting makes it pay. The parsers are checked on the texts
-/// the kernel writes; the decision itself on this machine's real balloon, by suspending reporting the way the bench
-/// does (page_reporting_order above the buddy allocator's orders) and restoring it.
+/// After a populate, each chunk is sampled (one page in 16 read through the kernel, timed) and read whole only where
+/// the sample was slow. The sweeps here run over real, cold files; the threshold is set to the two extremes so the
+/// outcome does not depend on this machine's timing.
 /// </summary>
-[Collection(SerializedEnvironment.Name)]
 public sealed class TouchAfterPopulateTests
 {
-    private const string TouchLine = "Reading every page once more after populating it";
+    private const long MiB = TestFile.MiB;
 
     [Theory]
-    [InlineData("9\n", 11, true)]
-    [InlineData("10", 11, true)]
-    [InlineData("11\n", 11, false)]
-    [InlineData("0", 11, true)]
-    [InlineData("-1", 11, false)]
-    [InlineData("", 11, false)]
-    [InlineData(null, 11, false)]
-    [InlineData("nine", 11, false)]
-    public void IsReportingOrderActive_ReportsOnlyAnOrderTheAllocatorHas(string? order, int pageOrders, bool active) =>
-        Assert.Equal(active, TouchAfterPopulate.IsReportingOrderActive(order, pageOrders));
+    [InlineData(0, 10, false)]
+    [InlineData(1, 0, false)]
+    public void IsSlow_WithNothingToJudge_IsFalse(long ticks, long pages, bool slow) =>
+        Assert.Equal(slow, TouchAfterPopulate.IsSlow(ticks, pages, TouchAfterPopulate.SlowPageNanoseconds));
 
-    [Theory]
-    [InlineData("01100101000000000000000000000000100000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000\n", true)]
-    [InlineData("01100001000000000000000000000000100000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000\n", false)]
-    [InlineData("01100", false)]
-    [InlineData("", false)]
-    [InlineData(null, false)]
-    public void HasReportingFeature_ReadsBitFiveOfTheFeatureString(string? features, bool reports) =>
-        Assert.Equal(reports, TouchAfterPopulate.HasReportingFeature(features));
-
-    [Theory]
-    [InlineData("Node 0, zone      DMA      0      0      0      0      0      0      0      1      1      1      3 \nNode 0, zone    DMA32 1 2\n", 11)]
-    [InlineData("Node 0, zone   Normal   5   4   3   2   1\n", 5)]
-    [InlineData("Node 0, zone   Normal\n", null)]
-    [InlineData("", null)]
-    [InlineData(null, null)]
-    public void CountPageOrders_CountsTheFirstZonesColumns(string? buddyInfo, int? orders) =>
-        Assert.Equal(orders, TouchAfterPopulate.CountPageOrders(buddyInfo));
-
-    [FreePageReportingFact]
-    public void Run_TouchesAfterPopulate_OnlyWhileTheBalloonReportsFreePages()
+    [Fact]
+    public void IsSlow_ComparesTheTimeAPageWithTheThreshold()
     {
-        using TestFile file = TestFile.Create(8 * TestFile.MiB);
-        string original = File.ReadAllText(TouchAfterPopulate.ReportingOrderPath).Trim();
-        Assert.True(TouchAfterPopulate.IsFreePageReportingActive(out string? why));
-        Assert.Contains("reports free pages", why, StringComparison.Ordinal);
+        long oneMillisecond = System.Diagnostics.Stopwatch.Frequency / 1000;
 
-        ListLogger reporting = RunCold(file);
-        Assert.Contains(reporting.At(LogLevel.Debug), m => m.Contains(TouchLine, StringComparison.Ordinal));
-
-        try
-        {
-            File.WriteAllText(TouchAfterPopulate.ReportingOrderPath, "11");
-            Assert.False(TouchAfterPopulate.IsFreePageReportingActive(out _));
-
-            ListLogger suspended = RunCold(file);
-            Assert.DoesNotContain(suspended.At(LogLevel.Debug), m => m.Contains(TouchLine, StringComparison.Ordinal));
-        }
-        finally
-        {
-            File.WriteAllText(TouchAfterPopulate.ReportingOrderPath, original);
-        }
-
-        Assert.True(TouchAfterPopulate.IsFreePageReportingActive(out _));
+        Assert.True(TouchAfterPopulate.IsSlow(oneMillisecond, pages: 100, slowPageNanoseconds: 2_000)); // 10,000 ns a page
+        Assert.False(TouchAfterPopulate.IsSlow(oneMillisecond, pages: 1_000, slowPageNanoseconds: 2_000)); // 1,000 ns a page
     }
 
     [LinuxFact]
-    public void Run_OverAWarmFile_NeverTouchesAfterPopulate()
+    public void Sweep_WhenEverySampleIsSlow_ReadsEveryChunkWhole()
     {
-        // Nothing was just read, so there is no host fault to pay for, reporting or not.
-        using TestFile file = TestFile.Create(8 * TestFile.MiB, evict: false);
+        using TestFile file = TestFile.Create(16 * MiB);
+        using MappedFile map = file.Map();
+
+        StrideSweep sweep = SweepCold(map, slowPageNanoseconds: 0);
+
+        Assert.Equal(sweep.ChunkCount, sweep.ChunksTouched);
+        Assert.True(sweep.SampledNanosecondsPerPage > 0);
+        Assert.Equal(file.Length, sweep.BytesDone);
+        Assert.Equal(100.0, map.ResidentPercent());
+    }
+
+    [LinuxFact]
+    public void Sweep_WhenNoSampleIsSlow_ReadsOnlyTheSamples()
+    {
+        using TestFile file = TestFile.Create(16 * MiB);
+        using MappedFile map = file.Map();
+
+        StrideSweep sweep = SweepCold(map, slowPageNanoseconds: double.PositiveInfinity);
+
+        Assert.Equal(0, sweep.ChunksTouched);
+        Assert.True(sweep.SampledNanosecondsPerPage > 0);
+        Assert.Equal(file.Length, sweep.BytesDone);
+        Assert.Equal(100.0, map.ResidentPercent());
+    }
+
+    [LinuxFact]
+    public void Run_OverAColdFile_SamplesAfterPopulate_AndLogsWhatItRead()
+    {
+        using TestFile file = TestFile.Create(8 * MiB);
+        using MappedFile map = file.Map();
+        var log = new ListLogger();
+
+        PrefaultResult result = MmapPrefault.Run([map.Region()], PrefaultOptions.Default with { RamGate = RamGate.Always, Logger = log, ChunkSize = 2 * MiB });
+
+        Assert.True(result.HasRun, result.Reason);
+        Assert.Equal(PrefaultMethod.Populate, result.Method);
+        IReadOnlyDictionary<string, object?> fields = Assert.Single(log.Fields, f => f.ContainsKey("SampledNanosecondsPerPage"));
+        Assert.Equal(4L, fields["Chunks"]);
+        Assert.InRange((long)fields["ChunksTouched"]!, 0, 4);
+    }
+
+    [LinuxFact]
+    public void Run_OverAWarmFile_SamplesNothing()
+    {
+        // Nothing was just read, so there is no first access to pay for.
+        using TestFile file = TestFile.Create(8 * MiB, evict: false);
         using MappedFile map = file.Map();
         Assert.True(MmapPrefault.Run([map.Region()], PrefaultOptions.Default with { RamGate = RamGate.Always }).HasRun);
         var log = new ListLogger();
@@ -83,39 +84,17 @@ public sealed class TouchAfterPopulateTests
 
         Assert.True(result.HasRun, result.Reason);
         Assert.Equal(file.Length, result.BytesAlreadyResident);
-        Assert.DoesNotContain(log.At(LogLevel.Debug), m => m.Contains(TouchLine, StringComparison.Ordinal));
+        Assert.DoesNotContain(log.Fields, f => f.ContainsKey("SampledNanosecondsPerPage"));
     }
 
-    private static ListLogger RunCold(TestFile file)
+    private static StrideSweep SweepCold(MappedFile map, double slowPageNanoseconds)
     {
-        file.Evict();
-        var log = new ListLogger();
-        using MappedFile map = file.Map();
-        PrefaultResult result = MmapPrefault.Run([map.Region()], PrefaultOptions.Default with { RamGate = RamGate.Always, Logger = log });
-        Assert.True(result.HasRun, result.Reason);
-        Assert.Equal(PrefaultMethod.Populate, result.Method);
-        Assert.Empty(result.Failures);
-        Assert.Equal(100.0, map.ResidentPercent());
-        return log;
-    }
-}
-
-/// <summary>A fact that needs this machine's free page reporting on and the right to suspend it; skipped, with the reason, elsewhere.</summary>
-public sealed class FreePageReportingFactAttribute : FactAttribute
-{
-    public FreePageReportingFactAttribute()
-    {
-        if (!OperatingSystem.IsLinux())
+        MergedRegion[] regions = RegionSet.Merge([map.Region()]);
+        var sweep = new StrideSweep(regions, 2 * MiB, populate: true, touchAfterPopulate: true, regionDone: null, CancellationToken.None)
         {
-            Skip = "Linux only: free page reporting is a Linux guest feature.";
-        }
-        else if (!TouchAfterPopulate.IsFreePageReportingActive(out _))
-        {
-            Skip = "no virtio balloon reporting free pages here (bare metal, or reporting off): nothing to suspend.";
-        }
-        else if (Environment.UserName != "root")
-        {
-            Skip = $"needs root to write {TouchAfterPopulate.ReportingOrderPath}.";
-        }
+            SlowPageNanoseconds = slowPageNanoseconds,
+        };
+        Assert.Equal(2, sweep.Execute(maxThreads: 2, ThreadPriority.Normal, progress: null));
+        return sweep;
     }
 }
