@@ -132,21 +132,21 @@ internal sealed class ColdStartCommand
 
             var runner = new ColdStartRunner(file, settings, strategies, caches, repeat, progress);
             List<Sample> samples;
-            List<double> warm;
+            List<WarmSample> warm;
             using (SysfsOverride? reporting = _common.SuspendPageReporting(parse, notes, progress))
             {
                 (samples, warm) = RunPerReadAhead(runner, file, readAheads, notes, progress);
             }
 
             string[] limitReaders = [.. strategies.Where(static s => s.IsLimit).Select(static s => s.Name)];
-            double? warmRequest = warm.Count > 0 ? Statistics.Median(warm) : null;
+            double? warmRequest = warm.Count > 0 ? Statistics.Median(warm.Select(static w => w.Seconds)) : null;
             if (runner.WarmRequestSkipped is { } skipped)
             {
                 notes.Add($"x warm: not measured: {skipped}");
             }
 
             string[] order = [.. strategies.Select(static s => s.Name)];
-            List<ResultRow> rows = Sample.Summarize(samples, order, caches, file.Length, limitReaders, warmRequest);
+            List<ResultRow> rows = Sample.Summarize(samples, order, caches, file.Length, limitReaders, warm);
             List<string> bugs = LimitCheck.Find(rows, limitReaders);
 
             notes.Add("limit: the best (lowest median total) of the limit-* rows of the same cache state and read-ahead pass (cold: O_DIRECT 2/4/8 reads in flight " +
@@ -154,7 +154,8 @@ internal sealed class ColdStartCommand
             notes.Add("x limit: the limit's time over the row's load time. Cold, a row's load time is its strategy s plus what its first request took beyond the warm one " +
                 "(the faults it left to the request: all of it for none); warm, its total. disk GiB/s: bytes the row read from storage (getrusage ru_inblock) over its total. " +
                 $"A row that read from storage faster than the limit over its load time (cold), or beat its time (warm, and by 1 ms), by more than {LimitCheck.Noise * 100:0}% is flagged BUG.");
-            notes.Add("x warm: the row's first request (first pass s) over the same request on a fully warm, already-mapped file; 1.0x = the strategy left nothing to fault.");
+            notes.Add("x warm: the row's first request (first pass s) over the same request on a fully warm, already-mapped file, timed in the same read-ahead pass " +
+                $"(median over repetitions of the median of three runs: {WarmSample.Describe(warm)}); 1.0x = the strategy left nothing to fault.");
             notes.Add($"Settings: prefault threads {settings.PrefaultThreads}, chunk {Sizes.Format(settings.ChunkSize)}, first-pass threads {settings.FirstPassThreads}, " +
                 $"limit reads of {Sizes.Format(settings.LimitBlockSize)}, buffered limit {settings.LimitThreads} threads.");
             BenchReport report = BenchReport.Create(CommonOptions.CommandLine(parse, "coldstart"), file, repeat, rows, notes) with
@@ -180,7 +181,7 @@ internal sealed class ColdStartCommand
     /// may not set it. Every value set is put back (see <see cref="SysfsOverride"/>).
     /// </summary>
     [SupportedOSPlatform("linux")]
-    private static (List<Sample> Samples, List<double> Warm) RunPerReadAhead(ColdStartRunner runner, WeightsFile file, int[] readAheads, List<string> notes,
+    private static (List<Sample> Samples, List<WarmSample> Warm) RunPerReadAhead(ColdStartRunner runner, WeightsFile file, int[] readAheads, List<string> notes,
         ProgressLine progress)
     {
         if (readAheads.Length == 0)
@@ -199,12 +200,12 @@ internal sealed class ColdStartCommand
         }
 
         var samples = new List<Sample>();
-        var warm = new List<double>();
+        var warm = new List<WarmSample>();
         foreach (int kb in readAheads)
         {
             readAhead.Set(kb);
             progress.Note($"read_ahead_kb of {device.Name} set to {kb} (it is {readAhead.Original} outside this run).");
-            (List<Sample> s, List<double> w) = runner.Run(kb);
+            (List<Sample> s, List<WarmSample> w) = runner.Run(kb);
             samples.AddRange(s);
             warm.AddRange(w);
         }

@@ -18,10 +18,10 @@ internal sealed class ColdStartRunner(WeightsFile file, BenchSettings settings, 
     internal string? WarmRequestSkipped { get; private set; }
 
     /// <summary>The samples of every row, and the warm request's seconds per repetition (none where it could not be timed).</summary>
-    internal (List<Sample> Samples, List<double> WarmRequestSeconds) Run(int? readAheadKb)
+    internal (List<Sample> Samples, List<WarmSample> WarmRequestSeconds) Run(int? readAheadKb)
     {
         var samples = new List<Sample>();
-        var warm = new List<double>();
+        var warm = new List<WarmSample>();
         string pass = readAheadKb is int kb ? $"read_ahead_kb {kb}, " : string.Empty;
         int steps = repeat * (1 + caches.Sum(c => strategies.Count(s => s.RunsIn(c))));
         int step = 0;
@@ -32,7 +32,7 @@ internal sealed class ColdStartRunner(WeightsFile file, BenchSettings settings, 
             {
                 try
                 {
-                    warm.Add(WarmRequest.Measure(file, settings.Request, settings.FirstPassThreads));
+                    warm.Add(new WarmSample(readAheadKb, WarmRequest.Measure(file, settings.Request, settings.FirstPassThreads)));
                 }
                 catch (BenchException e)
                 {

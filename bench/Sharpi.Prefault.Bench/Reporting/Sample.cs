@@ -21,17 +21,19 @@ internal sealed record Sample(string Strategy, CacheState Cache, StrategyTimes T
     /// <summary>
     /// Medians per (read-ahead pass, cache state, strategy) in the order given. Where <paramref name="limitReaders"/>
     /// ran in a cache state, a <c>limit</c> row leads it: the figures of the reader with the lowest median total,
-    /// and every row of that state gets its ratio to it. <paramref name="warmRequestSeconds"/> gives each row with a
+    /// and every row of that state gets its ratio to it. <paramref name="warmRequests"/> (those of the row's read-ahead pass) give each row with a
     /// request its <see cref="ResultRow.RatioToWarm"/>.
     /// </summary>
     internal static List<ResultRow> Summarize(IReadOnlyList<Sample> samples, IEnumerable<string> strategyOrder, IEnumerable<CacheState> caches,
-        long bytes, IReadOnlyCollection<string> limitReaders, double? warmRequestSeconds = null)
+        long bytes, IReadOnlyCollection<string> limitReaders, IReadOnlyList<WarmSample>? warmRequests = null)
     {
         var rows = new List<ResultRow>();
         string[] order = [.. strategyOrder];
         CacheState[] states = [.. caches];
         foreach (int? readAhead in samples.Select(static s => s.ReadAheadKb).Distinct())
         {
+            double[] warmOfPass = [.. (warmRequests ?? []).Where(w => w.ReadAheadKb == readAhead).Select(static w => w.Seconds)];
+            double? warmRequestSeconds = warmOfPass.Length > 0 ? Statistics.Median(warmOfPass) : null;
             foreach (CacheState cache in states)
             {
                 var group = new List<ResultRow>();
