@@ -151,11 +151,12 @@ internal sealed class ColdStartCommand
 
             notes.Add("limit: the best (lowest median total) of the limit-* rows of the same cache state and read-ahead pass (cold: O_DIRECT 2/4/8 reads in flight " +
                 "into 2 MiB-page buffers, O_DIRECT into 4 KiB pages, large buffered reads; warm: bare MADV_POPULATE_READ of the cached file, no request).");
-            notes.Add("x limit: the limit's time over the row's load time. Cold, a row's load time is its strategy s plus what its first request took beyond the warm one " +
+            notes.Add("x limit: the limit's time over the row's load time. Cold, a row's load time is its strategy s plus what its first request took beyond its second " +
                 "(the faults it left to the request: all of it for none); warm, its total. disk GiB/s: bytes the row read from storage (getrusage ru_inblock) over its total. " +
                 $"A row that read from storage faster than the limit over its load time (cold), or beat its time (warm, and by 1 ms), by more than {LimitCheck.Noise * 100:0}% is flagged BUG.");
-            notes.Add("x warm: the row's first request (first pass s) over the same request on a fully warm, already-mapped file, timed in the same read-ahead pass " +
-                $"(median over repetitions of the median of three runs: {WarmSample.Describe(warm)}); 1.0x = the strategy left nothing to fault.");
+            notes.Add("x warm: the row's first request (first pass s) over the same request run again right after it on the same memory (then everything it reads is " +
+                "mapped), the median over repetitions of that ratio; 1.0x = the strategy left nothing to fault. " +
+                $"The warm request of a fully cached, populated file (median of three runs after a settling one): {WarmSample.Describe(warm)}.");
             notes.Add($"Settings: prefault threads {settings.PrefaultThreads}, chunk {Sizes.Format(settings.ChunkSize)}, first-pass threads {settings.FirstPassThreads}, " +
                 $"limit reads of {Sizes.Format(settings.LimitBlockSize)}, buffered limit {settings.LimitThreads} threads.");
             BenchReport report = BenchReport.Create(CommonOptions.CommandLine(parse, "coldstart"), file, repeat, rows, notes) with

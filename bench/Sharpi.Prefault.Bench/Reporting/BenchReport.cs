@@ -88,6 +88,10 @@ internal sealed record ResultRow
     /// </summary>
     public required double LoadSeconds { get; init; }
 
+    /// <summary>The median of the row's second request, run right after its first on the same memory (what <see cref="RatioToWarm"/> divides by).</summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public double? SecondPassSeconds { get; init; }
+
     public required double MinTotalSeconds { get; init; }
 
     public required double MaxTotalSeconds { get; init; }
@@ -99,7 +103,7 @@ internal sealed record ResultRow
     [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
     public double? RatioToLimit { get; init; }
 
-    /// <summary>The row's first request (<see cref="FirstPassSeconds"/>) over a fully warm, already-mapped request of the same shape (1.0 = nothing left to fault).</summary>
+    /// <summary>The median over repetitions of the row's first request over its second, run right after it on the same memory (1.0 = nothing left to fault).</summary>
     [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
     public double? RatioToWarm { get; init; }
 

@@ -65,14 +65,23 @@ internal sealed record Sample(string Strategy, CacheState Cache, StrategyTimes T
     }
 
     /// <summary>
-    /// Cold: the strategy's time plus what its first request took beyond a warm one (the faults it left to the request),
+    /// Cold: the strategy's time plus what its first request took beyond its warm one (the faults it left to the request),
     /// so a row that loads before the request and one that loads during it are compared with the limit alike. Warm,
     /// a limit reader, an overlap row, or no warm request measured: the total.
     /// </summary>
     private static double LoadSeconds(CacheState cache, Sample[] runs, double total, double? warmRequestSeconds, bool isLimitReader) =>
-        cache == CacheState.Cold && !isLimitReader && runs[0].InitSeconds is null && warmRequestSeconds is double warm && warm > 0
-            ? Statistics.Median(runs.Select(s => s.Times.Seconds + Math.Max(0, s.Times.FirstPassSeconds - warm)))
+        cache == CacheState.Cold && !isLimitReader && runs[0].InitSeconds is null && runs.All(s => WarmOf(s, warmRequestSeconds) > 0)
+            ? Statistics.Median(runs.Select(s => s.Times.Seconds + Math.Max(0, s.Times.FirstPassSeconds - WarmOf(s, warmRequestSeconds))))
             : total;
+
+    /// <summary>The row's own second request (timed beside its first), else the pass's warm request; 0 when neither was timed.</summary>
+    private static double WarmOf(Sample run, double? warmRequestSeconds) => run.Times.SecondPassSeconds ?? warmRequestSeconds ?? 0;
+
+    /// <summary>The median over the repetitions of each one's first request over its warm one; null for limit readers and overlap rows.</summary>
+    private static double? RatioToWarm(Sample[] runs, double? warmRequestSeconds, bool isLimitReader) =>
+        !isLimitReader && runs[0].InitSeconds is null && runs.All(s => WarmOf(s, warmRequestSeconds) > 0)
+            ? Statistics.Median(runs.Select(s => s.Times.FirstPassSeconds / WarmOf(s, warmRequestSeconds)))
+            : null;
 
     /// <summary>
     /// The disk's bytes over its reads, all repetitions together; null where nothing was read or the disk is unknown.
@@ -113,7 +122,8 @@ internal sealed record Sample(string Strategy, CacheState Cache, StrategyTimes T
             MinTotalSeconds = runs.Min(static s => s.TotalSeconds),
             MaxTotalSeconds = runs.Max(static s => s.TotalSeconds),
             GibPerSecond = total > 0 ? gib / total : 0,
-            RatioToWarm = !isLimitReader && warmRequestSeconds is double warm && warm > 0 && runs[0].InitSeconds is null ? firstPass / warm : null,
+            RatioToWarm = RatioToWarm(runs, warmRequestSeconds, isLimitReader),
+            SecondPassSeconds = runs.All(static s => s.Times.SecondPassSeconds is not null) ? Statistics.Median(runs.Select(static s => s.Times.SecondPassSeconds!.Value)) : null,
             StorageBytes = storage,
             StorageGibPerSecond = total > 0 ? storage / (double)(1L << 30) / total : 0,
             AverageReadRequestKb = storage > 0 ? AverageRequestKb(runs) : null,
