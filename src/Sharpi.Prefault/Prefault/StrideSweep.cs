@@ -6,7 +6,7 @@ namespace Sharpi.Prefault;
 /// <summary>
 /// The parallel sweep. The regions are cut into page-aligned chunks, and every thread takes the next chunk in the
 /// order given from one shared counter, so regions finish in that order (what <see cref="PrefaultHandle.WhenReady"/>
-/// reports). Each chunk is populated (MADV_POPULATE_READ), then touched through the kernel where that pays, or only touched.
+/// reports). Each chunk is populated (MADV_POPULATE_READ) and sampled, and touched through the kernel where the sample was slow; or only touched.
 /// No locks, and no allocation per chunk or page; failures are recorded per region with interlocked writes.
 /// </summary>
 /// <remarks>
