@@ -155,8 +155,8 @@ internal sealed class ColdStartCommand
                 "(the faults it left to the request: all of it for none); warm, its total. disk GiB/s: bytes the row read from storage (getrusage ru_inblock) over its total. " +
                 $"A row that read from storage faster than the limit over its load time (cold), or beat its time (warm, and by 1 ms), by more than {LimitCheck.Noise * 100:0}% is flagged BUG.");
             notes.Add("x warm: the row's first request (first pass s) over the same request run again right after it on the same memory (then everything it reads is " +
-                "mapped), the median over repetitions of that ratio; 1.0x = the strategy left nothing to fault. " +
-                $"The warm request of a fully cached, populated file (median of three runs after a settling one): {WarmSample.Describe(warm)}.");
+                "mapped), the median over repetitions of that ratio; 1.0x = the strategy left nothing to fault." +
+                (warm.Count > 0 ? $" The warm request of a fully cached, populated file (median of three runs after a settling one): {WarmSample.Describe(warm)}." : string.Empty));
             notes.Add($"Settings: prefault threads {settings.PrefaultThreads}, chunk {Sizes.Format(settings.ChunkSize)}, first-pass threads {settings.FirstPassThreads}, " +
                 $"limit reads of {Sizes.Format(settings.LimitBlockSize)}, buffered limit {settings.LimitThreads} threads.");
             BenchReport report = BenchReport.Create(CommonOptions.CommandLine(parse, "coldstart"), file, repeat, rows, notes) with

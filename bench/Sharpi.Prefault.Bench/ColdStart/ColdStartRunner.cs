@@ -17,8 +17,8 @@ internal sealed class ColdStartRunner(WeightsFile file, BenchSettings settings, 
     /// <summary>Why the warm request could not be timed (the file does not stay cached), or null.</summary>
     internal string? WarmRequestSkipped { get; private set; }
 
-    /// <summary>The samples of every row, and the warm request's seconds per repetition (none where it could not be timed).</summary>
-    internal (List<Sample> Samples, List<WarmSample> WarmRequestSeconds) Run(int? readAheadKb)
+    /// <summary>The samples of every row, and the warm request per repetition (none where it could not be timed).</summary>
+    internal (List<Sample> Samples, List<WarmSample> WarmRequests) Run(int? readAheadKb)
     {
         var samples = new List<Sample>();
         var warm = new List<WarmSample>();

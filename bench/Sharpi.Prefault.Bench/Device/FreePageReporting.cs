@@ -51,7 +51,15 @@ internal static class FreePageReporting
             catch (Exception e) when (e is IOException or BenchException)
             {
                 // Mainline kernels cap the order at MAX_PAGE_ORDER (param_set_uint_minmax), so 11 is refused there.
-                setting.Dispose();
+                try
+                {
+                    setting.Dispose();
+                }
+                catch (IOException)
+                {
+                    // Nothing was changed, so there is nothing to put back.
+                }
+
                 setting = null;
                 note = $"free page reporting is on and was not suspended (this kernel refused page_reporting_order {Off}: {e.Message}): " +
                     "rows that follow an eviction may pay host faults the limits do not.";

@@ -74,7 +74,10 @@ internal sealed record Sample(string Strategy, CacheState Cache, StrategyTimes T
             ? Statistics.Median(runs.Select(s => s.Times.Seconds + Math.Max(0, s.Times.FirstPassSeconds - WarmOf(s, warmRequestSeconds))))
             : total;
 
-    /// <summary>The row's own second request (timed beside its first), else the pass's warm request; 0 when neither was timed.</summary>
+    /// <summary>
+    /// The row's own second request (timed beside its first); else the pass's warm request, for a row that times no
+    /// second request (every coldstart row with a request times one today); 0 when neither was timed.
+    /// </summary>
     private static double WarmOf(Sample run, double? warmRequestSeconds) => run.Times.SecondPassSeconds ?? warmRequestSeconds ?? 0;
 
     /// <summary>The median over the repetitions of each one's first request over its warm one; null for limit readers and overlap rows.</summary>

@@ -42,6 +42,6 @@ internal static partial class Log
     internal static partial void BackgroundFailed(ILogger logger, string label, Exception exception);
 
     [LoggerMessage(EventId = 11, Level = LogLevel.Debug,
-        Message = "[{Label}] Read every page of {ChunksTouched} of {Chunks} chunks after populating them: a sample of their pages took {SampledNanosecondsPerPage:0} ns a page to read (a host fault makes it slow)")]
-    internal static partial void TouchedAfterPopulate(ILogger logger, string label, long chunksTouched, long chunks, double sampledNanosecondsPerPage);
+        Message = "[{Label}] Sampled {SpansSampled} 2 MiB spans after populating them ({SampledNanosecondsPerPage:0} ns a sampled page on average); read every page of the {SpansTouched} whose sample was slower than {SlowPageNanoseconds:0} ns a page (a host fault)")]
+    internal static partial void TouchedAfterPopulate(ILogger logger, string label, long spansTouched, long spansSampled, double sampledNanosecondsPerPage, double slowPageNanoseconds);
 }

@@ -184,9 +184,9 @@ public static partial class MmapPrefault
         ProgressReporter? progress = options.Progress is null ? null : new ProgressReporter(options.Progress, sweep.BytesTotal, options.Label, run.Log);
         int threads = sweep.Execute(options.MaxDegreeOfParallelism, priority, progress);
         sweep.CollectFailures(run.Failures);
-        if (sweep.SampledNanosecondsPerPage > 0)
+        if (sweep.SpansSampled > 0)
         {
-            Log.TouchedAfterPopulate(run.Log, options.Label, sweep.ChunksTouched, sweep.ChunkCount, sweep.SampledNanosecondsPerPage);
+            Log.TouchedAfterPopulate(run.Log, options.Label, sweep.SpansTouched, sweep.SpansSampled, sweep.SampledNanosecondsPerPage, TouchAfterPopulate.SlowPageNanoseconds);
         }
 
         bool cancelled = run.CancellationToken.IsCancellationRequested && sweep.BytesDone < sweep.BytesTotal;

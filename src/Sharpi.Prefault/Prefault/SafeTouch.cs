@@ -47,7 +47,9 @@ internal static unsafe class SafeTouch
 
     /// <summary>
     /// As <see cref="Touch(nint, nint, ref byte, out int)"/>, but one page every <paramref name="stride"/> bytes (a
-    /// multiple of the page size) where the read goes through the Linux kernel; elsewhere every page.
+    /// multiple of the page size: the page at <paramref name="start"/>, then every stride from its page) where the read
+    /// goes through the Linux kernel, elsewhere every page. A stop is the start of the first <em>sampled</em> page that
+    /// could not be read; a page between samples may have failed before it.
     /// </summary>
     internal static nint Touch(nint start, nint end, nint stride, ref byte sink, out int errno)
     {

@@ -6,7 +6,7 @@ namespace Sharpi.Prefault;
 /// <summary>
 /// The parallel sweep. The regions are cut into page-aligned chunks, and every thread takes the next chunk in the
 /// order given from one shared counter, so regions finish in that order (what <see cref="PrefaultHandle.WhenReady"/>
-/// reports). Each chunk is populated (MADV_POPULATE_READ) and sampled, and touched through the kernel where the sample was slow; or only touched.
+/// reports). Each chunk is populated (MADV_POPULATE_READ) and sampled, and touched through the kernel where a sample was slow; or only touched.
 /// No locks, and no allocation per chunk or page; failures are recorded per region with interlocked writes.
 /// </summary>
 /// <remarks>
@@ -14,15 +14,15 @@ namespace Sharpi.Prefault;
 /// reads a 2 MiB folio whatever the file's read-ahead state, and threads taking turns on neighbouring chunks no
 /// longer cost throughput. Measured on a cold 2 GiB file (2 cores, ext4, kernel 6.18, read_ahead_kb 128, 8 threads,
 /// bench <c>--strategies prefault --repeat 5</c>): one contiguous slice per thread 0.649-0.654 s, one shared order
-/// 0.651-0.690 s (minimum and median of two runs), the same within this machine's noise. After a populate, a chunk is
-/// read whole only where a timed sample of its pages shows that the first access still costs a fault the guest does
-/// not see (<see cref="TouchAfterPopulate"/>).
+/// 0.651-0.690 s (minimum and median of two runs), the same within this machine's noise. After a populate, a 2 MiB
+/// span is read whole only where a timed sample of its pages shows that the first access still costs a fault the
+/// guest does not see (<see cref="TouchAfterPopulate"/>).
 /// </remarks>
 internal sealed unsafe class StrideSweep
 {
     private const int MaxRetries = 8;
 
-    /// <summary>After a populate, one page in this many is read and timed before deciding to read them all.</summary>
+    /// <summary>After a populate, one page in this many of each span is read and timed before deciding to read them all.</summary>
     internal const int SamplePages = 16;
 
     private readonly MergedRegion[] _regions;
@@ -37,7 +37,8 @@ internal sealed unsafe class StrideSweep
     private readonly Action<int>? _regionDone;
     private readonly nint _page = Pages.Size;
     private long _nextChunk = -1;
-    private long _chunksTouched;
+    private long _spansSampled;
+    private long _spansTouched;
     private long _sampledPages;
     private long _sampledTicks;
     private long _bytesDone;
@@ -46,7 +47,7 @@ internal sealed unsafe class StrideSweep
     /// <param name="regions">The regions, in the order they should become resident.</param>
     /// <param name="chunkSize">Bytes per chunk (whole pages).</param>
     /// <param name="populate">Populate each chunk before touching it (else touch only).</param>
-    /// <param name="touchAfterPopulate">Sample each chunk after populating it, and touch it whole where the sample was slow (see <see cref="TouchAfterPopulate"/>).</param>
+    /// <param name="touchAfterPopulate">Sample each chunk after populating it, and touch the spans whose sample was slow (see <see cref="TouchAfterPopulate"/>).</param>
     /// <param name="regionDone">Called (on a sweep thread) with a region's index once its last chunk is swept, failed or not.</param>
     /// <param name="token">Stops the sweep between chunks.</param>
     internal StrideSweep(MergedRegion[] regions, long chunkSize, bool populate, bool touchAfterPopulate, Action<int>? regionDone, CancellationToken token)
@@ -83,8 +84,11 @@ internal sealed unsafe class StrideSweep
 
     internal long ChunkCount => _firstChunk[^1];
 
-    /// <summary>Chunks whose sample after the populate was slow, so every page of them was read.</summary>
-    internal long ChunksTouched => Volatile.Read(ref _chunksTouched);
+    /// <summary>2 MiB spans sampled after their populate (<see cref="TouchAfterPopulate.SpanBytes"/>).</summary>
+    internal long SpansSampled => Volatile.Read(ref _spansSampled);
+
+    /// <summary>Spans whose sample was slow, so every page of them was read.</summary>
+    internal long SpansTouched => Volatile.Read(ref _spansTouched);
 
     /// <summary>Pages read as samples after populating, and the time those reads took, in nanoseconds a page.</summary>
     internal double SampledNanosecondsPerPage
@@ -200,7 +204,7 @@ internal sealed unsafe class StrideSweep
         // After a populate the touch is never a plain load, which a concurrent truncation could turn into a fatal
         // SIGBUS, and reads every page only where a sample of them shows that the first access still costs a fault.
         nint touched = !_populate ? TouchAll(start, end, region, ref sink)
-            : _touchAfterPopulate ? TouchIfFirstAccessIsSlow(start, end, region, ref sink)
+            : _touchAfterPopulate ? TouchWhereFirstAccessIsSlow(start, end, region, ref sink)
             : end;
         Interlocked.Add(ref _bytesDone, touched - start);
     }
@@ -217,31 +221,55 @@ internal sealed unsafe class StrideSweep
     }
 
     /// <summary>
-    /// Reads one page in <see cref="SamplePages"/> of a chunk just populated and times it; where the sample ran slower
-    /// than <see cref="SlowPageNanoseconds"/> a page, reads every page (see <see cref="TouchAfterPopulate"/>).
+    /// Judges a chunk just populated one 2 MiB span at a time (spans aligned to 2 MiB of address, as the page cache's
+    /// large folios and a host's huge pages are): reads one page in <see cref="SamplePages"/> of the span and times it,
+    /// and reads every page of the span only where the sample ran slower than <see cref="SlowPageNanoseconds"/> a page
+    /// (see <see cref="TouchAfterPopulate"/>). Returns where the chunk stopped, as a full touch would.
     /// </summary>
-    private nint TouchIfFirstAccessIsSlow(nint start, nint end, int region, ref byte sink)
+    private nint TouchWhereFirstAccessIsSlow(nint start, nint end, int region, ref byte sink)
     {
         nint stride = SamplePages * _page;
-        long started = Stopwatch.GetTimestamp();
-        nint sampled = SafeTouch.Touch(start, end, stride, ref sink, out int errno);
-        long elapsed = Stopwatch.GetTimestamp() - started;
-        if (sampled != end)
+        long spans = 0, spansTouched = 0, pages = 0, ticks = 0;
+        nint touched = end;
+        for (nint span = start; (nuint)span < (nuint)end;)
         {
-            Fail(region, errno, end - sampled);
-            return sampled;
+            nint spanEnd = (span & ~(TouchAfterPopulate.SpanBytes - 1)) + TouchAfterPopulate.SpanBytes;
+            spanEnd = (nuint)spanEnd < (nuint)end ? spanEnd : end;
+            long started = Stopwatch.GetTimestamp();
+            nint sampled = SafeTouch.Touch(span, spanEnd, stride, ref sink, out _);
+            long elapsed = Stopwatch.GetTimestamp() - started;
+            if (sampled != spanEnd)
+            {
+                // A page between two samples may be the first that cannot be read (a file truncated just now):
+                // read them all from here to find it, and fail the rest of the chunk from there.
+                touched = TouchAll(span, end, region, ref sink);
+                break;
+            }
+
+            long sampledPages = (spanEnd - Pages.Floor(span) + stride - 1) / stride;
+            spans++;
+            pages += sampledPages;
+            ticks += elapsed;
+            if (TouchAfterPopulate.IsSlow(elapsed, sampledPages, SlowPageNanoseconds))
+            {
+                spansTouched++;
+                nint read = SafeTouch.Touch(span, spanEnd, ref sink, out int errno);
+                if (read != spanEnd)
+                {
+                    Fail(region, errno, end - read);
+                    touched = read;
+                    break;
+                }
+            }
+
+            span = spanEnd;
         }
 
-        long pages = (end - Pages.Floor(start) + stride - 1) / stride;
+        Interlocked.Add(ref _spansSampled, spans);
+        Interlocked.Add(ref _spansTouched, spansTouched);
         Interlocked.Add(ref _sampledPages, pages);
-        Interlocked.Add(ref _sampledTicks, elapsed);
-        if (!TouchAfterPopulate.IsSlow(elapsed, pages, SlowPageNanoseconds))
-        {
-            return end;
-        }
-
-        Interlocked.Increment(ref _chunksTouched);
-        return TouchAll(start, end, region, ref sink);
+        Interlocked.Add(ref _sampledTicks, ticks);
+        return touched;
     }
 
     /// <summary>The region holding <paramref name="chunk"/>: a binary search over the regions' first chunks.</summary>

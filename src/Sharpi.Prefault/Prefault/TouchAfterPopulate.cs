@@ -9,9 +9,11 @@ namespace Sharpi.Prefault;
 /// CPU access to each such page then costs a fault on the host that the guest never counts. Populate alone leaves
 /// that cost to the engine's first request; a read through the kernel (see <see cref="SafeTouch"/>) pays it in the
 /// sweep, in parallel. Elsewhere (bare metal, memory the host already maps) there is nothing to pay, and reading
-/// every page costs ~14% of a cold load. So each chunk is sampled first: one page in
-/// <see cref="StrideSweep.SamplePages"/> is read and timed, and only a chunk whose sample ran slower than
-/// <see cref="SlowPageNanoseconds"/> a page is read whole.
+/// every page cost 14% more load time (0.628 s against 0.552 s for a cold 2 GiB). So each 2 MiB span
+/// (<see cref="SpanBytes"/>) is sampled first: one page in <see cref="StrideSweep.SamplePages"/> is read and timed,
+/// and only a span whose sample ran slower than <see cref="SlowPageNanoseconds"/> a page is read whole. A host that
+/// takes memory back takes it in such blocks (free page reporting reports 2 MiB ones), and a preempted sample costs
+/// one span's extra read, not a chunk's.
 /// </summary>
 /// <remarks>
 /// Measured on a cold 2 GiB file (2 cores, ext4, kernel 6.18, read_ahead_kb 128, request moe, medians of 5), bench
@@ -20,16 +22,19 @@ namespace Sharpi.Prefault;
 /// 1.45 s and the first request then took 0.049 s (1.17x warm); with the touch patched out, populate loaded in 1.00 s
 /// and left 0.735 s (19x warm) to the first request. With reporting suspended (the bench's default, as on bare metal):
 /// populate and a full touch 0.628 s and 0.045 s (1.02x warm); populate alone 0.552 s and 0.047 s (1.06x warm).
-/// With the sampling: reporting on, the load took 1.36 s (0.65-3.00 s, as much as the host had taken back; 0 to 64
-/// of the 64 chunks read whole) and the first request 0.051 s (1.11x warm); reporting suspended, 0-3 chunks were read
-/// whole and the load came to 0.97x the limit of its run (0.588 s against 0.571 s).
+/// With the sampling of whole 32 MiB chunks: reporting on, the load took 1.36 s (0.65-3.00 s, as much as the host had
+/// taken back; 0 to 64 of the 64 chunks read whole) and the first request 0.051 s (1.11x warm); reporting suspended,
+/// 0-3 chunks were read whole and the load came to 0.97x the limit of its run (0.588 s against 0.571 s).
 /// </remarks>
 internal static class TouchAfterPopulate
 {
+    /// <summary>The span judged at a time: 2 MiB, a PMD-sized folio or host huge page.</summary>
+    internal const nint SpanBytes = 2 * 1024 * 1024;
+
     /// <summary>
     /// A sample slower than this a page paid faults: on the development VM a sampled page that the host maps took
-    /// 450-880 ns to read (one page in 16, through the kernel, chunk averages over a cold 2 GiB), and the chunks whose
-    /// pages the host had to fault in averaged 7,900-10,700 ns a page.
+    /// 450-880 ns to read (one page in 16, through the kernel, averaged over 32 MiB chunks of a cold 2 GiB), and the
+    /// chunks whose pages the host had to fault in averaged 7,900-21,000 ns a page.
     /// </summary>
     internal const double SlowPageNanoseconds = 2_000;
 

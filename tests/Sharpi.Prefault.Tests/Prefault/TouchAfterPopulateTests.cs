@@ -1,22 +1,22 @@
+using System.Runtime.InteropServices;
 using Microsoft.Extensions.Logging;
 using Sharpi.Prefault.Tests.TestSupport;
 
 namespace Sharpi.Prefault.Tests.Prefault;
 
 /// <summary>
-/// After a populate, each chunk is sampled (one page in 16 read through the kernel, timed) and read whole only where
-/// the sample was slow. The sweeps here run over real, cold files; the threshold is set to the two extremes so the
-/// outcome does not depend on this machine's timing.
+/// After a populate, each 2 MiB span is sampled (one page in 16 read through the kernel, timed) and read whole only
+/// where the sample was slow. The sweeps here run over real, cold files; the threshold is set to the two extremes so
+/// the outcome does not depend on this machine's timing. Which pages a sample reads is counted in this process's page
+/// tables (anonymous memory, which the kernel maps one page per fault).
 /// </summary>
 public sealed class TouchAfterPopulateTests
 {
     private const long MiB = TestFile.MiB;
 
-    [Theory]
-    [InlineData(0, 10, false)]
-    [InlineData(1, 0, false)]
-    public void IsSlow_WithNothingToJudge_IsFalse(long ticks, long pages, bool slow) =>
-        Assert.Equal(slow, TouchAfterPopulate.IsSlow(ticks, pages, TouchAfterPopulate.SlowPageNanoseconds));
+    [Fact]
+    public void IsSlow_WithNoPagesSampled_IsFalse() =>
+        Assert.False(TouchAfterPopulate.IsSlow(System.Diagnostics.Stopwatch.Frequency, pages: 0, slowPageNanoseconds: 0));
 
     [Fact]
     public void IsSlow_ComparesTheTimeAPageWithTheThreshold()
@@ -35,7 +35,8 @@ public sealed class TouchAfterPopulateTests
 
         StrideSweep sweep = SweepCold(map, slowPageNanoseconds: 0);
 
-        Assert.Equal(sweep.ChunkCount, sweep.ChunksTouched);
+        Assert.Equal(SpansOf(map.Region()), sweep.SpansSampled);
+        Assert.Equal(sweep.SpansSampled, sweep.SpansTouched);
         Assert.True(sweep.SampledNanosecondsPerPage > 0);
         Assert.Equal(file.Length, sweep.BytesDone);
         Assert.Equal(100.0, map.ResidentPercent());
@@ -49,7 +50,8 @@ public sealed class TouchAfterPopulateTests
 
         StrideSweep sweep = SweepCold(map, slowPageNanoseconds: double.PositiveInfinity);
 
-        Assert.Equal(0, sweep.ChunksTouched);
+        Assert.Equal(SpansOf(map.Region()), sweep.SpansSampled);
+        Assert.Equal(0, sweep.SpansTouched);
         Assert.True(sweep.SampledNanosecondsPerPage > 0);
         Assert.Equal(file.Length, sweep.BytesDone);
         Assert.Equal(100.0, map.ResidentPercent());
@@ -67,8 +69,8 @@ public sealed class TouchAfterPopulateTests
         Assert.True(result.HasRun, result.Reason);
         Assert.Equal(PrefaultMethod.Populate, result.Method);
         IReadOnlyDictionary<string, object?> fields = Assert.Single(log.Fields, f => f.ContainsKey("SampledNanosecondsPerPage"));
-        Assert.Equal(4L, fields["Chunks"]);
-        Assert.InRange((long)fields["ChunksTouched"]!, 0, 4);
+        Assert.Equal(SpansOf(map.Region()), fields["SpansSampled"]);
+        Assert.True((double)fields["SampledNanosecondsPerPage"]! > 0);
     }
 
     [LinuxFact]
@@ -85,6 +87,63 @@ public sealed class TouchAfterPopulateTests
         Assert.True(result.HasRun, result.Reason);
         Assert.Equal(file.Length, result.BytesAlreadyResident);
         Assert.DoesNotContain(log.Fields, f => f.ContainsKey("SampledNanosecondsPerPage"));
+    }
+
+    [LinuxFact]
+    public unsafe void StridedTouch_ReadsOnePageInEachStride_AndNoOther()
+    {
+        const int Pages = 100;
+        nint page = Environment.SystemPageSize;
+        byte* memory = (byte*)NativeMemory.AlignedAlloc((nuint)(Pages * page), (nuint)page);
+        try
+        {
+            nint start = (nint)memory;
+            Assert.Equal(0, PageMap.CountPresent(start, Pages * page));
+            byte sink = 0;
+
+            // An unaligned start: its own page is read, then one page every 16 from it.
+            nint stopped = SafeTouch.Touch(start + 100, start + (Pages * page), StrideSweep.SamplePages * page, ref sink, out int errno);
+
+            Assert.Equal(start + (Pages * page), stopped);
+            Assert.Equal(0, errno);
+            Assert.Equal((Pages + StrideSweep.SamplePages - 1) / StrideSweep.SamplePages, PageMap.CountPresent(start, Pages * page));
+            for (int i = 0; i < Pages; i++)
+            {
+                Assert.Equal(i % StrideSweep.SamplePages == 0, PageMap.IsPresent(start + (i * page)));
+            }
+        }
+        finally
+        {
+            NativeMemory.AlignedFree(memory);
+        }
+    }
+
+    [LinuxFact]
+    public void StridedTouch_OfATruncatedMapping_StopsAtTheFirstSampledPagePastTheEnd_WithEfault()
+    {
+        using TestFile file = TestFile.Create(64 * 4096);
+        using MappedFile map = file.Map();
+        using (var stream = new FileStream(file.Path, FileMode.Open, FileAccess.Write, FileShare.ReadWrite))
+        {
+            stream.SetLength(40 * 4096);
+        }
+
+        nint start = map.Region().Address;
+        byte sink = 0;
+        nint stopped = SafeTouch.Touch(start + 10, start + (64 * 4096), StrideSweep.SamplePages * 4096, ref sink, out int errno);
+
+        // Samples at pages 0, 16, 32 and 48: 48 is the first past the new end (page 40).
+        Assert.Equal(start + (48 * 4096), stopped);
+        Assert.Equal(global::Interop.LinuxConstants.EFAULT, errno);
+    }
+
+    /// <summary>The 2 MiB-aligned spans a region covers.</summary>
+    private static long SpansOf(PrefaultRegion region)
+    {
+        long span = TouchAfterPopulate.SpanBytes;
+        long first = region.Address / span;
+        long last = (region.Address + region.Length - 1) / span;
+        return last - first + 1;
     }
 
     private static StrideSweep SweepCold(MappedFile map, double slowPageNanoseconds)
