@@ -1,4 +1,3 @@
-using System.Runtime.InteropServices;
 using Microsoft.Extensions.Logging;
 using Sharpi.Prefault.Tests.TestSupport;
 
@@ -90,14 +89,14 @@ public sealed class TouchAfterPopulateTests
     }
 
     [LinuxFact]
-    public unsafe void StridedTouch_ReadsOnePageInEachStride_AndNoOther()
+    [System.Runtime.Versioning.SupportedOSPlatform("linux")]
+    public void StridedTouch_ReadsOnePageInEachStride_AndNoOther()
     {
         const int Pages = 100;
         nint page = Environment.SystemPageSize;
-        byte* memory = (byte*)NativeMemory.AlignedAlloc((nuint)(Pages * page), (nuint)page);
+        nint start = NativeTestMethods.MapAnonymous(Pages * page);
         try
         {
-            nint start = (nint)memory;
             Assert.Equal(0, PageMap.CountPresent(start, Pages * page));
             byte sink = 0;
 
@@ -114,7 +113,7 @@ public sealed class TouchAfterPopulateTests
         }
         finally
         {
-            NativeMemory.AlignedFree(memory);
+            NativeTestMethods.Unmap(start, Pages * page);
         }
     }
 

@@ -4,7 +4,7 @@ using System.Runtime.Versioning;
 namespace Sharpi.Prefault.Tests.TestSupport;
 
 /// <summary>
-/// Native calls only the tests make: per-thread capabilities and setting RLIMIT_MEMLOCK (Linux). Reading the limit uses
+/// Native calls only the tests make: per-thread capabilities, setting RLIMIT_MEMLOCK and fresh anonymous mappings (Linux). Reading the limit uses
 /// the library's own getrlimit and struct rlimit.
 /// </summary>
 [SupportedOSPlatform("linux")]
@@ -79,6 +79,32 @@ public static unsafe partial class NativeTestMethods
 
     [LibraryImport(global::Interop.Libraries.Libc, EntryPoint = "capset", SetLastError = true)]
     private static partial int Capset(CapHeader* header, CapData* data);
+
+    /// <summary>
+    /// A fresh private anonymous mapping of <paramref name="length"/> bytes: no page of it is present until touched,
+    /// and each fault maps one page (no fault-around), unlike heap memory that may have been used before.
+    /// </summary>
+    public static nint MapAnonymous(long length)
+    {
+        const int ProtRead = 1, ProtWrite = 2, MapPrivate = 0x02, MapAnonymousFlag = 0x20;
+        void* address = Mmap(null, (nuint)length, ProtRead | ProtWrite, MapPrivate | MapAnonymousFlag, -1, 0);
+        if (address == (void*)-1)
+        {
+            throw new InvalidOperationException($"mmap failed: errno {Marshal.GetLastPInvokeError()}");
+        }
+
+        // No transparent huge page for it, whatever the THP mode: the test counts 4 KiB pages.
+        _ = global::Interop.Libc.Madvise(address, (nuint)length, global::Interop.LinuxConstants.MADV_NOHUGEPAGE);
+        return (nint)address;
+    }
+
+    public static void Unmap(nint address, long length) => _ = Munmap((void*)address, (nuint)length);
+
+    [LibraryImport(global::Interop.Libraries.Libc, EntryPoint = "mmap", SetLastError = true)]
+    private static partial void* Mmap(void* address, nuint length, int protection, int flags, int fd, long offset);
+
+    [LibraryImport(global::Interop.Libraries.Libc, EntryPoint = "munmap", SetLastError = true)]
+    private static partial int Munmap(void* address, nuint length);
 
     /// <summary>int setrlimit(int resource, const struct rlimit *rlim); test-only, with the library's struct rlimit.</summary>
     [LibraryImport(global::Interop.Libraries.Libc, EntryPoint = "setrlimit", SetLastError = true)]
