@@ -22,9 +22,11 @@ namespace Sharpi.Prefault;
 /// 1.45 s and the first request then took 0.049 s (1.17x warm); with the touch patched out, populate loaded in 1.00 s
 /// and left 0.735 s (19x warm) to the first request. With reporting suspended (the bench's default, as on bare metal):
 /// populate and a full touch 0.628 s and 0.045 s (1.02x warm); populate alone 0.552 s and 0.047 s (1.06x warm).
-/// With the sampling of whole 32 MiB chunks: reporting on, the load took 1.36 s (0.65-3.00 s, as much as the host had
-/// taken back; 0 to 64 of the 64 chunks read whole) and the first request 0.051 s (1.11x warm); reporting suspended,
-/// 0-3 chunks were read whole and the load came to 0.97x the limit of its run (0.588 s against 0.571 s).
+/// Sampling whole 32 MiB chunks: reporting on, the load took 1.36 s (0.65-3.00 s, as much as the host had taken back;
+/// 0 to 64 of the 64 chunks read whole) and the first request 0.051 s (1.11x warm); reporting suspended, 0-3 chunks
+/// were read whole and the load came to 0.97x the limit of its run (0.588 s against 0.571 s). Sampling 2 MiB spans
+/// (this code), reporting on: load 0.924 s (0.608-1.97 s), first request 0.040 s, 1.00x the same request run again;
+/// reporting suspended, the main job's prefault rows in docs/benchmarks.md (0.96x and 0.98x the limit).
 /// </remarks>
 internal static class TouchAfterPopulate
 {
