@@ -26,31 +26,19 @@ public sealed class TouchAfterPopulateTests
         Assert.False(TouchAfterPopulate.IsSlow(oneMillisecond, pages: 1_000, slowPageNanoseconds: 2_000)); // 1,000 ns a page
     }
 
-    [LinuxFact]
-    public void Sweep_WhenEverySampleIsSlow_ReadsEveryChunkWhole()
+    /// <summary>Threshold 0: every sample is slow, every span is read whole; infinity: none is, only the samples are read.</summary>
+    [LinuxTheory]
+    [InlineData(0.0, true)]
+    [InlineData(double.PositiveInfinity, false)]
+    public void Sweep_ReadsWhole_ExactlyTheSpansWhoseSampleWasSlow(double slowPageNanoseconds, bool everySpanSlow)
     {
         using TestFile file = TestFile.Create(16 * MiB);
         using MappedFile map = file.Map();
 
-        StrideSweep sweep = SweepCold(map, slowPageNanoseconds: 0);
+        StrideSweep sweep = SweepCold(map, slowPageNanoseconds);
 
         Assert.Equal(SpansOf(map.Region()), sweep.SpansSampled);
-        Assert.Equal(sweep.SpansSampled, sweep.SpansTouched);
-        Assert.True(sweep.SampledNanosecondsPerPage > 0);
-        Assert.Equal(file.Length, sweep.BytesDone);
-        Assert.Equal(100.0, map.ResidentPercent());
-    }
-
-    [LinuxFact]
-    public void Sweep_WhenNoSampleIsSlow_ReadsOnlyTheSamples()
-    {
-        using TestFile file = TestFile.Create(16 * MiB);
-        using MappedFile map = file.Map();
-
-        StrideSweep sweep = SweepCold(map, slowPageNanoseconds: double.PositiveInfinity);
-
-        Assert.Equal(SpansOf(map.Region()), sweep.SpansSampled);
-        Assert.Equal(0, sweep.SpansTouched);
+        Assert.Equal(everySpanSlow ? sweep.SpansSampled : 0, sweep.SpansTouched);
         Assert.True(sweep.SampledNanosecondsPerPage > 0);
         Assert.Equal(file.Length, sweep.BytesDone);
         Assert.Equal(100.0, map.ResidentPercent());
