@@ -22,9 +22,6 @@ internal sealed unsafe class StrideSweep
 {
     private const int MaxRetries = 8;
 
-    /// <summary>After a populate, one page in this many of each span is read and timed before deciding to read them all.</summary>
-    internal const int SamplePages = 16;
-
     private readonly MergedRegion[] _regions;
     private readonly long[] _firstChunk; // _firstChunk[i] is the index of region i's first chunk; the last entry is the total
     private readonly long _chunkSize;
@@ -77,7 +74,7 @@ internal sealed unsafe class StrideSweep
 
     internal long BytesTotal { get; }
 
-    /// <summary>The sampled read time a page above which a populated chunk is read whole (tests set 0 or infinity).</summary>
+    /// <summary>The sampled read time a page above which a populated span is read whole (tests set 0 or infinity).</summary>
     internal double SlowPageNanoseconds { get; init; } = TouchAfterPopulate.SlowPageNanoseconds;
 
     internal long BytesDone => Volatile.Read(ref _bytesDone);
@@ -222,13 +219,13 @@ internal sealed unsafe class StrideSweep
 
     /// <summary>
     /// Judges a chunk just populated one 2 MiB span at a time (spans aligned to 2 MiB of address, as the page cache's
-    /// large folios and a host's huge pages are): reads one page in <see cref="SamplePages"/> of the span and times it,
+    /// large folios and a host's huge pages are): reads one page in <see cref="TouchAfterPopulate.SamplePages"/> of the span and times it,
     /// and reads every page of the span only where the sample ran slower than <see cref="SlowPageNanoseconds"/> a page
     /// (see <see cref="TouchAfterPopulate"/>). Returns where the chunk stopped, as a full touch would.
     /// </summary>
     private nint TouchWhereFirstAccessIsSlow(nint start, nint end, int region, ref byte sink)
     {
-        nint stride = SamplePages * _page;
+        nint stride = TouchAfterPopulate.SamplePages * _page;
         long spans = 0, spansTouched = 0, pages = 0, ticks = 0;
         nint touched = end;
         for (nint span = start; (nuint)span < (nuint)end;)

@@ -3,14 +3,14 @@ using System.Diagnostics;
 namespace Sharpi.Prefault;
 
 /// <summary>
-/// Whether the sweep reads every page of a chunk once more after <c>MADV_POPULATE_READ</c> mapped it. On a virtual
+/// Whether the sweep reads every page of a 2 MiB span once more after <c>MADV_POPULATE_READ</c> mapped it. On a virtual
 /// machine the page cache a populate fills can land on guest memory that the hypervisor has not mapped (memory never
 /// touched since boot, pages a balloon's free page reporting handed back to the host, a deflated balloon): the first
 /// CPU access to each such page then costs a fault on the host that the guest never counts. Populate alone leaves
 /// that cost to the engine's first request; a read through the kernel (see <see cref="SafeTouch"/>) pays it in the
 /// sweep, in parallel. Elsewhere (bare metal, memory the host already maps) there is nothing to pay, and reading
 /// every page cost 14% more load time (0.628 s against 0.552 s for a cold 2 GiB). So each 2 MiB span
-/// (<see cref="SpanBytes"/>) is sampled first: one page in <see cref="StrideSweep.SamplePages"/> is read and timed,
+/// (<see cref="SpanBytes"/>) is sampled first: one page in <see cref="SamplePages"/> is read and timed,
 /// and only a span whose sample ran slower than <see cref="SlowPageNanoseconds"/> a page is read whole. A host that
 /// takes memory back takes it in such blocks (free page reporting reports 2 MiB ones), and a preempted sample costs
 /// one span's extra read, not a chunk's.
@@ -32,6 +32,9 @@ internal static class TouchAfterPopulate
 {
     /// <summary>The span judged at a time: 2 MiB, a PMD-sized folio or host huge page.</summary>
     internal const nint SpanBytes = 2 * 1024 * 1024;
+
+    /// <summary>One page in this many of a span is read and timed before deciding to read them all.</summary>
+    internal const int SamplePages = 16;
 
     /// <summary>
     /// A sample slower than this a page paid faults: on the development VM a sampled page that the host maps took

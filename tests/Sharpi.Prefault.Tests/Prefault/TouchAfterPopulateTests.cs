@@ -89,14 +89,14 @@ public sealed class TouchAfterPopulateTests
             byte sink = 0;
 
             // An unaligned start: its own page is read, then one page every 16 from it.
-            nint stopped = SafeTouch.Touch(start + 100, start + (Pages * page), StrideSweep.SamplePages * page, ref sink, out int errno);
+            nint stopped = SafeTouch.Touch(start + 100, start + (Pages * page), TouchAfterPopulate.SamplePages * page, ref sink, out int errno);
 
             Assert.Equal(start + (Pages * page), stopped);
             Assert.Equal(0, errno);
-            Assert.Equal((Pages + StrideSweep.SamplePages - 1) / StrideSweep.SamplePages, PageMap.CountPresent(start, Pages * page));
+            Assert.Equal((Pages + TouchAfterPopulate.SamplePages - 1) / TouchAfterPopulate.SamplePages, PageMap.CountPresent(start, Pages * page));
             for (int i = 0; i < Pages; i++)
             {
-                Assert.Equal(i % StrideSweep.SamplePages == 0, PageMap.IsPresent(start + (i * page)));
+                Assert.Equal(i % TouchAfterPopulate.SamplePages == 0, PageMap.IsPresent(start + (i * page)));
             }
         }
         finally
@@ -117,7 +117,7 @@ public sealed class TouchAfterPopulateTests
 
         nint start = map.Region().Address;
         byte sink = 0;
-        nint stopped = SafeTouch.Touch(start + 10, start + (64 * 4096), StrideSweep.SamplePages * 4096, ref sink, out int errno);
+        nint stopped = SafeTouch.Touch(start + 10, start + (64 * 4096), TouchAfterPopulate.SamplePages * 4096, ref sink, out int errno);
 
         // Samples at pages 0, 16, 32 and 48: 48 is the first past the new end (page 40).
         Assert.Equal(start + (48 * 4096), stopped);
