@@ -44,4 +44,8 @@ internal static partial class Log
     [LoggerMessage(EventId = 11, Level = LogLevel.Debug,
         Message = "[{Label}] Sampled {SpansSampled} 2 MiB spans after populating them ({SampledNanosecondsPerPage:0} ns a sampled page on average); read every page of the {SpansTouched} whose sample was slower than {SlowPageNanoseconds:0} ns a page (a host fault)")]
     internal static partial void TouchedAfterPopulate(ILogger logger, string label, long spansTouched, long spansSampled, double sampledNanosecondsPerPage, double slowPageNanoseconds);
+
+    [LoggerMessage(EventId = 12, Level = LogLevel.Debug,
+        Message = "[{Label}] Writable file mappings (an engine's own) are read through {FileCount} read-only huge-page view(s) of {ViewBytes:N0} bytes first, then populated with minor faults")]
+    internal static partial void StagedWritableMappings(ILogger logger, string label, int fileCount, long viewBytes);
 }

@@ -81,10 +81,12 @@ public static partial class MmapPrefault
 
         PrefaultPlan work = decision.IsPartial ? plan.WithinBudget(decision.BudgetBytes) : plan;
 
-        // 5. The mechanism, the huge-page advice on the mappings it sweeps, then the sweep.
+        // 5. The mechanism; huge-page reads: the advice on the read-only mappings it sweeps, and staging views of the
+        //    files under writable ones (an engine's private mappings); then the sweep.
         PrefaultMethod method = ChooseMethod(options.Strategy, run.Log);
         long hugePageAdvised = AdviseHugePages(work, method, maps, options);
-        SweepOutcome sweep = Sweep(work, method, maps, run, priority);
+        using StagingViews? staging = StageWritableMappings(work, method, maps, run);
+        SweepOutcome sweep = Sweep(work, method, maps, run, priority, staging);
 
         // 6. What stayed resident (under memory pressure, less than was swept), then the result, its log lines and
         //    its metrics, in one place.
@@ -153,7 +155,28 @@ public static partial class MmapPrefault
             ? HugePageAdvice.Apply(plan.ToRegions(), maps)
             : 0;
 
-    private static SweepOutcome Sweep(PrefaultPlan plan, PrefaultMethod method, ProcMapEntry[] maps, RunContext run, ThreadPriority priority)
+    /// <summary>
+    /// Views of the files under the writable file mappings the populate will sweep (an engine's own MAP_PRIVATE
+    /// mappings, which get no huge-page advice), so their bytes come in as 2 MiB folios; see <see cref="StagingViews"/>.
+    /// Null where the advice is off, the method is not populate, or nothing must still be read.
+    /// </summary>
+    private static StagingViews? StageWritableMappings(PrefaultPlan plan, PrefaultMethod method, ProcMapEntry[] maps, RunContext run)
+    {
+        if (!OperatingSystem.IsLinux() || !run.Options.IsHugePageAdviceEnabled || method != PrefaultMethod.Populate || plan.BytesNeeded == 0)
+        {
+            return null;
+        }
+
+        StagingViews staging = StagingViews.Create(plan.ToRegions(), maps);
+        if (!staging.IsEmpty)
+        {
+            Log.StagedWritableMappings(run.Log, run.Options.Label, staging.FileCount, staging.Bytes);
+        }
+
+        return staging;
+    }
+
+    private static SweepOutcome Sweep(PrefaultPlan plan, PrefaultMethod method, ProcMapEntry[] maps, RunContext run, ThreadPriority priority, StagingViews? staging)
     {
         PrefaultOptions options = run.Options;
         MergedRegion[] regions = plan.ToRegions();
@@ -180,7 +203,7 @@ public static partial class MmapPrefault
         Action<int>? regionDone = readiness is null ? null : i => readiness.Swept(regions[i].Order);
         bool populate = method == PrefaultMethod.Populate;
         // Nothing was read when everything was resident already, so there is no first access to pay for.
-        var sweep = new StrideSweep(regions, options.ChunkSize, populate, touchAfterPopulate: populate && plan.BytesNeeded > 0, regionDone, run.CancellationToken);
+        var sweep = new StrideSweep(regions, options.ChunkSize, populate, touchAfterPopulate: populate && plan.BytesNeeded > 0, regionDone, run.CancellationToken, staging);
         ProgressReporter? progress = options.Progress is null ? null : new ProgressReporter(options.Progress, sweep.BytesTotal, options.Label, run.Log);
         int threads = sweep.Execute(options.MaxDegreeOfParallelism, priority, progress);
         sweep.CollectFailures(run.Failures);

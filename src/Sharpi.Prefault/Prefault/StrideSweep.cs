@@ -27,6 +27,7 @@ internal sealed unsafe class StrideSweep
     private readonly long _chunkSize;
     private readonly bool _populate;
     private readonly bool _touchAfterPopulate;
+    private readonly StagingViews? _staging;
     private readonly CancellationToken _token;
     private readonly int[] _errno;
     private readonly long[] _failedBytes;
@@ -47,8 +48,11 @@ internal sealed unsafe class StrideSweep
     /// <param name="touchAfterPopulate">Sample each chunk after populating it, and touch the spans whose sample was slow (see <see cref="TouchAfterPopulate"/>).</param>
     /// <param name="regionDone">Called (on a sweep thread) with a region's index once its last chunk is swept, failed or not.</param>
     /// <param name="token">Stops the sweep between chunks.</param>
-    internal StrideSweep(MergedRegion[] regions, long chunkSize, bool populate, bool touchAfterPopulate, Action<int>? regionDone, CancellationToken token)
+    /// <param name="staging">Views whose ranges behind a chunk are populated before the chunk (see <see cref="StagingViews"/>); null for none.</param>
+    internal StrideSweep(MergedRegion[] regions, long chunkSize, bool populate, bool touchAfterPopulate, Action<int>? regionDone, CancellationToken token,
+        StagingViews? staging = null)
     {
+        _staging = staging is { IsEmpty: false } && populate ? staging : null;
         _regions = regions;
         _chunkSize = chunkSize;
         _populate = populate;
@@ -193,9 +197,14 @@ internal sealed unsafe class StrideSweep
         nint start = chunkStart > r.Start ? chunkStart : r.Start;
         nint end = chunkStart + (nint)_chunkSize < r.End ? chunkStart + (nint)_chunkSize : r.End;
 
-        if (_populate && OperatingSystem.IsLinux() && !Populate(start, end, region))
+        if (_populate && OperatingSystem.IsLinux())
         {
-            return;
+            // The engine's writable mappings: their file bytes come in through the library's own huge-page view first.
+            _staging?.Populate(start, end);
+            if (!Populate(start, end, region))
+            {
+                return;
+            }
         }
 
         // After a populate the touch is never a plain load, which a concurrent truncation could turn into a fatal

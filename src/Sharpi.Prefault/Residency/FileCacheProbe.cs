@@ -154,9 +154,9 @@ internal sealed unsafe class FileCacheProbe : IDisposable
         return true;
     }
 
-    /// <summary>Opens the path when it still names the mapped file (same inode); null otherwise.</summary>
+    /// <summary>Opens the path when it still names the mapped file (same inode); null otherwise. Shared with <see cref="StagingViews"/>.</summary>
     [SupportedOSPlatform("linux")]
-    private static SafeFileHandle? OpenIfSameFile(string path, long inode)
+    internal static SafeFileHandle? OpenIfSameFile(string path, long inode)
     {
         try
         {

@@ -17,11 +17,12 @@ public sealed class TruncationRaceTests
     private static readonly TimeSpan TimeBound = TimeSpan.FromSeconds(20);
 
     [LinuxTheory]
-    [InlineData(PrefaultStrategy.Auto)]
-    [InlineData(PrefaultStrategy.Touch)]
-    public void Run_WhileTheFileIsTruncated_NeverFaultsFatally(PrefaultStrategy strategy)
+    [InlineData(PrefaultStrategy.Auto, MemoryMappedFileAccess.Read)]
+    [InlineData(PrefaultStrategy.Touch, MemoryMappedFileAccess.Read)]
+    [InlineData(PrefaultStrategy.Auto, MemoryMappedFileAccess.CopyOnWrite)] // an engine's writable mapping: read through a staging view
+    public void Run_WhileTheFileIsTruncated_NeverFaultsFatally(PrefaultStrategy strategy, MemoryMappedFileAccess access)
     {
-        int runs = RaceTruncation((region, options) => MmapPrefault.Run([region], options), strategy, out int cut);
+        int runs = RaceTruncation((region, options) => MmapPrefault.Run([region], options), strategy, out int cut, access);
 
         Assert.True(runs >= 100, $"only {runs} runs in the time bound");
         Assert.True(cut > 0, "no run saw the truncation: the race was never exercised");
@@ -64,12 +65,13 @@ public sealed class TruncationRaceTests
     /// length after a random delay, then restores it; returns how many runs completed and how many reported pages
     /// past the end (proof that the truncation landed inside a sweep).
     /// </summary>
-    private static int RaceTruncation(Func<PrefaultRegion, PrefaultOptions, PrefaultResult> run, PrefaultStrategy strategy, out int cut)
+    private static int RaceTruncation(Func<PrefaultRegion, PrefaultOptions, PrefaultResult> run, PrefaultStrategy strategy, out int cut,
+        MemoryMappedFileAccess access = MemoryMappedFileAccess.Read)
     {
         using TestFile file = TestFile.Create(FileBytes);
         using var stream = new FileStream(file.Path, FileMode.Open, FileAccess.ReadWrite, FileShare.ReadWrite);
-        using MemoryMappedFile map = MemoryMappedFile.CreateFromFile(stream, null, FileBytes, MemoryMappedFileAccess.Read, HandleInheritability.None, leaveOpen: true);
-        using MemoryMappedViewAccessor view = map.CreateViewAccessor(0, FileBytes, MemoryMappedFileAccess.Read);
+        using MemoryMappedFile map = MemoryMappedFile.CreateFromFile(stream, null, FileBytes, access, HandleInheritability.None, leaveOpen: true);
+        using MemoryMappedViewAccessor view = map.CreateViewAccessor(0, FileBytes, access);
         PrefaultRegion region = PrefaultRegion.FromView(view, "racing");
         PrefaultOptions options = PrefaultOptions.Default with
         {

@@ -24,3 +24,22 @@ public sealed class LinuxTheoryAttribute : TheoryAttribute
         }
     }
 }
+
+/// <summary>
+/// A fact that runs on Linux with transparent huge pages enabled (<c>always</c> or <c>madvise</c>), where the library
+/// gives the huge-page advice and makes staging views, and shows as skipped, with the reason, elsewhere.
+/// </summary>
+public sealed class HugePageFactAttribute : FactAttribute
+{
+    public HugePageFactAttribute()
+    {
+        if (!OperatingSystem.IsLinux())
+        {
+            Skip = "Linux only: needs transparent huge pages, mincore and /proc.";
+        }
+        else if (!HugePageAdvice.IsThpEnabled(MemoryFigures.TryReadFile(HugePageAdvice.EnabledPath)))
+        {
+            Skip = $"transparent huge pages are off ({HugePageAdvice.EnabledPath}): the library gives no huge-page advice and makes no staging views.";
+        }
+    }
+}

@@ -14,6 +14,10 @@ internal static partial class Interop
 
         internal const int POSIX_FADV_DONTNEED = 4;
 
+        /// <summary>mmap: pages may be read; a view shared with the page cache (no private copies).</summary>
+        internal const int PROT_READ = 0x1;
+        internal const int MAP_SHARED = 0x01;
+
         /// <summary>statx of the descriptor itself (an empty path), for DirectIO's alignment and Residency's same-file check.</summary>
         internal const int AT_EMPTY_PATH = 0x1000;
         internal const uint STATX_TYPE = 0x1;
