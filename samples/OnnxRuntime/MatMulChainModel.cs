@@ -1,3 +1,4 @@
+using System.Buffers;
 using System.Buffers.Binary;
 using System.Globalization;
 using System.Text;
@@ -130,7 +131,7 @@ internal static class MatMulChainModel
     /// <summary>The protobuf wire format's two field kinds used here: varints and length-delimited bytes.</summary>
     private sealed class Protobuf
     {
-        private readonly MemoryStream _bytes = new();
+        private readonly ArrayBufferWriter<byte> _bytes = new();
 
         internal Protobuf Varint(int field, long value)
         {
@@ -143,7 +144,7 @@ internal static class MatMulChainModel
 
         internal Protobuf Message(int field, Protobuf value) => Bytes(field, value.ToArray());
 
-        internal byte[] ToArray() => _bytes.ToArray();
+        internal byte[] ToArray() => _bytes.WrittenSpan.ToArray();
 
         private Protobuf Bytes(int field, byte[] value)
         {
@@ -159,11 +160,11 @@ internal static class MatMulChainModel
         {
             while (value >= 0x80)
             {
-                _bytes.WriteByte((byte)(value | 0x80));
+                _bytes.Write([(byte)(value | 0x80)]);
                 value >>= 7;
             }
 
-            _bytes.WriteByte((byte)value);
+            _bytes.Write([(byte)value]);
         }
     }
 }
