@@ -177,6 +177,19 @@ internal sealed unsafe class StagingViews : IDisposable
     {
         view = 0;
         viewEnd = 0;
+        // Only regular files: a mapped device (a private view of /dev/zero, a driver's memory) is neither opened nor viewed.
+        try
+        {
+            if (FileStatus.Of(path).Kind != FileKind.Regular)
+            {
+                return false;
+            }
+        }
+        catch (IOException)
+        {
+            return false;
+        }
+
         using SafeFileHandle? handle = FileCacheProbe.OpenIfSameFile(path, inode);
         if (handle is null)
         {

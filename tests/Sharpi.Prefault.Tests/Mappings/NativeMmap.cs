@@ -12,6 +12,7 @@ namespace Sharpi.Prefault.Tests.Mappings;
 internal sealed unsafe partial class NativeMmap : IDisposable
 {
     private const int ProtRead = 1;
+    private const int ProtWrite = 2;
     private const int MapShared = 1;
     private const int MapPrivate = 2;
 
@@ -25,11 +26,15 @@ internal sealed unsafe partial class NativeMmap : IDisposable
 
     public long Length { get; }
 
-    /// <summary>Maps <paramref name="length"/> bytes of <paramref name="path"/> from <paramref name="offset"/> (page-aligned), read-only, and closes the descriptor.</summary>
-    public static NativeMmap Map(string path, long offset, long length, bool shared = false)
+    /// <summary>
+    /// Maps <paramref name="length"/> bytes of <paramref name="path"/> from <paramref name="offset"/> (page-aligned),
+    /// read-only, or with <paramref name="writable"/> read-write and private (copy-on-write, as ONNX Runtime maps its
+    /// initializers), and closes the descriptor.
+    /// </summary>
+    public static NativeMmap Map(string path, long offset, long length, bool shared = false, bool writable = false)
     {
         using SafeFileHandle handle = File.OpenHandle(path, FileMode.Open, FileAccess.Read, FileShare.ReadWrite | FileShare.Delete);
-        nint address = Mmap(0, (nuint)length, ProtRead, shared ? MapShared : MapPrivate, handle, offset);
+        nint address = Mmap(0, (nuint)length, writable ? ProtRead | ProtWrite : ProtRead, shared ? MapShared : MapPrivate, handle, offset);
         if (address == -1)
         {
             throw new IOException($"mmap failed: errno {Marshal.GetLastPInvokeError()}");

@@ -69,6 +69,18 @@ public sealed class StagingViewsTests
         Assert.Equal(RegionBytes.OfFile(file.Path, FileBytes / 2, FileBytes / 2), RegionBytes.Of(regions[1]));
     }
 
+    [HugePageFact]
+    public void Create_LeavesWritableDeviceMappingsAlone()
+    {
+        // A private, writable view of /dev/zero is file-backed to /proc/self/maps (a path and an inode) but no file.
+        using var zero = Mappings.NativeMmap.Map("/dev/zero", 0, 4 * TestFile.MiB, writable: true);
+        MergedRegion[] merged = RegionSet.Merge([new PrefaultRegion(zero.Address, zero.Length, "zero")], null);
+
+        using StagingViews staging = StagingViews.Create(merged, ProcMaps.ReadFor(merged));
+
+        Assert.True(staging.IsEmpty);
+    }
+
     [LinuxFact]
     public void Run_WithHugePageAdviceOff_MakesNoStagingView()
     {
