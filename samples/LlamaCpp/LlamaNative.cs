@@ -226,13 +226,13 @@ internal static unsafe partial class LlamaNative
         return null;
     }
 
+    // Keeps every level (the repack lines are DEBUG): the host reads it, nothing prints it unless a call failed.
     [UnmanagedCallersOnly(CallConvs = [typeof(CallConvCdecl)])]
     private static void OnLog(int level, byte* text, void* userData)
     {
-        string? line = Marshal.PtrToStringUTF8((nint)text);
         lock (Gate)
         {
-            LogText.Append(line);
+            LogText.Append(Marshal.PtrToStringUTF8((nint)text));
         }
     }
 
