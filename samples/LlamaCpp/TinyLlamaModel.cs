@@ -39,27 +39,32 @@ internal static class TinyLlamaModel
     internal static int LayersFor(long bytes, WeightType type) => (int)Math.Max(1, bytes / LayerBytes(type));
 
     /// <summary>Writes the model and flushes it to the disk (written pages are dirty, and eviction leaves dirty pages).</summary>
-    internal static void Write(string path, int layers, WeightType type)
+    /// <param name="path">The file to write.</param>
+    /// <param name="layers">The number of transformer blocks.</param>
+    /// <param name="type">The matrices' type.</param>
+    /// <param name="embedding">The hidden size (a multiple of 32 and of the 8 heads).</param>
+    /// <param name="feedForward">The feed-forward size (a multiple of 32).</param>
+    internal static void Write(string path, int layers, WeightType type, int embedding = Embedding, int feedForward = FeedForward)
     {
         var tensors = new List<(string Name, long[] Shape, WeightType Type)>
         {
-            ("token_embd.weight", [Embedding, Vocabulary], WeightType.F32),
+            ("token_embd.weight", [embedding, Vocabulary], WeightType.F32),
         };
         for (int i = 0; i < layers; i++)
         {
-            tensors.Add(($"blk.{i}.attn_norm.weight", [Embedding], WeightType.F32));
-            tensors.Add(($"blk.{i}.attn_q.weight", [Embedding, Embedding], type));
-            tensors.Add(($"blk.{i}.attn_k.weight", [Embedding, Embedding], type));
-            tensors.Add(($"blk.{i}.attn_v.weight", [Embedding, Embedding], type));
-            tensors.Add(($"blk.{i}.attn_output.weight", [Embedding, Embedding], type));
-            tensors.Add(($"blk.{i}.ffn_norm.weight", [Embedding], WeightType.F32));
-            tensors.Add(($"blk.{i}.ffn_gate.weight", [Embedding, FeedForward], type));
-            tensors.Add(($"blk.{i}.ffn_up.weight", [Embedding, FeedForward], type));
-            tensors.Add(($"blk.{i}.ffn_down.weight", [FeedForward, Embedding], type));
+            tensors.Add(($"blk.{i}.attn_norm.weight", [embedding], WeightType.F32));
+            tensors.Add(($"blk.{i}.attn_q.weight", [embedding, embedding], type));
+            tensors.Add(($"blk.{i}.attn_k.weight", [embedding, embedding], type));
+            tensors.Add(($"blk.{i}.attn_v.weight", [embedding, embedding], type));
+            tensors.Add(($"blk.{i}.attn_output.weight", [embedding, embedding], type));
+            tensors.Add(($"blk.{i}.ffn_norm.weight", [embedding], WeightType.F32));
+            tensors.Add(($"blk.{i}.ffn_gate.weight", [embedding, feedForward], type));
+            tensors.Add(($"blk.{i}.ffn_up.weight", [embedding, feedForward], type));
+            tensors.Add(($"blk.{i}.ffn_down.weight", [feedForward, embedding], type));
         }
 
-        tensors.Add(("output_norm.weight", [Embedding], WeightType.F32));
-        tensors.Add(("output.weight", [Embedding, Vocabulary], type));
+        tensors.Add(("output_norm.weight", [embedding], WeightType.F32));
+        tensors.Add(("output.weight", [embedding, Vocabulary], type));
 
         using (var stream = new FileStream(path, FileMode.Create, FileAccess.Write, FileShare.Read, 1 << 20))
         using (var file = new BinaryWriter(stream))
@@ -72,9 +77,9 @@ internal static class TinyLlamaModel
             String(file, "general.name", "sharpi-tiny-llama");
             UInt32(file, "general.file_type", type == WeightType.F32 ? 0u : 2u); // LLAMA_FTYPE_ALL_F32 / MOSTLY_Q4_0
             UInt32(file, "llama.context_length", ContextLength);
-            UInt32(file, "llama.embedding_length", Embedding);
+            UInt32(file, "llama.embedding_length", (uint)embedding);
             UInt32(file, "llama.block_count", (uint)layers);
-            UInt32(file, "llama.feed_forward_length", FeedForward);
+            UInt32(file, "llama.feed_forward_length", (uint)feedForward);
             UInt32(file, "llama.attention.head_count", Heads);
             UInt32(file, "llama.attention.head_count_kv", Heads);
             Key(file, "llama.attention.layer_norm_rms_epsilon", 6);
