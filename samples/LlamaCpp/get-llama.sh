@@ -23,7 +23,7 @@ trap 'rm -rf "$work"' EXIT
 tar -xzf "$work"/node-llama-cpp-linux-x64-"$version".tgz -C "$work"
 
 bins="$work/package/bins/linux-x64"
-[ -f "$bins/libllama.v0.5.0.so" ] || ls "$bins"/libllama*.so >/dev/null 2>&1 \
+ls "$bins"/libllama*.so >/dev/null 2>&1 \
   || { echo "get-llama.sh: no libllama*.so under bins/linux-x64 of the package; its layout changed" >&2; exit 1; }
 
 rm -rf "$dest"
