@@ -6,8 +6,12 @@ internal static class FileErrors
 {
     private const int TooManyOpenFiles = 24; // EMFILE: .NET's IOException carries the errno as its HResult on Unix
 
+    /// <summary>
+    /// A failure of the file being worked on. stdout's own failure (<see cref="Output.OutputUnavailableException"/>, an
+    /// IOException too) is not one: it must not be blamed on the model file whose line could not be printed.
+    /// </summary>
     public static bool IsExpected(Exception e) =>
-        e is IOException or UnauthorizedAccessException or ModelFormatException or NotSupportedException or PlatformNotSupportedException;
+        e is (IOException and not Output.OutputUnavailableException) or UnauthorizedAccessException or ModelFormatException or NotSupportedException or PlatformNotSupportedException;
 
     public static string Describe(Exception e) => e switch
     {
