@@ -15,6 +15,7 @@ internal static class FileErrors
 
     public static string Describe(Exception e) => e switch
     {
+        PathTooLongException => PathKinds.TooLongMessage,
         FileNotFoundException { FileName: string name } => $"no such file: {name}.",
         FileNotFoundException or DirectoryNotFoundException => "no such file.",
         IOException { HResult: TooManyOpenFiles } => "too many open files: the descriptor limit (ulimit -n) is reached.",
