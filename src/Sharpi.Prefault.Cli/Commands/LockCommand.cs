@@ -161,8 +161,8 @@ internal static class LockCommand
     {
         if (json)
         {
-            var failures = lease is null ? [] : lease.Failures.Select(f => new FailureJson(f.Name, f.Message)).ToList();
-            CliJsonContext.Write(context.Out, new LockJson(locked ?? lease?.LockedBytes ?? 0, requested, unlocked, failures), CliJsonContext.Output.LockJson);
+            // Every failure reported (a missing file as well as a refused range: the lease's failures were reported too).
+            CliJsonContext.Write(context.Out, new LockJson(locked ?? lease?.LockedBytes ?? 0, requested, unlocked, [.. context.Failures]), CliJsonContext.Output.LockJson);
         }
 
         return context.ExitCode;
