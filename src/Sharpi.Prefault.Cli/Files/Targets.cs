@@ -11,9 +11,14 @@ internal static class Targets
     /// <param name="filter">The --tensor/--exclude patterns; when it names tensors, every file must be a model.</param>
     /// <param name="readModels">Read the tensor table of model files even when no tensors are named (resident, tensors).</param>
     /// <param name="recursive">-r: a directory stands for the regular files under it; without it a directory is an error.</param>
-    /// <param name="beforeRead">Called with each regular file before anything is read from it (resident's head snapshot).</param>
+    /// <param name="beforeRead">Called with each regular file before anything is read from it (resident's snapshot).</param>
+    /// <param name="requireModels">
+    /// Every file must be a readable model (tensors): a model file whose header cannot be read is an error. Otherwise, with
+    /// no tensors named, it is worked on as a plain file with a note saying why.
+    /// </param>
     public static List<FileTarget> Resolve(
-        CliContext context, IReadOnlyList<string> paths, TensorFilter filter, bool readModels, bool recursive = false, Action<string>? beforeRead = null)
+        CliContext context, IReadOnlyList<string> paths, TensorFilter filter, bool readModels, bool recursive = false, Action<string>? beforeRead = null,
+        bool requireModels = false)
     {
         var targets = new List<FileTarget>(paths.Count);
         var seen = new HashSet<string>(StringComparer.Ordinal);
@@ -26,7 +31,7 @@ internal static class Targets
                 foreach (string file in FilesUnder(context, path, filter))
                 {
                     beforeRead?.Invoke(file);
-                    ResolveChecked(context, file, filter, selection, readModels, targets, seen);
+                    ResolveChecked(context, file, filter, selection, readModels, requireModels, targets, seen);
                 }
 
                 continue;
@@ -39,7 +44,7 @@ internal static class Targets
             }
 
             beforeRead?.Invoke(path);
-            ResolveChecked(context, path, filter, selection, readModels, targets, seen);
+            ResolveChecked(context, path, filter, selection, readModels, requireModels, targets, seen);
         }
 
         CheckPatternsMatch(context, targets, filter);
@@ -47,11 +52,11 @@ internal static class Targets
     }
 
     private static void ResolveChecked(
-        CliContext context, string path, TensorFilter filter, TensorSelection selection, bool readModels, List<FileTarget> targets, HashSet<string> seen)
+        CliContext context, string path, TensorFilter filter, TensorSelection selection, bool readModels, bool requireModels, List<FileTarget> targets, HashSet<string> seen)
     {
         try
         {
-            ResolveOne(context, path, filter, selection, readModels, targets, seen);
+            ResolveOne(context, path, filter, selection, readModels, requireModels, targets, seen);
         }
         catch (Exception e) when (FileErrors.IsExpected(e))
         {
@@ -197,7 +202,7 @@ internal static class Targets
     }
 
     private static void ResolveOne(
-        CliContext context, string path, TensorFilter filter, TensorSelection selection, bool readModels, List<FileTarget> targets, HashSet<string> seen)
+        CliContext context, string path, TensorFilter filter, TensorSelection selection, bool readModels, bool requireModels, List<FileTarget> targets, HashSet<string> seen)
     {
         bool looksLikeModel = ModelFiles.LooksLikeModel(path);
         if (filter.NamesTensors && !looksLikeModel)
@@ -215,9 +220,11 @@ internal static class Targets
             {
                 index = TensorIndex.Read(path);
             }
-            catch (ModelFormatException e) when (!filter.NamesTensors && !ModelFiles.HasModelExtension(path))
+            catch (ModelFormatException e) when (!filter.NamesTensors && !requireModels && !ModelFiles.IsShardIndex(path))
             {
-                // A plain file that merely starts like a model: work on it whole, and say why it is not a model.
+                // Working on a file's bytes does not need its header: a model file whose header cannot be read (or a file
+                // that merely starts like one) is worked on whole, as touch, evict and lock (which read no header unless
+                // tensors are named) do, and the note says why it shows no tensors. Only naming tensors needs the table.
                 context.Note(path, $"read as a plain file ({e.Message})");
                 Add(targets, seen, Plain(path));
                 return;
