@@ -4,7 +4,7 @@ using Sharpi.Prefault.Cli.Output;
 try
 {
     using var interruption = new Interruption(CliApp.FinishesOnInterruption(args));
-    using var output = new StdoutWriter(Console.Out);
+    using var output = StdoutWriter.OpenStandardOutput();
     int code = await CliApp.RunAsync(args, output, Console.Error, interruption.Token).ConfigureAwait(false);
     return interruption.ExitCode(code);
 }

@@ -37,19 +37,30 @@ internal static class EvictCommand
         {
             try
             {
-                long dropped = Evict(target, filter, out int ranges);
-                ResidencyInfo after = Residency.OfFile(target.FullPath);
-                report.Add(new EvictFileJson(target.DisplayPath, target.Length, dropped, ranges, after.ResidentBytes));
+                // What was asked (the file, or the selected tensors' ranges, touching tensors merged) is measured before
+                // and after: the kernel drops only whole folios inside a range, so what was dropped is counted, not assumed.
+                bool tensorsOnly = filter.NamesTensors && target.IsModel;
+                List<FileByteRange> asked = tensorsOnly ? [.. target.TensorRanges()] : [new FileByteRange(target.FullPath, 0, target.Length)];
+                long before = ResidentIn(asked);
+                Evict(asked, tensorsOnly);
+                long after = ResidentIn(asked);
+                long askedBytes = asked.Sum(r => r.Length);
+                long dropped = Math.Max(0, before - after);
+                report.Add(new EvictFileJson(target.DisplayPath, askedBytes, dropped, asked.Count, after));
                 if (!json)
                 {
                     context.Out.WriteLine(
-                        $"{SafeText.Escape(target.DisplayPath)}: evicted {Sizes.Format(dropped)} in {ranges} range(s); {Sizes.Format(after.ResidentBytes)} of {Sizes.Format(after.Bytes)} still resident");
+                        $"{SafeText.Escape(target.DisplayPath)}: evicted {Sizes.Format(dropped)} in {asked.Count} range(s); {Sizes.Format(after)} of {Sizes.Format(askedBytes)} still resident");
                 }
 
-                if (after.ResidentBytes > 0 && !filter.NamesTensors)
+                if (after > 0 && !filter.NamesTensors)
                 {
                     context.Note(target.DisplayPath, "pages still resident are mapped by a live process or dirty; the kernel keeps those.");
                 }
+            }
+            catch (ArgumentOutOfRangeException)
+            {
+                context.Fail(target.DisplayPath, "changed size while being evicted; run again once it is written.");
             }
             catch (Exception e) when (FileErrors.IsExpected(e))
             {
@@ -69,30 +80,30 @@ internal static class EvictCommand
         }
     }
 
-    private static long Evict(FileTarget target, TensorFilter filter, out int ranges)
+    /// <summary>The resident bytes of the ranges, measured through a fresh mapping of each (no page touched).</summary>
+    private static long ResidentIn(List<FileByteRange> ranges)
+    {
+        long resident = 0;
+        foreach (FileByteRange range in ranges)
+        {
+            resident += Residency.OfFile(range.FilePath, range.Offset, range.Length).ResidentBytes;
+        }
+
+        return resident;
+    }
+
+    private static void Evict(List<FileByteRange> ranges, bool tensorsOnly)
     {
         if (!OperatingSystem.IsLinux())
         {
             throw new PlatformNotSupportedException("eviction needs Linux.");
         }
 
-        if (!filter.NamesTensors || !target.IsModel)
+        // Only whole pages inside a range drop: a page shared with a neighbouring tensor stays. A whole file is one
+        // call over all of it (length 0: to the end), so pages past a length that grew since are dropped too.
+        foreach (FileByteRange range in ranges)
         {
-            PageCache.Evict(target.FullPath);
-            ranges = 1;
-            return target.Length;
+            PageCache.Evict(range.FilePath, range.Offset, tensorsOnly ? range.Length : 0);
         }
-
-        // Only whole pages inside a range drop: a page shared with a neighbouring tensor stays.
-        long bytes = 0;
-        ranges = 0;
-        foreach (FileByteRange range in target.TensorRanges())
-        {
-            PageCache.Evict(target.FullPath, range.Offset, range.Length);
-            bytes += range.Length;
-            ranges++;
-        }
-
-        return bytes;
     }
 }

@@ -20,7 +20,7 @@ internal static class LockCommand
         Option<bool> json = CommonOptions.Json();
         var pidFile = new Option<FileInfo?>("--pidfile")
         {
-            Description = "Write the process id to PATH once the pages are locked (like vmtouch -P); removed on exit.",
+            Description = "Write the process id to PATH once the pages are locked (like vmtouch -P), creating it exclusively (a running lock's pid file is refused); removed on exit if it is still the file written.",
             HelpName = "PATH",
         };
         var command = new Command("lock", "Prefault FILEs (or the selected tensors) and hold their pages locked in memory until Ctrl+C or SIGTERM.")
@@ -46,6 +46,13 @@ internal static class LockCommand
         if (CliContext.KillSwitchIsOn(out string reason))
         {
             context.Note("nothing locked", $"{reason}; the kill switch wins over lock too.");
+            return WriteJson(context, json, null, 0, false);
+        }
+
+        // A pid file a live lock holds, or a path that is not a pid file at all, is refused before anything is locked.
+        if (pidFile is not null && PidFile.WhyNotClaimable(pidFile) is string taken)
+        {
+            context.Fail(pidFile, $"cannot be this lock's pid file: {taken}");
             return WriteJson(context, json, null, 0, false);
         }
 
@@ -95,10 +102,13 @@ internal static class LockCommand
         long locked = lease.LockedBytes;
         string holding = $"locked {Sizes.Format(locked)} of {Sizes.Format(lease.RequestedBytes)} in {mappings.Items.Count} file(s); holding until Ctrl+C or SIGTERM";
         TextWriter status = json ? context.Err : context.Out; // with --json, stdout carries the one JSON document only
+        PidFile? claimed = null;
         try
         {
-            if (pidFile is not null && !TryWritePidFile(context, pidFile))
+            // Written once the pages are locked, exclusively: a lock that started meanwhile with the same path wins it.
+            if (pidFile is not null && (claimed = PidFile.Claim(pidFile, out string? refusal)) is null)
             {
+                context.Fail(pidFile, $"cannot be this lock's pid file: {refusal} Unlocked.");
                 return WriteJson(context, json, lease, requested, false);
             }
 
@@ -124,36 +134,11 @@ internal static class LockCommand
         }
         finally
         {
-            if (pidFile is not null)
+            // Removed only while it is still the file this process wrote, holding its id: never someone else's.
+            if (claimed is not null && !claimed.Release(out string? leftBecause) && leftBecause is not null)
             {
-                TryDelete(pidFile);
+                context.Note(claimed.Path, leftBecause);
             }
-        }
-    }
-
-    private static bool TryWritePidFile(CliContext context, string pidFile)
-    {
-        try
-        {
-            File.WriteAllText(pidFile, Environment.ProcessId.ToString(CultureInfo.InvariantCulture) + "\n");
-            return true;
-        }
-        catch (Exception e) when (FileErrors.IsExpected(e))
-        {
-            context.Fail(pidFile, $"cannot write the pid file: {FileErrors.Describe(e)} Unlocked.");
-            return false;
-        }
-    }
-
-    private static void TryDelete(string path)
-    {
-        try
-        {
-            File.Delete(path);
-        }
-        catch (Exception e) when (FileErrors.IsExpected(e))
-        {
-            // Nothing to do about it on the way out; the pid in it is gone anyway.
         }
     }
 
@@ -161,8 +146,8 @@ internal static class LockCommand
     {
         if (json)
         {
-            var failures = lease is null ? [] : lease.Failures.Select(f => new FailureJson(f.Name, f.Message)).ToList();
-            CliJsonContext.Write(context.Out, new LockJson(locked ?? lease?.LockedBytes ?? 0, requested, unlocked, failures), CliJsonContext.Output.LockJson);
+            // Every failure reported (a missing file as well as a refused range: the lease's failures were reported too).
+            CliJsonContext.Write(context.Out, new LockJson(locked ?? lease?.LockedBytes ?? 0, requested, unlocked, [.. context.Failures]), CliJsonContext.Output.LockJson);
         }
 
         return context.ExitCode;

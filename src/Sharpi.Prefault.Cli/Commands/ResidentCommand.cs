@@ -32,10 +32,10 @@ internal static class ResidentCommand
             return context.ExitCode;
         }
 
-        // Reading a model's header brings its pages (and maybe read-ahead around them) into the cache: snapshot each
-        // file's head first, and discount what was not resident before the look.
-        var head = new HeadSnapshot();
-        List<FileTarget> targets = Targets.Resolve(context, paths, filter, readModels: true, recursive, head.Take);
+        // Reading a model's header brings its pages (and maybe read-ahead around them) into the cache: each file is
+        // measured before anything is read from it, and reported from that measurement.
+        var before = new ResidencySnapshot();
+        List<FileTarget> targets = Targets.Resolve(context, paths, filter, readModels: true, recursive, before.Take);
         var report = new List<ResidentFileJson>(targets.Count);
         foreach (FileTarget target in targets)
         {
@@ -44,7 +44,7 @@ internal static class ResidentCommand
             try
             {
                 using FileMapping mapping = FileMapping.Open(target);
-                report.Add(Measure(mapping, head));
+                report.Add(Report(mapping, before.Of(mapping)));
             }
             catch (Exception e) when (FileErrors.IsExpected(e))
             {
@@ -60,31 +60,18 @@ internal static class ResidentCommand
         return context.ExitCode;
     }
 
-    /// <summary>
-    /// mincore over a fresh read-only mapping reports page-cache pages whether or not anyone maps them. The whole
-    /// file first, then each tensor: one call, so the setup is paid once per file, not per tensor.
-    /// </summary>
-    private static ResidentFileJson Measure(FileMapping mapping, HeadSnapshot head)
+    /// <summary>The whole file and each selected tensor, from the file's pages as they were before it was read.</summary>
+    private static ResidentFileJson Report(FileMapping mapping, ResidentPages pages)
     {
         FileTarget target = mapping.Target;
         IReadOnlyList<TensorInfo> tensorInfos = target.Tensors ?? [];
-        var ranges = new PrefaultRegion[tensorInfos.Count + 1];
-        ranges[0] = mapping.Whole();
-        for (int i = 0; i < tensorInfos.Count; i++)
-        {
-            ranges[i + 1] = mapping.Region(tensorInfos[i]);
-        }
-
-        ResidencyInfo[] measured = Residency.MeasureEach(ranges);
-        Func<long, long, long> broughtIn = head.BroughtIn(mapping);
-        long wholeResident = measured[0].ResidentBytes - broughtIn(0, target.Length);
         var tensors = new List<ResidentTensorJson>(tensorInfos.Count);
-        for (int i = 0; i < tensorInfos.Count; i++)
+        foreach (TensorInfo tensor in tensorInfos)
         {
-            long resident = measured[i + 1].ResidentBytes - broughtIn(tensorInfos[i].Offset, tensorInfos[i].Length);
-            tensors.Add(new ResidentTensorJson(tensorInfos[i].Name, tensorInfos[i].Length, resident));
+            tensors.Add(new ResidentTensorJson(tensor.Name, tensor.Length, pages.ResidentBytes(tensor.Offset, tensor.Length)));
         }
 
+        long wholeResident = pages.ResidentBytes(0, target.Length);
         return new ResidentFileJson(target.DisplayPath, target.Length, wholeResident, tensors)
         {
             Pages = PageCount(target.Length),

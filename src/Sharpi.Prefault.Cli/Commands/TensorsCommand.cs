@@ -22,7 +22,7 @@ internal static class TensorsCommand
     {
         List<FileTarget> targets = PathKinds.Of(path) == PathKind.Directory
             ? Refuse(context, path, "is a directory; name a model file or a sharded model's index.")
-            : Targets.Resolve(context, [path], new TensorFilter([], []), readModels: true);
+            : Targets.Resolve(context, [path], new TensorFilter([], []), readModels: true, requireModels: true);
         if (targets.Count > 0 && !targets[0].IsModel)
         {
             context.Fail(path, "not a GGUF or safetensors model.");

@@ -62,7 +62,7 @@ internal static class TouchCommand
 
         if (json)
         {
-            CliJsonContext.Write(context.Out, ToJson(result, files), CliJsonContext.Output.TouchJson);
+            CliJsonContext.Write(context.Out, ToJson(result, files, context.Failures), CliJsonContext.Output.TouchJson);
         }
         else
         {
@@ -120,7 +120,8 @@ internal static class TouchCommand
         return result;
     }
 
-    private static TouchJson ToJson(PrefaultResult result, List<TouchFileJson> files) =>
+    /// <param name="failures">Every failure the command reported: a file that could not be used as well as a region that failed.</param>
+    private static TouchJson ToJson(PrefaultResult result, List<TouchFileJson> files, IReadOnlyList<FailureJson> failures) =>
         new(result.HasRun, result.Bytes, result.BytesAlreadyResident, result.Elapsed.TotalSeconds, result.GiBPerSecond,
             PrefaultMethodNames.Of(result.Method), result.Reason, files)
         {
@@ -128,7 +129,7 @@ internal static class TouchCommand
             Cancelled = result.IsCanceled,
             BytesRequested = result.BytesRequested,
             Threads = result.Threads,
-            Failures = result.Failures.Select(f => new FailureJson(f.Name, f.Message)).ToList(),
+            Failures = [.. failures],
         };
 
     private static void WriteText(TextWriter output, PrefaultResult result, int fileCount)

@@ -1,3 +1,4 @@
+using System.IO.Enumeration;
 using Sharpi.Prefault.Cli.Commands;
 
 namespace Sharpi.Prefault.Cli.Files;
@@ -10,9 +11,14 @@ internal static class Targets
     /// <param name="filter">The --tensor/--exclude patterns; when it names tensors, every file must be a model.</param>
     /// <param name="readModels">Read the tensor table of model files even when no tensors are named (resident, tensors).</param>
     /// <param name="recursive">-r: a directory stands for the regular files under it; without it a directory is an error.</param>
-    /// <param name="beforeRead">Called with each regular file before anything is read from it (resident's head snapshot).</param>
+    /// <param name="beforeRead">Called with each regular file before anything is read from it (resident's snapshot).</param>
+    /// <param name="requireModels">
+    /// Every file must be a readable model (tensors): a model file whose header cannot be read is an error. Otherwise, with
+    /// no tensors named, it is worked on as a plain file with a note saying why.
+    /// </param>
     public static List<FileTarget> Resolve(
-        CliContext context, IReadOnlyList<string> paths, TensorFilter filter, bool readModels, bool recursive = false, Action<string>? beforeRead = null)
+        CliContext context, IReadOnlyList<string> paths, TensorFilter filter, bool readModels, bool recursive = false, Action<string>? beforeRead = null,
+        bool requireModels = false)
     {
         var targets = new List<FileTarget>(paths.Count);
         var seen = new HashSet<string>(StringComparer.Ordinal);
@@ -25,7 +31,7 @@ internal static class Targets
                 foreach (string file in FilesUnder(context, path, filter))
                 {
                     beforeRead?.Invoke(file);
-                    ResolveChecked(context, file, filter, selection, readModels, targets, seen);
+                    ResolveChecked(context, file, filter, selection, readModels, requireModels, targets, seen);
                 }
 
                 continue;
@@ -38,7 +44,7 @@ internal static class Targets
             }
 
             beforeRead?.Invoke(path);
-            ResolveChecked(context, path, filter, selection, readModels, targets, seen);
+            ResolveChecked(context, path, filter, selection, readModels, requireModels, targets, seen);
         }
 
         CheckPatternsMatch(context, targets, filter);
@@ -46,11 +52,11 @@ internal static class Targets
     }
 
     private static void ResolveChecked(
-        CliContext context, string path, TensorFilter filter, TensorSelection selection, bool readModels, List<FileTarget> targets, HashSet<string> seen)
+        CliContext context, string path, TensorFilter filter, TensorSelection selection, bool readModels, bool requireModels, List<FileTarget> targets, HashSet<string> seen)
     {
         try
         {
-            ResolveOne(context, path, filter, selection, readModels, targets, seen);
+            ResolveOne(context, path, filter, selection, readModels, requireModels, targets, seen);
         }
         catch (Exception e) when (FileErrors.IsExpected(e))
         {
@@ -63,40 +69,112 @@ internal static class Targets
     /// with --tensor only the model files are taken (config.json beside the weights is not an error). A sharded
     /// model's shards come once, whether through the index or found themselves.
     /// </summary>
+    /// <remarks>
+    /// Each directory is walked once and each file taken once, by (device, inode): symlinked directories are followed
+    /// (as vmtouch -f does), but one that leads back to a directory already walked (a loop: <c>ln -s .. up</c>) is not
+    /// walked again, and a file reached by two paths (a symlink, a hard link) is taken once, by its real path where
+    /// one was found. Without device and inode numbers (not Linux), symlinked directories are skipped instead.
+    /// </remarks>
     private static List<string> FilesUnder(CliContext context, string directory, TensorFilter filter)
     {
-        var options = new EnumerationOptions { RecurseSubdirectories = true, IgnoreInaccessible = true, AttributesToSkip = 0 };
-        var files = new List<string>();
-        foreach (string file in Directory.EnumerateFiles(directory, "*", options))
+        var candidates = new Dictionary<FileKey, (string Path, bool ViaLink)>();
+        var unkeyed = new List<string>();
+        var walked = new HashSet<FileKey>();
+        if (PathKinds.Of(directory, out FileKey root) == PathKind.Directory && root.IsKnown)
         {
-            PathKind kind = PathKinds.Of(file);
-            if (kind != PathKind.Regular)
-            {
-                if (kind != PathKind.Missing && kind != PathKind.Directory)
-                {
-                    context.Note(file, "skipped: " + PathKinds.Refusal(kind));
-                }
-
-                continue;
-            }
-
-            if (filter.NamesTensors && !ModelFiles.LooksLikeModel(file))
-            {
-                continue;
-            }
-
-            files.Add(file);
+            walked.Add(root);
         }
 
-        files.Sort(StringComparer.Ordinal);
+        // Real directories first, symlinked ones after: a tree's files are named by their real paths, and a link into
+        // the tree finds its target walked already.
+        var real = new Queue<string>([directory]);
+        var linked = new Queue<string>();
+        while (real.Count > 0 || linked.Count > 0)
+        {
+            string current = real.Count > 0 ? real.Dequeue() : linked.Dequeue();
+            foreach ((string entry, bool isLink) in Entries(context, current))
+            {
+                PathKind kind = PathKinds.Of(entry, out FileKey key);
+                switch (kind)
+                {
+                    case PathKind.Directory when !key.IsKnown:
+                        if (isLink)
+                        {
+                            context.Note(entry, "skipped: a symlinked directory (followed only where files have inode numbers).");
+                        }
+                        else
+                        {
+                            real.Enqueue(entry);
+                        }
+
+                        break;
+                    case PathKind.Directory:
+                        if (walked.Add(key))
+                        {
+                            (isLink ? linked : real).Enqueue(entry);
+                        }
+
+                        break;
+                    case PathKind.Regular when !key.IsKnown:
+                        unkeyed.Add(entry);
+                        break;
+                    case PathKind.Regular:
+                        if (!candidates.TryGetValue(key, out (string Path, bool ViaLink) taken)
+                            || (taken.ViaLink && !isLink)
+                            || (taken.ViaLink == isLink && string.CompareOrdinal(entry, taken.Path) < 0))
+                        {
+                            candidates[key] = (entry, isLink);
+                        }
+
+                        break;
+                    case PathKind.Missing:
+                        break; // a dangling symlink, or gone since the listing
+                    default:
+                        context.Note(entry, "skipped: " + PathKinds.Refusal(kind));
+                        break;
+                }
+            }
+        }
+
+        var files = new List<string>(candidates.Count + unkeyed.Count);
+        foreach (string file in candidates.Values.Select(c => c.Path).Concat(unkeyed))
+        {
+            if (!filter.NamesTensors || ModelFiles.LooksLikeModel(file))
+            {
+                files.Add(file);
+            }
+        }
+
+        // Indexes first, so their shards are taken as the model's (with tensors) rather than as lone files; in path
+        // order otherwise. One sort: List.Sort is not stable, so a second sort by index-ness could shuffle the paths.
+        files.Sort((a, b) => ModelFiles.IsShardIndex(a) != ModelFiles.IsShardIndex(b)
+            ? ModelFiles.IsShardIndex(b).CompareTo(ModelFiles.IsShardIndex(a))
+            : string.CompareOrdinal(a, b));
         if (files.Count == 0)
         {
             context.Fail(directory, filter.NamesTensors ? "has no model files." : "has no regular files.");
         }
 
-        // Indexes first, so their shards are taken as the model's (with tensors) rather than as lone files.
-        files.Sort((a, b) => ModelFiles.IsShardIndex(b).CompareTo(ModelFiles.IsShardIndex(a)));
         return files;
+    }
+
+    /// <summary>The entries of one directory (not recursive), each with whether it is a symlink; unreadable ones are left out.</summary>
+    private static List<(string Path, bool IsLink)> Entries(CliContext context, string directory)
+    {
+        var options = new EnumerationOptions { RecurseSubdirectories = false, IgnoreInaccessible = true, AttributesToSkip = 0 };
+        try
+        {
+            var entries = new FileSystemEnumerable<(string, bool)>(
+                directory,
+                (ref FileSystemEntry entry) => (entry.ToSpecifiedFullPath(), (entry.Attributes & FileAttributes.ReparsePoint) != 0),
+                options);
+            return [.. entries];
+        }
+        catch (Exception e) when (FileErrors.IsExpected(e))
+        {
+            context.Note(directory, "skipped: " + FileErrors.Describe(e));
+            return [];
+        }
     }
 
     /// <summary>A --tensor pattern that selects nothing in any model is a mistake worth naming (a typo, a format's other naming).</summary>
@@ -124,7 +202,7 @@ internal static class Targets
     }
 
     private static void ResolveOne(
-        CliContext context, string path, TensorFilter filter, TensorSelection selection, bool readModels, List<FileTarget> targets, HashSet<string> seen)
+        CliContext context, string path, TensorFilter filter, TensorSelection selection, bool readModels, bool requireModels, List<FileTarget> targets, HashSet<string> seen)
     {
         bool looksLikeModel = ModelFiles.LooksLikeModel(path);
         if (filter.NamesTensors && !looksLikeModel)
@@ -142,9 +220,11 @@ internal static class Targets
             {
                 index = TensorIndex.Read(path);
             }
-            catch (ModelFormatException e) when (!filter.NamesTensors && !ModelFiles.HasModelExtension(path))
+            catch (ModelFormatException e) when (!filter.NamesTensors && !requireModels && !ModelFiles.IsShardIndex(path))
             {
-                // A plain file that merely starts like a model: work on it whole, and say why it is not a model.
+                // Working on a file's bytes does not need its header: a model file whose header cannot be read (or a file
+                // that merely starts like one) is worked on whole, as touch, evict and lock (which read no header unless
+                // tensors are named) do, and the note says why it shows no tensors. Only naming tensors needs the table.
                 context.Note(path, $"read as a plain file ({e.Message})");
                 Add(targets, seen, Plain(path));
                 return;

@@ -8,6 +8,22 @@ namespace Sharpi.Prefault.Cli.Output;
 /// </summary>
 internal sealed class StdoutWriter(TextWriter inner) : TextWriter
 {
+    /// <summary>
+    /// The process's stdout: on Unix file descriptor 1 written directly (<see cref="StdoutStream"/>), so a reader
+    /// that went away (EPIPE) is an error like a full disk; elsewhere <see cref="Console.Out"/>.
+    /// </summary>
+    public static StdoutWriter OpenStandardOutput()
+    {
+        if (OperatingSystem.IsLinux() || OperatingSystem.IsMacOS() || OperatingSystem.IsFreeBSD())
+        {
+            // Written through at every write (AutoFlush), as Console.Out is: a failure surfaces at the line that met it,
+            // and nothing is left buffered to fail again at exit.
+            return new StdoutWriter(new StreamWriter(new StdoutStream(), new UTF8Encoding(encoderShouldEmitUTF8Identifier: false)) { AutoFlush = true });
+        }
+
+        return new StdoutWriter(Console.Out);
+    }
+
     public override Encoding Encoding => inner.Encoding;
 
     public override void Write(char value) => Guard(() => inner.Write(value));

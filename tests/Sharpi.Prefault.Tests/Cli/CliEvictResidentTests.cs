@@ -109,4 +109,37 @@ public sealed class CliEvictResidentTests
         JsonElement other = tensors.Single(t => t.GetProperty("name").GetString() == "blk.1.attn_q.weight");
         Assert.Equal(other.GetProperty("bytes").GetInt64(), other.GetProperty("residentBytes").GetInt64());
     }
+
+    [LinuxFact]
+    public void Evict_WithATensorGlob_ReportsTheTensorsBytesAndWhatWasDropped()
+    {
+        using var model = new CliModelFiles();
+        string gguf = model.Gguf();
+        CliModelFiles.Evict(gguf);
+        CliModelFiles.CacheInSmallPages(gguf);
+
+        CliRun run = CliRun.Of("evict", gguf, "--tensor", "blk.0.*", "--json");
+
+        Assert.Equal(0, run.ExitCode);
+        JsonElement file = run.Json().GetProperty("files")[0];
+        Assert.Equal(2 * CliModelFiles.TensorBytes, file.GetProperty("bytes").GetInt64());
+        Assert.Equal(2 * CliModelFiles.TensorBytes, file.GetProperty("evictedBytes").GetInt64());
+        Assert.Equal(0, file.GetProperty("residentBytesAfter").GetInt64());
+    }
+
+    [LinuxFact]
+    public void Evict_OfAColdFile_SaysNothingWasDropped()
+    {
+        using var model = new CliModelFiles();
+        string gguf = model.Gguf();
+        CliModelFiles.Evict(gguf);
+
+        CliRun json = CliRun.Of("evict", gguf, "--tensor", "blk.0.*", "--json");
+        CliRun text = CliRun.Of("evict", gguf, "--tensor", "blk.0.*");
+
+        JsonElement file = json.Json().GetProperty("files")[0];
+        Assert.Equal(2 * CliModelFiles.TensorBytes, file.GetProperty("bytes").GetInt64());
+        Assert.Equal(0, file.GetProperty("evictedBytes").GetInt64());
+        Assert.Contains(": evicted 0 B in 1 range(s); 0 B of 512.00 KiB still resident", text.Out);
+    }
 }

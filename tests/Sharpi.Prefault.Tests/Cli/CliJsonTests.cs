@@ -52,4 +52,19 @@ public sealed class CliJsonTests
         Assert.Contains("PAGES", run.Out);
         Assert.Contains($" {TestFile.MiB / Environment.SystemPageSize} ", run.Out);
     }
+
+    [Theory]
+    [InlineData("touch")]
+    [InlineData("lock")]
+    public void Json_OfAMissingFile_ListsItInFailures(string command)
+    {
+        using var model = new CliModelFiles();
+        string missing = Path.Combine(model.Directory, "nope.gguf");
+
+        CliRun run = CliRun.Of(command, missing, "--json");
+
+        Assert.Equal(1, run.ExitCode);
+        JsonElement failures = run.Json().GetProperty("failures");
+        Assert.Contains(failures.EnumerateArray(), f => f.GetProperty("name").GetString() == missing && f.GetProperty("message").GetString() == "no such file.");
+    }
 }

@@ -40,6 +40,29 @@ public sealed class HugePageFactAttribute : FactAttribute
         else if (!HugePageAdvice.IsThpEnabled(MemoryFigures.TryReadFile(HugePageAdvice.EnabledPath)))
         {
             Skip = $"transparent huge pages are off ({HugePageAdvice.EnabledPath}): the library gives no huge-page advice and makes no staging views.";
+
+/// A fact that runs on Linux as root only (it makes device nodes, or runs a child as another user), and shows as
+/// skipped, with the reason, elsewhere.
+/// </summary>
+public sealed class RootLinuxFactAttribute : FactAttribute
+{
+    public RootLinuxFactAttribute()
+    {
+        if (!OperatingSystem.IsLinux() || !Environment.IsPrivilegedProcess)
+        {
+            Skip = "Linux as root only: makes a device node, or runs the tool as another user (nobody).";
+        }
+    }
+}
+
+/// <summary>The theory form of <see cref="RootLinuxFactAttribute"/>.</summary>
+public sealed class RootLinuxTheoryAttribute : TheoryAttribute
+{
+    public RootLinuxTheoryAttribute()
+    {
+        if (!OperatingSystem.IsLinux() || !Environment.IsPrivilegedProcess)
+        {
+            Skip = "Linux as root only: makes a device node, or runs the tool as another user (nobody).";
         }
     }
 }
