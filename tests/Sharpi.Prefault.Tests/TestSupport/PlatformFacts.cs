@@ -40,7 +40,11 @@ public sealed class HugePageFactAttribute : FactAttribute
         else if (!HugePageAdvice.IsThpEnabled(MemoryFigures.TryReadFile(HugePageAdvice.EnabledPath)))
         {
             Skip = $"transparent huge pages are off ({HugePageAdvice.EnabledPath}): the library gives no huge-page advice and makes no staging views.";
+        }
+    }
+}
 
+/// <summary>
 /// A fact that runs on Linux as root only (it makes device nodes, or runs a child as another user), and shows as
 /// skipped, with the reason, elsewhere.
 /// </summary>
