@@ -46,6 +46,6 @@ internal static partial class Log
     internal static partial void TouchedAfterPopulate(ILogger logger, string label, long spansTouched, long spansSampled, double sampledNanosecondsPerPage, double slowPageNanoseconds);
 
     [LoggerMessage(EventId = 12, Level = LogLevel.Debug,
-        Message = "[{Label}] Writable file mappings (an engine's own) are read through {FileCount} read-only huge-page view(s) of {ViewBytes:N0} bytes first, then populated with minor faults")]
-    internal static partial void StagedWritableMappings(ILogger logger, string label, int fileCount, long viewBytes);
+        Message = "[{Label}] File bytes staged before the populate: {ViewCount} read-only huge-page view(s) of {ViewBytes:N0} bytes under writable mappings; exact reads under {ExactMappings} sparsely selected mapping(s)")]
+    internal static partial void StagedFileReads(ILogger logger, string label, int viewCount, long viewBytes, int exactMappings);
 }

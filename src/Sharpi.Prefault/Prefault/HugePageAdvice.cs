@@ -13,7 +13,8 @@ namespace Sharpi.Prefault;
 /// The advice changes the engine's mapping (it stays on the mapping after the run: later faults read 2 MiB folios
 /// too, and khugepaged may collapse it), so it is given to whole mappings from /proc/self/maps, never to parts of
 /// one: a part would split the mapping into new VMAs, and 10,000 tensors would approach <c>vm.max_map_count</c>.
-/// Only read-only, file-backed mappings get it, and only where THP is enabled (<c>always</c> or <c>madvise</c>).
+/// Only read-only, file-backed mappings that the regions cover at least half of get it (a sparser selection is read
+/// exactly, see <see cref="FileStaging"/>), and only where THP is enabled (<c>always</c> or <c>madvise</c>).
 /// <see cref="PrefaultOptions.IsHugePageAdviceEnabled"/> turns it off.
 /// </remarks>
 internal static unsafe class HugePageAdvice
@@ -21,41 +22,12 @@ internal static unsafe class HugePageAdvice
     internal const string EnabledPath = "/sys/kernel/mm/transparent_hugepage/enabled";
 
     /// <summary>
-    /// Advises the mappings in <paramref name="maps"/> that the regions overlap and returns the bytes of the mappings
-    /// advised (0 when THP is off or nothing qualifies). A refusal is logged at debug level and changes nothing else.
+    /// MADV_HUGEPAGE on the whole mapping <paramref name="map"/> (never a part: a part would split it); false when the
+    /// kernel refuses, which changes nothing else. <see cref="FileStaging"/> decides which mappings get it.
     /// </summary>
     [SupportedOSPlatform("linux")]
-    internal static long Apply(MergedRegion[] regions, ProcMapEntry[] maps)
-    {
-        if (maps.Length == 0 || !IsThpEnabled(MemoryFigures.TryReadFile(EnabledPath)))
-        {
-            return 0;
-        }
-
-        // Mark each mapping once, however many regions lie in it.
-        bool[] advise = new bool[maps.Length];
-        foreach (MergedRegion r in regions)
-        {
-            foreach (MapPiece piece in ProcMaps.Pieces(maps, r.Start, r.End))
-            {
-                if (!piece.IsGap && maps[piece.Index] is { IsFileBacked: true, Readable: true, Writable: false })
-                {
-                    advise[piece.Index] = true;
-                }
-            }
-        }
-
-        long advised = 0;
-        for (int i = 0; i < maps.Length; i++)
-        {
-            if (advise[i] && Interop.Libc.Madvise((void*)maps[i].Start, (nuint)(maps[i].End - maps[i].Start), Interop.LinuxConstants.MADV_HUGEPAGE) == 0)
-            {
-                advised += maps[i].End - maps[i].Start;
-            }
-        }
-
-        return advised;
-    }
+    internal static bool Advise(in ProcMapEntry map) =>
+        Interop.Libc.Madvise((void*)map.Start, (nuint)(map.End - map.Start), Interop.LinuxConstants.MADV_HUGEPAGE) == 0;
 
     /// <summary>True for THP mode <c>always</c> or <c>madvise</c> (the bracketed word of the sysfs file).</summary>
     internal static bool IsThpEnabled(string? mode) =>

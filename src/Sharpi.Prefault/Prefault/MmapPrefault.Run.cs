@@ -81,17 +81,17 @@ public static partial class MmapPrefault
 
         PrefaultPlan work = decision.IsPartial ? plan.WithinBudget(decision.BudgetBytes) : plan;
 
-        // 5. The mechanism; huge-page reads: the advice on the read-only mappings it sweeps, and staging views of the
-        //    files under writable ones (an engine's private mappings); then the sweep.
+        // 5. The mechanism; how the file bytes under each mapping come in (the huge-page advice on read-only mappings
+        //    the regions cover densely, a staging view for dense writable ones, exact reads for sparse selections);
+        //    then the sweep.
         PrefaultMethod method = ChooseMethod(options.Strategy, run.Log);
-        long hugePageAdvised = AdviseHugePages(work, method, maps, options);
-        using StagingViews? staging = StageWritableMappings(work, method, maps, run);
+        using FileStaging staging = FileStaging.Prepare(work.ToRegions(), maps, method, options.IsHugePageAdviceEnabled, work.BytesNeeded > 0, run.Log, options.Label);
         SweepOutcome sweep = Sweep(work, method, maps, run, priority, staging);
 
         // 6. What stayed resident (under memory pressure, less than was swept), then the result, its log lines and
         //    its metrics, in one place.
         long residentAfter = plan.MeasureResidentNow(maps);
-        return Finish(run, decision, plan, method, sweep with { BytesResidentAfter = residentAfter, HugePageAdvisedBytes = hugePageAdvised });
+        return Finish(run, decision, plan, method, sweep with { BytesResidentAfter = residentAfter, HugePageAdvisedBytes = staging.HugePageAdvisedBytes });
     }
 
     /// <summary>What a run carries from step to step: its settings, token, logger, start time and the failures found so far.</summary>
@@ -146,37 +146,7 @@ public static partial class MmapPrefault
         return PrefaultMethod.Touch;
     }
 
-    /// <summary>
-    /// MADV_HUGEPAGE on the whole read-only file mappings the sweep will read (Linux, THP on, unless the options turn it
-    /// off), so each fault reads a 2 MiB folio whatever read_ahead_kb says; see <see cref="HugePageAdvice"/>.
-    /// </summary>
-    private static long AdviseHugePages(PrefaultPlan plan, PrefaultMethod method, ProcMapEntry[] maps, PrefaultOptions options) =>
-        OperatingSystem.IsLinux() && options.IsHugePageAdviceEnabled && method != PrefaultMethod.Hint
-            ? HugePageAdvice.Apply(plan.ToRegions(), maps)
-            : 0;
-
-    /// <summary>
-    /// Views of the files under the writable file mappings the populate will sweep (an engine's own MAP_PRIVATE
-    /// mappings, which get no huge-page advice), so their bytes come in as 2 MiB folios; see <see cref="StagingViews"/>.
-    /// Null where the advice is off, the method is not populate, or nothing must still be read.
-    /// </summary>
-    private static StagingViews? StageWritableMappings(PrefaultPlan plan, PrefaultMethod method, ProcMapEntry[] maps, RunContext run)
-    {
-        if (!OperatingSystem.IsLinux() || !run.Options.IsHugePageAdviceEnabled || method != PrefaultMethod.Populate || plan.BytesNeeded == 0)
-        {
-            return null;
-        }
-
-        StagingViews staging = StagingViews.Create(plan.ToRegions(), maps);
-        if (!staging.IsEmpty)
-        {
-            Log.StagedWritableMappings(run.Log, run.Options.Label, staging.FileCount, staging.Bytes);
-        }
-
-        return staging;
-    }
-
-    private static SweepOutcome Sweep(PrefaultPlan plan, PrefaultMethod method, ProcMapEntry[] maps, RunContext run, ThreadPriority priority, StagingViews? staging)
+    private static SweepOutcome Sweep(PrefaultPlan plan, PrefaultMethod method, ProcMapEntry[] maps, RunContext run, ThreadPriority priority, FileStaging staging)
     {
         PrefaultOptions options = run.Options;
         MergedRegion[] regions = plan.ToRegions();

@@ -27,7 +27,7 @@ internal sealed unsafe class StrideSweep
     private readonly long _chunkSize;
     private readonly bool _populate;
     private readonly bool _touchAfterPopulate;
-    private readonly StagingViews? _staging;
+    private readonly FileStaging? _staging;
     private readonly CancellationToken _token;
     private readonly int[] _errno;
     private readonly long[] _failedBytes;
@@ -48,11 +48,11 @@ internal sealed unsafe class StrideSweep
     /// <param name="touchAfterPopulate">Sample each chunk after populating it, and touch the spans whose sample was slow (see <see cref="TouchAfterPopulate"/>).</param>
     /// <param name="regionDone">Called (on a sweep thread) with a region's index once its last chunk is swept, failed or not.</param>
     /// <param name="token">Stops the sweep between chunks.</param>
-    /// <param name="staging">Views whose ranges behind a chunk are populated before the chunk (see <see cref="StagingViews"/>); null for none.</param>
+    /// <param name="staging">What brings a chunk's file bytes in before its populate (see <see cref="FileStaging"/>); null for nothing.</param>
     internal StrideSweep(MergedRegion[] regions, long chunkSize, bool populate, bool touchAfterPopulate, Action<int>? regionDone, CancellationToken token,
-        StagingViews? staging = null)
+        FileStaging? staging = null)
     {
-        _staging = staging is { IsEmpty: false } && populate ? staging : null;
+        _staging = populate ? staging : null;
         _regions = regions;
         _chunkSize = chunkSize;
         _populate = populate;
@@ -199,8 +199,8 @@ internal sealed unsafe class StrideSweep
 
         if (_populate && OperatingSystem.IsLinux())
         {
-            // The engine's writable mappings: their file bytes come in through the library's own huge-page view first.
-            _staging?.Populate(start, end);
+            // A staging view's range, or exactly the chunk's file bytes, come in first (see FileStaging).
+            _staging?.Read(start, end);
             if (!Populate(start, end, region))
             {
                 return;

@@ -154,7 +154,7 @@ internal sealed unsafe class FileCacheProbe : IDisposable
         return true;
     }
 
-    /// <summary>Opens the path when it still names the mapped file (same inode); null otherwise. Shared with <see cref="StagingViews"/>.</summary>
+    /// <summary>Opens the path when it still names the mapped file (same inode); null otherwise. Shared with <see cref="FileStaging"/>.</summary>
     [SupportedOSPlatform("linux")]
     internal static SafeFileHandle? OpenIfSameFile(string path, long inode)
     {

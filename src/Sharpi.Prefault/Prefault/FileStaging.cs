@@ -1,0 +1,301 @@
+using System.Runtime.Versioning;
+using Microsoft.Extensions.Logging;
+using Microsoft.Win32.SafeHandles;
+
+namespace Sharpi.Prefault;
+
+/// <summary>
+/// How the file bytes under each mapping come into the page cache, decided once per run (Linux) and applied by the
+/// sweep before it populates each chunk:
+/// <list type="bullet">
+/// <item>a read-only mapping the regions cover densely (at least half of its pages) gets the huge-page advice
+/// (<see cref="HugePageAdvice"/>): each fault reads a 2 MiB folio whatever <c>read_ahead_kb</c> says;</item>
+/// <item>a writable mapping covered densely (an engine's own copy-on-write view, as ONNX Runtime makes one per
+/// initializer) is read through a read-only, huge-page-advised view of the library's own, populated first, so the
+/// engine's mapping then costs minor faults only: it is never advised, written, re-protected or split;</item>
+/// <item>a mapping covered sparsely (a tensor selection, a run cut by the RAM budget) is read exactly:
+/// <c>POSIX_FADV_WILLNEED</c> of just the chunk's file bytes before its populate, so the populate finds its pages and
+/// reads nothing around them.</item>
+/// </list>
+/// </summary>
+/// <remarks>
+/// <para>
+/// Why views: a populate of ONNX Runtime's writable mappings reads through the device's read-ahead window. On a cold
+/// 1 GiB file under 64 MiB <c>MAP_PRIVATE</c> mappings (2 cores, ext4, kernel 6.18, free page reporting suspended,
+/// 8 threads, medians of 5): plain populate 0.494 s at read_ahead_kb 128 and 0.413 s at 8192, against the O_DIRECT
+/// limit's 0.28 s; a view of the same file ranges populated first, then the engine's mappings, 0.286 s and 0.284 s;
+/// parallel 32 MiB <c>pread</c>s first 0.367 s and 0.473 s; <c>POSIX_FADV_WILLNEED</c> first 0.516 s and 0.456 s.
+/// </para>
+/// <para>
+/// Why exact reads for sparse selections: with the huge-page advice each selected range pulls in its 2 MiB folios and
+/// one more read ahead, and without it the kernel reads <c>read_ahead_kb</c> around each fault. Measured on a cold
+/// 256 MiB file, 1 MiB selected in every 16: 3 MiB read beyond each selected MiB with the advice, 7 MiB without it
+/// at read_ahead_kb 8192; 64 KiB in every 4 MiB: the whole file read either way. WILLNEED reads only the range asked
+/// for and marks nothing for read-ahead, so a sparse selection costs its own pages and at most one page at each edge.
+/// A dense one keeps the fast path: there the spill is the unselected bytes that share a folio with selected ones, and
+/// past a region's end the kernel's read-ahead window (measured after three quarters of a 64 MiB file: 2 MiB more
+/// at read_ahead_kb 128, 8 MiB at 8192).
+/// </para>
+/// <para>
+/// Nothing here reads a byte by a load: views and files are only populated or advised, so a file that shrinks while
+/// the sweep runs makes those calls fail softly, and the engine's own populate then reports the pages past the end.
+/// A file that cannot be opened again by its path as the same regular file (deleted, renamed over, a device, no
+/// permission), or a view the kernel refuses, leaves its mapping to the plain populate. Failures here are ignored.
+/// </para>
+/// </remarks>
+internal sealed unsafe class FileStaging : IDisposable
+{
+    private readonly ProcMapEntry[] _maps;
+    private readonly nint[] _viewDelta;          // per mapping: view address minus engine address; 0 without a view
+    private readonly nint[] _stagedEnd;          // per mapping: the engine address where the file's bytes end
+    private readonly SafeFileHandle?[] _exact;   // per mapping: the file to read exactly, or null
+    private readonly List<(nint Address, nuint Length)> _views = [];
+    private readonly List<SafeFileHandle> _files = [];
+
+    private FileStaging(ProcMapEntry[] maps)
+    {
+        _maps = maps;
+        _viewDelta = new nint[maps.Length];
+        _stagedEnd = new nint[maps.Length];
+        _exact = new SafeFileHandle?[maps.Length];
+    }
+
+    /// <summary>Bytes of the mappings given the huge-page advice.</summary>
+    internal long HugePageAdvisedBytes { get; private set; }
+
+    /// <summary>Bytes of the staging views mapped (address space, not memory).</summary>
+    internal long ViewBytes { get; private set; }
+
+    internal int ViewCount => _views.Count;
+
+    /// <summary>Mappings whose chunks are read exactly before their populate.</summary>
+    internal int ExactMappingCount { get; private set; }
+
+    /// <summary>
+    /// Decides, for each mapping under <paramref name="regions"/>, how its bytes come in (see the type's summary), and
+    /// gives the huge-page advice where it applies. The advice needs any sweep but a hint; views and exact reads need
+    /// a populate with something still to read. <paramref name="hugePages"/> false (the option) turns off the advice
+    /// and the views, not the exact reads.
+    /// </summary>
+    internal static FileStaging Prepare(MergedRegion[] regions, ProcMapEntry[] maps, PrefaultMethod method, bool hugePages, bool somethingToRead, ILogger log, string label)
+    {
+        var staging = new FileStaging(maps);
+        if (!OperatingSystem.IsLinux() || maps.Length == 0 || method == PrefaultMethod.Hint)
+        {
+            return staging;
+        }
+
+        bool thp = hugePages && HugePageAdvice.IsThpEnabled(MemoryFigures.TryReadFile(HugePageAdvice.EnabledPath));
+        bool read = method == PrefaultMethod.Populate && somethingToRead;
+        long[] covered = CoveredBytes(regions, maps);
+        var viewSpans = new Dictionary<(string Path, long Inode), (long Start, long End)>();
+        var opened = new Dictionary<(string Path, long Inode), SafeFileHandle?>();
+        for (int i = 0; i < maps.Length; i++)
+        {
+            ProcMapEntry m = maps[i];
+            if (covered[i] == 0 || m is not { IsFileBacked: true, Readable: true })
+            {
+                continue;
+            }
+
+            bool dense = covered[i] * 2 >= m.End - m.Start;
+            if (dense && !m.Writable)
+            {
+                if (thp && HugePageAdvice.Advise(m))
+                {
+                    staging.HugePageAdvisedBytes += m.End - m.Start;
+                }
+            }
+            else if (dense && thp && read && !m.IsDeleted)
+            {
+                long end = m.Offset + (m.End - m.Start);
+                viewSpans[(m.Path, m.Inode)] = viewSpans.TryGetValue((m.Path, m.Inode), out (long Start, long End) s)
+                    ? (Math.Min(s.Start, m.Offset), Math.Max(s.End, end))
+                    : (m.Offset, end);
+            }
+            else if (!dense && read && !m.IsDeleted)
+            {
+                if (!opened.TryGetValue((m.Path, m.Inode), out SafeFileHandle? file))
+                {
+                    file = OpenRegularFile(m.Path, m.Inode);
+                    opened[(m.Path, m.Inode)] = file;
+                    if (file is not null)
+                    {
+                        staging._files.Add(file);
+                    }
+                }
+
+                if (file is not null)
+                {
+                    staging._exact[i] = file;
+                    staging._stagedEnd[i] = m.End;
+                    staging.ExactMappingCount++;
+                }
+            }
+        }
+
+        foreach (((string path, long inode), (long start, long end)) in viewSpans)
+        {
+            staging.MapView(path, inode, start, end);
+        }
+
+        if (staging.ViewCount > 0 || staging.ExactMappingCount > 0)
+        {
+            Log.StagedFileReads(log, label, staging.ViewCount, staging.ViewBytes, staging.ExactMappingCount);
+        }
+
+        return staging;
+    }
+
+    /// <summary>
+    /// Brings in the file bytes behind [start, end) of the mappings before the sweep populates that range: populates
+    /// the staging views' ranges, or asks for exactly those bytes (WILLNEED). Allocates nothing; safe on any thread.
+    /// </summary>
+    [SupportedOSPlatform("linux")]
+    internal void Read(nint start, nint end)
+    {
+        if (_views.Count == 0 && ExactMappingCount == 0)
+        {
+            return;
+        }
+
+        for (int i = AddressRanges.FirstEndingAfter<ProcMapEntry>(_maps, start); i < _maps.Length && (nuint)_maps[i].Start < (nuint)end; i++)
+        {
+            nint from = (nuint)_maps[i].Start > (nuint)start ? _maps[i].Start : start;
+            nint to = (nuint)_stagedEnd[i] < (nuint)end ? _stagedEnd[i] : end;
+            if ((nuint)from >= (nuint)to)
+            {
+                continue;
+            }
+
+            if (_viewDelta[i] != 0)
+            {
+                nint viewStart = Pages.Floor(from + _viewDelta[i]);
+                nint viewEnd = Pages.Ceiling(to + _viewDelta[i]);
+                _ = Interop.Libc.Madvise((void*)viewStart, (nuint)(viewEnd - viewStart), Interop.LinuxConstants.MADV_POPULATE_READ);
+            }
+            else if (_exact[i] is SafeFileHandle file)
+            {
+                long offset = Pages.Floor(_maps[i].Offset + (from - _maps[i].Start));
+                long stop = Pages.Ceiling(_maps[i].Offset + (to - _maps[i].Start));
+                _ = Interop.Libc.PosixFadvise(file, offset, stop - offset, Interop.LinuxConstants.POSIX_FADV_WILLNEED);
+            }
+        }
+    }
+
+    public void Dispose()
+    {
+        if (OperatingSystem.IsLinux())
+        {
+            foreach ((nint address, nuint length) in _views)
+            {
+                _ = Interop.Libc.Munmap((void*)address, length);
+            }
+        }
+
+        _views.Clear();
+        foreach (SafeFileHandle file in _files)
+        {
+            file.Dispose();
+        }
+
+        _files.Clear();
+    }
+
+    /// <summary>
+    /// Bytes of the pages the regions touch inside each mapping, at most the mapping's size: a populate reads whole
+    /// pages, so 10,000 tensors of 512 bytes spread over a mapping cover all of it.
+    /// </summary>
+    private static long[] CoveredBytes(MergedRegion[] regions, ProcMapEntry[] maps)
+    {
+        long[] covered = new long[maps.Length];
+        foreach (MergedRegion r in regions)
+        {
+            foreach (MapPiece piece in ProcMaps.Pieces(maps, r.Start, r.End))
+            {
+                if (!piece.IsGap)
+                {
+                    covered[piece.Index] += Pages.Ceiling(piece.End) - Pages.Floor(piece.Start);
+                }
+            }
+        }
+
+        for (int i = 0; i < maps.Length; i++)
+        {
+            covered[i] = Math.Min(covered[i], maps[i].End - maps[i].Start);
+        }
+
+        return covered;
+    }
+
+    /// <summary>
+    /// Maps [start, end) of the file read-only and shared, cut at the file's end, advised MADV_HUGEPAGE, and points
+    /// every wanted mapping of that file at it; nothing when the file is gone or the kernel refuses.
+    /// </summary>
+    private void MapView(string path, long inode, long start, long end)
+    {
+        if (!OperatingSystem.IsLinux())
+        {
+            return;
+        }
+
+        using SafeFileHandle? file = OpenRegularFile(path, inode);
+        if (file is null)
+        {
+            return;
+        }
+
+        long viewEnd;
+        try
+        {
+            viewEnd = Math.Min(end, Pages.Ceiling(RandomAccess.GetLength(file)));
+        }
+        catch (IOException)
+        {
+            return;
+        }
+
+        if (viewEnd <= start)
+        {
+            return;
+        }
+
+        void* mapped = Interop.Libc.Mmap(null, (nuint)(viewEnd - start), Interop.LinuxConstants.PROT_READ, Interop.LinuxConstants.MAP_SHARED, file, start);
+        if (mapped == (void*)-1)
+        {
+            return;
+        }
+
+        nint view = (nint)mapped;
+        _ = Interop.Libc.Madvise(mapped, (nuint)(viewEnd - start), Interop.LinuxConstants.MADV_HUGEPAGE);
+        _views.Add((view, (nuint)(viewEnd - start)));
+        ViewBytes += viewEnd - start;
+        for (int i = 0; i < _maps.Length; i++)
+        {
+            ProcMapEntry m = _maps[i];
+            if (m.Writable && m.Inode == inode && m.Offset >= start && m.Offset < viewEnd && _exact[i] is null
+                && string.Equals(m.Path, path, StringComparison.Ordinal))
+            {
+                _viewDelta[i] = view + (nint)(m.Offset - start) - m.Start;
+                _stagedEnd[i] = m.Start + (nint)Math.Min(m.End - m.Start, viewEnd - m.Offset);
+            }
+        }
+    }
+
+    /// <summary>
+    /// The file at <paramref name="path"/> opened for reading when it is still the mapped regular file (same inode);
+    /// null otherwise. A mapped device (a private view of /dev/zero, a driver's memory) is never opened.
+    /// </summary>
+    [SupportedOSPlatform("linux")]
+    private static SafeFileHandle? OpenRegularFile(string path, long inode)
+    {
+        try
+        {
+            return FileStatus.Of(path).Kind == FileKind.Regular ? FileCacheProbe.OpenIfSameFile(path, inode) : null;
+        }
+        catch (IOException)
+        {
+            return null;
+        }
+    }
+}

@@ -1,0 +1,159 @@
+using System.IO.MemoryMappedFiles;
+using Microsoft.Extensions.Logging;
+using Sharpi.Prefault.Tests.TestSupport;
+
+namespace Sharpi.Prefault.Tests.Prefault;
+
+/// <summary>
+/// How file bytes come in before the populate: writable file mappings (an engine's own copy-on-write views, as ONNX
+/// Runtime makes one per initializer) are read through the library's own read-only view first, and the engine's
+/// mappings are never split, advised or changed; a sparse selection is read exactly, with no read-ahead around it.
+/// </summary>
+[System.Runtime.Versioning.SupportedOSPlatform("linux")]
+public sealed class FileStagingTests
+{
+    private const long FileBytes = 16 * TestFile.MiB;
+
+    [HugePageFact]
+    public void Populate_FillsThePageCacheWithoutMappingTheEngineRange()
+    {
+        using TestFile file = TestFile.Create(FileBytes);
+        using MappedFile engine = file.Map(MemoryMappedFileAccess.CopyOnWrite);
+        PrefaultRegion region = engine.Region();
+        MergedRegion[] merged = RegionSet.Merge([region], null);
+
+        using FileStaging staging = Prepare(merged);
+        staging.Read(region.Address, region.Address + (nint)region.Length);
+
+        Assert.Equal(1, staging.ViewCount);
+        Assert.Equal(FileBytes, staging.ViewBytes);
+        Assert.Equal(100.0, Residency.OfFile(file.Path).Percent);
+        Assert.Equal(0, PageMap.CountPresent(region.Address, region.Length));
+    }
+
+    [HugePageFact]
+    public void Prepare_LeavesReadOnlyMappingsToTheHugePageAdvice()
+    {
+        using TestFile file = TestFile.Create(FileBytes);
+        using MappedFile view = file.Map(MemoryMappedFileAccess.Read);
+        MergedRegion[] merged = RegionSet.Merge([view.Region()], null);
+
+        using FileStaging staging = Prepare(merged);
+
+        Assert.Equal(0, staging.ViewCount);
+        Assert.Equal(0, staging.ExactMappingCount);
+        Assert.Equal(FileBytes, staging.HugePageAdvisedBytes);
+    }
+
+    [HugePageFact]
+    public void Run_OverCopyOnWriteMappings_StagesThem_AndLeavesThemWhole()
+    {
+        using TestFile file = TestFile.Create(FileBytes);
+        using MappedFile first = file.Map(MemoryMappedFileAccess.CopyOnWrite);
+        using MappedFile second = file.Map(MemoryMappedFileAccess.CopyOnWrite);
+        PrefaultRegion[] regions = [first.Region(0, FileBytes / 2, "a"), second.Region(FileBytes / 2, FileBytes / 2, "b")];
+        string before = MappingsOf(file.Path);
+        var log = new ListLogger();
+
+        PrefaultResult result = MmapPrefault.Run(regions, PrefaultOptions.Default with { RamGate = RamGate.Always, Logger = log });
+
+        Assert.Empty(result.Failures);
+        Assert.Equal(FileBytes, result.Bytes);
+        Assert.Contains(log.At(LogLevel.Debug), m => m.Contains("1 read-only huge-page view(s)", StringComparison.Ordinal));
+        Assert.Equal(before, MappingsOf(file.Path)); // same mappings, same permissions: nothing split or re-protected
+        Assert.Equal(0, result.HugePageAdvisedBytes); // the engine's writable mappings are never advised
+        foreach (PrefaultRegion r in regions)
+        {
+            Assert.Equal((int)(r.Length / Environment.SystemPageSize), PageMap.CountPresent(r.Address, r.Length));
+        }
+
+        Assert.Equal(RegionBytes.OfFile(file.Path, 0, FileBytes / 2), RegionBytes.Of(regions[0]));
+        Assert.Equal(RegionBytes.OfFile(file.Path, FileBytes / 2, FileBytes / 2), RegionBytes.Of(regions[1]));
+    }
+
+    [HugePageFact]
+    public void Prepare_LeavesWritableDeviceMappingsAlone()
+    {
+        // A private, writable view of /dev/zero is file-backed to /proc/self/maps (a path and an inode) but no file.
+        using var zero = Mappings.NativeMmap.Map("/dev/zero", 0, 4 * TestFile.MiB, writable: true);
+        MergedRegion[] merged = RegionSet.Merge([new PrefaultRegion(zero.Address, zero.Length, "zero")], null);
+
+        using FileStaging staging = Prepare(merged);
+
+        Assert.Equal(0, staging.ViewCount);
+        Assert.Equal(0, staging.ExactMappingCount);
+    }
+
+    [LinuxFact]
+    public void Run_WithHugePageAdviceOff_MakesNoStagingView()
+    {
+        using TestFile file = TestFile.Create(FileBytes);
+        using MappedFile engine = file.Map(MemoryMappedFileAccess.CopyOnWrite);
+        var log = new ListLogger();
+
+        PrefaultResult result = MmapPrefault.Run([engine.Region()],
+            PrefaultOptions.Default with { RamGate = RamGate.Always, IsHugePageAdviceEnabled = false, Logger = log });
+
+        Assert.Equal(FileBytes, result.Bytes);
+        Assert.DoesNotContain(log.At(LogLevel.Debug), m => m.Contains("1 read-only huge-page view(s)", StringComparison.Ordinal));
+    }
+
+    [LinuxTheory]
+    [InlineData(MemoryMappedFileAccess.Read)]
+    [InlineData(MemoryMappedFileAccess.CopyOnWrite)]
+    public void Run_OverASparseSelection_ReadsTheSelectedPagesAndNoMore(MemoryMappedFileAccess access)
+    {
+        // 1 MiB selected in every 16 MiB of a cold file: the huge-page advice read 3 MiB more for each, and the kernel's
+        // read-around 7 MiB more at read_ahead_kb 8192. Exact reads bring in the selected pages alone.
+        const long Selected = TestFile.MiB, Every = 16 * TestFile.MiB;
+        using TestFile file = TestFile.Create(128 * TestFile.MiB);
+        using MappedFile view = file.Map(access);
+        PrefaultRegion[] regions = Enumerable.Range(0, (int)(file.Length / Every))
+            .Select(i => view.Region((i * Every) + 4096 + 100, Selected, $"tensor{i}")) // not page-aligned: a page at each edge
+            .ToArray();
+
+        PrefaultResult result = MmapPrefault.Run(regions, PrefaultOptions.Default with { RamGate = RamGate.Always });
+
+        long selectedPages = regions.Sum(r => Pages.Ceiling(r.Address + (nint)r.Length) - Pages.Floor(r.Address));
+        Assert.Empty(result.Failures);
+        Assert.Equal(regions.Sum(r => r.Length), result.Bytes);
+        Assert.Equal(0, result.HugePageAdvisedBytes);
+        Assert.Equal(selectedPages, Residency.OfFile(file.Path).ResidentBytes);
+    }
+
+    [HugePageFact]
+    public void Run_OverADenseSelection_KeepsTheHugePagePath_AndSpillsOnlyTheReadAheadPastItsEnd()
+    {
+        // Three quarters of a cold mapping: read in 2 MiB folios. Past the selection's end the kernel's read-ahead goes
+        // on for up to its window (measured: 2 MiB past it at read_ahead_kb 128, 8 MiB at 8192), not to the file's end.
+        const long Folio = 2 * TestFile.MiB;
+        using TestFile file = TestFile.Create(64 * TestFile.MiB);
+        using MappedFile view = file.Map();
+        PrefaultRegion selected = view.Region(0, file.Length * 3 / 4, "dense");
+        long window = Math.Max(2 * Folio, ReadAheadBytes(file.Path));
+
+        PrefaultResult result = MmapPrefault.Run([selected], PrefaultOptions.Default with { RamGate = RamGate.Always });
+
+        Assert.Equal(file.Length, result.HugePageAdvisedBytes);
+        Assert.InRange(Residency.OfFile(file.Path).ResidentBytes, selected.Length, selected.Length + window);
+        Assert.True(selected.Length + window < file.Length, $"the read-ahead window ({window} bytes) is too large for this test's file to show a bound");
+    }
+
+    /// <summary>read_ahead_kb of the block device holding <paramref name="path"/>, in bytes (sysfs; a partition reads its disk's).</summary>
+    private static unsafe long ReadAheadBytes(string path)
+    {
+        global::Interop.Libc.StatxBuffer stat;
+        using var cwd = new Microsoft.Win32.SafeHandles.SafeFileHandle(global::Interop.LinuxConstants.AT_FDCWD, ownsHandle: false);
+        Assert.Equal(0, global::Interop.Libc.Statx(cwd, path, 0, global::Interop.LinuxConstants.STATX_INO, &stat));
+        string device = $"/sys/dev/block/{stat.DevMajor}:{stat.DevMinor}";
+        string file = File.Exists($"{device}/queue/read_ahead_kb") ? $"{device}/queue/read_ahead_kb" : $"{device}/../queue/read_ahead_kb";
+        return long.Parse(File.ReadAllText(file).Trim(), System.Globalization.CultureInfo.InvariantCulture) * 1024;
+    }
+
+    private static FileStaging Prepare(MergedRegion[] merged) =>
+        FileStaging.Prepare(merged, ProcMaps.ReadFor(merged), PrefaultMethod.Populate, hugePages: true, somethingToRead: true, Microsoft.Extensions.Logging.Abstractions.NullLogger.Instance, "test");
+
+    /// <summary>The lines of /proc/self/maps that map <paramref name="path"/>: address range, permissions and offset.</summary>
+    private static string MappingsOf(string path) =>
+        string.Join('\n', File.ReadLines("/proc/self/maps").Where(l => l.EndsWith(path, StringComparison.Ordinal)));
+}
