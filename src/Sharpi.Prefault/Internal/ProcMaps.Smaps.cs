@@ -10,6 +10,12 @@ namespace Sharpi.Prefault;
 internal readonly record struct SmapsFigures(long RssBytes, long AnonymousBytes, long LockedBytes, bool LockedFlag)
 {
     /// <summary>
+    /// The mapping is hugetlb memory (VmFlags <c>ht</c>, or <c>Private_Hugetlb</c>/<c>Shared_Hugetlb</c> bytes): its
+    /// pages are counted in neither Rss nor Anonymous, and a private one's written pages exist nowhere else.
+    /// </summary>
+    internal bool IsHugetlb { get; init; }
+
+    /// <summary>
     /// Bytes of the mapping's private copies that sit in swap (smaps <c>Swap</c>, or <c>SwapPss</c> where larger). A
     /// written copy-on-write page that was swapped out leaves <c>Anonymous</c> and shows here instead.
     /// </summary>
@@ -95,9 +101,14 @@ internal static partial class ProcMaps
             for (ReadOnlySpan<char> rest = value; !rest.IsEmpty;)
             {
                 int space = rest.IndexOf(' ');
-                if ((space < 0 ? rest : rest[..space]).SequenceEqual("lo"))
+                ReadOnlySpan<char> flag = space < 0 ? rest : rest[..space];
+                if (flag.SequenceEqual("lo"))
                 {
-                    return figures with { LockedFlag = true };
+                    figures = figures with { LockedFlag = true };
+                }
+                else if (flag.SequenceEqual("ht"))
+                {
+                    figures = figures with { IsHugetlb = true };
                 }
 
                 rest = space < 0 ? default : rest[(space + 1)..];
@@ -112,6 +123,7 @@ internal static partial class ProcMaps
             "Anonymous" => figures with { AnonymousBytes = ParseKiB(value) },
             "Locked" => figures with { LockedBytes = ParseKiB(value) },
             "Swap" or "SwapPss" => figures with { SwapBytes = Math.Max(figures.SwapBytes, ParseKiB(value)) },
+            "Private_Hugetlb" or "Shared_Hugetlb" when ParseKiB(value) > 0 => figures with { IsHugetlb = true },
             _ => figures,
         };
     }

@@ -21,7 +21,7 @@ public static class MmapReclaim
     /// <exception cref="ArgumentOutOfRangeException">A region has a negative length or runs past the address space.</exception>
     /// <exception cref="ArgumentException">
     /// A region lies (partly) in memory whose pages cannot be dropped without losing data or that is not mapped:
-    /// anonymous memory, a writable shared view, a copy-on-write view that was written to. Nothing was released;
+    /// anonymous memory, hugetlb memory, a writable view (shared, or copy-on-write whether written or not). Nothing was released;
     /// the message names the regions and says why.
     /// </exception>
     public static ReclaimResult Release(IReadOnlyList<PrefaultRegion> regions, ReclaimOptions? options = null)

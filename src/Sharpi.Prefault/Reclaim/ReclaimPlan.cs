@@ -3,7 +3,9 @@ namespace Sharpi.Prefault;
 /// <summary>
 /// Decides, before a single page is released, what a reclaim may drop. MADV_DONTNEED on a read-only file view is
 /// harmless (a later touch re-reads the same bytes from the file) but zeroes anonymous memory and throws away the
-/// written pages of a copy-on-write view, so those are refused outright; locked ranges are skipped and reported.
+/// written pages of a copy-on-write view, so anonymous memory, hugetlb memory and every writable view are refused
+/// outright (a private writable view even when unwritten: a write can land between the check and the madvise);
+/// locked ranges are skipped and reported.
 /// </summary>
 internal sealed class ReclaimPlan
 {
@@ -72,14 +74,32 @@ internal sealed class ReclaimPlan
                 + "Only read-only views of files can be reclaimed; free other memory through whatever allocated it.";
         }
 
+        if (f.IsHugetlb)
+        {
+            return $"is hugetlb memory ('{m.Path}'): its pages are not the page cache of a file, and a private one's written "
+                + "bytes exist nowhere else. Only read-only views of files can be reclaimed.";
+        }
+
         if (m.Writable && m.Shared)
         {
             return $"is in a writable shared view of '{m.Path}': only read-only views are reclaimed, as a writable view "
                 + "may still be written by the program. Map the weights with MemoryMappedFileAccess.Read to reclaim them.";
         }
 
-        // A written page of a private view is a private copy, resident (Anonymous) or swapped out (Swap, SwapPss):
-        // either way the file no longer holds its bytes, and MADV_DONTNEED would drop the copy, swap slot and all.
+        // A private writable view (copy-on-write: ONNX Runtime maps each initializer so) is refused whether or not
+        // smaps shows a written page: the check and the madvise are two steps, and a write landing between them was
+        // lost (348 of 400 tries). A written page (Anonymous, or Swap once swapped out) is the only copy of its bytes.
+        if (m.Writable && !m.Shared)
+        {
+            string written = f.PrivateDataBytes > 0
+                ? $"; it was written to ({Sizes.Format(f.AnonymousBytes)} of private copies resident, smaps Anonymous, and {Sizes.Format(f.SwapBytes)} swapped out, smaps Swap)"
+                : string.Empty;
+            return $"is in a writable copy-on-write view of '{m.Path}'{written}: MADV_DONTNEED would throw away any byte written to it, "
+                + "even one written while the call runs, and read the file's back. Only read-only views are reclaimed: map the weights "
+                + "with MemoryMappedFileAccess.Read, or keep this view resident.";
+        }
+
+        // A read-only private view can still hold private copies written before an mprotect made it read-only.
         if (!m.Shared && f.PrivateDataBytes > 0)
         {
             return $"is in a copy-on-write view of '{m.Path}' that was written to ({Sizes.Format(f.AnonymousBytes)} of private "

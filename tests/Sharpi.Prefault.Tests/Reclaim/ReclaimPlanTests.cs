@@ -70,16 +70,52 @@ public sealed class ReclaimPlanTests
     }
 
     [Fact]
-    public void Build_OverAWrittenCopyOnWriteView_Refuses_AndOverAnUnwrittenOne_Releases()
+    public void Build_OverACopyOnWriteView_Refuses_WrittenOrNot()
     {
+        // Unwritten too: a write landing between the smaps check and the madvise would be thrown away.
         ProcMapEntry cow = FileMap(Base, Base + 4 * Page, writable: true, shared: false);
 
         ReclaimPlan written = ReclaimPlan.Build([Region(Base, Base + Page)], Snapshot((cow, new SmapsFigures(Page, Page, 0, false))), []);
         ReclaimPlan clean = ReclaimPlan.Build([Region(Base, Base + Page)], Snapshot((cow, new SmapsFigures(Page, 0, 0, false))), []);
 
         Assert.Contains("copy-on-write", Assert.Single(written.Refusals), StringComparison.Ordinal);
-        Assert.Empty(clean.Refusals);
-        Assert.Single(clean.Release);
+        Assert.Contains("written to", written.Refusals[0], StringComparison.Ordinal);
+        Assert.Contains("copy-on-write", Assert.Single(clean.Refusals), StringComparison.Ordinal);
+        Assert.Empty(clean.Release);
+    }
+
+    [Fact]
+    public void Build_OverPrivateWrittenHugetlbMemory_Refuses()
+    {
+        // The entry that passed before: a path that looks like a file, an inode, and neither Anonymous nor Swap.
+        SmapsSnapshot smaps = ProcMaps.ParseSmaps($"""
+            {Base:x}-{Base + 512 * Page:x} rw-p 00000000 00:0f 1234                       /anon_hugepage (deleted)
+            Rss:                   0 kB
+            Anonymous:             0 kB
+            Private_Hugetlb:    2048 kB
+            Swap:                  0 kB
+            VmFlags: rd wr mr mw me de ht
+            """);
+
+        ReclaimPlan plan = ReclaimPlan.Build([Region(Base, Base + 512 * Page, "huge")], smaps, []);
+
+        Assert.True(smaps.Figures[0].IsHugetlb);
+        Assert.Contains("hugetlb", Assert.Single(plan.Refusals), StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void Build_OverAReadOnlySharedHugetlbMapping_Refuses_ByItsFlagAlone()
+    {
+        SmapsSnapshot smaps = ProcMaps.ParseSmaps($"""
+            {Base:x}-{Base + 512 * Page:x} r--s 00000000 00:10 77                         /dev/hugepages/weights
+            Rss:                   0 kB
+            Shared_Hugetlb:        0 kB
+            VmFlags: rd sh mr mw me ms ht
+            """);
+
+        ReclaimPlan plan = ReclaimPlan.Build([Region(Base, Base + 512 * Page)], smaps, []);
+
+        Assert.Contains("hugetlb", Assert.Single(plan.Refusals), StringComparison.Ordinal);
     }
 
     [Fact]
