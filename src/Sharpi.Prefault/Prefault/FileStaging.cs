@@ -117,7 +117,7 @@ internal sealed unsafe class FileStaging : IDisposable
             {
                 if (!opened.TryGetValue((m.Path, m.Inode), out SafeFileHandle? file))
                 {
-                    file = OpenRegularFile(m.Path, m.Inode);
+                    file = FileCacheProbe.OpenIfSameFile(m.Path, m.Inode);
                     opened[(m.Path, m.Inode)] = file;
                     if (file is not null)
                     {
@@ -239,7 +239,7 @@ internal sealed unsafe class FileStaging : IDisposable
             return;
         }
 
-        using SafeFileHandle? file = OpenRegularFile(path, inode);
+        using SafeFileHandle? file = FileCacheProbe.OpenIfSameFile(path, inode);
         if (file is null)
         {
             return;
@@ -279,23 +279,6 @@ internal sealed unsafe class FileStaging : IDisposable
                 _viewDelta[i] = view + (nint)(m.Offset - start) - m.Start;
                 _stagedEnd[i] = m.Start + (nint)Math.Min(m.End - m.Start, viewEnd - m.Offset);
             }
-        }
-    }
-
-    /// <summary>
-    /// The file at <paramref name="path"/> opened for reading when it is still the mapped regular file (same inode);
-    /// null otherwise. A mapped device (a private view of /dev/zero, a driver's memory) is never opened.
-    /// </summary>
-    [SupportedOSPlatform("linux")]
-    private static SafeFileHandle? OpenRegularFile(string path, long inode)
-    {
-        try
-        {
-            return FileStatus.Of(path).Kind == FileKind.Regular ? FileCacheProbe.OpenIfSameFile(path, inode) : null;
-        }
-        catch (IOException)
-        {
-            return null;
         }
     }
 }

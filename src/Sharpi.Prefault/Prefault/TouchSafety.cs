@@ -84,12 +84,16 @@ internal static class TouchSafety
         return [.. safe];
     }
 
+    /// <summary>
+    /// The length of the regular file at <paramref name="path"/>; null for anything else. A device's size (0 for
+    /// /dev/zero) says nothing about how much of a mapping of it can be read, so no end is enforced there.
+    /// </summary>
     private static long? TryGetFileLength(string path)
     {
         try
         {
-            var info = new FileInfo(path);
-            return info.Exists ? info.Length : null;
+            FileStatus status = FileStatus.Of(path);
+            return status.Kind == FileKind.Regular ? status.Length : null;
         }
         catch (IOException)
         {

@@ -154,12 +154,21 @@ internal sealed unsafe class FileCacheProbe : IDisposable
         return true;
     }
 
-    /// <summary>Opens the path when it still names the mapped file (same inode); null otherwise. Shared with <see cref="FileStaging"/>.</summary>
+    /// <summary>
+    /// Opens the path when it still names the mapped regular file (same inode); null otherwise. A mapped device (a
+    /// private view of /dev/zero, a driver's memory) is never opened: its page cache says nothing of what is mapped,
+    /// and opening a device can have effects of its own. Shared with <see cref="FileStaging"/>.
+    /// </summary>
     [SupportedOSPlatform("linux")]
     internal static SafeFileHandle? OpenIfSameFile(string path, long inode)
     {
         try
         {
+            if (FileStatus.Of(path).Kind != FileKind.Regular)
+            {
+                return null;
+            }
+
             SafeFileHandle handle = File.OpenHandle(path, FileMode.Open, FileAccess.Read, FileShare.ReadWrite | FileShare.Delete);
             Interop.Libc.StatxBuffer stat;
             if (Interop.Libc.Statx(handle, string.Empty, Interop.LinuxConstants.AT_EMPTY_PATH, Interop.LinuxConstants.STATX_INO, &stat) == 0
