@@ -201,10 +201,14 @@ internal sealed unsafe class StrideSweep
         {
             // A staging view's range, or exactly the chunk's file bytes, come in first (see FileStaging).
             _staging?.Read(start, end);
-            if (!Populate(start, end, region))
+            nint populated = Populate(start, end, region);
+            if (populated == start)
             {
                 return;
             }
+
+            // Part of the chunk came in before a page that cannot (past a file's end): sweep and count that part.
+            end = populated;
         }
 
         // After a populate the touch is never a plain load, which a concurrent truncation could turn into a fatal
@@ -298,26 +302,63 @@ internal sealed unsafe class StrideSweep
         return lo;
     }
 
+    /// <summary>
+    /// Populates [start, end) and returns where it stopped: <paramref name="end"/>, or the first page that cannot be
+    /// populated (EFAULT: past a file's end; found by halving, each call over pages already in costing a page-table
+    /// walk), the rest failed. Transient errors are retried.
+    /// </summary>
     [System.Runtime.Versioning.SupportedOSPlatform("linux")]
-    private bool Populate(nint start, nint end, int region)
+    private nint Populate(nint start, nint end, int region)
     {
         nint alignedStart = Pages.Floor(start);
         nint alignedEnd = Pages.Ceiling(end);
+        int errno = PopulateRange(alignedStart, alignedEnd);
+        if (errno == 0)
+        {
+            return end;
+        }
+
+        nint reached = start;
+        if (errno == Interop.LinuxConstants.EFAULT)
+        {
+            // The pages before the failing one are in; find it: [good, bad) holds the boundary.
+            nint good = alignedStart, bad = alignedEnd;
+            while (bad - good > _page)
+            {
+                nint mid = Pages.Floor(good + ((bad - good) / 2));
+                if (PopulateRange(good, mid) == 0)
+                {
+                    good = mid;
+                }
+                else
+                {
+                    bad = mid;
+                }
+            }
+
+            reached = (nuint)good > (nuint)start ? good : start;
+        }
+
+        Fail(region, errno, end - reached);
+        return reached;
+    }
+
+    /// <summary>MADV_POPULATE_READ over page-aligned [start, end), retried on EINTR/EAGAIN; 0 or the errno.</summary>
+    [System.Runtime.Versioning.SupportedOSPlatform("linux")]
+    private static int PopulateRange(nint start, nint end)
+    {
         for (int attempt = 0; ; attempt++)
         {
-            if (Interop.Libc.Madvise((void*)alignedStart, (nuint)(alignedEnd - alignedStart), Interop.LinuxConstants.MADV_POPULATE_READ) == 0)
+            if (Interop.Libc.Madvise((void*)start, (nuint)(end - start), Interop.LinuxConstants.MADV_POPULATE_READ) == 0)
             {
-                return true;
+                return 0;
             }
 
             int errno = Marshal.GetLastPInvokeError();
-            if ((errno == Interop.LinuxConstants.EINTR || errno == Interop.LinuxConstants.EAGAIN) && attempt < MaxRetries)
+            if ((errno != Interop.LinuxConstants.EINTR && errno != Interop.LinuxConstants.EAGAIN) || attempt >= MaxRetries)
             {
-                continue;
+                return errno;
             }
-
-            Fail(region, errno, end - start);
-            return false;
         }
     }
 

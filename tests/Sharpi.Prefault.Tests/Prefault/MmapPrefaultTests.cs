@@ -183,6 +183,24 @@ public sealed class MmapPrefaultTests
     }
 
     [LinuxFact]
+    [System.Runtime.Versioning.SupportedOSPlatform("linux")]
+    public void Run_OverAMappingLongerThanItsFile_CountsThePagesBeforeTheEnd_AndFailsOnlyThePagesPast()
+    {
+        // 4 MiB mapped over a file of 1 MiB + 12 KiB, inside one 32 MiB chunk: the populate stops at the file's end.
+        long fileBytes = MiB + (3 * 4096);
+        using TestFile file = TestFile.Create(fileBytes);
+        using var view = Mappings.NativeMmap.Map(file.Path, 0, 4 * MiB);
+
+        PrefaultResult result = MmapPrefault.Run([new PrefaultRegion(view.Address, 4 * MiB, "longer")], PrefaultOptions.Default with { RamGate = RamGate.Always });
+
+        Assert.Equal(PrefaultMethod.Populate, result.Method);
+        Assert.Equal(fileBytes, result.Bytes);
+        RegionFailure failure = Assert.Single(result.Failures);
+        Assert.Equal((4 * MiB) - fileBytes, failure.Length);
+        Assert.Equal(100.0, Residency.OfFile(file.Path).Percent, 3);
+    }
+
+    [LinuxFact]
     public void Run_OverAnUnmappedRange_SkipsIt_AndStillRunsTheRest()
     {
         using TestFile live = TestFile.Create(16 * MiB);
