@@ -6,8 +6,8 @@ namespace Sharpi.Prefault;
 
 /// <summary>
 /// Locks mapped regions in memory (mlock on Linux and macOS, VirtualLock on Windows) so the kernel cannot evict them
-/// under memory pressure. The data flow: regions -> merge -> round outward to pages -> RAM gate -> register -> lock
-/// each range -> lease.
+/// under memory pressure. The data flow: regions -> merge -> round outward to pages -> refuse copy-on-write views ->
+/// RAM gate -> register -> lock each range -> lease.
 /// </summary>
 public static class MmapLock
 {
@@ -42,18 +42,26 @@ public static class MmapLock
 
         // 1. Merge, grow to whole pages: neighbours sharing a page lock as one group, split by member for failures.
         PageGroup[] groups = PageRanges.Outward(RegionSet.Merge(regions), out MergedRegion[] pieces);
+        var failures = new List<RegionFailure>();
         long requested = 0;
         foreach (PageGroup g in groups)
         {
             requested += g.Range.Length;
         }
 
-        // 2. The RAM gate: locked pages cannot be reclaimed, so a lock past the memory that can hold them ends in
+        // 2. Copy-on-write views are refused, not locked: the lock would copy every page (see CopyOnWriteViews).
+        groups = CopyOnWriteViews.Exclude(groups, pieces, failures);
+        long eligible = 0;
+        foreach (PageGroup g in groups)
+        {
+            eligible += g.Range.Length;
+        }
+
+        // 3. The RAM gate: locked pages cannot be reclaimed, so a lock past the memory that can hold them ends in
         // the OOM killer (the cgroup's, first). Regions in the order given, up to the budget.
-        var failures = new List<RegionFailure>();
-        PrefaultDecision decision = Decide(groups, requested, options);
+        PrefaultDecision decision = Decide(groups, eligible, options);
         PageGroup[] work = WithinBudget(groups, pieces, decision, failures);
-        long overBudget = requested;
+        long overBudget = eligible;
         foreach (PageGroup g in work)
         {
             overBudget -= g.Range.Length;
@@ -64,7 +72,7 @@ public static class MmapLock
             Log.LockGated(logger, options.Label, overBudget, decision.Reason);
         }
 
-        // 3. Count the pages as held before locking them, so a lease disposed meanwhile cannot unlock them under us;
+        // 4. Count the pages as held before locking them, so a lease disposed meanwhile cannot unlock them under us;
         // all ranges in one registry pass (range by range, the registry's updates made a big lock quadratic).
         var ranges = new (nint Start, nint End)[work.Length];
         for (int i = 0; i < work.Length; i++)
@@ -103,7 +111,7 @@ public static class MmapLock
             }
         }
 
-        // 4. Undo the count of the refused ranges, and any part a failed call may have locked that no other lease holds.
+        // 5. Undo the count of the refused ranges, and any part a failed call may have locked that no other lease holds.
         run.UndoRefused();
 
         if (run.LockedBytes > 0)

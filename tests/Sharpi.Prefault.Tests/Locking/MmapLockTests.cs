@@ -33,6 +33,32 @@ public sealed class MmapLockTests(ITestOutputHelper output)
     }
 
     [LinuxFact]
+    public void Lock_OfACopyOnWriteView_RefusesIt_AndCopiesNoPage()
+    {
+        // mlock faults a writable private mapping's pages in for writing: every page became a private copy (smaps
+        // Anonymous +64 MiB for a 64 MiB view of a cached file) while the gate counted the cache as free.
+        using TestFile file = TestFile.Create(64 * TestFile.MiB, evict: false);
+        using MappedFile copyOnWrite = file.Map(System.IO.MemoryMappedFiles.MemoryMappedFileAccess.CopyOnWrite);
+        using MappedFile readOnly = file.Map();
+
+        using LockLease lease = MmapLock.Lock([copyOnWrite.Region("engine"), readOnly.Region("weights")]);
+
+        Assert.Equal(64 * TestFile.MiB, lease.LockedBytes); // the read-only view only
+        RegionFailure refused = Assert.Single(lease.Failures);
+        Assert.Equal("engine", refused.Name);
+        Assert.Contains("copy-on-write", refused.Message, StringComparison.Ordinal);
+        Assert.Equal(0, AnonymousBytesAt(copyOnWrite.Region().Address));
+    }
+
+    private static long AnonymousBytesAt(nint address)
+    {
+        SmapsSnapshot smaps = ProcMaps.ReadSelfSmaps();
+        int i = Array.FindIndex(smaps.Maps, m => (nuint)m.Start <= (nuint)address && (nuint)address < (nuint)m.End);
+        Assert.True(i >= 0, "the view is not in /proc/self/smaps");
+        return smaps.Figures[i].AnonymousBytes;
+    }
+
+    [LinuxFact]
     public void Lock_OfAnUnalignedRegion_LocksTheWholePagesItTouches()
     {
         using TestFile file = TestFile.Create(TestFile.MiB);
