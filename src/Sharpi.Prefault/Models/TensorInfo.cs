@@ -17,4 +17,13 @@ public sealed record TensorInfo(string Name, string DType, IReadOnlyList<long> S
 {
     /// <summary>One past the tensor's last byte in <see cref="FilePath"/>.</summary>
     public long End => Offset + Length;
+
+    // The generated one prints Shape as its type's name (System.Int64[]); this prints the dimensions.
+    private bool PrintMembers(System.Text.StringBuilder builder)
+    {
+        builder.Append("Name = ").Append(Name).Append(", DType = ").Append(DType).Append(", Shape = [").AppendJoin(", ", Shape)
+            .Append("], Offset = ").Append(Offset).Append(", Length = ").Append(Length).Append(", FilePath = ").Append(FilePath)
+            .Append(", End = ").Append(End);
+        return true;
+    }
 }

@@ -203,7 +203,7 @@ public static partial class MmapPrefault
             BytesSkipped = requested - sweep.Bytes,
             Elapsed = ran ? Stopwatch.GetElapsedTime(run.Started) : TimeSpan.Zero,
             Method = method,
-            Failures = run.Failures,
+            Failures = new FailureList(run.Failures),
             IsCanceled = sweep.IsCanceled,
             RegionCount = plan?.Regions.Length ?? 0,
             Threads = sweep.Threads,

@@ -114,7 +114,7 @@ public static class MmapReclaim
                 + (plan.Skipped.Count > 0 ? $"; {plan.Skipped.Count} ranges kept resident (see Skipped)" : string.Empty),
             BytesRequested = requested,
             BytesReleased = released,
-            Skipped = plan.Skipped,
+            Skipped = new FailureList(plan.Skipped),
             RegionCount = merged.Length,
         };
     }

@@ -201,6 +201,17 @@ public sealed class MmapPrefaultTests
     }
 
     [LinuxFact]
+    public void Result_ToString_NamesEachFailure_NotTheListsType()
+    {
+        PrefaultResult result = MmapPrefault.Run([new PrefaultRegion(Unmapped.Address(4096), 4096, "stale")], PrefaultOptions.Default with { RamGate = RamGate.Always });
+
+        string text = result.ToString();
+
+        Assert.DoesNotContain("System.Collections", text, StringComparison.Ordinal);
+        Assert.Contains("Failures = [stale: ", text, StringComparison.Ordinal);
+    }
+
+    [LinuxFact]
     public void Run_OverAnUnmappedRange_SkipsIt_AndStillRunsTheRest()
     {
         using TestFile live = TestFile.Create(16 * MiB);
