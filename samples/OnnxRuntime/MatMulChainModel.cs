@@ -1,3 +1,4 @@
+using System.Buffers;
 using System.Buffers.Binary;
 using System.Globalization;
 using System.Text;
@@ -130,7 +131,8 @@ internal static class MatMulChainModel
     /// <summary>The protobuf wire format's two field kinds used here: varints and length-delimited bytes.</summary>
     private sealed class Protobuf
     {
-        private readonly MemoryStream _bytes = new();
+        // Not a MemoryStream: a disposable field would make the class need disposing (CA1001) for nothing.
+        private readonly ArrayBufferWriter<byte> _bytes = new();
 
         internal Protobuf Varint(int field, long value)
         {
@@ -143,13 +145,13 @@ internal static class MatMulChainModel
 
         internal Protobuf Message(int field, Protobuf value) => Bytes(field, value.ToArray());
 
-        internal byte[] ToArray() => _bytes.ToArray();
+        internal byte[] ToArray() => _bytes.WrittenSpan.ToArray();
 
         private Protobuf Bytes(int field, byte[] value)
         {
             Key(field, 2);
             WriteVarint((ulong)value.Length);
-            _bytes.Write(value);
+            _bytes.Write(value.AsSpan());
             return this;
         }
 
@@ -159,11 +161,17 @@ internal static class MatMulChainModel
         {
             while (value >= 0x80)
             {
-                _bytes.WriteByte((byte)(value | 0x80));
+                WriteByte((byte)(value | 0x80));
                 value >>= 7;
             }
 
-            _bytes.WriteByte((byte)value);
+            WriteByte((byte)value);
+        }
+
+        private void WriteByte(byte value)
+        {
+            _bytes.GetSpan(1)[0] = value;
+            _bytes.Advance(1);
         }
     }
 }
