@@ -9,6 +9,7 @@ var coldstart = new Command("coldstart", "Time to the first request per strategy
 ColdStartCommand.Configure(coldstart);
 root.Subcommands.Add(coldstart);
 root.Subcommands.Add(OverlapCommand.Create());
+root.Subcommands.Add(EngineCommand.Create());
 root.Subcommands.Add(MicroCommand.Create());
 
 return root.Parse(args).Invoke();

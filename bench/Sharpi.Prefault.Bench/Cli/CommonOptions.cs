@@ -3,12 +3,15 @@ using System.CommandLine;
 namespace Sharpi.Prefault.Bench;
 
 /// <summary>The options every file-based command shares: which file, how often, where the results go.</summary>
-internal sealed class CommonOptions
+/// <param name="defaultSize">The generated file's size without <c>--size</c>.</param>
+/// <param name="sizeDescription">What <c>--size</c> sizes, where it is not the generated weights file.</param>
+/// <param name="acceptsFile">False for a command that writes its own file (engine: a model the engine can load): no <c>--file</c>.</param>
+internal sealed class CommonOptions(long defaultSize = CommonOptions.DefaultSize, string? sizeDescription = null, bool acceptsFile = true)
 {
     internal const long DefaultSize = 2L << 30;
 
-    internal Option<long> Size { get; } = SizeOption("--size", DefaultSize,
-        "Size of the generated weights file (random, incompressible bytes), e.g. 512M, 2G. Ignored with --file.");
+    internal Option<long> Size { get; } = SizeOption("--size", defaultSize,
+        sizeDescription ?? "Size of the generated weights file (random, incompressible bytes), e.g. 512M, 2G. Ignored with --file.");
 
     internal Option<string?> File { get; } = new("--file")
     {
@@ -61,7 +64,10 @@ internal sealed class CommonOptions
         });
         foreach (Option option in (Option[])[Size, File, Dir, Cleanup, Repeat, Json, Markdown, FreePageReporting])
         {
-            command.Options.Add(option);
+            if (acceptsFile || option != File)
+            {
+                command.Options.Add(option);
+            }
         }
     }
 
@@ -93,8 +99,11 @@ internal sealed class CommonOptions
         progress.Note($"Deleted {file.Path}.");
     }
 
-    /// <summary>Prints the table and writes the JSON and Markdown files that were asked for.</summary>
-    internal void Publish(ParseResult parse, BenchReport report, string title, ProgressLine progress)
+    /// <summary>
+    /// Prints the table (<paramref name="wide"/>: every column; the files always get all of them), the notes and the
+    /// verdict, and writes the JSON and Markdown files that were asked for.
+    /// </summary>
+    internal void Publish(ParseResult parse, BenchReport report, string title, ProgressLine progress, bool wide = true)
     {
         Console.Out.WriteLine();
         Console.Out.WriteLine($"{title} ({report.Machine.Describe()})");
@@ -104,10 +113,16 @@ internal sealed class CommonOptions
             Console.Out.WriteLine($"Request: {request}; warm: {(report.WarmRequestSeconds is double warm ? ResultTable.Seconds(warm) + " s" : "not measured")}");
         }
 
-        Console.Out.Write(ResultTable.Render(report.Results, markdown: false));
+        Console.Out.Write(ResultTable.Render(report.Results, markdown: false, wide));
         foreach (string note in report.Notes)
         {
             Console.Out.WriteLine("  " + note);
+        }
+
+        if (report.Verdict is { } verdict)
+        {
+            Console.Out.WriteLine();
+            Console.Out.WriteLine(verdict);
         }
 
         // Loud on purpose, and last, where a reader of the table looks: a limit that a row beats makes every x limit wrong.

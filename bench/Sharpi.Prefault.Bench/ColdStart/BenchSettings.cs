@@ -9,6 +9,21 @@ namespace Sharpi.Prefault.Bench;
 /// <param name="Request">The first request every row runs after its strategy.</param>
 internal sealed record BenchSettings(int FirstPassThreads, int PrefaultThreads, long ChunkSize, int LimitThreads, int LimitBlockSize, RequestPlan Request)
 {
+    /// <summary>Bytes per read of the limit readers: 32 MiB, the library's default chunk.</summary>
+    internal const int DefaultLimitBlockSize = 32 * 1024 * 1024;
+
+    /// <summary>
+    /// The defaults of <c>coldstart</c>, for a command that runs its own request and borrows the limit readers and the
+    /// prefault options: <paramref name="request"/> is what those readers ignore (they run none).
+    /// </summary>
+    internal static BenchSettings Defaults(RequestPlan request) => new(
+        FirstPassThreads: Environment.ProcessorCount,
+        PrefaultThreads: PrefaultOptions.DefaultMaxDegreeOfParallelism,
+        ChunkSize: PrefaultOptions.DefaultChunkSize,
+        LimitThreads: Math.Max(2, Environment.ProcessorCount),
+        LimitBlockSize: DefaultLimitBlockSize,
+        Request: request);
+
     internal PrefaultOptions Prefault(PrefaultStrategy strategy, RamGate gate = RamGate.FitsInRam) => PrefaultOptions.Default with
     {
         Label = "bench",

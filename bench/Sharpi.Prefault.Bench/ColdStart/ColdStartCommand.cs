@@ -1,6 +1,4 @@
 using System.CommandLine;
-using System.Globalization;
-using System.Runtime.Versioning;
 
 namespace Sharpi.Prefault.Bench;
 
@@ -83,11 +81,7 @@ internal sealed class ColdStartCommand
         DefaultValueFactory = _ => 2026,
     };
 
-    private readonly Option<string?> _readAhead = new("--read-ahead-kb")
-    {
-        Description = "Comma-separated read_ahead_kb values, e.g. 128,8192: the whole table runs once per value, set on the file's disk " +
-            "(needs root; the old value is restored at the end, on errors and on Ctrl+C/SIGTERM). Default: the current value, unchanged.",
-    };
+    private readonly Option<string?> _readAhead = ReadAheadPasses.CreateOption();
 
     /// <summary>Adds the options and the action to <paramref name="command"/> (the root command and <c>coldstart</c> both get them).</summary>
     internal static void Configure(Command command)
@@ -117,7 +111,7 @@ internal sealed class ColdStartCommand
             List<ColdStartStrategy> strategies = SelectStrategies(parse.GetValue(_strategies), out List<string> notes);
             List<CacheState> caches = SelectCaches(parse.GetValue(_cache)!);
             RequestSpec spec = SelectRequest(parse);
-            int[] readAheads = SelectReadAheads(parse.GetValue(_readAhead));
+            int[] readAheads = ReadAheadPasses.Parse(parse.GetValue(_readAhead));
             int repeat = parse.GetValue(_common.Repeat);
 
             WeightsFile file = _common.ResolveFile(parse, progress);
@@ -127,15 +121,20 @@ internal sealed class ColdStartCommand
                 PrefaultThreads: Positive(parse.GetValue(_threads), "--threads"),
                 ChunkSize: parse.GetValue(_chunk),
                 LimitThreads: Positive(parse.GetValue(_limitThreads), "--limit-threads"),
-                LimitBlockSize: 32 * 1024 * 1024,
+                LimitBlockSize: BenchSettings.DefaultLimitBlockSize,
                 Request: request);
 
             var runner = new ColdStartRunner(file, settings, strategies, caches, repeat, progress);
-            List<Sample> samples;
-            List<WarmSample> warm;
+            var samples = new List<Sample>();
+            var warm = new List<WarmSample>();
             using (SysfsOverride? reporting = _common.SuspendPageReporting(parse, notes, progress))
             {
-                (samples, warm) = RunPerReadAhead(runner, file, readAheads, notes, progress);
+                foreach (int? readAheadKb in ReadAheadPasses.Each(file.Path, readAheads, notes, progress))
+                {
+                    (List<Sample> s, List<WarmSample> w) = runner.Run(readAheadKb);
+                    samples.AddRange(s);
+                    warm.AddRange(w);
+                }
             }
 
             string[] limitReaders = [.. strategies.Where(static s => s.IsLimit).Select(static s => s.Name)];
@@ -177,47 +176,6 @@ internal sealed class ColdStartCommand
         }
     }
 
-    /// <summary>
-    /// Runs the whole table once per read_ahead_kb value, or once as the disk is when no value was given or the bench
-    /// may not set it. Every value set is put back (see <see cref="SysfsOverride"/>).
-    /// </summary>
-    [SupportedOSPlatform("linux")]
-    private static (List<Sample> Samples, List<WarmSample> Warm) RunPerReadAhead(ColdStartRunner runner, WeightsFile file, int[] readAheads, List<string> notes,
-        ProgressLine progress)
-    {
-        if (readAheads.Length == 0)
-        {
-            return runner.Run(readAheadKb: null);
-        }
-
-        BlockDevice device = BlockDevice.Of(file.Path);
-        using SysfsOverride? readAhead = SysfsOverride.TryCreate(device, out string? why);
-        if (readAhead is null)
-        {
-            string message = $"--read-ahead-kb: not set: {why}. Ran once at the current read_ahead_kb ({device.ReadAheadKb?.ToString(CultureInfo.InvariantCulture) ?? "n/a"}).";
-            progress.Note(message);
-            notes.Add(message);
-            return runner.Run(readAheadKb: null);
-        }
-
-        var samples = new List<Sample>();
-        var warm = new List<WarmSample>();
-        foreach (int kb in readAheads)
-        {
-            readAhead.Set(kb);
-            progress.Note($"read_ahead_kb of {device.Name} set to {kb} (it is {readAhead.Original} outside this run).");
-            (List<Sample> s, List<WarmSample> w) = runner.Run(kb);
-            samples.AddRange(s);
-            warm.AddRange(w);
-        }
-
-        readAhead.Dispose();
-        string restored = $"read_ahead_kb of {device.Name} restored to {readAhead.Original} after the runs at {string.Join(", ", readAheads)}.";
-        progress.Note(restored);
-        notes.Add(restored);
-        return (samples, warm);
-    }
-
     /// <summary>The layers and experts the request reads: a real model's tensor table, or equal slices of a generated file.</summary>
     private static ModelLayout Layout(WeightsFile file, RequestSpec spec, List<string> notes)
     {
@@ -251,30 +209,6 @@ internal sealed class ColdStartCommand
         Tokens: Positive(parse.GetValue(_tokens), "--tokens"),
         TopK: Positive(parse.GetValue(_topK), "--top-k"),
         Seed: parse.GetValue(_seed));
-
-    private static int[] SelectReadAheads(string? value)
-    {
-        if (string.IsNullOrWhiteSpace(value))
-        {
-            return [];
-        }
-
-        var values = new List<int>();
-        foreach (string item in value.Split(',', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries))
-        {
-            if (!int.TryParse(item, NumberStyles.None, CultureInfo.InvariantCulture, out int kb) || kb < 0)
-            {
-                throw new BenchException($"--read-ahead-kb: '{item}' is not a number of KiB; write for example 128,8192.");
-            }
-
-            if (!values.Contains(kb))
-            {
-                values.Add(kb);
-            }
-        }
-
-        return [.. values];
-    }
 
     private static List<ColdStartStrategy> SelectStrategies(string? filter, out List<string> notes)
     {

@@ -54,7 +54,7 @@ internal sealed class ColdStartRunner(WeightsFile file, BenchSettings settings, 
                     }
 
                     progress.Begin($"[{++step}/{steps}] {pass}repetition {r + 1}/{repeat}, {CacheControl.Name(cache)}, {strategy.Name}");
-                    samples.Add(Measure(strategy, cache) with { ReadAheadKb = readAheadKb });
+                    samples.Add(Measure(file, _device, strategy, cache, settings) with { ReadAheadKb = readAheadKb });
                 }
             }
         }
@@ -63,14 +63,15 @@ internal sealed class ColdStartRunner(WeightsFile file, BenchSettings settings, 
         return (samples, warm);
     }
 
-    private Sample Measure(ColdStartStrategy strategy, CacheState cache)
+    /// <summary>One row once: the cache state set and checked, the faults, disk reads and residency around the strategy.</summary>
+    internal static Sample Measure(WeightsFile file, BlockDevice device, ColdStartStrategy strategy, CacheState cache, BenchSettings settings)
     {
         double before = CacheControl.Establish(file, cache);
-        DiskStats? diskBefore = DiskStats.Now(_device);
+        DiskStats? diskBefore = DiskStats.Now(device);
         FaultCounts faultsBefore = FaultCounts.Now();
         StrategyTimes times = strategy.Execute(file, cache, settings);
         FaultCounts faults = FaultCounts.Now() - faultsBefore;
-        DiskStats? disk = DiskStats.Now(_device) - diskBefore;
+        DiskStats? disk = DiskStats.Now(device) - diskBefore;
         double after = Residency.OfFile(file.Path).Percent;
         return new Sample(strategy.Name, cache, times, faults, before, after) { Disk = disk };
     }

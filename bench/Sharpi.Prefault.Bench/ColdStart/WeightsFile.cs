@@ -39,7 +39,15 @@ internal sealed record WeightsFile(string Path, long Length, bool Generated)
             return new WeightsFile(path, size, Generated: true);
         }
 
-        long needed = size - (info.Exists ? info.Length : 0) + FreeSpaceMargin;
+        EnsureFreeSpace(directory, size, info.Exists ? info.Length : 0);
+        Write(path, size, progress);
+        return new WeightsFile(path, size, Generated: true);
+    }
+
+    /// <summary>Fails before a write of <paramref name="size"/> bytes (replacing <paramref name="replaced"/>) that would fill the disk of <paramref name="directory"/>.</summary>
+    internal static void EnsureFreeSpace(string directory, long size, long replaced)
+    {
+        long needed = size - replaced + FreeSpaceMargin;
         var drive = new DriveInfo(System.IO.Path.GetFullPath(directory));
         if (drive.AvailableFreeSpace < needed)
         {
@@ -47,9 +55,6 @@ internal sealed record WeightsFile(string Path, long Length, bool Generated)
                 $"Not enough disk space for the {Sizes.Format(size)} weights file in '{directory}': {Sizes.Format(drive.AvailableFreeSpace)} free on {drive.Name}, " +
                 $"{Sizes.Format(needed)} needed (with a {Sizes.Format(FreeSpaceMargin)} margin). Use --dir on a larger disk or a smaller --size.");
         }
-
-        Write(path, size, progress);
-        return new WeightsFile(path, size, Generated: true);
     }
 
     /// <summary>Writes to a temporary name and renames, so a run that is stopped never leaves a file that looks complete.</summary>

@@ -35,6 +35,10 @@ internal sealed record BenchReport
     [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
     public double? WarmRequestSeconds { get; init; }
 
+    /// <summary>engine: one line on what the run showed (a prefault row's first inference and load against none's).</summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public string? Verdict { get; init; }
+
     /// <summary>coldstart: "BUG: row X beats limit by N%" lines; empty when every row stayed within the noise of its limit.</summary>
     public IReadOnlyList<string> Bugs { get; init; } = [];
 
@@ -66,6 +70,10 @@ internal sealed record ResultRow
 
     public required string Cache { get; init; }
 
+    /// <summary>Engine rows: the session's prepacking setting ("off" or "on").</summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public string? Prepacking { get; init; }
+
     /// <summary>The disk's read_ahead_kb during the row, where the run set it (<c>--read-ahead-kb</c>).</summary>
     [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
     public int? ReadAheadKb { get; init; }
@@ -73,17 +81,20 @@ internal sealed record ResultRow
     /// <summary>How many repetitions the medians come from.</summary>
     public required int Repeat { get; init; }
 
-    /// <summary>The strategy itself (mapping excluded; a buffer's allocation and the read included).</summary>
+    /// <summary>The strategy itself (mapping excluded; a buffer's allocation and the read included); engine rows: the prefault's own time.</summary>
     public required double Seconds { get; init; }
 
     /// <summary>The first request after it (the first pass), on the first-pass threads.</summary>
     public required double FirstPassSeconds { get; init; }
 
-    /// <summary>Median of strategy + first pass per repetition: the time to the first token, in effect.</summary>
+    /// <summary>
+    /// Median of strategy + first pass per repetition (overlap: + init): the time to the first token, in effect;
+    /// engine rows: from the row's start to the end of its first inference, timed whole.
+    /// </summary>
     public required double TotalSeconds { get; init; }
 
     /// <summary>
-    /// Cold rows: <see cref="Seconds"/> plus what the first request took beyond a warm one, the time the row spent
+    /// Cold rows: <see cref="Seconds"/> (engine rows: and <see cref="CreateSeconds"/>) plus what the first request took beyond a warm one, the time the row spent
     /// getting the bytes in (before or during its request); otherwise <see cref="TotalSeconds"/>. What <see cref="RatioToLimit"/> compares.
     /// </summary>
     public required double LoadSeconds { get; init; }
@@ -139,7 +150,11 @@ internal sealed record ResultRow
     [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
     public string? Method { get; init; }
 
-    /// <summary>Overlap rows only: the simulated engine init.</summary>
+    /// <summary>Engine rows only: the inference session's creation.</summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public double? CreateSeconds { get; init; }
+
+    /// <summary>Overlap and engine rows: the simulated engine init.</summary>
     [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
     public double? InitSeconds { get; init; }
 

@@ -27,6 +27,11 @@ internal static class ReportWriter
                 $"- Request: {request}; warm: {(report.WarmRequestSeconds is double warm ? ResultTable.Seconds(warm) + " s" : "not measured")}");
         }
 
+        if (report.Verdict is { } verdict)
+        {
+            md.AppendLine(CultureInfo.InvariantCulture, $"- Verdict: {verdict}");
+        }
+
         foreach (string bug in report.Bugs)
         {
             md.AppendLine(CultureInfo.InvariantCulture, $"- **{bug}**");
@@ -49,7 +54,7 @@ internal static class ReportWriter
 
     /// <summary>
     /// A Mermaid xychart-beta bar chart (GitHub renders it): time to first request per row, cold bars behind warm
-    /// ones; of a run over several read_ahead_kb values, the first value's rows.
+    /// ones (engine: prepacking off behind on); of a run over several read_ahead_kb values, the first value's rows.
     /// </summary>
     private static string Chart(BenchReport report, string title)
     {
@@ -60,19 +65,21 @@ internal static class ReportWriter
             title += $", read_ahead_kb {kb}";
         }
 
+        // A series per cache state; of engine rows, per prepacking setting, with the limit row (which has none) in each.
+        bool engine = results.Any(static r => r.Prepacking is not null);
         string[] names = [.. results.Select(static r => r.Strategy).Distinct()];
-        string[] caches = [.. results.Select(static r => r.Cache).Distinct()];
+        string[] series = [.. results.Where(r => !engine || r.Prepacking is not null).Select(Series).Distinct()];
         double max = results.Length == 0 ? 1 : results.Max(static r => r.TotalSeconds);
         var chart = new StringBuilder();
         chart.AppendLine("```mermaid");
         chart.AppendLine("xychart-beta");
-        string series = string.Join(" vs ", caches);
-        chart.AppendLine(CultureInfo.InvariantCulture, $"    title \"{title}: time to first request (s), {series}{(caches.Length > 1 ? ", second series in front" : string.Empty)}\"");
+        string legend = string.Join(" vs ", series);
+        chart.AppendLine(CultureInfo.InvariantCulture, $"    title \"{title}: time to first request (s), {legend}{(series.Length > 1 ? ", second series in front" : string.Empty)}\"");
         chart.AppendLine(CultureInfo.InvariantCulture, $"    x-axis [{string.Join(", ", names.Select(static n => $"\"{n}\""))}]");
         chart.AppendLine(CultureInfo.InvariantCulture, $"    y-axis \"seconds\" 0 --> {Math.Ceiling(max * 10) / 10:0.0}");
-        foreach (string cache in caches)
+        foreach (string one in series)
         {
-            IEnumerable<string> values = names.Select(n => results.FirstOrDefault(r => r.Strategy == n && r.Cache == cache)?.TotalSeconds ?? 0)
+            IEnumerable<string> values = names.Select(n => results.FirstOrDefault(r => r.Strategy == n && (Series(r) == one || (engine && r.Prepacking is null)))?.TotalSeconds ?? 0)
                 .Select(static v => v.ToString("0.000", CultureInfo.InvariantCulture));
             chart.AppendLine(CultureInfo.InvariantCulture, $"    bar [{string.Join(", ", values)}]");
         }
@@ -80,6 +87,8 @@ internal static class ReportWriter
         chart.AppendLine("```");
         return chart.ToString();
     }
+
+    private static string Series(ResultRow row) => row.Prepacking is { } prepacking ? $"prepacking {prepacking}" : row.Cache;
 
     private static void CreateParent(string path)
     {

@@ -12,16 +12,23 @@ internal static class ResultTable
     private static readonly string[] OverlapHeaders =
         ["scenario", "cache", "init s", "prefault s", "first pass s", "first layer done s", "time to first request s", "min-max s", "sweep GiB/s", "minor faults", "major faults", "cached before", "cached after", "method"];
 
+    /// <summary>The engine command's columns that fit 100 characters; <see cref="EngineWideHeaders"/> add the rest.</summary>
+    private static readonly string[] EngineHeaders =
+        ["row", "prepacking", "create s", "first s", "second s", "x warm", "to-first s", "x limit"];
+
+    private static readonly string[] EngineWideHeaders =
+        [.. EngineHeaders, "init s", "prefault s", "load s", "min-max s", "disk GiB/s", "first faults minor/major", "cached before", "cached after", "method"];
+
     /// <summary>
     /// The table; a run over several read_ahead_kb values (<c>--read-ahead-kb</c>) gets one table per value, each
-    /// under a heading, with the same column widths.
+    /// under a heading. <paramref name="wide"/>: every column of the engine rows (the others always show all theirs).
     /// </summary>
-    internal static string Render(IReadOnlyList<ResultRow> rows, bool markdown)
+    internal static string Render(IReadOnlyList<ResultRow> rows, bool markdown, bool wide = true)
     {
         int?[] passes = [.. rows.Select(static r => r.ReadAheadKb).Distinct()];
         if (passes.Length <= 1)
         {
-            return RenderOne(rows, markdown);
+            return RenderOne(rows, markdown, wide);
         }
 
         var text = new StringBuilder();
@@ -34,21 +41,23 @@ internal static class ResultTable
                 text.AppendLine();
             }
 
-            text.Append(RenderOne([.. rows.Where(r => r.ReadAheadKb == pass)], markdown));
+            text.Append(RenderOne([.. rows.Where(r => r.ReadAheadKb == pass)], markdown, wide));
             text.AppendLine();
         }
 
         return text.ToString();
     }
 
-    private static string RenderOne(IReadOnlyList<ResultRow> rows, bool markdown)
+    private static string RenderOne(IReadOnlyList<ResultRow> rows, bool markdown, bool wide)
     {
-        bool overlap = rows.Count > 0 && rows[0].InitSeconds is not null;
-        string[] headers = overlap ? OverlapHeaders : Headers;
+        bool engine = rows.Any(static r => r.CreateSeconds is not null);
+        bool overlap = !engine && rows.Count > 0 && rows[0].InitSeconds is not null;
+        string[] headers = engine ? (wide ? EngineWideHeaders : EngineHeaders) : overlap ? OverlapHeaders : Headers;
+        bool[] left = [.. headers.Select(static (h, i) => i < 2 || h == "method")];
         var cells = new List<string[]>(rows.Count);
         foreach (ResultRow row in rows)
         {
-            cells.Add(overlap ? OverlapCells(row) : Cells(row));
+            cells.Add(engine ? EngineCells(row)[..headers.Length] : overlap ? OverlapCells(row) : Cells(row));
         }
 
         var widths = new int[headers.Length];
@@ -58,25 +67,25 @@ internal static class ResultTable
         }
 
         var text = new StringBuilder();
-        AppendLine(text, headers, widths, markdown);
+        AppendLine(text, headers, widths, left, markdown);
         if (markdown)
         {
             text.Append('|');
             for (int i = 0; i < headers.Length; i++)
             {
-                text.Append(i < 2 || i == headers.Length - 1 ? " :--- |" : " ---: |");
+                text.Append(left[i] ? " :--- |" : " ---: |");
             }
 
             text.AppendLine();
         }
         else
         {
-            AppendLine(text, [.. widths.Select(w => new string('-', w))], widths, markdown: false);
+            AppendLine(text, [.. widths.Select(w => new string('-', w))], widths, left, markdown: false);
         }
 
         foreach (string[] row in cells)
         {
-            AppendLine(text, row, widths, markdown);
+            AppendLine(text, row, widths, left, markdown);
         }
 
         return text.ToString();
@@ -87,7 +96,7 @@ internal static class ResultTable
         r.Strategy, r.Cache, Seconds(r.Seconds), Seconds(r.FirstPassSeconds), Seconds(r.TotalSeconds), Seconds(r.LoadSeconds),
         $"{Seconds(r.MinTotalSeconds)}-{Seconds(r.MaxTotalSeconds)}", Number(r.GibPerSecond, "0.00"),
         r.StorageBytes > 0 ? Number(r.StorageGibPerSecond, "0.00") : "-", r.AverageReadRequestKb is double kb ? Number(kb, "0") : "-",
-        r.RatioToLimit is double ratio ? Number(ratio, "0.00") : "-", r.RatioToWarm is double warm ? Number(warm, warm >= 10 ? "0" : "0.00") + "x" : "-",
+        r.RatioToLimit is double ratio ? Number(ratio, "0.00") : "-", Ratio(r.RatioToWarm),
         $"{Count(r.MinorFaults)}/{Count(r.MajorFaults)}",
         $"{Count(r.FirstPassMinorFaults)}/{Count(r.FirstPassMajorFaults)}", r.PmdMappedPercent is double pmd ? Percent(pmd) : "-",
         Percent(r.ResidentPercentBefore), Percent(r.ResidentPercentAfter), r.Method ?? string.Empty,
@@ -102,20 +111,50 @@ internal static class ResultTable
         Percent(r.ResidentPercentBefore), Percent(r.ResidentPercentAfter), r.Method ?? string.Empty,
     ];
 
-    private static void AppendLine(StringBuilder text, string[] cells, int[] widths, bool markdown)
+    /// <summary>
+    /// An engine row (its own columns first, the wide ones after); the limit row has no session, so its read of the
+    /// whole file stands in its to-first column.
+    /// </summary>
+    private static string[] EngineCells(ResultRow r) =>
+    [
+        r.Strategy, r.Prepacking ?? "-", Optional(r.CreateSeconds), r.CreateSeconds is null ? "-" : Seconds(r.FirstPassSeconds),
+        Optional(r.SecondPassSeconds), Ratio(r.RatioToWarm), Seconds(r.TotalSeconds), r.RatioToLimit is double ratio ? Number(ratio, "0.00") : "-",
+        Optional(r.InitSeconds), r.CreateSeconds is null ? "-" : Seconds(r.Seconds), Seconds(r.LoadSeconds),
+        $"{Seconds(r.MinTotalSeconds)}-{Seconds(r.MaxTotalSeconds)}", r.StorageBytes > 0 ? Number(r.StorageGibPerSecond, "0.00") : "-",
+        $"{Count(r.FirstPassMinorFaults)}/{Count(r.FirstPassMajorFaults)}", Percent(r.ResidentPercentBefore), Percent(r.ResidentPercentAfter), r.Method ?? string.Empty,
+    ];
+
+    private static void AppendLine(StringBuilder text, string[] cells, int[] widths, bool[] left, bool markdown)
     {
         for (int i = 0; i < cells.Length; i++)
         {
-            bool left = i < 2 || i == cells.Length - 1;
-            string cell = left ? cells[i].PadRight(widths[i]) : cells[i].PadLeft(widths[i]);
+            string cell = left[i] ? cells[i].PadRight(widths[i]) : cells[i].PadLeft(widths[i]);
             text.Append(markdown ? (i == 0 ? "| " : " | ") : (i == 0 ? string.Empty : "  ")).Append(cell);
         }
 
-        text.AppendLine(markdown ? " |" : string.Empty);
+        if (markdown)
+        {
+            text.AppendLine(" |");
+        }
+        else
+        {
+            // A left-aligned last column would pad every line to its widest cell.
+            while (text.Length > 0 && text[^1] == ' ')
+            {
+                text.Length--;
+            }
+
+            text.AppendLine();
+        }
     }
 
     /// <summary>Seconds with the precision that matters: 1.23, 0.123, 0.0021.</summary>
     internal static string Seconds(double seconds) => Number(seconds, seconds >= 10 ? "0.0" : seconds >= 1 ? "0.00" : seconds >= 0.01 ? "0.000" : "0.0000");
+
+    /// <summary>A ratio as "1.05x" or "31x"; "-" where there is none.</summary>
+    internal static string Ratio(double? ratio) => ratio is double r ? Number(r, r >= 10 ? "0" : "0.00") + "x" : "-";
+
+    private static string Optional(double? seconds) => seconds is double s ? Seconds(s) : "-";
 
     private static string Number(double value, string format) => value.ToString(format, CultureInfo.InvariantCulture);
 

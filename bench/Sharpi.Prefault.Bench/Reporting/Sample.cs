@@ -16,10 +16,22 @@ internal sealed record Sample(string Strategy, CacheState Cache, StrategyTimes T
     /// <summary>Overlap rows with a prefault: the sweep's own throughput (its bytes over its elapsed time).</summary>
     internal double? SweepGibPerSecond { get; init; }
 
-    internal double TotalSeconds => (InitSeconds ?? 0) + Times.Seconds + Times.FirstPassSeconds;
+    /// <summary>Engine rows: the inference session's creation (where ONNX Runtime maps, or reads and copies, the weights).</summary>
+    internal double? CreateSeconds { get; init; }
+
+    /// <summary>Engine rows: the session's prepacking setting, "off" or "on"; rows group by it.</summary>
+    internal string? Prepacking { get; init; }
 
     /// <summary>
-    /// Medians per (read-ahead pass, cache state, strategy) in the order given. Where <paramref name="limitReaders"/>
+    /// Engine rows: from the row's start to the end of its first request, timed whole (a background prefault overlaps
+    /// the init, so the parts do not add up to it).
+    /// </summary>
+    internal double? ElapsedSeconds { get; init; }
+
+    internal double TotalSeconds => ElapsedSeconds ?? ((InitSeconds ?? 0) + (CreateSeconds ?? 0) + Times.Seconds + Times.FirstPassSeconds);
+
+    /// <summary>
+    /// Medians per (read-ahead pass, cache state, prepacking, strategy) in the order given. Where <paramref name="limitReaders"/>
     /// ran in a cache state, a <c>limit</c> row leads it: the figures of the reader with the lowest median total,
     /// and every row of that state gets its ratio to it. <paramref name="warmRequests"/> (those of the row's read-ahead pass) give each row with a
     /// request its <see cref="ResultRow.RatioToWarm"/>.
@@ -37,12 +49,15 @@ internal sealed record Sample(string Strategy, CacheState Cache, StrategyTimes T
             foreach (CacheState cache in states)
             {
                 var group = new List<ResultRow>();
-                foreach (string strategy in order)
+                foreach (string? prepacking in samples.Select(static s => s.Prepacking).Distinct().Order(StringComparer.Ordinal))
                 {
-                    Sample[] runs = [.. samples.Where(s => s.ReadAheadKb == readAhead && s.Cache == cache && s.Strategy == strategy)];
-                    if (runs.Length > 0)
+                    foreach (string strategy in order)
                     {
-                        group.Add(Row(strategy, cache, runs, bytes, warmRequestSeconds, isLimitReader: limitReaders.Contains(strategy)));
+                        Sample[] runs = [.. samples.Where(s => s.ReadAheadKb == readAhead && s.Cache == cache && s.Prepacking == prepacking && s.Strategy == strategy)];
+                        if (runs.Length > 0)
+                        {
+                            group.Add(Row(strategy, cache, runs, bytes, warmRequestSeconds, isLimitReader: limitReaders.Contains(strategy)));
+                        }
                     }
                 }
 
@@ -65,13 +80,14 @@ internal sealed record Sample(string Strategy, CacheState Cache, StrategyTimes T
     }
 
     /// <summary>
-    /// Cold: the strategy's time plus what its first request took beyond its warm one (the faults it left to the request),
-    /// so a row that loads before the request and one that loads during it are compared with the limit alike. Warm,
-    /// a limit reader, an overlap row, or no warm request measured: the total.
+    /// Cold: the strategy's time (and an engine row's session creation, where the engine reads the weights when it
+    /// copies them) plus what its first request took beyond its warm one (the faults it left to the request), so a row
+    /// that loads before the request and one that loads during it are compared with the limit alike. Warm, a limit
+    /// reader, or no warm request measured (the overlap rows): the total.
     /// </summary>
     private static double LoadSeconds(CacheState cache, Sample[] runs, double total, double? warmRequestSeconds, bool isLimitReader) =>
-        cache == CacheState.Cold && !isLimitReader && runs[0].InitSeconds is null && runs.All(s => WarmOf(s, warmRequestSeconds) > 0)
-            ? Statistics.Median(runs.Select(s => s.Times.Seconds + Math.Max(0, s.Times.FirstPassSeconds - WarmOf(s, warmRequestSeconds))))
+        cache == CacheState.Cold && !isLimitReader && runs.All(s => WarmOf(s, warmRequestSeconds) > 0)
+            ? Statistics.Median(runs.Select(s => (s.CreateSeconds ?? 0) + s.Times.Seconds + Math.Max(0, s.Times.FirstPassSeconds - WarmOf(s, warmRequestSeconds))))
             : total;
 
     /// <summary>
@@ -80,9 +96,9 @@ internal sealed record Sample(string Strategy, CacheState Cache, StrategyTimes T
     /// </summary>
     private static double WarmOf(Sample run, double? warmRequestSeconds) => run.Times.SecondPassSeconds ?? warmRequestSeconds ?? 0;
 
-    /// <summary>The median over the repetitions of each one's first request over its warm one; null for limit readers and overlap rows.</summary>
+    /// <summary>The median over the repetitions of each one's first request over its warm one; null for limit readers and rows that time no warm request (overlap).</summary>
     private static double? RatioToWarm(Sample[] runs, double? warmRequestSeconds, bool isLimitReader) =>
-        !isLimitReader && runs[0].InitSeconds is null && runs.All(s => WarmOf(s, warmRequestSeconds) > 0)
+        !isLimitReader && runs.All(s => WarmOf(s, warmRequestSeconds) > 0)
             ? Statistics.Median(runs.Select(s => s.Times.FirstPassSeconds / WarmOf(s, warmRequestSeconds)))
             : null;
 
@@ -139,6 +155,8 @@ internal sealed record Sample(string Strategy, CacheState Cache, StrategyTimes T
             Method = runs[^1].Times.Method,
             PmdMappedPercent = runs[0].Times.PmdMappedPercent is null ? null : Statistics.Median(runs.Select(static s => s.Times.PmdMappedPercent ?? 0)),
             InitSeconds = runs[0].InitSeconds is null ? null : Statistics.Median(runs.Select(static s => s.InitSeconds ?? 0)),
+            CreateSeconds = runs[0].CreateSeconds is null ? null : Statistics.Median(runs.Select(static s => s.CreateSeconds ?? 0)),
+            Prepacking = runs[0].Prepacking,
             FirstLayerSeconds = runs[0].FirstLayerSeconds is null ? null : Statistics.Median(runs.Select(static s => s.FirstLayerSeconds ?? 0)),
             SweepGibPerSecond = runs[0].SweepGibPerSecond is null ? null : Statistics.Median(runs.Select(static s => s.SweepGibPerSecond ?? 0)),
         };

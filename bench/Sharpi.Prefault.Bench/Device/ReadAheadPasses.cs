@@ -1,0 +1,82 @@
+using System.CommandLine;
+using System.Globalization;
+using System.Runtime.Versioning;
+
+namespace Sharpi.Prefault.Bench;
+
+/// <summary>
+/// <c>--read-ahead-kb 128,8192</c>: a command's whole table runs once per value, set on the disk that holds the file
+/// and put back afterwards (see <see cref="SysfsOverride"/>), or once as the disk is where no value was given or the
+/// bench may not set it.
+/// </summary>
+internal static class ReadAheadPasses
+{
+    internal static Option<string?> CreateOption() => new("--read-ahead-kb")
+    {
+        Description = "Comma-separated read_ahead_kb values, e.g. 128,8192: the whole table runs once per value, set on the file's disk " +
+            "(needs root; the old value is restored at the end, on errors and on Ctrl+C/SIGTERM). Default: the current value, unchanged.",
+    };
+
+    /// <summary>The values asked for, in order, each once; empty when none was given.</summary>
+    internal static int[] Parse(string? value)
+    {
+        if (string.IsNullOrWhiteSpace(value))
+        {
+            return [];
+        }
+
+        var values = new List<int>();
+        foreach (string item in value.Split(',', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries))
+        {
+            if (!int.TryParse(item, NumberStyles.None, CultureInfo.InvariantCulture, out int kb) || kb < 0)
+            {
+                throw new BenchException($"--read-ahead-kb: '{item}' is not a number of KiB; write for example 128,8192.");
+            }
+
+            if (!values.Contains(kb))
+            {
+                values.Add(kb);
+            }
+        }
+
+        return [.. values];
+    }
+
+    /// <summary>
+    /// The passes to run, each value of <paramref name="readAheads"/> set on the disk of <paramref name="path"/> before
+    /// it is yielded, or one pass of null (the disk as it is). Every value set is put back when the enumeration ends
+    /// (a <c>foreach</c> left by an exception included), and the notes say so.
+    /// </summary>
+    [SupportedOSPlatform("linux")]
+    internal static IEnumerable<int?> Each(string path, int[] readAheads, List<string> notes, ProgressLine progress)
+    {
+        if (readAheads.Length == 0)
+        {
+            yield return null;
+            yield break;
+        }
+
+        BlockDevice device = BlockDevice.Of(path);
+        using SysfsOverride? readAhead = SysfsOverride.TryCreate(device, out string? why);
+        if (readAhead is null)
+        {
+            string message = $"--read-ahead-kb: not set: {why}. Ran once at the current read_ahead_kb ({device.ReadAheadKb?.ToString(CultureInfo.InvariantCulture) ?? "n/a"}).";
+            progress.Note(message);
+            notes.Add(message);
+            yield return null;
+            yield break;
+        }
+
+        foreach (int kb in readAheads)
+        {
+            readAhead.Set(kb);
+            progress.Note($"read_ahead_kb of {device.Name} set to {kb} (it is {readAhead.Original} outside this run).");
+            yield return kb;
+        }
+
+        readAhead.Dispose();
+        string restored = $"read_ahead_kb of {device.Name} restored to {readAhead.Original} after the runs at {string.Join(", ", readAheads)}.";
+        progress.Note(restored);
+        notes.Add(restored);
+    }
+}
