@@ -303,7 +303,7 @@ internal static class KeepCommand
             string what = look.MissingBytes == 0
                 ? "nothing left the cache"
                 : string.Create(CultureInfo.InvariantCulture,
-                    $"{Sizes.Format(look.MissingBytes)} had left the cache in {look.Ranges} range(s); restored {Sizes.Format(look.RestoredBytes)} in {look.Seconds:0.000} s ({look.GibPerSecond:0.00} GiB/s)");
+                    $"{Sizes.Format(look.MissingBytes)} not resident in {look.Ranges} range(s); read back {Sizes.Format(look.RestoredBytes)} in {look.Seconds:0.000} s ({look.GibPerSecond:0.00} GiB/s)");
             string gateNote = look.Partial ? $"; not all read back: {SafeText.Escape(look.Reason)}" : string.Empty;
             context.Out.WriteLine($"{time} look {look.Look}: {what}; {Sizes.Format(look.ResidentBytes + look.RestoredBytes)} of {Sizes.Format(look.Bytes)} resident{gateNote}");
         }

@@ -65,6 +65,32 @@ public sealed class CliKeepTests
         Assert.Equal(looks[0].GetProperty("restoredBytes").GetInt64(), Lines(run.Out).Last().GetProperty("restoredBytes").GetInt64());
     }
 
+    [LinuxFact]
+    [System.Runtime.Versioning.SupportedOSPlatform("linux")]
+    public void Keep_WithTensor_MeasuresAndReadsBackOnlyTheSelection()
+    {
+        using var model = new CliModelFiles();
+        string gguf = model.Gguf();
+        CliModelFiles.Evict(gguf);
+        using CliProcess tool = CliProcess.Start(["keep", gguf, "--tensor", "blk.0.*", "--interval", "100ms", "--json"]);
+        JsonElement first = WaitForLook(tool, look => look.GetProperty("look").GetInt64() == 1);
+        long selection = 2 * CliModelFiles.TensorBytes;
+        Assert.Equal(selection, first.GetProperty("bytes").GetInt64());
+        Assert.Equal(selection, first.GetProperty("restoredBytes").GetInt64());
+
+        long before = Evict(tool, gguf, 0, new FileInfo(gguf).Length);
+        JsonElement restoring = WaitForLook(tool, look => look.GetProperty("look").GetInt64() > before && look.GetProperty("restoredBytes").GetInt64() > 0);
+        tool.Signal("TERM");
+        CliRun run = tool.Wait(TimeSpan.FromSeconds(20));
+
+        Assert.Equal(0, run.ExitCode);
+        Assert.Equal(selection, restoring.GetProperty("missingBytes").GetInt64());
+        Assert.Equal(selection, restoring.GetProperty("restoredBytes").GetInt64());
+        JsonElement file = Lines(run.Out).First().GetProperty("files")[0];
+        Assert.Equal(2, file.GetProperty("tensors").GetInt32());
+        Assert.Equal(selection, file.GetProperty("bytes").GetInt64());
+    }
+
     [LinuxTheory]
     [InlineData("INT")]
     [InlineData("TERM")]
