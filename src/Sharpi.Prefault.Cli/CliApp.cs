@@ -36,11 +36,12 @@ internal static class CliApp
             EvictCommand.Create(),
             TensorsCommand.Create(),
             LockCommand.Create(),
+            KeepCommand.Create(),
         };
 
-    /// <summary>True for the commands that end their own way on SIGINT/SIGTERM: touch (prints what it did) and lock (unlocks).</summary>
+    /// <summary>True for the commands that end their own way on SIGINT/SIGTERM: touch (prints what it did), lock (unlocks) and keep (stops looking, exits 0).</summary>
     public static bool FinishesOnInterruption(string[] args) =>
-        Build().Parse(args).CommandResult.Command.Name is "touch" or "lock";
+        Build().Parse(args).CommandResult.Command.Name is "touch" or "lock" or "keep";
 
     public static int Run(string[] args, TextWriter output, TextWriter error) =>
         RunAsync(args, output, error, CancellationToken.None).GetAwaiter().GetResult();

@@ -14,14 +14,35 @@ internal static class ResidentCommand
         Option<string[]> exclude = CommonOptions.Exclude();
         Option<bool> recursive = CommonOptions.Recursive();
         Option<bool> json = CommonOptions.Json();
+        Option<double?> min = MinPercent();
         var command = new Command("resident", "Show how much of each FILE (and of each tensor of a model) is in the page cache. Touches no page.")
         {
-            files, tensor, exclude, recursive, json,
+            files, tensor, exclude, recursive, min, json,
         };
-        command.SetAction(parse => Run(
-            CliContext.From(parse), parse.GetRequiredValue(files), CommonOptions.Filter(parse, tensor, exclude), parse.GetValue(recursive), parse.GetValue(json)));
+        command.SetAction(parse => parse.GetValue(min) is double minPercent
+            ? ResidentProbe.Run(CliContext.From(parse), parse.GetRequiredValue(files), CommonOptions.Filter(parse, tensor, exclude), parse.GetValue(recursive), parse.GetValue(json), minPercent)
+            : Run(CliContext.From(parse), parse.GetRequiredValue(files), CommonOptions.Filter(parse, tensor, exclude), parse.GetValue(recursive), parse.GetValue(json)));
         return command;
     }
+
+    /// <summary><c>--min PERCENT</c> (<c>90</c>, <c>99.5</c>, <c>90%</c>): a number from 0 to 100, or a usage error.</summary>
+    private static Option<double?> MinPercent() => new("--min")
+    {
+        Description = "A readiness probe: exit 0 when every FILE (with --tensor: its selected tensors) is at least PERCENT resident, 1 otherwise, with one line naming those that are not.",
+        HelpName = "PERCENT",
+        CustomParser = result =>
+        {
+            string text = result.Tokens.Count == 1 ? result.Tokens[0].Value.Trim() : string.Empty;
+            if (double.TryParse(text.TrimEnd('%'), System.Globalization.NumberStyles.Float, System.Globalization.CultureInfo.InvariantCulture, out double value)
+                && value >= 0 && value <= 100)
+            {
+                return value;
+            }
+
+            result.AddError($"--min needs a percentage from 0 to 100 (90, 99.5 or 90%), not '{text}'.");
+            return null;
+        },
+    };
 
     private static int Run(CliContext context, string[] paths, TensorFilter filter, bool recursive, bool json)
     {

@@ -65,7 +65,7 @@ internal sealed class ResidencySnapshot
         _before[full] = ResidentPages.Measure(mapping);
     }
 
-    private static List<string> Shards(string indexPath)
+    internal static List<string> Shards(string indexPath)
     {
         var shards = new List<string>();
         if (PathKinds.Of(indexPath) != PathKind.Regular || new FileInfo(indexPath).Length > MaxIndexBytes)

@@ -71,6 +71,35 @@ internal sealed record EvictJson(IReadOnlyList<EvictFileJson> Files);
 /// <summary>A file of <c>evict --json</c>: the bytes asked to drop, in how many ranges, and what stayed resident.</summary>
 internal sealed record EvictFileJson(string File, long Bytes, long EvictedBytes, int Ranges, long ResidentBytesAfter);
 
+/// <summary><c>resident --min --json</c>: the probe's verdict, and each file's figure against it.</summary>
+internal sealed record ResidentProbeJson(double MinPercent, bool Met, IReadOnlyList<ResidentProbeFileJson> Files, IReadOnlyList<FailureJson> Failures);
+
+/// <summary>A file of <c>resident --min --json</c>: the bytes measured (the file, or its selected tensors) and how many were resident.</summary>
+internal sealed record ResidentProbeFileJson(string File, long Bytes, long ResidentBytes, double Percent, bool Met);
+
+/// <summary>The first line of <c>keep --json</c>: what it keeps warm, and how often it looks.</summary>
+internal sealed record KeepStartJson(string Event, double IntervalSeconds, string Gate, bool KillSwitch, IReadOnlyList<TouchFileJson> Files, IReadOnlyList<FailureJson> Failures);
+
+/// <summary>A line of <c>keep --json</c> per look: what had left the cache, and what was read back.</summary>
+internal sealed record KeepLookJson(
+    string Event,
+    long Look,
+    DateTimeOffset Time,
+    long Bytes,
+    long ResidentBytes,
+    long MissingBytes,
+    int Ranges,
+    long RestoredBytes,
+    double Seconds,
+    double GibPerSecond,
+    bool Ran,
+    bool Partial,
+    string Reason,
+    IReadOnlyList<FailureJson> Failures);
+
+/// <summary>The last line of <c>keep --json</c>, written when a signal ends it.</summary>
+internal sealed record KeepStopJson(string Event, long Looks, long RestoredBytes, IReadOnlyList<FailureJson> Failures);
+
 /// <summary>The document every <c>--json</c> command writes when it could not produce its own (bad file, nothing to list).</summary>
 internal sealed record ErrorJson(IReadOnlyList<FailureJson> Errors);
 
@@ -82,6 +111,10 @@ internal sealed record ErrorJson(IReadOnlyList<FailureJson> Errors);
 [JsonSerializable(typeof(LockJson))]
 [JsonSerializable(typeof(EvictJson))]
 [JsonSerializable(typeof(ErrorJson))]
+[JsonSerializable(typeof(ResidentProbeJson))]
+[JsonSerializable(typeof(KeepStartJson))]
+[JsonSerializable(typeof(KeepLookJson))]
+[JsonSerializable(typeof(KeepStopJson))]
 internal sealed partial class CliJsonContext : JsonSerializerContext
 {
     /// <summary>
@@ -92,6 +125,14 @@ internal sealed partial class CliJsonContext : JsonSerializerContext
     {
         PropertyNamingPolicy = JsonNamingPolicy.CamelCase,
         WriteIndented = true,
+        Encoder = JavaScriptEncoder.UnsafeRelaxedJsonEscaping,
+    });
+
+    /// <summary>The same, one document per line (JSON Lines), for the lines <c>keep --json</c> writes as it runs.</summary>
+    public static CliJsonContext Lines { get; } = new(new JsonSerializerOptions
+    {
+        PropertyNamingPolicy = JsonNamingPolicy.CamelCase,
+        WriteIndented = false,
         Encoder = JavaScriptEncoder.UnsafeRelaxedJsonEscaping,
     });
 

@@ -1,0 +1,328 @@
+using System.CommandLine;
+using System.Diagnostics;
+using System.Globalization;
+using Sharpi.Prefault.Cli.Files;
+using Sharpi.Prefault.Cli.Output;
+
+namespace Sharpi.Prefault.Cli.Commands;
+
+/// <summary>
+/// <c>keep</c>: keeps FILEs (or the selected tensors) warm until SIGTERM. Every interval it looks at which of their
+/// 2 MiB blocks left the page cache (another tenant's I/O, memory pressure) and reads only those back, on one thread
+/// at the lowest CPU and I/O priority, through the RAM gate and under the kill switch. vmtouch has no such mode:
+/// <c>vmtouch -l</c> pins instead, which a container's memory limit may not allow.
+/// </summary>
+internal static class KeepCommand
+{
+    /// <summary>The default look interval: 10 s.</summary>
+    public static readonly TimeSpan DefaultInterval = TimeSpan.FromSeconds(10);
+
+    public static Command Create()
+    {
+        Argument<string[]> files = CommonOptions.Files();
+        Option<string[]> tensor = CommonOptions.Tensor();
+        Option<string[]> exclude = CommonOptions.Exclude();
+        Option<bool> recursive = CommonOptions.Recursive();
+        Option<bool> json = CommonOptions.Json();
+        var gate = new Option<string>("--gate")
+        {
+            Description = "The RAM-fit gate for each look's reads: 'fits' reads back only what fits in available memory (or the cgroup's room), 'always' everything.",
+            DefaultValueFactory = _ => "fits",
+        };
+        gate.AcceptOnlyFromAmong("always", "fits");
+        var interval = new Option<TimeSpan>("--interval")
+        {
+            Description = "How often to look: 10s (the default), 500ms, 2m, 1h, or seconds as a plain number.",
+            HelpName = "DURATION",
+            DefaultValueFactory = _ => DefaultInterval,
+            CustomParser = ParseInterval,
+        };
+
+        var command = new Command("keep", "Keep FILEs (or the selected tensors) in the page cache until SIGTERM: each interval, read back only what left it, at low CPU and I/O priority.")
+        {
+            files, tensor, exclude, recursive, gate, interval, json,
+        };
+
+        // The token is cancelled on SIGINT and SIGTERM (Program's Interruption): the way a keeper is meant to end.
+        command.SetAction((parse, cancellationToken) => RunAsync(
+            CliContext.From(parse),
+            parse.GetRequiredValue(files),
+            CommonOptions.Filter(parse, tensor, exclude),
+            parse.GetValue(recursive),
+            parse.GetValue(gate) == "always" ? RamGate.Always : RamGate.FitsInRam,
+            parse.GetValue(interval),
+            parse.GetValue(json),
+            cancellationToken));
+        return command;
+    }
+
+    /// <summary>
+    /// <c>500ms</c>, <c>10s</c>, <c>2m</c>, <c>1h</c> or a plain number of seconds; more than zero and at most a day.
+    /// </summary>
+    internal static TimeSpan ParseInterval(System.CommandLine.Parsing.ArgumentResult result)
+    {
+        string text = result.Tokens.Count == 1 ? result.Tokens[0].Value.Trim() : string.Empty;
+        (string number, double unitSeconds) = text switch
+        {
+            _ when text.EndsWith("ms", StringComparison.Ordinal) => (text[..^2], 0.001),
+            _ when text.EndsWith('s') => (text[..^1], 1.0),
+            _ when text.EndsWith('m') => (text[..^1], 60.0),
+            _ when text.EndsWith('h') => (text[..^1], 3600.0),
+            _ => (text, 1.0),
+        };
+        if (double.TryParse(number, NumberStyles.Float, CultureInfo.InvariantCulture, out double value)
+            && value * unitSeconds is double seconds && seconds >= 0.001 && seconds <= 86400)
+        {
+            return TimeSpan.FromSeconds(seconds);
+        }
+
+        result.AddError($"--interval needs a duration from 1ms to 24h (500ms, 10s, 2m), not '{text}'.");
+        return DefaultInterval;
+    }
+
+    private static async Task<int> RunAsync(
+        CliContext context, string[] paths, TensorFilter filter, bool recursive, RamGate gate, TimeSpan interval, bool json, CancellationToken cancellationToken)
+    {
+        // The files are resolved once (a model's tensor table read now): restart keep after replacing a model.
+        List<FileTarget> targets = Targets.Resolve(context, paths, filter, readModels: false, recursive);
+        var files = targets.ConvertAll(t => new TouchFileJson(t.DisplayPath, SelectedBytes(t, filter), t.UsesTensorRanges(filter) ? t.Tensors!.Count : null));
+        bool killSwitch = CliContext.KillSwitchIsOn(out string killReason);
+        if (files.Sum(f => f.Bytes) == 0)
+        {
+            // An empty file or no usable file: a keeper of nothing that ran for ever would only look like success.
+            context.Fail(targets.Count == 0 ? "keep" : string.Join(", ", files.Select(f => f.File)), "nothing to keep warm (no bytes selected).");
+            WriteStop(context, json, 0, 0);
+            return context.ExitCode;
+        }
+
+        if (json)
+        {
+            CliJsonContext.Write(context.Out, new KeepStartJson("start", interval.TotalSeconds, GateName(gate), killSwitch, files, [.. context.Failures]), CliJsonContext.Lines.KeepStartJson);
+        }
+        else
+        {
+            context.Out.WriteLine($"keeping {Sizes.Format(files.Sum(f => f.Bytes))} of {files.Count} file(s) warm, looking every {FormatInterval(interval)}; until SIGTERM");
+        }
+
+        if (killSwitch)
+        {
+            context.Note("nothing restored", $"{killReason}; keep looks at nothing and reads nothing until it is restarted without it.");
+        }
+
+        // One thread of its own, at the lowest priority, does every look: the reads it causes carry its I/O priority.
+        var keeper = new Keeper(context, targets, files, filter, gate, json);
+        var finished = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        var thread = new Thread(() =>
+        {
+            try
+            {
+                keeper.Run(interval, cancellationToken);
+                finished.SetResult();
+            }
+#pragma warning disable CA1031 // Handed to the awaiting command, which reports it in one line (CliApp).
+            catch (Exception e)
+#pragma warning restore CA1031
+            {
+                finished.SetException(e);
+            }
+        })
+        {
+            IsBackground = true,
+            Name = "sharpi-keep",
+        };
+        thread.Start();
+        await finished.Task.ConfigureAwait(false);
+
+        WriteStop(context, json, keeper.Looks, keeper.RestoredBytes);
+        return context.ExitCode;
+    }
+
+    private static void WriteStop(CliContext context, bool json, long looks, long restored)
+    {
+        if (json)
+        {
+            CliJsonContext.Write(context.Out, new KeepStopJson("stop", looks, restored, [.. context.Failures]), CliJsonContext.Lines.KeepStopJson);
+        }
+        else if (looks > 0)
+        {
+            context.Out.WriteLine($"stopped after {looks} look(s); restored {Sizes.Format(restored)} in all");
+        }
+    }
+
+    private static long SelectedBytes(FileTarget target, TensorFilter filter) =>
+        target.UsesTensorRanges(filter) ? target.Tensors!.Sum(t => t.Length) : target.Length;
+
+    private static string GateName(RamGate gate) => gate == RamGate.Always ? "always" : "fits";
+
+    private static string FormatInterval(TimeSpan interval) => interval.TotalSeconds >= 1
+        ? string.Create(CultureInfo.InvariantCulture, $"{interval.TotalSeconds:0.###} s")
+        : string.Create(CultureInfo.InvariantCulture, $"{interval.TotalMilliseconds:0.###} ms");
+
+    /// <summary>The looks, on the keeper's thread.</summary>
+    private sealed class Keeper(CliContext context, List<FileTarget> targets, List<TouchFileJson> files, TensorFilter filter, RamGate gate, bool json)
+    {
+        /// <summary>Each file's last failure, so a file that stays unusable is named once, not at every look.</summary>
+        private readonly Dictionary<string, string> _failing = new(StringComparer.Ordinal);
+
+        public long Looks { get; private set; }
+
+        public long RestoredBytes { get; private set; }
+
+        public void Run(TimeSpan interval, CancellationToken cancellationToken)
+        {
+            if (BackgroundPriority.LowerCurrentThread() is string refused)
+            {
+                context.Note("keep", $"runs at a higher priority than asked: {refused}");
+            }
+
+            while (!cancellationToken.IsCancellationRequested)
+            {
+                KeepLookJson look = Look(Looks + 1, cancellationToken);
+                Looks++;
+                RestoredBytes += look.RestoredBytes;
+                Write(look);
+                if (cancellationToken.WaitHandle.WaitOne(interval))
+                {
+                    break;
+                }
+            }
+        }
+
+        /// <summary>One look over every file: map it, find what left the cache, read back what the gate allows, unmap it.</summary>
+        private KeepLookJson Look(long number, CancellationToken cancellationToken)
+        {
+            DateTimeOffset time = DateTimeOffset.UtcNow;
+            var failures = new List<FailureJson>();
+            if (CliContext.KillSwitchIsOn(out string killReason))
+            {
+                // The kill switch wins: nothing is measured or read.
+                return new KeepLookJson("look", number, time, 0, 0, 0, 0, 0, 0, 0, false, false, killReason, failures);
+            }
+
+            // The gate weighs the whole selection, not only what left: read back only the first budget's worth of it
+            // (in argument order), so keep never reads what the kernel must then reclaim from the same memory (a
+            // cgroup's limit), only to read it back at the next look.
+            PrefaultDecision decision = SelectionGate.Decide(gate, files.Sum(f => f.Bytes));
+            long budget = decision.ShouldRun ? decision.BudgetBytes : 0;
+            long bytes = 0, resident = 0, restored = 0, before = 0;
+            int ranges = 0;
+            bool ran = false, partial = false;
+            string? reason = null;
+            var clock = Stopwatch.StartNew();
+            for (int i = 0; i < targets.Count && !cancellationToken.IsCancellationRequested; i++)
+            {
+                FileTarget target = targets[i];
+                long selected = files[i].Bytes;
+                try
+                {
+                    // Mapped for this look only: between looks the pages are the page cache's, not held by this process
+                    // (held, they would be pinned against the kernel's reclaim, as lock does).
+                    using FileMapping mapping = FileMapping.Open(target);
+                    CacheGaps.Gaps gaps = CacheGaps.Find(mapping, mapping.Regions(tensorsOnly: filter.NamesTensors));
+                    selected = gaps.Bytes;
+                    bytes += gaps.Bytes;
+                    resident += gaps.ResidentBytes;
+                    ranges += gaps.Missing.Count;
+                    List<PrefaultRegion> allowed = CacheGaps.Within(gaps.Missing, budget == long.MaxValue ? long.MaxValue : Math.Max(0, budget - before));
+                    if (allowed.Count < gaps.Missing.Count || (allowed.Count > 0 && allowed[^1].Length < gaps.Missing[allowed.Count - 1].Region.Length))
+                    {
+                        partial = true;
+                        reason ??= decision.Reason;
+                    }
+
+                    if (allowed.Count > 0)
+                    {
+                        PrefaultResult result = Restore(allowed, cancellationToken);
+                        ran |= result.HasRun;
+                        restored += Math.Max(0, result.BytesResident - result.BytesAlreadyResident);
+                        if (result.IsPartial || !result.HasRun)
+                        {
+                            partial = true;
+                            reason ??= result.Reason;
+                        }
+
+                        foreach (RegionFailure failure in result.Failures)
+                        {
+                            failures.Add(new FailureJson(failure.Name, failure.Message));
+                        }
+                    }
+
+                    Recovered(target.DisplayPath);
+                }
+                catch (Exception e) when (FileErrors.IsExpected(e))
+                {
+                    failures.Add(new FailureJson(target.DisplayPath, FileErrors.Describe(e)));
+                }
+
+                before += selected;
+            }
+
+            foreach (FailureJson failure in failures)
+            {
+                Failed(failure);
+            }
+
+            double seconds = ran ? clock.Elapsed.TotalSeconds : 0;
+            double rate = seconds > 0 ? restored / (double)(1L << 30) / seconds : 0;
+            return new KeepLookJson("look", number, time, bytes, resident, bytes - resident, ranges, restored, seconds, rate, ran, partial,
+                reason ?? (ranges == 0 ? "nothing left the cache" : "read back what left the cache"), failures);
+        }
+
+        /// <summary>One sweep over the missing blocks on this thread only (its priority is the one lowered).</summary>
+        private PrefaultResult Restore(List<PrefaultRegion> missing, CancellationToken cancellationToken) =>
+            MmapPrefault.Run(missing, PrefaultOptions.Default with
+            {
+                Label = $"{CliApp.Name} keep",
+                RamGate = gate,
+                MaxDegreeOfParallelism = 1,
+                WorkerPriority = ThreadPriority.Lowest,
+                Logger = context.Logger,
+            }, cancellationToken);
+
+        private void Write(KeepLookJson look)
+        {
+            if (json)
+            {
+                CliJsonContext.Write(context.Out, look, CliJsonContext.Lines.KeepLookJson);
+                return;
+            }
+
+            // Text: the first look, and any look that found something gone; a quiet look says nothing.
+            if (look.Look != 1 && look.MissingBytes == 0)
+            {
+                return;
+            }
+
+            string time = look.Time.ToString("yyyy-MM-dd'T'HH:mm:ss'Z'", CultureInfo.InvariantCulture);
+            if (!look.Ran && look.MissingBytes == 0 && look.Bytes == 0)
+            {
+                context.Out.WriteLine($"{time} look {look.Look}: {SafeText.Escape(look.Reason)}");
+                return;
+            }
+
+            string what = look.MissingBytes == 0
+                ? "nothing left the cache"
+                : string.Create(CultureInfo.InvariantCulture,
+                    $"{Sizes.Format(look.MissingBytes)} not resident in {look.Ranges} range(s); read back {Sizes.Format(look.RestoredBytes)} in {look.Seconds:0.000} s ({look.GibPerSecond:0.00} GiB/s)");
+            string gateNote = look.Partial ? $"; not all read back: {SafeText.Escape(look.Reason)}" : string.Empty;
+            context.Out.WriteLine($"{time} look {look.Look}: {what}; {Sizes.Format(look.ResidentBytes + look.RestoredBytes)} of {Sizes.Format(look.Bytes)} resident{gateNote}");
+        }
+
+        private void Failed(FailureJson failure)
+        {
+            if (!_failing.TryGetValue(failure.Name, out string? last) || last != failure.Message)
+            {
+                _failing[failure.Name] = failure.Message;
+                context.Note(failure.Name, failure.Message + " (keep goes on; named again only if it changes)");
+            }
+        }
+
+        private void Recovered(string file)
+        {
+            if (_failing.Remove(file))
+            {
+                context.Note(file, "usable again");
+            }
+        }
+    }
+}

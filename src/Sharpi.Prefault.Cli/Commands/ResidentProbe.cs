@@ -1,0 +1,106 @@
+using System.Globalization;
+using Sharpi.Prefault.Cli.Files;
+using Sharpi.Prefault.Cli.Output;
+
+namespace Sharpi.Prefault.Cli.Commands;
+
+/// <summary>
+/// <c>resident --min PERCENT</c>: a readiness probe. Exit 0 when every file (or, with <c>--tensor</c>, every file's
+/// selected tensors) is at least PERCENT resident, 1 otherwise, with one line naming the files that fell short.
+/// </summary>
+/// <remarks>
+/// Cheap by design: without <c>--tensor</c> each file costs one residency query (cachestat, which walks only the
+/// file's cached folios) and no header is read. With <c>--tensor</c> the tensors' bytes are taken from the same
+/// measurement <c>resident</c> prints (exact per tensor; one query per GiB on a file that is all warm or all cold, finer
+/// only where a GiB is part resident). Either way each file is measured before anything is read from it, so the
+/// probe's own look (the magic, the header, their read-ahead) can never make a cold model pass.
+/// </remarks>
+internal static class ResidentProbe
+{
+    public static int Run(CliContext context, string[] paths, TensorFilter filter, bool recursive, bool json, double minPercent)
+    {
+        var files = new List<ResidentProbeFileJson>();
+        if (!Residency.IsSupported)
+        {
+            context.Fail("resident", "this platform has no page-residency query (mincore); Linux and macOS have one.");
+            return Report(context, json, minPercent, files);
+        }
+
+        var totals = new ResidentTotals();
+        var pages = new ResidencySnapshot();
+        List<FileTarget> targets = Targets.Resolve(
+            context, paths, filter, readModels: filter.NamesTensors, recursive, filter.NamesTensors ? pages.Take : totals.Take);
+        foreach (FileTarget target in targets)
+        {
+            try
+            {
+                (long bytes, long resident) = target.UsesTensorRanges(filter) ? Selected(target, pages) : (target.Length, totals.Of(target));
+                files.Add(new ResidentProbeFileJson(target.DisplayPath, bytes, resident, bytes == 0 ? 100 : 100.0 * resident / bytes, Meets(resident, bytes, minPercent)));
+            }
+            catch (Exception e) when (FileErrors.IsExpected(e))
+            {
+                context.Fail(target.DisplayPath, FileErrors.Describe(e));
+            }
+        }
+
+        return Report(context, json, minPercent, files);
+    }
+
+    /// <summary>True when at least <paramref name="minPercent"/> of <paramref name="bytes"/> is resident; nothing to hold meets any minimum.</summary>
+    internal static bool Meets(long resident, long bytes, double minPercent) => bytes == 0 || resident * 100.0 >= minPercent * bytes;
+
+    /// <summary>The selected tensors' bytes in the file, and those that were resident before the header was read.</summary>
+    private static (long Bytes, long Resident) Selected(FileTarget target, ResidencySnapshot snapshot)
+    {
+        using FileMapping mapping = FileMapping.Open(target);
+        ResidentPages pages = snapshot.Of(mapping);
+        long bytes = 0, resident = 0;
+        foreach (TensorInfo tensor in target.Tensors ?? [])
+        {
+            bytes += tensor.Length;
+            resident += pages.ResidentBytes(tensor.Offset, tensor.Length);
+        }
+
+        return (bytes, resident);
+    }
+
+    private static int Report(CliContext context, bool json, double minPercent, List<ResidentProbeFileJson> files)
+    {
+        bool met = context.FailureCount == 0 && files.TrueForAll(f => f.Met);
+        if (json)
+        {
+            CliJsonContext.Write(context.Out, new ResidentProbeJson(minPercent, met, files, [.. context.Failures]), CliJsonContext.Output.ResidentProbeJson);
+        }
+        else
+        {
+            context.Out.WriteLine(Verdict(context, minPercent, files, met));
+        }
+
+        return met ? ExitCodes.Success : ExitCodes.Partial;
+    }
+
+    /// <summary>One line: <c>warm: ...</c>, or <c>not warm (--min P%): FILE P%, ...</c> naming each file that fell short.</summary>
+    private static string Verdict(CliContext context, double minPercent, List<ResidentProbeFileJson> files, bool met)
+    {
+        string min = minPercent.ToString("0.###", CultureInfo.InvariantCulture);
+        if (met)
+        {
+            ResidentProbeFileJson? lowest = files.Count == 0 ? null : files.MinBy(f => f.Percent);
+            return lowest is null
+                ? $"warm: nothing to measure (--min {min}%)"
+                : $"warm: {files.Count} file(s) at least {min}% resident (lowest {Format(lowest.Percent)}%: {SafeText.Escape(lowest.File)})";
+        }
+
+        var parts = files.Where(f => !f.Met).Select(f => $"{SafeText.Escape(f.File)} {Format(f.Percent)}%").ToList();
+        if (context.FailureCount > 0)
+        {
+            parts.Add($"{context.FailureCount} error(s) above");
+        }
+
+        return $"not warm (--min {min}%): {string.Join(", ", parts)}";
+    }
+
+    /// <summary>Rounded down to 0.1: a file 99.96% resident reads 99.9%, never the 100.0% it did not reach.</summary>
+    private static string Format(double percent) =>
+        (Math.Floor(percent * 10) / 10).ToString("0.0", CultureInfo.InvariantCulture);
+}
