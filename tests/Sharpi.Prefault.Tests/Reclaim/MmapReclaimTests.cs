@@ -224,6 +224,35 @@ public sealed class MmapReclaimTests(ITestOutputHelper output)
         Assert.Equal(0, lost);
     }
 
+    /// <summary>
+    /// Private hugetlb memory, written then made read-only: /proc/self/smaps names it /anon_hugepage (deleted), with
+    /// an inode, and counts it in neither Anonymous nor Swap, so it passed as a read-only file view and was zeroed.
+    /// </summary>
+    [HugetlbFact]
+    public unsafe void Release_OfWrittenPrivateHugetlbMemory_Throws_AndKeepsTheWrittenBytes()
+    {
+        using HugetlbPages pool = HugetlbPages.Reserve(1);
+        long length = HugetlbPages.PageBytes;
+        nint memory = NativeTestMethods.Map(length, NativeTestMethods.ProtRead | NativeTestMethods.ProtWrite,
+            NativeTestMethods.MapPrivate | NativeTestMethods.MapAnonymousFlag | NativeTestMethods.MapHugetlb);
+        try
+        {
+            *(byte*)memory = 42;
+            NativeTestMethods.Protect(memory, length, NativeTestMethods.ProtRead);
+            Assert.True(FiguresOf(memory).IsHugetlb);
+
+            Exception? refused = Record.Exception(() => MmapReclaim.Release([new PrefaultRegion(memory, length, "huge")]));
+
+            Assert.Equal(42, *(byte*)memory);
+            Assert.IsType<ArgumentException>(refused);
+            Assert.Contains("hugetlb", refused.Message, StringComparison.Ordinal);
+        }
+        finally
+        {
+            NativeTestMethods.Unmap(memory, length);
+        }
+    }
+
     [LinuxFact]
     public unsafe void Release_OfAnonymousMemory_Throws()
     {

@@ -1,5 +1,6 @@
 using System.Runtime.InteropServices;
 using System.Runtime.Versioning;
+using Microsoft.Win32.SafeHandles;
 
 namespace Sharpi.Prefault.Tests.TestSupport;
 
@@ -86,7 +87,6 @@ public static unsafe partial class NativeTestMethods
     /// </summary>
     public static nint MapAnonymous(long length)
     {
-        const int ProtRead = 1, ProtWrite = 2, MapPrivate = 0x02, MapAnonymousFlag = 0x20;
         void* address = Mmap(null, (nuint)length, ProtRead | ProtWrite, MapPrivate | MapAnonymousFlag, -1, 0);
         if (address == (void*)-1)
         {
@@ -99,6 +99,54 @@ public static unsafe partial class NativeTestMethods
     }
 
     public static void Unmap(nint address, long length) => _ = Munmap((void*)address, (nuint)length);
+
+    public const int ProtRead = 1;
+    public const int ProtWrite = 2;
+    public const int MapShared = 0x01;
+    public const int MapPrivate = 0x02;
+    public const int MapAnonymousFlag = 0x20;
+    public const int MapHugetlb = 0x40000;
+
+    /// <summary>
+    /// mmap of <paramref name="length"/> bytes of <paramref name="file"/> from offset 0 with the protection and flags
+    /// given, which MemoryMappedFile cannot give: a mapping longer than its file, a private read-only view, a device.
+    /// </summary>
+    public static nint MapFile(SafeFileHandle file, long length, int protection, int flags)
+    {
+        void* address = MmapFile(null, (nuint)length, protection, flags, file, 0);
+        if (address == (void*)-1)
+        {
+            throw new InvalidOperationException($"mmap failed: errno {Marshal.GetLastPInvokeError()}");
+        }
+
+        return (nint)address;
+    }
+
+    /// <summary>mmap without a file (<see cref="MapAnonymousFlag"/> is among <paramref name="flags"/>); errno on failure, as an exception.</summary>
+    public static nint Map(long length, int protection, int flags)
+    {
+        void* address = Mmap(null, (nuint)length, protection, flags, -1, 0);
+        if (address == (void*)-1)
+        {
+            throw new InvalidOperationException($"mmap failed: errno {Marshal.GetLastPInvokeError()}");
+        }
+
+        return (nint)address;
+    }
+
+    public static void Protect(nint address, long length, int protection)
+    {
+        if (Mprotect((void*)address, (nuint)length, protection) != 0)
+        {
+            throw new InvalidOperationException($"mprotect failed: errno {Marshal.GetLastPInvokeError()}");
+        }
+    }
+
+    [LibraryImport(global::Interop.Libraries.Libc, EntryPoint = "mmap", SetLastError = true)]
+    private static partial void* MmapFile(void* address, nuint length, int protection, int flags, SafeFileHandle fd, long offset);
+
+    [LibraryImport(global::Interop.Libraries.Libc, EntryPoint = "mprotect", SetLastError = true)]
+    private static partial int Mprotect(void* address, nuint length, int protection);
 
     [LibraryImport(global::Interop.Libraries.Libc, EntryPoint = "mmap", SetLastError = true)]
     private static partial void* Mmap(void* address, nuint length, int protection, int flags, int fd, long offset);
