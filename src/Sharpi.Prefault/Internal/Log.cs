@@ -44,4 +44,8 @@ internal static partial class Log
     [LoggerMessage(EventId = 11, Level = LogLevel.Debug,
         Message = "[{Label}] Sampled {SpansSampled} 2 MiB spans after populating them ({SampledNanosecondsPerPage:0} ns a sampled page on average); read every page of the {SpansTouched} whose sample was slower than {SlowPageNanoseconds:0} ns a page (a host fault)")]
     internal static partial void TouchedAfterPopulate(ILogger logger, string label, long spansTouched, long spansSampled, double sampledNanosecondsPerPage, double slowPageNanoseconds);
+
+    [LoggerMessage(EventId = 12, Level = LogLevel.Warning,
+        Message = "[{Label}] No thread could be started for the background prefault (the process or its pids cgroup is at its thread limit); it runs on the calling thread, and Start returns when it is done")]
+    internal static partial void BackgroundThreadUnavailable(ILogger logger, string label);
 }
