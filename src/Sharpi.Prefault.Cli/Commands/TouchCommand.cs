@@ -41,20 +41,49 @@ internal static class TouchCommand
     private static int Run(CliContext context, string[] paths, TensorFilter filter, bool recursive, RamGate gate, bool json, CancellationToken cancellationToken)
     {
         List<FileTarget> targets = Targets.Resolve(context, paths, filter, readModels: false, recursive);
-        using FileMappings mappings = FileMappings.Open(context, targets);
 
-        // One run over every file, in argument order: a partial prefault (RAM gate) keeps the first files whole.
+        // One run over every file, in argument order: a partial prefault (RAM gate) keeps the first files whole. Past
+        // the room under vm.max_map_count (a file is a mapping), one run per batch of files that fit, each batch
+        // unmapped after its sweep; a batch the gate cuts, or a cancellation, leaves the later files untouched.
+        var files = new List<TouchFileJson>(targets.Count);
         var regions = new List<PrefaultRegion>();
-        var files = new List<TouchFileJson>(mappings.Items.Count);
-        foreach (FileMapping mapping in mappings.Items)
+        var batches = new List<PrefaultResult>(1);
+        List<TouchFileJson> plan = targets.ConvertAll(t => Planned(t, filter));
+        int next = 0;
+        long planned = plan.Sum(f => f.Bytes);
+        using (var progress = new ProgressBar(context.Err, context.ErrIsTerminal, plan.ConvertAll(f => (f.File, f.Bytes))))
         {
-            List<PrefaultRegion> fileRegions = mapping.Regions(tensorsOnly: filter.NamesTensors);
-            regions.AddRange(fileRegions);
-            files.Add(new TouchFileJson(mapping.Target.DisplayPath, Sum(fileRegions), filter.NamesTensors ? fileRegions.Count : null));
+            long before = 0;
+            do
+            {
+                regions.Clear();
+                using FileMappings mappings = FileMappings.OpenBatch(context, targets, ref next);
+                foreach (FileMapping mapping in mappings.Items)
+                {
+                    List<PrefaultRegion> fileRegions = mapping.Regions(tensorsOnly: filter.NamesTensors);
+                    regions.AddRange(fileRegions);
+                    files.Add(new TouchFileJson(mapping.Target.DisplayPath, Sum(fileRegions), filter.NamesTensors ? fileRegions.Count : null));
+                }
+
+                // The bar counts to the whole run's bytes; the last batch to what it really sweeps, so the bar ends done.
+                long total = next < targets.Count ? Math.Max(planned, before) : -1;
+                PrefaultResult batch = Prefault(context, regions, gate, new BatchProgress(progress, before, total), cancellationToken);
+                before += batch.Bytes;
+                batches.Add(batch);
+            }
+            while (next < targets.Count && !StopsTheRest(batches[^1]));
         }
 
-        PrefaultResult result = Prefault(context, regions, files.ConvertAll(f => (f.File, f.Bytes)), gate, cancellationToken);
-        if (Sum(regions) == 0 && !CliContext.KillSwitchIsOn(out _))
+        // Files no batch reached (the gate cut, or a cancellation stopped, the one before): listed, counted as skipped.
+        long unreached = 0;
+        for (; next < targets.Count; next++)
+        {
+            files.Add(plan[next]);
+            unreached += CliContext.KillSwitchIsOn(out _) ? 0 : plan[next].Bytes; // switched off, nothing was asked
+        }
+
+        PrefaultResult result = Merge(batches, unreached);
+        if (result.BytesRequested == 0 && !CliContext.KillSwitchIsOn(out _))
         {
             // The library's "(all empty)" would hide a missing file behind a claim about its size.
             result = result with { Reason = context.FailureCount > 0 ? "nothing touched: no file could be used" : "nothing to touch: the files are empty" };
@@ -70,6 +99,67 @@ internal static class TouchCommand
         }
 
         return ExitCode(context, result);
+    }
+
+    /// <summary>A batch cut or skipped by the RAM gate, cancelled, or switched off: the files after it are left untouched.</summary>
+    private static bool StopsTheRest(PrefaultResult batch) =>
+        batch.IsCanceled || batch.IsPartial || (!batch.HasRun && (batch.BytesRequested > batch.BytesAlreadyResident || CliContext.KillSwitchIsOn(out _)));
+
+    /// <summary>
+    /// The run's result: the one batch's (the usual case), or the batches' summed, with the files no batch reached
+    /// counted as skipped.
+    /// </summary>
+    private static PrefaultResult Merge(List<PrefaultResult> batches, long unreached)
+    {
+        if (batches.Count == 1 && unreached == 0)
+        {
+            return batches[0];
+        }
+
+        if (batches.Count == 0)
+        {
+            return new PrefaultResult { HasRun = false, Reason = "no regions to prefault (all empty)" };
+        }
+
+        long bytes = 0, resident = 0, residentAfter = 0, requested = 0, skipped = 0, advised = 0;
+        int regionCount = 0, threads = 0;
+        var elapsed = TimeSpan.Zero;
+        var failures = new List<RegionFailure>();
+        PrefaultResult? ran = null;
+        foreach (PrefaultResult b in batches)
+        {
+            bytes += b.Bytes;
+            resident += b.BytesAlreadyResident;
+            residentAfter += b.BytesResident;
+            requested += b.BytesRequested;
+            skipped += b.BytesSkipped;
+            advised += b.HugePageAdvisedBytes;
+            regionCount += b.RegionCount;
+            threads = Math.Max(threads, b.Threads);
+            elapsed += b.Elapsed;
+            failures.AddRange(b.Failures);
+            ran = b.HasRun ? b : ran;
+        }
+
+        PrefaultResult last = batches[^1];
+        return new PrefaultResult
+        {
+            HasRun = ran is not null,
+            IsPartial = !last.IsCanceled && ran is not null && StopsTheRest(last),
+            IsCanceled = last.IsCanceled,
+            Reason = StopsTheRest(last) && unreached > 0 ? $"{last.Reason}; the files after batch {batches.Count} left untouched" : (ran ?? last).Reason,
+            Bytes = bytes,
+            BytesAlreadyResident = resident,
+            BytesResident = residentAfter,
+            BytesRequested = requested + unreached,
+            BytesSkipped = skipped + unreached,
+            Elapsed = elapsed,
+            Method = (ran ?? last).Method,
+            Failures = failures,
+            RegionCount = regionCount,
+            Threads = threads,
+            HugePageAdvisedBytes = advised,
+        };
     }
 
     /// <summary>
@@ -95,17 +185,20 @@ internal static class TouchCommand
     internal static PrefaultResult Prefault(
         CliContext context, List<PrefaultRegion> regions, IReadOnlyList<(string Name, long Bytes)> files, RamGate gate, CancellationToken cancellationToken)
     {
-        PrefaultResult result;
-        using (var progress = new ProgressBar(context.Err, context.ErrIsTerminal, files))
+        using var progress = new ProgressBar(context.Err, context.ErrIsTerminal, files);
+        return Prefault(context, regions, gate, progress, cancellationToken);
+    }
+
+    private static PrefaultResult Prefault(
+        CliContext context, List<PrefaultRegion> regions, RamGate gate, IProgress<PrefaultProgress> progress, CancellationToken cancellationToken)
+    {
+        PrefaultResult result = MmapPrefault.Run(regions, PrefaultOptions.Default with
         {
-            result = MmapPrefault.Run(regions, PrefaultOptions.Default with
-            {
-                Label = CliApp.Name,
-                RamGate = gate,
-                Progress = progress,
-                Logger = context.Logger,
-            }, cancellationToken);
-        }
+            Label = CliApp.Name,
+            RamGate = gate,
+            Progress = progress,
+            Logger = context.Logger,
+        }, cancellationToken);
 
         foreach (RegionFailure failure in result.Failures)
         {
@@ -150,6 +243,33 @@ internal static class TouchCommand
         output.WriteLine(string.Create(CultureInfo.InvariantCulture,
             $"{lead}touched {fileCount} file(s): {Sizes.Format(result.Bytes)} in {result.Elapsed.TotalSeconds:0.000} s ({result.GiBPerSecond:0.00} GiB/s), {Sizes.Format(result.BytesAlreadyResident)} already resident, method {PrefaultMethodNames.Of(result.Method)}, {result.Threads} thread(s)"));
         output.WriteLine($"reason: {SafeText.Escape(result.Reason)}");
+    }
+
+    /// <summary>What the command line asks of a target, before it is mapped: the whole file, or its selected tensors.</summary>
+    private static TouchFileJson Planned(FileTarget target, TensorFilter filter)
+    {
+        if (!filter.NamesTensors || target.Tensors is null)
+        {
+            return new TouchFileJson(target.DisplayPath, target.Length, null);
+        }
+
+        long bytes = 0;
+        foreach (TensorInfo tensor in target.Tensors)
+        {
+            bytes += tensor.Length;
+        }
+
+        return new TouchFileJson(target.DisplayPath, bytes, target.Tensors.Count);
+    }
+
+    /// <summary>
+    /// A batch's progress on the one bar of the whole run: offset by the bytes of the batches before it, out of
+    /// <paramref name="total"/> (or, for the last batch, -1, out of what it sweeps).
+    /// </summary>
+    private sealed class BatchProgress(ProgressBar bar, long before, long total) : IProgress<PrefaultProgress>
+    {
+        public void Report(PrefaultProgress value) =>
+            bar.Report(value with { BytesDone = before + value.BytesDone, BytesTotal = total >= 0 ? Math.Max(total, before + value.BytesDone) : before + value.BytesTotal });
     }
 
     private static long Sum(List<PrefaultRegion> regions)

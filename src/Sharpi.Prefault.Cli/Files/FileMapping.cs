@@ -95,12 +95,42 @@ internal sealed class FileMappings : IDisposable
 
     public IReadOnlyList<FileMapping> Items => _mappings;
 
-    /// <summary>Maps each target; a target that cannot be mapped is reported and left out.</summary>
+    /// <summary>
+    /// Maps each target; a target that cannot be mapped is reported and left out, as is each target past the room
+    /// under vm.max_map_count (each file is a mapping, and past the limit the runtime aborts the process).
+    /// </summary>
     public static FileMappings Open(Commands.CliContext context, IReadOnlyList<FileTarget> targets)
     {
+        int next = 0;
+        return Open(context, targets, ref next, batch: false);
+    }
+
+    /// <summary>
+    /// Maps the targets from <paramref name="next"/> on, as many as the room under vm.max_map_count holds, and moves
+    /// <paramref name="next"/> past them: a command that needs each file only for its sweep maps the rest once these
+    /// are unmapped. A target that finds no room even in an empty batch is reported.
+    /// </summary>
+    public static FileMappings OpenBatch(Commands.CliContext context, IReadOnlyList<FileTarget> targets, ref int next) =>
+        Open(context, targets, ref next, batch: true);
+
+    private static FileMappings Open(Commands.CliContext context, IReadOnlyList<FileTarget> targets, ref int next, bool batch)
+    {
         var mappings = new FileMappings();
-        foreach (FileTarget target in targets)
+        MappingRoom room = MappingRoom.Current();
+        for (; next < targets.Count; next++)
         {
+            FileTarget target = targets[next];
+            if (!room.TryTake(1))
+            {
+                if (batch && mappings._mappings.Count > 0)
+                {
+                    break;
+                }
+
+                context.Fail(target.DisplayPath, room.Describe("not mapped"));
+                continue;
+            }
+
             try
             {
                 mappings._mappings.Add(FileMapping.Open(target));

@@ -49,18 +49,41 @@ public sealed unsafe partial class DirectFileReader
     /// <summary>Runs a pass on the calling thread and on the reader's threads; returns when every worker has stopped.</summary>
     private void Run(ReadJob pass)
     {
-        _workers.Start(pass, pass.Workers - 1);
+        int unserved = _workers.Start(pass, pass.Workers - 1);
         pass.RunOneWorker();
+        RunUnserved(pass, unserved); // no thread could start: the calling thread read every block already
 
         // The calling thread waits only for the reader's own threads, never for thread-pool work.
         pass.Completion.Wait();
     }
 
-    /// <summary>Starts a pass on the reader's threads only; the task completes (never faults) when every worker has stopped.</summary>
+    /// <summary>
+    /// Starts a pass on the reader's threads only; the task completes (never faults) when every worker has stopped.
+    /// Where not one thread can be started, the pass runs on the calling thread and the task is complete on return.
+    /// </summary>
     private Task StartOnWorkers(ReadJob pass)
     {
-        _workers.Start(pass, pass.Workers);
+        RunUnserved(pass, _workers.Start(pass, pass.Workers));
         return pass.Completion;
+    }
+
+    /// <summary>Runs on the calling thread the workers no reader thread will run (none could be started), and says so once.</summary>
+    private void RunUnserved(ReadJob pass, int workers)
+    {
+        if (workers == 0)
+        {
+            return;
+        }
+
+        if (Interlocked.Exchange(ref _threadsRefused, 1) == 0)
+        {
+            Log.DirectIOThreadsUnavailable(_logger, Path);
+        }
+
+        for (int i = 0; i < workers; i++)
+        {
+            pass.RunOneWorker();
+        }
     }
 
     /// <summary>

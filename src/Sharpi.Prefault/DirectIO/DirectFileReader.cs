@@ -17,8 +17,11 @@ namespace Sharpi.Prefault;
 /// Where Direct I/O is refused (at open, or by the first read) the reader falls back to buffered reads of the same
 /// file, logs why once, and shows it in <see cref="Mode"/>, <see cref="FallbackReason"/> and <see cref="Statistics"/>.
 /// Reads on one reader run one at a time; a second caller waits (asynchronously, in <see cref="ReadAsync"/>). A read's
-/// blocks are read by the calling thread and the reader's own threads, never by thread-pool work.
-/// Dispose (or DisposeAsync) stops the threads, frees the buffers and closes the file.
+/// blocks are read by the calling thread and the reader's own threads, never by thread-pool work; where no thread
+/// can be started (a pids cgroup at its limit), by the calling thread alone (logged once), never failing for it. The
+/// threads start when a read needs them and end after some seconds idle (at once where many readers' threads idle),
+/// so readers that are never disposed do not hold threads. Dispose (or DisposeAsync) stops the threads, frees the
+/// buffers and closes the file.
 /// </para>
 /// <para>
 /// The type is split by job: this file holds the public API and the statistics; <c>.Scheduler.cs</c> runs a read's
@@ -42,6 +45,7 @@ public sealed partial class DirectFileReader : IDisposable, IAsyncDisposable
     private volatile DirectReadMode _mode;
     private volatile string? _fallbackReason;
     private int _simulatedErrno;
+    private int _threadsRefused;
     private bool _disposed;
 
     private long _bytesRead;
@@ -195,6 +199,8 @@ public sealed partial class DirectFileReader : IDisposable, IAsyncDisposable
     /// Reads the bytes at <paramref name="offset"/> into <paramref name="destination"/> without holding a thread-pool
     /// thread: the blocks are read by the reader's own threads while the caller awaits (a read waiting for another
     /// read on the same reader waits asynchronously too). Returns what <see cref="Read(long, Span{byte}, CancellationToken)"/> returns.
+    /// Where not one thread can be started (the process or its pids cgroup at its thread limit), the read runs on the
+    /// calling thread instead, and the returned task is complete.
     /// </summary>
     /// <exception cref="ArgumentOutOfRangeException"><paramref name="offset"/> is negative.</exception>
     /// <exception cref="ObjectDisposedException">The reader is disposed.</exception>

@@ -48,4 +48,8 @@ internal static partial class Log
     [LoggerMessage(EventId = 12, Level = LogLevel.Debug,
         Message = "[{Label}] File bytes staged before the populate: {ViewCount} read-only huge-page view(s) of {ViewBytes:N0} bytes under writable mappings; exact reads under {ExactMappings} sparsely selected mapping(s)")]
     internal static partial void StagedFileReads(ILogger logger, string label, int viewCount, long viewBytes, int exactMappings);
+
+    [LoggerMessage(EventId = 13, Level = LogLevel.Warning,
+        Message = "[{Label}] No thread could be started for the background prefault (the process or its pids cgroup is at its thread limit); it runs on the calling thread, and Start returns when it is done")]
+    internal static partial void BackgroundThreadUnavailable(ILogger logger, string label);
 }

@@ -14,8 +14,11 @@ public static class MmapLock
     /// <summary>
     /// Locks the regions' pages (rounded outward to whole pages), in the order given up to the RAM gate's budget (see
     /// <see cref="LockOptions.RamGate"/>), and returns the lease that unlocks them on dispose. A lock the OS refuses
-    /// (RLIMIT_MEMLOCK, no permission, a truncated file, a working-set quota) and the regions past the budget are
-    /// reported in the lease, each under its own region's name, and logged, never thrown.
+    /// (RLIMIT_MEMLOCK, no permission, a truncated file, a working-set quota), the regions past the budget, and those
+    /// whose lock could split their mapping past <c>vm.max_map_count</c> (Linux: each lock of a range inside a mapping
+    /// splits it, and at the limit the .NET runtime aborts the process) are reported in the lease, each under its own
+    /// region's name, and logged, never thrown. Should the call itself fail (out of memory), it unlocks what it locked
+    /// before the exception leaves it.
     /// </summary>
     /// <exception cref="ArgumentNullException"><paramref name="regions"/> is null.</exception>
     /// <exception cref="ArgumentOutOfRangeException">A region has a negative length or runs past the address space.</exception>
@@ -34,7 +37,10 @@ public static class MmapLock
     }
 
     /// <inheritdoc cref="Lock(IReadOnlyList{PrefaultRegion}, LockOptions?)"/>
-    public static LockLease Lock(ReadOnlySpan<PrefaultRegion> regions, LockOptions? options = null)
+    public static LockLease Lock(ReadOnlySpan<PrefaultRegion> regions, LockOptions? options = null) => Lock(regions, options, room: null);
+
+    /// <summary>The lock, with the room under vm.max_map_count given (tests) or read when it is needed (null).</summary>
+    internal static LockLease Lock(ReadOnlySpan<PrefaultRegion> regions, LockOptions? options, MappingRoom? room)
     {
         RegionSet.Validate(regions, nameof(regions));
         options ??= LockOptions.Default;
@@ -81,9 +87,18 @@ public static class MmapLock
         }
 
         LockRegistry.Process.Acquire(ranges);
-        var run = new LockRun(options.Label, logger, failures, work.Length);
+        var run = new LockRun(options.Label, logger, failures, work.Length, LockSplits.Room(work, room ?? MappingRoom.Current()));
+
+        // A throw from here on (out of memory, say) must not leave pages locked with no lease to unlock them.
+        using var unwind = new UnwindOnThrow(run, ranges);
         foreach (PageGroup g in work)
         {
+            // Each lock may split its mapping; past vm.max_map_count the runtime aborts the process.
+            if (!run.TryTakeRoom(g, pieces))
+            {
+                continue;
+            }
+
             if (run.TryLock(g.Range, out int error))
             {
                 continue;
@@ -104,7 +119,7 @@ public static class MmapLock
                 }
 
                 MergedRegion part = (nuint)piece.End <= (nuint)g.Range.End ? piece : piece with { End = g.Range.End };
-                if (!run.TryLock(part, out int partError))
+                if (run.TryTakeRoom(part) && !run.TryLock(part, out int partError))
                 {
                     run.Refuse(part, partError);
                 }
@@ -120,7 +135,9 @@ public static class MmapLock
         }
 
         LockMetrics.Record(options.Label, run.LockedBytes, run.RefusedBytes, overBudget);
-        return new LockLease([.. run.Locked], run.LockedBytes, requested, failures, decision, logger, options.Label);
+        var lease = new LockLease([.. run.Locked], run.LockedBytes, requested, failures, decision, logger, options.Label);
+        unwind.Complete();
+        return lease;
     }
 
     /// <summary>The RAM gate's decision for pinning every requested byte; the resident ones already occupy memory that can hold them.</summary>
@@ -201,7 +218,7 @@ public static class MmapLock
     }
 
     /// <summary>The lock calls of one <see cref="Lock(ReadOnlySpan{PrefaultRegion}, LockOptions?)"/>: what they locked and what the OS refused.</summary>
-    private sealed class LockRun(string label, ILogger logger, List<RegionFailure> failures, int capacity)
+    private sealed class LockRun(string label, ILogger logger, List<RegionFailure> failures, int capacity, LockSplits room)
     {
         private readonly List<(nint Start, nint End)> _refused = [];
         private readonly LockDiagnosis _diagnosis = new();
@@ -234,11 +251,92 @@ public static class MmapLock
             Log.LockFailed(logger, label, r.DisplayName, r.Length, reason);
         }
 
+        internal bool IsRefusedUndone { get; private set; }
+
+        /// <summary>
+        /// Takes what locking <paramref name="g"/> may split off from the room under vm.max_map_count; where there is
+        /// none, reports each of its members as not locked, under its own name, and returns false.
+        /// </summary>
+        internal bool TryTakeRoom(PageGroup g, MergedRegion[] pieces)
+        {
+            if (room.TryTake(g.Range))
+            {
+                return true;
+            }
+
+            if (g.PieceCount == 1)
+            {
+                RefuseForRoom(g.Range);
+                return false;
+            }
+
+            _refused.Add((g.Range.Start, g.Range.End));
+            foreach (MergedRegion piece in pieces.AsSpan(g.FirstPiece, g.PieceCount))
+            {
+                if ((nuint)piece.Start < (nuint)g.Range.End)
+                {
+                    ReportForRoom((nuint)piece.End <= (nuint)g.Range.End ? piece : piece with { End = g.Range.End });
+                }
+            }
+
+            return false;
+        }
+
+        /// <summary><see cref="TryTakeRoom(PageGroup, MergedRegion[])"/> for one member of a group the OS refused.</summary>
+        internal bool TryTakeRoom(MergedRegion part)
+        {
+            if (room.TryTake(part))
+            {
+                return true;
+            }
+
+            RefuseForRoom(part);
+            return false;
+        }
+
         internal void UndoRefused()
         {
             if (_refused.Count > 0)
             {
-                LockRegistry.Process.Release(CollectionsMarshal.AsSpan(_refused), static (start, end) => PlatformLock.TryUnlock(start, end, out _));
+                LockRegistry.Process.Release(CollectionsMarshal.AsSpan(_refused), Unlock);
+            }
+
+            IsRefusedUndone = true;
+        }
+
+        internal static void Unlock(nint start, nint end) => PlatformLock.TryUnlock(start, end, out _);
+
+        private void RefuseForRoom(MergedRegion r)
+        {
+            _refused.Add((r.Start, r.End));
+            ReportForRoom(r);
+        }
+
+        private void ReportForRoom(MergedRegion r)
+        {
+            RefusedBytes += r.Length;
+            string reason = room.Describe();
+            failures.Add(new RegionFailure(r.DisplayName, r.Start, r.Length, 0, reason));
+            Log.LockFailed(logger, label, r.DisplayName, r.Length, reason);
+        }
+    }
+
+    /// <summary>
+    /// Unlocks what a lock call counted and locked when it throws before its lease exists (out of memory, say): the
+    /// call never leaves pages locked with nothing to unlock them.
+    /// </summary>
+    private sealed class UnwindOnThrow(LockRun run, (nint Start, nint End)[] ranges) : IDisposable
+    {
+        private bool _completed;
+
+        internal void Complete() => _completed = true;
+
+        public void Dispose()
+        {
+            if (!_completed)
+            {
+                // Before the refused ranges were let go every counted range is still held once by this call; after, the locked ones.
+                LockRegistry.Process.Release(run.IsRefusedUndone ? CollectionsMarshal.AsSpan(run.Locked) : ranges, LockRun.Unlock);
             }
         }
     }

@@ -7,7 +7,9 @@ public static partial class MmapPrefault
     /// so the read-ahead overlaps the engine's other init work (graph building, GPU uploads, KV-cache allocation).
     /// The same gate and kill switch apply. Workers run at <see cref="ThreadPriority.BelowNormal"/> (on Linux, nice 10)
     /// unless <see cref="PrefaultOptions.WorkerPriority"/> says otherwise; use <see cref="PrefaultOptions.MaxDegreeOfParallelism"/>
-    /// to leave cores to the init work.
+    /// to leave cores to the init work. Where no thread can be started (the process or its pids cgroup at its thread
+    /// limit), the prefault runs on the calling thread and Start returns once it is done, with the handle complete:
+    /// a prefault never fails a load.
     /// </summary>
     /// <param name="regions">The regions, hot ones first. Copied: the list may change after the call.</param>
     /// <param name="options">Settings; <see cref="PrefaultOptions.Default"/> when null.</param>

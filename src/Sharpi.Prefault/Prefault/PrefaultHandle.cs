@@ -31,7 +31,7 @@ public sealed class PrefaultHandle : IDisposable, IAsyncDisposable
 
         // Below normal unless the caller chose: the sweep waits on the disk, and the init work it overlaps should win the CPU.
         ThreadPriority priority = options.WorkerPriority == ThreadPriority.Normal ? ThreadPriority.BelowNormal : options.WorkerPriority;
-        _thread = new Thread(() =>
+        var thread = new Thread(() =>
         {
             WorkerPriority.ApplyToCurrentThread(priority);
             Sweep(regions, options, priority);
@@ -40,7 +40,19 @@ public sealed class PrefaultHandle : IDisposable, IAsyncDisposable
             IsBackground = true,
             Name = "Sharpi.Prefault background",
         };
-        _thread.Start();
+        _thread = thread;
+        try
+        {
+            thread.Start();
+        }
+        catch (OutOfMemoryException)
+        {
+            // No thread left to start (the process or its pids cgroup at its limit): a prefault must never fail a
+            // load, so it runs here, on the caller's thread (at its priority), and the handle is complete on return.
+            _thread = Thread.CurrentThread;
+            Log.BackgroundThreadUnavailable(options.Logger ?? NullLogger.Instance, options.Label);
+            Sweep(regions, options, ThreadPriority.Normal);
+        }
     }
 
     /// <summary>Completes with the result when the regions are resident, the sweep was cancelled, or the gate skipped it. Never faults.</summary>
@@ -115,7 +127,7 @@ public sealed class PrefaultHandle : IDisposable, IAsyncDisposable
         }
 
         _cancel.Cancel();
-        if (Thread.CurrentThread == _thread)
+        if (Thread.CurrentThread == _thread && !_completion.Task.IsCompleted) // (after an inline sweep, the caller's own thread)
         {
             // Called from inside the sweep (a synchronous progress callback): waiting would wait on this very thread.
             // The sweep stops at the next chunk boundary once the callback returns; Sweep disposes the token source.
@@ -135,7 +147,7 @@ public sealed class PrefaultHandle : IDisposable, IAsyncDisposable
             return;
         }
 
-        bool onSweepThread = Thread.CurrentThread == _thread; // before the await, which may resume elsewhere
+        bool onSweepThread = Thread.CurrentThread == _thread && !_completion.Task.IsCompleted; // before the await, which may resume elsewhere
         await _cancel.CancelAsync().ConfigureAwait(false);
         if (onSweepThread)
         {

@@ -53,6 +53,18 @@ public sealed class TestFile : IDisposable
         return file;
     }
 
+    /// <summary>A file of <paramref name="length"/> bytes that are all a hole: no disk written, pages of zeros when read.</summary>
+    public static TestFile CreateSparse(long length, string? directory = null)
+    {
+        string path = System.IO.Path.Combine(directory ?? System.IO.Path.GetTempPath(), $"sharpi-prefault-test-{Guid.NewGuid():N}.bin");
+        using (var stream = new FileStream(path, FileMode.CreateNew, FileAccess.Write))
+        {
+            stream.SetLength(length);
+        }
+
+        return new TestFile(path, length);
+    }
+
     public void Evict()
     {
         if (OperatingSystem.IsLinux())

@@ -1,0 +1,62 @@
+using System.Diagnostics;
+using Sharpi.Prefault.Tests.Cli;
+
+namespace Sharpi.Prefault.Tests.TestSupport;
+
+/// <summary>Runs a <see cref="ChildProgram"/> case in a child process (<c>dotnet Sharpi.Prefault.Tests.dll CASE ARGS</c>).</summary>
+internal static class ChildProcess
+{
+    private static readonly string AssemblyPath = typeof(ChildProgram).Assembly.Location;
+
+    /// <summary>
+    /// Runs the case to its end (killed and failed past <paramref name="timeout"/>); with <paramref name="procsFile"/>
+    /// (a cgroup's cgroup.procs) the child joins that group before the runtime starts, so nothing of the test host does.
+    /// </summary>
+    public static CliRun Run(IEnumerable<string> args, string? procsFile = null, TimeSpan? timeout = null)
+    {
+        string dotnet = Environment.ProcessPath is string host && Path.GetFileNameWithoutExtension(host) == "dotnet" ? host : "dotnet";
+        var start = new ProcessStartInfo("/bin/sh") { RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false };
+        start.ArgumentList.Add("-c");
+        start.ArgumentList.Add(procsFile is null ? "exec \"$@\"" : "echo $$ > \"$PROCS\" && exec \"$@\"");
+        start.ArgumentList.Add("sh");
+        start.ArgumentList.Add(dotnet);
+        start.ArgumentList.Add(AssemblyPath);
+        foreach (string arg in args)
+        {
+            start.ArgumentList.Add(arg);
+        }
+
+        if (procsFile is not null)
+        {
+            start.Environment["PROCS"] = procsFile;
+        }
+
+        using Process child = Process.Start(start)!;
+        Task<string> stdout = child.StandardOutput.ReadToEndAsync();
+        Task<string> stderr = child.StandardError.ReadToEndAsync();
+        TimeSpan limit = timeout ?? TimeSpan.FromSeconds(120);
+        if (!child.WaitForExit(limit))
+        {
+            child.Kill(entireProcessTree: true);
+            child.WaitForExit();
+            Assert.Fail($"the child did not finish within {limit.TotalSeconds} s (a hang). stderr: {stderr.Result}");
+        }
+
+        child.WaitForExit();
+        return new CliRun(child.ExitCode, stdout.Result, stderr.Result);
+    }
+
+    /// <summary>The value of a <c>key=value</c> line the child printed.</summary>
+    public static string Value(CliRun run, string key)
+    {
+        foreach (string line in run.Out.Split('\n'))
+        {
+            if (line.StartsWith(key + "=", StringComparison.Ordinal))
+            {
+                return line[(key.Length + 1)..];
+            }
+        }
+
+        throw new Xunit.Sdk.XunitException($"the child printed no {key}= line (exit {run.ExitCode}). stdout:\n{run.Out}\nstderr:\n{run.Err}");
+    }
+}

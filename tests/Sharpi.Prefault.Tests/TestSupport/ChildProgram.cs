@@ -1,0 +1,124 @@
+using System.Globalization;
+using Sharpi.Prefault.Tests.Mappings;
+
+namespace Sharpi.Prefault.Tests.TestSupport;
+
+/// <summary>
+/// The test assembly's own entry point (the test SDK's generated one is turned off): <c>dotnet Sharpi.Prefault.Tests.dll
+/// CASE ARGS</c> runs one library case in a child process, for what could kill the test host (a process at
+/// vm.max_map_count, which the runtime answers with an abort) or needs a process of its own (a pids cgroup). The test
+/// runner loads the assembly and never calls this. Each case prints what it saw as <c>key=value</c> lines, and
+/// <c>done</c> last.
+/// </summary>
+internal static class ChildProgram
+{
+    public static int Main(string[] args)
+    {
+        if (args.Length == 0)
+        {
+            return 2;
+        }
+
+        switch (args[0])
+        {
+            case ChildCases.LockSplitPages:
+                return LockSplitPages(args[1], int.Parse(args[2], CultureInfo.InvariantCulture));
+            case ChildCases.NoThreadsLeft:
+                return NoThreadsLeft(args[1], args[2], args[3]);
+            default:
+                Console.Error.WriteLine($"unknown case '{args[0]}'");
+                return 2;
+        }
+    }
+
+    /// <summary>Locks <paramref name="count"/> one-page regions two pages apart of a mapping of <paramref name="path"/>: each lock splits the mapping.</summary>
+    private static int LockSplitPages(string path, int count)
+    {
+        if (!OperatingSystem.IsLinux())
+        {
+            return 2;
+        }
+
+        long page = Environment.SystemPageSize;
+        using NativeMmap map = NativeMmap.Map(path, 0, 2 * count * page);
+        var regions = new PrefaultRegion[count];
+        for (int i = 0; i < count; i++)
+        {
+            regions[i] = new PrefaultRegion(map.Address + (nint)(2 * i * page), page, $"r{i}");
+        }
+
+        using (LockLease lease = MmapLock.Lock(regions, LockOptions.Default with { RamGate = RamGate.Always }))
+        {
+            Console.WriteLine($"locked={lease.LockedBytes / page}");
+            Console.WriteLine($"failures={lease.Failures.Count}");
+            Console.WriteLine($"mappings={MappingRoom.CountSelfMappings()}");
+            if (lease.Failures.Count > 0)
+            {
+                Console.WriteLine($"failure={lease.Failures[^1].Name}: {lease.Failures[^1].Message}");
+            }
+        }
+
+        Console.WriteLine($"lockedAfterDispose={ProcessStatus.ReadStatusBytes("VmLck")}");
+        Console.WriteLine("done");
+        return 0;
+    }
+
+    /// <summary>
+    /// In the pids cgroup <paramref name="group"/> (which this process joined before the runtime started): sets its
+    /// pids.max to the threads there are now, so not one more can start, then (<paramref name="what"/>) prefaults
+    /// <paramref name="path"/> in the background, or reads it with a DirectFileReader, sync and async, as an engine would.
+    /// </summary>
+    private static int NoThreadsLeft(string group, string path, string what)
+    {
+        using MappedModel model = MappedModel.OpenFile(path);
+        PrefaultRegion region = model.FileRegion(path);
+        byte[] buffer = new byte[(int)model.Length];
+        var options = DirectReadOptions.Default with { BlockSize = 64 * 1024, MaxReadsInFlight = 4 };
+
+        Console.WriteLine($"length={model.Length}"); // the console starts its own thread on first use: before the freeze
+        File.WriteAllText(Path.Combine(group, "pids.max"), File.ReadAllText(Path.Combine(group, "pids.current")).Trim());
+        Console.WriteLine($"threadStartRefused={!CanStartAThread()}");
+
+        if (what == "start")
+        {
+            using PrefaultHandle handle = MmapPrefault.Start([region], PrefaultOptions.Default with { RamGate = RamGate.Always });
+            PrefaultResult result = handle.Wait();
+            Console.WriteLine($"startRan={result.HasRun}");
+            Console.WriteLine($"startBytes={result.Bytes}");
+        }
+        else
+        {
+            using DirectFileReader reader = DirectFileReader.Open(path, options);
+            Console.WriteLine($"readBytes={reader.Read(0, buffer)}");
+            Console.WriteLine($"readMatches={buffer.AsSpan().SequenceEqual(File.ReadAllBytes(path))}");
+            Array.Clear(buffer);
+            Console.WriteLine($"readAsyncBytes={reader.ReadAsync(0, buffer).AsTask().GetAwaiter().GetResult()}");
+            Console.WriteLine($"readAsyncMatches={buffer.AsSpan().SequenceEqual(File.ReadAllBytes(path))}");
+        }
+
+        Console.WriteLine("done");
+        return 0;
+    }
+
+    private static bool CanStartAThread()
+    {
+        try
+        {
+            var thread = new Thread(() => { });
+            thread.Start();
+            thread.Join();
+            return true;
+        }
+        catch (OutOfMemoryException)
+        {
+            return false;
+        }
+    }
+}
+
+/// <summary>The cases <see cref="ChildProgram"/> runs.</summary>
+internal static class ChildCases
+{
+    public const string LockSplitPages = "lock-split-pages";
+    public const string NoThreadsLeft = "no-threads-left";
+}

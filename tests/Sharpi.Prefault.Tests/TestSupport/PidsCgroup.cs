@@ -1,0 +1,91 @@
+namespace Sharpi.Prefault.Tests.TestSupport;
+
+/// <summary>
+/// A real pids cgroup made for one test (v2 where its pids controller is on, else the v1 pids hierarchy), removed on
+/// dispose. Only child processes join it (through <see cref="ProcsFile"/>), never the test host.
+/// </summary>
+public sealed class PidsCgroup : IDisposable
+{
+    private static readonly Lazy<string?> Unavailable = new(Probe);
+
+    private PidsCgroup(string path)
+    {
+        Path = path;
+    }
+
+    /// <summary>Why no group can be made here (not Linux, not root, no pids controller), or null.</summary>
+    public static string? WhyUnavailable => Unavailable.Value;
+
+    /// <summary>The group's directory: pids.max and pids.current are there.</summary>
+    public string Path { get; }
+
+    /// <summary>Write a process id here to move that process into the group.</summary>
+    public string ProcsFile => System.IO.Path.Combine(Path, "cgroup.procs");
+
+    public static PidsCgroup Create()
+    {
+        string name = $"sharpi-test-{Guid.NewGuid():N}";
+        string path = IsV2PidsOn() ? $"/sys/fs/cgroup/{name}" : $"/sys/fs/cgroup/pids/{name}";
+        Directory.CreateDirectory(path);
+        if (!File.Exists(System.IO.Path.Combine(path, "pids.max")))
+        {
+            Directory.Delete(path);
+            throw new IOException($"{path} has no pids.max: the pids controller is not enabled for it");
+        }
+
+        return new PidsCgroup(path);
+    }
+
+    public void Dispose()
+    {
+        // The group is empty once its children exit.
+        for (int attempt = 0; attempt < 50; attempt++)
+        {
+            try
+            {
+                Directory.Delete(Path);
+                return;
+            }
+            catch (IOException)
+            {
+                Thread.Sleep(20);
+            }
+        }
+    }
+
+    private static bool IsV2PidsOn() =>
+        File.Exists("/sys/fs/cgroup/cgroup.subtree_control")
+        && File.ReadAllText("/sys/fs/cgroup/cgroup.subtree_control").Split(' ', '\n').Contains("pids");
+
+    private static string? Probe()
+    {
+        if (!OperatingSystem.IsLinux())
+        {
+            return "cgroups are Linux only";
+        }
+
+        try
+        {
+            using PidsCgroup group = Create();
+            return null;
+        }
+#pragma warning disable CA1031 // Any failure means "no group here", told in the skip reason.
+        catch (Exception ex)
+#pragma warning restore CA1031
+        {
+            return $"cannot create a pids cgroup here ({ex.GetType().Name}: {ex.Message}); run as root on a machine with a pids controller";
+        }
+    }
+}
+
+/// <summary>A fact that needs a real pids cgroup of its own; skipped, with the reason, where none can be made.</summary>
+public sealed class PidsCgroupFactAttribute : FactAttribute
+{
+    public PidsCgroupFactAttribute()
+    {
+        if (PidsCgroup.WhyUnavailable is string why)
+        {
+            Skip = why;
+        }
+    }
+}
