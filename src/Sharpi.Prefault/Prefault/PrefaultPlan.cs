@@ -65,7 +65,7 @@ internal sealed class PrefaultPlan
             }
         }
 
-        return new PrefaultPlan(planned[..kept], requested);
+        return new PrefaultPlan(kept == planned.Length ? planned : planned[..kept], requested);
     }
 
     /// <summary>
