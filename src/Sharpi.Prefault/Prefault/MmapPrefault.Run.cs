@@ -85,13 +85,19 @@ public static partial class MmapPrefault
         //    the regions cover densely, a staging view for dense writable ones, exact reads for sparse selections);
         //    then the sweep.
         PrefaultMethod method = ChooseMethod(options.Strategy, run.Log);
-        using FileStaging staging = FileStaging.Prepare(work.ToRegions(), maps, method, options.IsHugePageAdviceEnabled, work.BytesNeeded > 0, run.Log, options.Label);
-        SweepOutcome sweep = Sweep(work, method, maps, run, priority, staging);
+        SweepOutcome sweep;
+        long hugePageAdvised;
+        using (FileStaging staging = FileStaging.Prepare(work.ToRegions(), maps, method, options.IsHugePageAdviceEnabled, work.BytesNeeded > 0, run.Log, options.Label))
+        {
+            // Its views are unmapped as soon as the sweep is done, not held through the measure and the result.
+            sweep = Sweep(work, method, maps, run, priority, staging);
+            hugePageAdvised = staging.HugePageAdvisedBytes;
+        }
 
         // 6. What stayed resident (under memory pressure, less than was swept), then the result, its log lines and
         //    its metrics, in one place.
         long residentAfter = plan.MeasureResidentNow(maps);
-        return Finish(run, decision, plan, method, sweep with { BytesResidentAfter = residentAfter, HugePageAdvisedBytes = staging.HugePageAdvisedBytes });
+        return Finish(run, decision, plan, method, sweep with { BytesResidentAfter = residentAfter, HugePageAdvisedBytes = hugePageAdvised });
     }
 
     /// <summary>What a run carries from step to step: its settings, token, logger, start time and the failures found so far.</summary>

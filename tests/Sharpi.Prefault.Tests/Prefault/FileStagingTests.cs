@@ -121,6 +121,43 @@ public sealed class FileStagingTests
         Assert.Equal(selectedPages, Residency.OfFile(file.Path).ResidentBytes);
     }
 
+    [LinuxFact]
+    public void Prepare_OverSparseSelectionsOfManyFiles_HoldsNoDescriptor()
+    {
+        // One descriptor held per file for the whole run left an engine with 2,000 files under ulimit -n 1024 none of
+        // its own, and Run itself threw (its metrics could not load an assembly). The exact reads go through the
+        // engine's mappings instead.
+        const int Files = 200;
+        const long FileLength = 64 * 1024;
+        var files = new List<TestFile>();
+        var maps = new List<Mappings.NativeMmap>();
+        try
+        {
+            var regions = new List<PrefaultRegion>();
+            for (int i = 0; i < Files; i++)
+            {
+                files.Add(TestFile.Create(FileLength));
+                maps.Add(Mappings.NativeMmap.Map(files[i].Path, 0, FileLength, writable: true)); // closes its descriptor
+                regions.Add(new PrefaultRegion(maps[i].Address, 4096, $"t{i}"));
+            }
+
+            MergedRegion[] merged = RegionSet.Merge([.. regions], null);
+            int before = Directory.GetFiles("/proc/self/fd").Length;
+
+            using FileStaging staging = Prepare(merged);
+
+            Assert.Equal(Files, staging.ExactMappingCount);
+            Assert.InRange(Directory.GetFiles("/proc/self/fd").Length - before, int.MinValue, Files / 2); // others' tests open files too
+            staging.Read(merged[0].Start, merged[0].End);
+            Assert.Equal(4096, Residency.OfFile(files[0].Path).ResidentBytes);
+        }
+        finally
+        {
+            maps.ForEach(m => m.Dispose());
+            files.ForEach(f => f.Dispose());
+        }
+    }
+
     [HugePageFact]
     public void Run_OverADenseSelection_KeepsTheHugePagePath_AndSpillsOnlyTheReadAheadPastItsEnd()
     {
