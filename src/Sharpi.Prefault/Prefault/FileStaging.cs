@@ -124,8 +124,16 @@ internal sealed unsafe class FileStaging : IDisposable
             }
         }
 
+        // A view is one more mapping: near vm.max_map_count the runtime aborts the process when it cannot map its
+        // own memory, so views are made only while there is room; the rest keep the plain populate.
+        MappingRoom? room = viewSpans.Count > 0 ? MappingRoom.Current() : null;
         foreach (((string path, long inode), (long start, long end)) in viewSpans)
         {
+            if (room is null || !room.TryTake(1))
+            {
+                break;
+            }
+
             staging.MapView(path, inode, start, end);
         }
 

@@ -25,10 +25,55 @@ internal static class ChildProgram
                 return LockSplitPages(args[1], int.Parse(args[2], CultureInfo.InvariantCulture));
             case ChildCases.NoThreadsLeft:
                 return NoThreadsLeft(args[1], args[2], args[3]);
+            case ChildCases.StageAtMapLimit:
+                return StageAtMapLimit(args[1], int.Parse(args[2], CultureInfo.InvariantCulture), int.Parse(args[3], CultureInfo.InvariantCulture));
             default:
                 Console.Error.WriteLine($"unknown case '{args[0]}'");
                 return 2;
         }
+    }
+
+    /// <summary>
+    /// Maps each file of <paramref name="folder"/> copy-on-write and read-write (as ONNX Runtime maps initializers), fills
+    /// the process with small anonymous mappings until <paramref name="slotsLeft"/> remain under vm.max_map_count, then
+    /// prefaults every file's mapping whole: a staging view per file past the room aborted the runtime (exit 134).
+    /// </summary>
+    private static unsafe int StageAtMapLimit(string folder, int files, int slotsLeft)
+    {
+        if (!OperatingSystem.IsLinux())
+        {
+            return 2;
+        }
+
+        long page = Environment.SystemPageSize;
+        var maps = new List<NativeMmap>();
+        for (int i = 0; i < files; i++)
+        {
+            string path = Path.Combine(folder, $"f{i}");
+            PageCache.Evict(path); // cold: the sweep has something to read, so it stages
+            maps.Add(NativeMmap.Map(path, 0, 16 * page, writable: true));
+        }
+
+        long limit = MappingRoom.ReadLimit() ?? 65530;
+        var filler = new List<nint>();
+        for (long count = MappingRoom.CountSelfMappings(); count < limit - slotsLeft; count++)
+        {
+            // Alternating protections keep neighbours from merging into one mapping.
+            int protection = filler.Count % 2 == 0 ? NativeTestMethods.ProtRead : NativeTestMethods.ProtRead | NativeTestMethods.ProtWrite;
+            filler.Add(NativeTestMethods.Map(page, protection, NativeTestMethods.MapPrivate | NativeTestMethods.MapAnonymousFlag));
+        }
+
+        Console.WriteLine($"mappings={MappingRoom.CountSelfMappings()}");
+        var regions = new PrefaultRegion[maps.Count];
+        for (int i = 0; i < regions.Length; i++)
+        {
+            regions[i] = new PrefaultRegion(maps[i].Address, maps[i].Length, $"f{i}");
+        }
+
+        PrefaultResult result = MmapPrefault.Run(regions, PrefaultOptions.Default with { RamGate = RamGate.Always });
+        Console.WriteLine($"bytes={result.Bytes}");
+        Console.WriteLine("done");
+        return 0;
     }
 
     /// <summary>Locks <paramref name="count"/> one-page regions two pages apart of a mapping of <paramref name="path"/>: each lock splits the mapping.</summary>
@@ -121,4 +166,5 @@ internal static class ChildCases
 {
     public const string LockSplitPages = "lock-split-pages";
     public const string NoThreadsLeft = "no-threads-left";
+    public const string StageAtMapLimit = "stage-at-map-limit";
 }
