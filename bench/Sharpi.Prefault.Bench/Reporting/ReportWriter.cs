@@ -29,7 +29,7 @@ internal static class ReportWriter
 
         if (report.Verdict is { } verdict)
         {
-            md.AppendLine(CultureInfo.InvariantCulture, $"- Verdict: {verdict}");
+            md.AppendLine(CultureInfo.InvariantCulture, $"- {verdict}");
         }
 
         foreach (string bug in report.Bugs)
