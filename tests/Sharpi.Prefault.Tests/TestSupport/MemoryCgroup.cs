@@ -106,18 +106,7 @@ public sealed class MemoryCgroup : IDisposable
         }
 
         // The group is empty once its children exit; its remaining charges move to the parent on removal.
-        for (int attempt = 0; attempt < 50; attempt++)
-        {
-            try
-            {
-                Directory.Delete(Path);
-                return;
-            }
-            catch (IOException)
-            {
-                Thread.Sleep(20);
-            }
-        }
+        CgroupDirectory.RemoveWhenEmpty(Path);
     }
 
     private static bool IsV2MemoryOn() =>

@@ -39,18 +39,7 @@ public sealed class PidsCgroup : IDisposable
     public void Dispose()
     {
         // The group is empty once its children exit.
-        for (int attempt = 0; attempt < 50; attempt++)
-        {
-            try
-            {
-                Directory.Delete(Path);
-                return;
-            }
-            catch (IOException)
-            {
-                Thread.Sleep(20);
-            }
-        }
+        CgroupDirectory.RemoveWhenEmpty(Path);
     }
 
     private static bool IsV2PidsOn() =>
