@@ -12,8 +12,6 @@ internal static partial class Interop
         /// <summary>Since Linux 5.14: fault in pages readable, like a read of each; EFAULT past a file's end.</summary>
         internal const int MADV_POPULATE_READ = 22;
 
-        /// <summary>posix_fadvise: read this range now (asynchronously), and only it: no read-ahead mark.</summary>
-        internal const int POSIX_FADV_WILLNEED = 3;
         internal const int POSIX_FADV_DONTNEED = 4;
 
         /// <summary>mmap: pages may be read; a view shared with the page cache (no private copies).</summary>
