@@ -117,7 +117,7 @@ internal sealed unsafe class FileStaging : IDisposable
             {
                 // Through the engine's own mapping: MADV_WILLNEED of a file mapping is the kernel's WILLNEED of the
                 // mapped file's bytes, so no descriptor is opened or held (one per file held for the whole run left an
-                // engine with 5,000 files and ulimit -n 1024 none of its own, and Run threw from its metrics).
+                // engine with 2,000 files under a lowered ulimit -n none of its own, and Run threw from its metrics).
                 staging._exact[i] = true;
                 staging._stagedEnd[i] = m.End;
                 staging.ExactMappingCount++;
