@@ -47,9 +47,9 @@ internal sealed class CommonOptions(long defaultSize = CommonOptions.DefaultSize
 
     internal Option<string> FreePageReporting { get; } = new("--free-page-reporting")
     {
-        Description = "suspend: turn a VM's free page reporting off for the run (as on bare metal; restored at the end). keep: leave it as it is, " +
-            "to see what a VM that hands freed pages back to its host costs each row.",
-        DefaultValueFactory = _ => "suspend",
+        Description = "keep (default): leave a VM's free page reporting as the machine has it. suspend: turn it off for the run, as on bare metal " +
+            "(root; said before it is changed, restored at the end, on errors and on Ctrl+C/SIGTERM).",
+        DefaultValueFactory = _ => "keep",
     };
 
     internal void AddTo(Command command)
@@ -71,9 +71,9 @@ internal sealed class CommonOptions(long defaultSize = CommonOptions.DefaultSize
         }
     }
 
-    /// <summary>Suspends free page reporting for the run unless <c>--free-page-reporting keep</c> (see <see cref="Bench.FreePageReporting"/>).</summary>
-    internal SysfsOverride? SuspendPageReporting(ParseResult parse, List<string> notes, ProgressLine progress) =>
-        Bench.FreePageReporting.Suspend(keep: parse.GetValue(FreePageReporting) == "keep", notes, progress);
+    /// <summary>Suspends free page reporting for the run only with <c>--free-page-reporting suspend</c> (see <see cref="Bench.FreePageReporting"/>).</summary>
+    internal Bench.FreePageReporting.Suspension? SuspendPageReporting(ParseResult parse, List<string> notes, ProgressLine progress) =>
+        Bench.FreePageReporting.Suspend(suspend: parse.GetValue(FreePageReporting) == "suspend", notes, progress);
 
     /// <summary>The file to map: the caller's, or the default one (written on the first run, reused after).</summary>
     internal WeightsFile ResolveFile(ParseResult parse, ProgressLine progress) =>
@@ -113,16 +113,33 @@ internal sealed class CommonOptions(long defaultSize = CommonOptions.DefaultSize
             Console.Out.WriteLine($"Request: {request}; warm: {(report.WarmRequestSeconds is double warm ? ResultTable.Seconds(warm) + " s" : "not measured")}");
         }
 
-        Console.Out.Write(ResultTable.Render(report.Results, markdown: false, wide));
-        foreach (string note in report.Notes)
-        {
-            Console.Out.WriteLine("  " + note);
-        }
-
+        // The verdict first, where a newcomer reads; the table that backs it after.
         if (report.Verdict is { } verdict)
         {
             Console.Out.WriteLine();
             Console.Out.WriteLine(verdict);
+        }
+
+        Console.Out.WriteLine();
+        Console.Out.Write(ResultTable.Render(report.Results, markdown: false, wide));
+        if (wide || report.Legend is null)
+        {
+            foreach (string note in report.Notes)
+            {
+                Console.Out.WriteLine("  " + note);
+            }
+        }
+        else
+        {
+            foreach (string note in (string[])[.. report.Legend, .. report.Conditions])
+            {
+                string indent = "  ";
+                foreach (string line in Wrap(note, Columns - 4))
+                {
+                    Console.Out.WriteLine(indent + line);
+                    indent = "    ";
+                }
+            }
         }
 
         // Loud on purpose, and last, where a reader of the table looks: a limit that a row beats makes every x limit wrong.
@@ -144,6 +161,32 @@ internal sealed class CommonOptions(long defaultSize = CommonOptions.DefaultSize
             ReportWriter.WriteMarkdown(markdown, report, title);
             progress.Note($"Wrote {markdown}.");
         }
+    }
+
+    /// <summary>The width the default output keeps to (the full table is behind <c>--wide</c>).</summary>
+    internal const int Columns = 100;
+
+    /// <summary>Splits <paramref name="text"/> at spaces into lines of at most <paramref name="width"/> characters (a longer word stands alone).</summary>
+    internal static IEnumerable<string> Wrap(string text, int width)
+    {
+        int start = 0;
+        while (text.Length - start > width)
+        {
+            int cut = text.LastIndexOf(' ', start + width, width);
+            if (cut <= start)
+            {
+                cut = text.IndexOf(' ', start + width);
+                if (cut < 0)
+                {
+                    break;
+                }
+            }
+
+            yield return text[start..cut];
+            start = cut + 1;
+        }
+
+        yield return text[start..];
     }
 
     /// <summary>The command line as typed after the program name, for the report.</summary>

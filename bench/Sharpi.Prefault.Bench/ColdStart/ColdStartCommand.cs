@@ -83,13 +83,18 @@ internal sealed class ColdStartCommand
 
     private readonly Option<string?> _readAhead = ReadAheadPasses.CreateOption();
 
+    private readonly Option<bool> _wide = new("--wide")
+    {
+        Description = "Print every column (faults, disk GiB/s, residency, method) and the full notes; the default keeps to 100 columns.",
+    };
+
     /// <summary>Adds the options and the action to <paramref name="command"/> (the root command and <c>coldstart</c> both get them).</summary>
     internal static void Configure(Command command)
     {
         var self = new ColdStartCommand();
         self._common.AddTo(command);
         foreach (Option option in (Option[])[self._strategies, self._cache, self._request, self._layers, self._experts, self._tokens, self._topK, self._seed,
-            self._readAhead, self._threads, self._chunk, self._firstPassThreads, self._limitThreads])
+            self._readAhead, self._threads, self._chunk, self._firstPassThreads, self._limitThreads, self._wide])
         {
             command.Options.Add(option);
         }
@@ -127,8 +132,10 @@ internal sealed class ColdStartCommand
             var runner = new ColdStartRunner(file, settings, strategies, caches, repeat, progress);
             var samples = new List<Sample>();
             var warm = new List<WarmSample>();
-            using (SysfsOverride? reporting = _common.SuspendPageReporting(parse, notes, progress))
+            bool reportingOn;
+            using (FreePageReporting.Suspension? reporting = _common.SuspendPageReporting(parse, notes, progress))
             {
+                reportingOn = reporting is null && FreePageReporting.IsActive();
                 foreach (int? readAheadKb in ReadAheadPasses.Each(file.Path, readAheads, notes, progress))
                 {
                     (List<Sample> s, List<WarmSample> w) = runner.Run(readAheadKb);
@@ -147,6 +154,7 @@ internal sealed class ColdStartCommand
             string[] order = [.. strategies.Select(static s => s.Name)];
             List<ResultRow> rows = Sample.Summarize(samples, order, caches, file.Length, limitReaders, warm);
             List<string> bugs = LimitCheck.Find(rows, limitReaders);
+            List<string> conditions = [.. notes];
 
             notes.Add("limit: the best (lowest median total) of the limit-* rows of the same cache state and read-ahead pass (cold: O_DIRECT 2/4/8 reads in flight " +
                 "into 2 MiB-page buffers, O_DIRECT into 4 KiB pages, large buffered reads; warm: bare MADV_POPULATE_READ of the cached file, no request).");
@@ -163,8 +171,11 @@ internal sealed class ColdStartCommand
                 Request = request.Description,
                 WarmRequestSeconds = warmRequest,
                 Bugs = bugs,
+                Verdict = Verdict(rows, reportingOn),
+                Legend = Legend,
+                Conditions = conditions,
             };
-            _common.Publish(parse, report, $"coldstart, {Sizes.Format(file.Length)}, request {RequestSpec.Name(spec.Shape)}", progress);
+            _common.Publish(parse, report, $"coldstart, {Sizes.Format(file.Length)}, request {RequestSpec.Name(spec.Shape)}", progress, wide: parse.GetValue(_wide));
             _common.CleanUp(parse, file, progress);
             return 0;
         }
@@ -174,6 +185,47 @@ internal sealed class ColdStartCommand
             Console.Error.WriteLine($"error: {e.Message}");
             return 1;
         }
+    }
+
+    /// <summary>What the compact table's columns mean, one short line each (<c>--wide</c> prints the full notes).</summary>
+    private static readonly string[] Legend =
+    [
+        "load s: the strategy, plus what its first request took beyond a warm one (faults left to it)",
+        "first request s: the request after the strategy; to first done s: start of strategy to its end",
+        "x warm: first request over the same request run again at once (1.00x: nothing left to fault)",
+        "x limit: the run's best O_DIRECT or buffered reader over the row's load s (1.00: the disk)",
+        "--wide: every column (faults, disk GiB/s, residency, method) and the full notes",
+    ];
+
+    /// <summary>
+    /// The lines a newcomer reads first, one per read-ahead pass with a cold row: the prefault's first request against
+    /// warm and its load against the limit, demand faults' first request, and the time until each first request was done.
+    /// </summary>
+    private static string? Verdict(List<ResultRow> rows, bool reportingOn)
+    {
+        var lines = new List<string>();
+        foreach (int? pass in rows.Select(static r => r.ReadAheadKb).Distinct())
+        {
+            ResultRow? prefault = rows.FirstOrDefault(r => r.ReadAheadKb == pass && r.Cache == "cold" && r.Strategy == "prefault");
+            ResultRow? none = rows.FirstOrDefault(r => r.ReadAheadKb == pass && r.Cache == "cold" && r.Strategy == "none");
+            if (prefault is null || none is null)
+            {
+                continue;
+            }
+
+            string where = pass is int kb ? $"read_ahead_kb {kb}" : "read_ahead_kb as set";
+            string limit = prefault.RatioToLimit is double ratio ? $", load {ratio:0.00}x the disk limit" : string.Empty;
+            lines.Add($"Verdict, cold, {where}{(reportingOn ? ", free page reporting on" : string.Empty)}:");
+            lines.Add($"  prefault: first request {ResultTable.Ratio(prefault.RatioToWarm)} warm{limit}; " +
+                $"demand faults: first request {ResultTable.Ratio(none.RatioToWarm)} warm");
+            string sooner = prefault.TotalSeconds <= none.TotalSeconds
+                ? $"{ResultTable.Ratio(none.TotalSeconds / prefault.TotalSeconds)} sooner"
+                : $"{ResultTable.Ratio(prefault.TotalSeconds / none.TotalSeconds)} later";
+            lines.Add($"  first request done {ResultTable.Seconds(prefault.TotalSeconds)} s after the start with the prefault ({sooner}), " +
+                $"{ResultTable.Seconds(none.TotalSeconds)} s without");
+        }
+
+        return lines.Count == 0 ? null : string.Join(Environment.NewLine, lines);
     }
 
     /// <summary>The layers and experts the request reads: a real model's tensor table, or equal slices of a generated file.</summary>

@@ -1,73 +1,120 @@
 namespace Sharpi.Prefault.Bench;
 
 /// <summary>
-/// Suspends a virtual machine's free page reporting (virtio-balloon's VIRTIO_BALLOON_F_REPORTING) for a run. With it
-/// on, the pages an eviction frees are handed back to the host, and the next row's page cache lands on memory the
-/// host must fault in again: on this project's Firecracker VM a cold populate after a `none` row took 1.89 s with
-/// reporting on (1.9 GiB reported during the run) and 0.66 s with it off, while the O_DIRECT limits, reading into
-/// buffers faulted in once, never paid it. Bare metal has no such cost, so the bench measures without it.
+/// A virtual machine's free page reporting (virtio-balloon's VIRTIO_BALLOON_F_REPORTING). With it on, the pages an
+/// eviction frees are handed back to the host, and the next row's page cache lands on memory the host must fault in
+/// again: on this project's Firecracker VM a cold populate after a <c>none</c> row took 1.89 s with reporting on
+/// (1.9 GiB reported during the run) and 0.66 s with it off, while the O_DIRECT limits, reading into buffers faulted
+/// in once, never paid it. Bare metal has no such cost. The bench leaves it as the machine has it unless
+/// <c>--free-page-reporting suspend</c> asks to turn it off for the run (said before, restored after).
 /// </summary>
 internal static class FreePageReporting
 {
     internal const string OrderPath = "/sys/module/page_reporting/parameters/page_reporting_order";
 
+    private const string VirtioDevices = "/sys/bus/virtio/devices";
+
+    /// <summary>The virtio device id of a balloon, and its feature bit that turns reporting on.</summary>
+    private const string BalloonDeviceId = "0x0005";
+
+    private const int ReportingFeatureBit = 5;
+
     /// <summary>Above the buddy allocator's largest order: no free block is ever large enough to be reported.</summary>
     private const int Off = 11;
 
     /// <summary>
-    /// Turns reporting off until the returned override is disposed (or the process ends or is signalled); null where
-    /// the machine has no reporting, where <paramref name="keep"/> asks to leave it on, or where it may not be changed
-    /// (then a note says the rows after an eviction may pay).
+    /// Whether this machine reports free pages to a host: a virtio balloon that negotiated VIRTIO_BALLOON_F_REPORTING
+    /// (its <c>features</c> file is one character per bit, bit 0 first).
     /// </summary>
-    internal static SysfsOverride? Suspend(bool keep, List<string> notes, ProgressLine progress)
+    internal static bool IsActive()
     {
-        if (!File.Exists(OrderPath))
+        if (!File.Exists(OrderPath) || !Directory.Exists(VirtioDevices))
         {
+            return false;
+        }
+
+        foreach (string device in Directory.EnumerateDirectories(VirtioDevices))
+        {
+            try
+            {
+                if (File.ReadAllText(Path.Combine(device, "device")).Trim() == BalloonDeviceId &&
+                    File.ReadAllText(Path.Combine(device, "features")).Trim() is { Length: > ReportingFeatureBit } features &&
+                    features[ReportingFeatureBit] == '1')
+                {
+                    return true;
+                }
+            }
+            catch (IOException)
+            {
+                // A device that went away while it was read reports nothing.
+            }
+        }
+
+        return false;
+    }
+
+    /// <summary>
+    /// With <paramref name="suspend"/>, turns reporting off until the returned override is disposed (or the process
+    /// ends or is signalled), saying so before and that it is restored after; otherwise, and where it may not be
+    /// changed, changes nothing and notes what the rows after an eviction pay where the machine reports.
+    /// </summary>
+    internal static Suspension? Suspend(bool suspend, List<string> notes, ProgressLine progress)
+    {
+        if (!IsActive())
+        {
+            if (suspend)
+            {
+                Say("--free-page-reporting suspend: this machine reports no free pages to a host; nothing to suspend.", notes, progress);
+            }
+
             return null;
         }
 
-        if (keep)
+        string order = File.ReadAllText(OrderPath).Trim();
+        if (!suspend)
         {
-            string kept = $"free page reporting left as it is (--free-page-reporting keep, page_reporting_order {File.ReadAllText(OrderPath).Trim()}): " +
-                "on a VM that reports, every row after an eviction reads into memory the host must fault in again.";
-            progress.Note(kept);
-            notes.Add(kept);
+            Say($"free page reporting is on (page_reporting_order {order}), as this VM ships: rows after an eviction read into memory " +
+                "the host faults in again; --free-page-reporting suspend measures without it (root, restored after).", notes, progress);
             return null;
         }
 
         SysfsOverride? setting = SysfsOverride.TryCreate(OrderPath, out string? why);
-        string note;
         if (setting is null)
         {
-            note = $"free page reporting is on and was not suspended ({why}): rows that follow an eviction may pay host faults the limits do not.";
+            Say($"free page reporting is on and was not suspended ({why}).", notes, progress);
+            return null;
         }
-        else
+
+        try
         {
-            try
-            {
-                setting.Set(Off);
-                note = $"free page reporting suspended for the run (page_reporting_order {setting.Original} -> {Off}, restored at the end): freed pages stay with the VM, as on bare metal.";
-            }
-            catch (Exception e) when (e is IOException or BenchException)
-            {
-                // Mainline kernels cap the order at MAX_PAGE_ORDER (param_set_uint_minmax), so 11 is refused there.
-                try
-                {
-                    setting.Dispose();
-                }
-                catch (IOException)
-                {
-                    // Nothing was changed, so there is nothing to put back.
-                }
-
-                setting = null;
-                note = $"free page reporting is on and was not suspended (this kernel refused page_reporting_order {Off}: {e.Message}): " +
-                    "rows that follow an eviction may pay host faults the limits do not.";
-            }
+            progress.Note($"Suspending free page reporting: page_reporting_order {setting.Original} -> {Off} until the run ends.");
+            setting.Set(Off);
+            notes.Add($"free page reporting suspended for the run (page_reporting_order {setting.Original} -> {Off}, restored at the end): " +
+                "freed pages stay with the VM, as on bare metal.");
+            return new Suspension(setting, progress);
         }
+        catch (Exception e) when (e is IOException or BenchException)
+        {
+            // Mainline kernels cap the order at MAX_PAGE_ORDER (param_set_uint_minmax), so 11 is refused there.
+            setting.Dispose();
+            Say($"free page reporting is on and was not suspended (this kernel refused page_reporting_order {Off}: {e.Message}).", notes, progress);
+            return null;
+        }
+    }
 
+    /// <summary>Reporting turned off; disposing it restores the order and says so.</summary>
+    internal sealed class Suspension(SysfsOverride setting, ProgressLine progress) : IDisposable
+    {
+        public void Dispose()
+        {
+            setting.Dispose();
+            progress.Note($"Free page reporting restored (page_reporting_order {setting.Original}).");
+        }
+    }
+
+    private static void Say(string note, List<string> notes, ProgressLine progress)
+    {
         progress.Note(note);
         notes.Add(note);
-        return setting;
     }
 }

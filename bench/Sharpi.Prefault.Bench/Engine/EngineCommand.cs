@@ -80,7 +80,7 @@ internal sealed class EngineCommand
             var notes = new List<string>();
             var limitSamples = new List<Sample>();
             var runs = new List<EngineRun>();
-            using (SysfsOverride? reporting = _common.SuspendPageReporting(parse, notes, progress))
+            using (FreePageReporting.Suspension? reporting = _common.SuspendPageReporting(parse, notes, progress))
             {
                 foreach (int? readAheadKb in ReadAheadPasses.Each(model.Data.Path, readAheads, notes, progress))
                 {

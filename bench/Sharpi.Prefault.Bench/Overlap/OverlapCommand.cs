@@ -110,7 +110,7 @@ internal sealed class OverlapCommand
 
             var samples = new List<Sample>();
             var notes = new List<string>();
-            using SysfsOverride? reporting = _common.SuspendPageReporting(parse, notes, progress);
+            using FreePageReporting.Suspension? reporting = _common.SuspendPageReporting(parse, notes, progress);
             int step = 0;
             for (int r = 0; r < repeat; r++)
             {

@@ -35,7 +35,18 @@ internal sealed record BenchReport
     [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
     public double? WarmRequestSeconds { get; init; }
 
-    /// <summary>engine: one line on what the run showed (a prefault row's first inference and load against none's).</summary>
+    /// <summary>
+    /// coldstart without <c>--wide</c>: short lines that say what the compact columns mean, printed instead of the
+    /// explanatory notes (the files always get every note).
+    /// </summary>
+    [JsonIgnore]
+    public IReadOnlyList<string>? Legend { get; init; }
+
+    /// <summary>The notes on the machine's settings and skipped rows, printed beside <see cref="Legend"/>.</summary>
+    [JsonIgnore]
+    public IReadOnlyList<string> Conditions { get; init; } = [];
+
+    /// <summary>coldstart and engine: what the run showed (a prefault row's first request and load against none's), read first.</summary>
     [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
     public string? Verdict { get; init; }
 

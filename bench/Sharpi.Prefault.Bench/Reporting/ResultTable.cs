@@ -9,6 +9,10 @@ internal static class ResultTable
     private static readonly string[] Headers =
         ["strategy", "cache", "strategy s", "first pass s", "total s", "load s", "min-max s", "GiB/s", "disk GiB/s", "req KiB", "x limit", "x warm", "faults minor/major", "first pass faults", "2M-mapped", "cached before", "cached after", "method"];
 
+    /// <summary>The coldstart columns that fit 100 characters (without <c>--wide</c>); <see cref="Headers"/> are all of them.</summary>
+    private static readonly string[] ColdStartHeaders =
+        ["strategy", "cache", "load s", "first request s", "to first done s", "x warm", "x limit"];
+
     private static readonly string[] OverlapHeaders =
         ["scenario", "cache", "init s", "prefault s", "first pass s", "first layer done s", "time to first request s", "min-max s", "sweep GiB/s", "minor faults", "major faults", "cached before", "cached after", "method"];
 
@@ -21,7 +25,7 @@ internal static class ResultTable
 
     /// <summary>
     /// The table; a run over several read_ahead_kb values (<c>--read-ahead-kb</c>) gets one table per value, each
-    /// under a heading. <paramref name="wide"/>: every column of the engine rows (the others always show all theirs).
+    /// under a heading. <paramref name="wide"/>: every column of the coldstart and engine rows (overlap always shows all its own).
     /// </summary>
     internal static string Render(IReadOnlyList<ResultRow> rows, bool markdown, bool wide = true)
     {
@@ -52,12 +56,12 @@ internal static class ResultTable
     {
         bool engine = rows.Any(static r => r.CreateSeconds is not null);
         bool overlap = !engine && rows.Count > 0 && rows[0].InitSeconds is not null;
-        string[] headers = engine ? (wide ? EngineWideHeaders : EngineHeaders) : overlap ? OverlapHeaders : Headers;
+        string[] headers = engine ? (wide ? EngineWideHeaders : EngineHeaders) : overlap ? OverlapHeaders : wide ? Headers : ColdStartHeaders;
         bool[] left = [.. headers.Select(static (h, i) => i < 2 || h == "method")];
         var cells = new List<string[]>(rows.Count);
         foreach (ResultRow row in rows)
         {
-            cells.Add(engine ? EngineCells(row)[..headers.Length] : overlap ? OverlapCells(row) : Cells(row));
+            cells.Add(engine ? EngineCells(row)[..headers.Length] : overlap ? OverlapCells(row) : wide ? Cells(row) : ColdStartCells(row));
         }
 
         var widths = new int[headers.Length];
@@ -100,6 +104,13 @@ internal static class ResultTable
         $"{Count(r.MinorFaults)}/{Count(r.MajorFaults)}",
         $"{Count(r.FirstPassMinorFaults)}/{Count(r.FirstPassMajorFaults)}", r.PmdMappedPercent is double pmd ? Percent(pmd) : "-",
         Percent(r.ResidentPercentBefore), Percent(r.ResidentPercentAfter), r.Method ?? string.Empty,
+    ];
+
+    /// <summary>A coldstart row's compact cells: the load, the first request, the time until it was done, and the two ratios.</summary>
+    private static string[] ColdStartCells(ResultRow r) =>
+    [
+        r.Strategy, r.Cache, Seconds(r.LoadSeconds), Seconds(r.FirstPassSeconds), Seconds(r.TotalSeconds), Ratio(r.RatioToWarm),
+        r.RatioToLimit is double ratio ? Number(ratio, "0.00") : "-",
     ];
 
     private static string[] OverlapCells(ResultRow r) =>
