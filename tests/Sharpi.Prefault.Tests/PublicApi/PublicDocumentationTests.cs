@@ -1,0 +1,129 @@
+using System.Reflection;
+using System.Xml.Linq;
+
+namespace Sharpi.Prefault.Tests.PublicApi;
+
+/// <summary>
+/// The documentation file that ships beside the assembly (and in the package) documents the public surface and
+/// nothing else: build/PublicDocumentation.targets drops the internal members the compiler writes into it.
+/// </summary>
+public sealed class PublicDocumentationTests
+{
+    private static readonly Assembly Library = typeof(MmapPrefault).Assembly;
+
+    [Fact]
+    public void DocumentationFile_HasNoNonPublicMember()
+    {
+        HashSet<string> visible = VisibleMemberKeys();
+        string[] hidden = [.. DocumentedIds().Where(id => !visible.Contains(Key(id)))];
+
+        Assert.True(hidden.Length == 0,
+            $"{hidden.Length} members that are not public are documented in Sharpi.Prefault.xml, e.g.{Environment.NewLine}  " +
+            string.Join(Environment.NewLine + "  ", hidden.Take(10)));
+    }
+
+    [Fact]
+    public void DocumentationFile_DocumentsEveryPublicTypeAndItsDeclaredMembers()
+    {
+        HashSet<string> documented = [.. DocumentedIds().Select(Key)];
+        string[] missing = [.. VisibleMembers()
+            .Where(m => m is Type || !IsCompilerGenerated(m))
+            .Select(KeyOf)
+            .Where(key => !documented.Contains(key))
+            .Distinct()];
+
+        Assert.True(missing.Length == 0,
+            $"{missing.Length} public members have no documentation in Sharpi.Prefault.xml, e.g.{Environment.NewLine}  " +
+            string.Join(Environment.NewLine + "  ", missing.Take(10)));
+    }
+
+    private static IEnumerable<string> DocumentedIds()
+    {
+        string path = Path.ChangeExtension(Library.Location, ".xml");
+        Assert.True(File.Exists(path), $"{path} is missing: the library's documentation file should be copied beside it.");
+        return XDocument.Load(path).Root!.Element("members")!.Elements("member").Select(static m => (string)m.Attribute("name")!);
+    }
+
+    /// <summary>"T:Ns.Type" -> "Ns.Type"; "M:Ns.Type.Name``1(A,B{C,D})" -> "Ns.Type.Name/2"; "P:Ns.Type.Name" -> "Ns.Type.Name/-".</summary>
+    private static string Key(string id)
+    {
+        string body = id[2..];
+        if (id[0] == 'T')
+        {
+            return body.Split('`')[0];
+        }
+
+        int paren = body.IndexOf('(', StringComparison.Ordinal);
+        string symbol = (paren < 0 ? body : body[..paren]).Split("``")[0];
+        string count = paren >= 0 ? CountParameters(body[(paren + 1)..body.LastIndexOf(')')]).ToString(System.Globalization.CultureInfo.InvariantCulture)
+            : id[0] == 'M' ? "0" : "-";
+        return $"{symbol}/{count}";
+    }
+
+    private static int CountParameters(string list)
+    {
+        int depth = 0, commas = 0;
+        foreach (char c in list)
+        {
+            depth += c is '{' or '[' or '(' ? 1 : c is '}' or ']' or ')' ? -1 : 0;
+            commas += c == ',' && depth == 0 ? 1 : 0;
+        }
+
+        return list.Length == 0 ? 0 : commas + 1;
+    }
+
+    private static HashSet<string> VisibleMemberKeys() => [.. VisibleMembers().Select(KeyOf)];
+
+    /// <summary>Public types (nested ones whose every container is public) and their public or protected members.</summary>
+    private static IEnumerable<MemberInfo> VisibleMembers()
+    {
+        const BindingFlags Declared = BindingFlags.Public | BindingFlags.NonPublic | BindingFlags.Instance | BindingFlags.Static | BindingFlags.DeclaredOnly;
+        foreach (Type type in Library.GetExportedTypes())
+        {
+            yield return type;
+            foreach (MemberInfo member in type.GetMembers(Declared))
+            {
+                bool visible = member switch
+                {
+                    MethodBase m => m.IsPublic || m.IsFamily || m.IsFamilyOrAssembly,
+                    FieldInfo f => f.IsPublic || f.IsFamily || f.IsFamilyOrAssembly,
+                    PropertyInfo p => (p.GetMethod ?? p.SetMethod) is { } accessor && (accessor.IsPublic || accessor.IsFamily || accessor.IsFamilyOrAssembly),
+                    EventInfo e => e.AddMethod is { } add && (add.IsPublic || add.IsFamily),
+                    _ => false,
+                };
+                if (visible && member is not Type && !(member is MethodInfo { IsSpecialName: true } special && !special.Name.StartsWith("op_", StringComparison.Ordinal)))
+                {
+                    yield return member;
+                }
+            }
+        }
+    }
+
+    private static string KeyOf(MemberInfo member)
+    {
+        if (member is Type type)
+        {
+            return type.FullName!.Replace('+', '.').Split('`')[0];
+        }
+
+        string owner = member.DeclaringType!.FullName!.Replace('+', '.').Split('`')[0];
+        return member switch
+        {
+            ConstructorInfo c => $"{owner}.#ctor/{c.GetParameters().Length}",
+            MethodInfo m => $"{owner}.{m.Name}/{m.GetParameters().Length}",
+            PropertyInfo p when p.GetIndexParameters().Length > 0 => $"{owner}.{p.Name}/{p.GetIndexParameters().Length}",
+            _ => $"{owner}.{member.Name}/-",
+        };
+    }
+
+    /// <summary>
+    /// What the compiler writes for a record, a struct or an enum (Equals, Deconstruct, value__, the default constructor
+    /// of a type that declares none): nothing in the source to document.
+    /// </summary>
+    private static bool IsCompilerGenerated(MemberInfo member) =>
+        member.IsDefined(typeof(System.Runtime.CompilerServices.CompilerGeneratedAttribute)) ||
+        member.DeclaringType is { IsEnum: true } && member.Name == "value__" ||
+        member.DeclaringType!.GetMethod("<Clone>$") is not null && member.Name is "Equals" or "GetHashCode" or "ToString" or "op_Equality" or "op_Inequality" or "Deconstruct" or "PrintMembers" or "EqualityContract" ||
+        member is ConstructorInfo { IsStatic: false } ctor && ctor.GetParameters().Length == 0 && member.DeclaringType.GetConstructors().Length == 1 ||
+        member.DeclaringType.IsValueType && member.Name is "Equals" or "GetHashCode" or "ToString" or "op_Equality" or "op_Inequality" or "Deconstruct" or "PrintMembers";
+}
