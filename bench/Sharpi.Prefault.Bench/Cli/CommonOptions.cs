@@ -106,11 +106,11 @@ internal sealed class CommonOptions(long defaultSize = CommonOptions.DefaultSize
     internal void Publish(ParseResult parse, BenchReport report, string title, ProgressLine progress, bool wide = true)
     {
         Console.Out.WriteLine();
-        Console.Out.WriteLine($"{title} ({report.Machine.Describe()})");
-        Console.Out.WriteLine($"Storage: {report.Machine.DescribeStorage()}");
+        WriteWrapped($"{title} ({report.Machine.Describe()})", indent: string.Empty);
+        WriteWrapped($"Storage: {report.Machine.DescribeStorage()}", indent: string.Empty);
         if (report.Request is { } request)
         {
-            Console.Out.WriteLine($"Request: {request}; warm: {(report.WarmRequestSeconds is double warm ? ResultTable.Seconds(warm) + " s" : "not measured")}");
+            WriteWrapped($"Request: {request}; warm: {(report.WarmRequestSeconds is double warm ? ResultTable.Seconds(warm) + " s" : "not measured")}", indent: string.Empty);
         }
 
         // The verdict first, where a newcomer reads; the table that backs it after.
@@ -133,12 +133,7 @@ internal sealed class CommonOptions(long defaultSize = CommonOptions.DefaultSize
         {
             foreach (string note in (string[])[.. report.Legend, .. report.Conditions])
             {
-                string indent = "  ";
-                foreach (string line in Wrap(note, Columns - 4))
-                {
-                    Console.Out.WriteLine(indent + line);
-                    indent = "    ";
-                }
+                WriteWrapped(note, indent: "  ");
             }
         }
 
@@ -165,6 +160,17 @@ internal sealed class CommonOptions(long defaultSize = CommonOptions.DefaultSize
 
     /// <summary>The width the default output keeps to (the full table is behind <c>--wide</c>).</summary>
     internal const int Columns = 100;
+
+    /// <summary>Writes <paramref name="text"/> within <see cref="Columns"/>: its first line after <paramref name="indent"/>, the rest two spaces further in.</summary>
+    internal static void WriteWrapped(string text, string indent)
+    {
+        string prefix = indent;
+        foreach (string line in Wrap(text, Columns - indent.Length - 2))
+        {
+            Console.Out.WriteLine(prefix + line);
+            prefix = indent + "  ";
+        }
+    }
 
     /// <summary>Splits <paramref name="text"/> at spaces into lines of at most <paramref name="width"/> characters (a longer word stands alone).</summary>
     internal static IEnumerable<string> Wrap(string text, int width)

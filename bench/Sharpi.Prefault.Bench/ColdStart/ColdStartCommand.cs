@@ -214,7 +214,7 @@ internal sealed class ColdStartCommand
             }
 
             string where = pass is int kb ? $"read_ahead_kb {kb}" : "read_ahead_kb as set";
-            string limit = prefault.RatioToLimit is double ratio ? $", load {ratio:0.00}x the disk limit" : string.Empty;
+            string limit = prefault.RatioToLimit is double ratio ? $", load {ratio:0.00}x disk limit" : string.Empty;
             lines.Add($"Verdict, cold, {where}{(reportingOn ? ", free page reporting on" : string.Empty)}:");
             lines.Add($"  prefault: first request {ResultTable.Ratio(prefault.RatioToWarm)} warm{limit}; " +
                 $"demand faults: first request {ResultTable.Ratio(none.RatioToWarm)} warm");

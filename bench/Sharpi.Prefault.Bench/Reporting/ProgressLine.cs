@@ -63,7 +63,7 @@ internal sealed class ProgressLine : IDisposable
         lock (_lock)
         {
             Erase();
-            Console.Out.WriteLine(text);
+            CommonOptions.WriteWrapped(text, indent: string.Empty);
             if (_step is not null)
             {
                 Draw(_step);
