@@ -25,8 +25,8 @@ public readonly record struct MemoryFigures(long? AvailableBytes, long? CgroupLi
             return default;
         }
 
-        long? available = ParseMemAvailable(TryReadFile("/proc/meminfo"));
-        CgroupMemory? group = ReadCgroup(TryReadFile("/proc/self/cgroup"), TryReadFile);
+        long? available = ParseMemAvailable(KernelFile.TryReadText("/proc/meminfo"));
+        CgroupMemory? group = ReadCgroup(KernelFile.TryReadText("/proc/self/cgroup"), KernelFile.TryReadText);
         return new MemoryFigures(available, group?.LimitBytes) { CgroupUsedBytes = group?.UsedBytes };
     }
 
@@ -184,21 +184,5 @@ public readonly record struct MemoryFigures(long? AvailableBytes, long? CgroupLi
         return long.TryParse(text, NumberStyles.None, CultureInfo.InvariantCulture, out long value) && value < (1L << 60)
             ? value
             : null;
-    }
-
-    internal static string? TryReadFile(string path)
-    {
-        try
-        {
-            return File.Exists(path) ? File.ReadAllText(path) : null;
-        }
-        catch (IOException)
-        {
-            return null;
-        }
-        catch (UnauthorizedAccessException)
-        {
-            return null;
-        }
     }
 }

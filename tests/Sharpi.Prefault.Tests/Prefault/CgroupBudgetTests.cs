@@ -13,7 +13,7 @@ public sealed class CgroupBudgetTests
         using MemoryCgroup group = MemoryCgroup.Create(512 * MiB);
         group.HoldUnreclaimable(380 * MiB);
 
-        MemoryFigures.CgroupMemory? figures = MemoryFigures.ReadCgroup(group.ProcSelfCgroupText, MemoryFigures.TryReadFile);
+        MemoryFigures.CgroupMemory? figures = MemoryFigures.ReadCgroup(group.ProcSelfCgroupText, KernelFile.TryReadText);
 
         Assert.NotNull(figures);
         Assert.Equal(512 * MiB, figures.Value.LimitBytes);
@@ -25,7 +25,7 @@ public sealed class CgroupBudgetTests
     {
         using MemoryCgroup group = MemoryCgroup.Create(512 * MiB);
         group.HoldUnreclaimable(380 * MiB);
-        MemoryFigures.CgroupMemory figures = MemoryFigures.ReadCgroup(group.ProcSelfCgroupText, MemoryFigures.TryReadFile)!.Value;
+        MemoryFigures.CgroupMemory figures = MemoryFigures.ReadCgroup(group.ProcSelfCgroupText, KernelFile.TryReadText)!.Value;
         var memory = new MemoryFigures(AvailableBytes: 16L << 30, CgroupLimitBytes: figures.LimitBytes) { CgroupUsedBytes = figures.UsedBytes };
 
         PrefaultDecision decision = MmapPrefault.Decide(PrefaultMode.Auto, 1L << 30, 0, memory);
