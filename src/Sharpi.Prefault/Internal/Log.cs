@@ -4,7 +4,7 @@ namespace Sharpi.Prefault;
 
 /// <summary>
 /// Every log message of the library, declared once through the source generator. Partial: a feature's
-/// messages live in <c>Log.Feature.cs</c> beside this file, with event ids in its own hundred.
+/// messages live in <c>Log.Feature.cs</c> in the feature's folder, with event ids in its own hundred.
 /// </summary>
 internal static partial class Log
 {

@@ -91,23 +91,10 @@ internal sealed class MappingRoom
         + "(sysctl -w vm.max_map_count=262144).";
 
     /// <summary>vm.max_map_count, or null where unreadable.</summary>
-    internal static long? ReadLimit()
-    {
-        try
-        {
-            return long.TryParse(File.ReadAllText(MaxMapCountPath).Trim(), NumberStyles.None, CultureInfo.InvariantCulture, out long limit) && limit > 0
-                ? limit
-                : null;
-        }
-        catch (IOException)
-        {
-            return null;
-        }
-        catch (UnauthorizedAccessException)
-        {
-            return null;
-        }
-    }
+    internal static long? ReadLimit() =>
+        long.TryParse(KernelFile.TryReadText(MaxMapCountPath).AsSpan().Trim(), NumberStyles.None, CultureInfo.InvariantCulture, out long limit) && limit > 0
+            ? limit
+            : null;
 
     /// <summary>The lines of /proc/self/maps, one per mapping, counted in a small buffer (no line is parsed); -1 where unreadable.</summary>
     internal static long CountSelfMappings()

@@ -38,21 +38,8 @@ internal static partial class ProcMaps
     internal const string SelfSmapsPath = "/proc/self/smaps";
 
     /// <summary>This process's mappings with their smaps figures, sorted by address. Empty when /proc is not readable.</summary>
-    internal static SmapsSnapshot ReadSelfSmaps()
-    {
-        try
-        {
-            return ParseSmaps(File.ReadAllText(SelfSmapsPath));
-        }
-        catch (IOException)
-        {
-            return SmapsSnapshot.Empty;
-        }
-        catch (UnauthorizedAccessException)
-        {
-            return SmapsSnapshot.Empty;
-        }
-    }
+    internal static SmapsSnapshot ReadSelfSmaps() =>
+        KernelFile.TryReadText(SelfSmapsPath) is string text ? ParseSmaps(text) : SmapsSnapshot.Empty;
 
     // A mapping is its maps line followed by "Key:   value kB" lines and one "VmFlags: rd mr me ms" line.
     internal static SmapsSnapshot ParseSmaps(string text)

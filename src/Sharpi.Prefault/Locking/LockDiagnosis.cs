@@ -201,22 +201,13 @@ internal sealed class LockDiagnosis
 
     private static bool HasCapIpcLock()
     {
-        try
+        foreach (string line in (KernelFile.TryReadText("/proc/thread-self/status") ?? string.Empty).Split('\n'))
         {
-            foreach (string line in File.ReadLines("/proc/thread-self/status"))
+            if (line.StartsWith("CapEff:", StringComparison.Ordinal))
             {
-                if (line.StartsWith("CapEff:", StringComparison.Ordinal))
-                {
-                    return ulong.TryParse(line.AsSpan("CapEff:".Length).Trim(), NumberStyles.AllowHexSpecifier, CultureInfo.InvariantCulture, out ulong caps)
-                        && (caps & (1UL << CapIpcLock)) != 0;
-                }
+                return ulong.TryParse(line.AsSpan("CapEff:".Length).Trim(), NumberStyles.AllowHexSpecifier, CultureInfo.InvariantCulture, out ulong caps)
+                    && (caps & (1UL << CapIpcLock)) != 0;
             }
-        }
-        catch (IOException)
-        {
-        }
-        catch (UnauthorizedAccessException)
-        {
         }
 
         return false;

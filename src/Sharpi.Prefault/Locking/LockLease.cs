@@ -19,7 +19,7 @@ public sealed class LockLease : IDisposable
     private int _disposed;
 
     internal LockLease((nint Start, nint End)[] ranges, long lockedBytes, long requestedBytes, IReadOnlyList<RegionFailure> failures,
-        PrefaultDecision decision, ILogger logger, string label)
+        RamGateDecision decision, ILogger logger, string label)
     {
         Decision = decision;
         _ranges = ranges;
@@ -37,11 +37,11 @@ public sealed class LockLease : IDisposable
     public long RequestedBytes { get; }
 
     /// <summary>
-    /// What the RAM-fit gate decided (see <see cref="LockOptions.RamGate"/>): <see cref="PrefaultDecision.IsPartial"/> when
-    /// only the regions listed first fit in the budget, no <see cref="PrefaultDecision.ShouldRun"/> when nothing did, and the
+    /// What the RAM-fit gate decided (see <see cref="LockOptions.RamGate"/>): <see cref="RamGateDecision.IsPartial"/> when
+    /// only the regions listed first fit in the budget, no <see cref="RamGateDecision.ShouldRun"/> when nothing did, and the
     /// reason in words.
     /// </summary>
-    public PrefaultDecision Decision { get; }
+    public RamGateDecision Decision { get; }
 
     /// <summary>
     /// The ranges left unlocked, each under its own region's name: those the OS refused, with the reason and what to

@@ -65,7 +65,7 @@ public static class MmapLock
 
         // 3. The RAM gate: locked pages cannot be reclaimed, so a lock past the memory that can hold them ends in
         // the OOM killer (the cgroup's, first). Regions in the order given, up to the budget.
-        PrefaultDecision decision = Decide(groups, eligible, options);
+        RamGateDecision decision = Decide(groups, eligible, options);
         PageGroup[] work = WithinBudget(groups, pieces, decision, failures);
         long overBudget = eligible;
         foreach (PageGroup g in work)
@@ -141,16 +141,16 @@ public static class MmapLock
     }
 
     /// <summary>The RAM gate's decision for pinning every requested byte; the resident ones already occupy memory that can hold them.</summary>
-    private static PrefaultDecision Decide(PageGroup[] groups, long requested, LockOptions options)
+    private static RamGateDecision Decide(PageGroup[] groups, long requested, LockOptions options)
     {
         if (requested == 0)
         {
-            return new PrefaultDecision(true, false, long.MaxValue, PrefaultMode.Auto, "no regions to lock");
+            return new RamGateDecision(true, false, long.MaxValue, "no regions to lock");
         }
 
         if (options.RamGate == RamGate.Always)
         {
-            return MmapPrefault.Decide(PrefaultMode.Auto, requested, 0, default, RamGate.Always, options.RamFraction);
+            return Decide(requested, 0, default, options);
         }
 
         long resident = 0;
@@ -165,14 +165,23 @@ public static class MmapLock
             }
         }
 
-        return MmapPrefault.Decide(PrefaultMode.Auto, requested, resident, MemoryFigures.Current(), options.RamGate, options.RamFraction);
+        return Decide(requested, resident, MemoryFigures.Current(), options);
     }
 
     /// <summary>
-    /// The groups to lock: all of them, or those that fit in the budget in the order given, the one that crosses it
-    /// cut to its whole pages within. Every member's part left out goes to <paramref name="failures"/> with the reason.
+    /// The prefault's RAM-fit gate (<see cref="RamFitGate"/>) over the figures given, with no operators' mode:
+    /// <c>SHARPI_PREFAULT</c> does not apply to locks. Every requested byte counts, resident or not: a locked page
+    /// cannot be reclaimed.
     /// </summary>
-    private static PageGroup[] WithinBudget(PageGroup[] groups, MergedRegion[] pieces, PrefaultDecision decision, List<RegionFailure> failures)
+    internal static RamGateDecision Decide(long requested, long resident, MemoryFigures memory, LockOptions options) =>
+        RamFitGate.Decide(requested, resident, memory, options.RamGate, options.RamFraction);
+
+    /// <summary>
+    /// The groups to lock: all of them, or those that fit in the budget in the order given (<see cref="RamFitGate.Cut"/>,
+    /// every byte charged), the one that crosses it cut to its whole pages within. Every member's part left out goes to
+    /// <paramref name="failures"/> with the reason.
+    /// </summary>
+    private static PageGroup[] WithinBudget(PageGroup[] groups, MergedRegion[] pieces, RamGateDecision decision, List<RegionFailure> failures)
     {
         if (decision.ShouldRun && !decision.IsPartial)
         {
@@ -182,21 +191,12 @@ public static class MmapLock
         string reason = $"not locked: past the RAM gate's budget ({decision.Reason}). Locked pages cannot be reclaimed, so a lock "
             + "larger than the memory that can hold it ends in the OOM killer. Lock fewer regions, free memory, or set "
             + "LockOptions.RamGate to RamGate.Always to lock anyway.";
-        var work = new List<PageGroup>(groups.Length);
-        long left = decision.ShouldRun ? decision.BudgetBytes : 0;
-        foreach (PageGroup g in groups)
+        BudgetCut budget = RamFitGate.Cut(Items(groups), decision.ShouldRun ? decision.BudgetBytes : 0, Pages.Size);
+        var work = new List<PageGroup>(budget.ItemsKept);
+        for (int i = 0; i < groups.Length; i++)
         {
-            nint cut = g.Range.Start;
-            if (left >= g.Range.Length)
-            {
-                cut = g.Range.End;
-            }
-            else if (left > 0)
-            {
-                cut = g.Range.Start + (nint)Pages.Floor(left);
-            }
-
-            left -= cut - g.Range.Start;
+            PageGroup g = groups[i];
+            nint cut = g.Range.Start + (nint)budget.KeptLength(i, g.Range.Length);
             if (cut != g.Range.Start)
             {
                 work.Add(g with { Range = g.Range with { End = cut } });
@@ -210,11 +210,21 @@ public static class MmapLock
                     failures.Add(new RegionFailure(piece.DisplayName, start, piece.End - start, 0, reason));
                 }
             }
-
-            left = cut == g.Range.End ? left : 0;
         }
 
         return [.. work];
+    }
+
+    /// <summary>The groups as the budget weighs them: every byte, since locking a resident page pins it too.</summary>
+    private static BudgetItem[] Items(PageGroup[] groups)
+    {
+        var items = new BudgetItem[groups.Length];
+        for (int i = 0; i < groups.Length; i++)
+        {
+            items[i] = new BudgetItem(groups[i].Range.Length, 0);
+        }
+
+        return items;
     }
 
     /// <summary>The lock calls of one <see cref="Lock(ReadOnlySpan{PrefaultRegion}, LockOptions?)"/>: what they locked and what the OS refused.</summary>

@@ -85,7 +85,7 @@ internal sealed unsafe class FileStaging : IDisposable
             return staging;
         }
 
-        bool thp = hugePages && HugePageAdvice.IsThpEnabled(MemoryFigures.TryReadFile(HugePageAdvice.EnabledPath));
+        bool thp = hugePages && HugePageAdvice.IsThpEnabled(KernelFile.TryReadText(HugePageAdvice.EnabledPath));
         bool read = method == PrefaultMethod.Populate && somethingToRead;
         long[] covered = CoveredBytes(regions, maps);
         var viewSpans = new Dictionary<(string Path, long Inode), (long Start, long End)>();

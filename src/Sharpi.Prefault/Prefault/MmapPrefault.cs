@@ -1,4 +1,3 @@
-using System.Globalization;
 using System.Runtime.InteropServices;
 
 namespace Sharpi.Prefault;
@@ -12,7 +11,8 @@ public static partial class MmapPrefault
 {
     /// <summary>
     /// The pure decision: whether to prefault, and how much, from the operators' mode, the bytes that must still
-    /// come in, and the memory figures. Touches no memory and reads no environment.
+    /// come in, and the memory figures. Touches no memory and reads no environment. Past the operators' mode it is the
+    /// RAM-fit gate a lock applies too (<see cref="LockOptions.RamGate"/>): the same figures give both the same budget.
     /// </summary>
     /// <param name="mode">The operators' mode (<c>SHARPI_PREFAULT</c>, parsed).</param>
     /// <param name="bytesNeeded">Bytes of the (merged) regions that are not resident yet.</param>
@@ -35,66 +35,15 @@ public static partial class MmapPrefault
         ThrowHelper.ThrowIfUndefined(gate);
         ThrowHelper.ThrowIfUndefined(mode);
 
-        switch (mode)
+        return mode switch
         {
-            case PrefaultMode.Off:
-                return new PrefaultDecision(false, false, 0, mode, "SHARPI_PREFAULT is off: prefault switched off by the operator");
-            case PrefaultMode.Force:
-                return new PrefaultDecision(true, false, long.MaxValue, mode, "SHARPI_PREFAULT is force: RAM gate bypassed");
-        }
-
-        if (gate == RamGate.Always)
-        {
-            return new PrefaultDecision(true, false, long.MaxValue, mode, "RamGate.Always: RAM gate bypassed");
-        }
-
-        if (bytesNeeded == 0)
-        {
-            return new PrefaultDecision(true, false, long.MaxValue, mode, "everything is already resident; mapping the pages only");
-        }
-
-        long? capacity = null;
-        string basis = string.Empty;
-        if (memory.AvailableBytes is long available)
-        {
-            capacity = SaturatingAdd(available, bytesAlreadyResident);
-            basis = $"MemAvailable {Sizes.Format(available)} + {Sizes.Format(bytesAlreadyResident)} already cached";
-        }
-
-        if (memory.CgroupLimitBytes is long limit)
-        {
-            // The group's room is its limit less what it already uses and cannot reclaim (its own page cache,
-            // the regions' resident pages among it, is reclaimable room).
-            long used = memory.CgroupUsedBytes ?? 0;
-            long room = Math.Max(0, limit - used);
-            if (capacity is null || room < capacity)
-            {
-                capacity = room;
-                basis = used > 0 ? $"cgroup limit {Sizes.Format(limit)} - {Sizes.Format(used)} in use" : $"cgroup limit {Sizes.Format(limit)}";
-            }
-        }
-
-        if (capacity is null)
-        {
-            return new PrefaultDecision(true, false, long.MaxValue, mode, "memory figures unknown; running without a RAM limit");
-        }
-
-        long budget = (long)Math.Floor(ramFraction * capacity.Value);
-        string frame = string.Create(CultureInfo.InvariantCulture, $"{Sizes.Format(bytesNeeded)} to load, budget {Sizes.Format(budget)} ({ramFraction:G3} x {basis})");
-        if (bytesNeeded <= budget)
-        {
-            return new PrefaultDecision(true, false, budget, mode, $"fits: {frame}");
-        }
-
-        if (budget <= 0)
-        {
-            return new PrefaultDecision(false, false, 0, mode, $"does not fit: {frame}");
-        }
-
-        return new PrefaultDecision(true, true, budget, mode, $"does not fit: {frame}; prefaulting regions in the order given up to the budget");
+            PrefaultMode.Off => new PrefaultDecision(false, false, 0, mode, "SHARPI_PREFAULT is off: prefault switched off by the operator"),
+            PrefaultMode.Force => new PrefaultDecision(true, false, long.MaxValue, mode, "SHARPI_PREFAULT is force: RAM gate bypassed"),
+            _ => WithMode(RamFitGate.Decide(bytesNeeded, bytesAlreadyResident, memory, gate, ramFraction), mode),
+        };
     }
 
-    private static long SaturatingAdd(long a, long b) => a > long.MaxValue - b ? long.MaxValue : a + b;
+    private static PrefaultDecision WithMode(RamGateDecision d, PrefaultMode mode) => new(d.ShouldRun, d.IsPartial, d.BudgetBytes, mode, d.Reason);
 
     /// <summary>A span over a list without copying where it is an array or a List; a copy otherwise.</summary>
     internal static ReadOnlySpan<PrefaultRegion> AsSpan(IReadOnlyList<PrefaultRegion> regions) => regions switch

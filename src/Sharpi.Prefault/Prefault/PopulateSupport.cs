@@ -8,42 +8,28 @@ namespace Sharpi.Prefault;
 /// </summary>
 internal static unsafe class PopulateSupport
 {
-    private static int s_state; // 0 unknown, 1 supported, -1 unsupported
-    private static int s_probeErrno;
+    private static readonly Lazy<(bool IsSupported, int Errno)> s_probe = new(Probe);
 
     internal static bool IsSupported(out int probeErrno)
     {
-        int state = Volatile.Read(ref s_state);
-        if (state == 0)
-        {
-            state = Probe(out int errno);
-            s_probeErrno = errno;
-            Volatile.Write(ref s_state, state);
-        }
-
-        probeErrno = s_probeErrno;
-        return state > 0;
+        (bool supported, probeErrno) = s_probe.Value;
+        return supported;
     }
 
-    private static int Probe(out int errno)
+    private static (bool IsSupported, int Errno) Probe()
     {
-        errno = 0;
         if (!OperatingSystem.IsLinux())
         {
-            return -1;
+            return (false, 0);
         }
 
         nuint page = (nuint)Environment.SystemPageSize;
         void* probe = NativeMemory.AlignedAlloc(page, page);
         try
         {
-            if (Interop.Libc.Madvise(probe, page, Interop.LinuxConstants.MADV_POPULATE_READ) == 0)
-            {
-                return 1;
-            }
-
-            errno = Marshal.GetLastPInvokeError();
-            return -1;
+            return Interop.Libc.Madvise(probe, page, Interop.LinuxConstants.MADV_POPULATE_READ) == 0
+                ? (true, 0)
+                : (false, Marshal.GetLastPInvokeError());
         }
         finally
         {

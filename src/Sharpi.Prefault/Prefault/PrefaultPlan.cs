@@ -75,25 +75,21 @@ internal sealed class PrefaultPlan
     /// </summary>
     internal PrefaultPlan WithinBudget(long budget)
     {
-        var kept = new List<PlannedRegion>(Regions.Length);
-        long left = budget;
-        for (int i = 0; i < Regions.Length && left > 0; i++)
+        var items = new BudgetItem[Regions.Length];
+        for (int i = 0; i < items.Length; i++)
         {
-            PlannedRegion p = Regions[i];
-            long need = p.Region.Length - p.ResidentBytes;
-            if (need <= left)
-            {
-                kept.Add(p);
-                left -= need;
-            }
-            else
-            {
-                kept.Add(new PlannedRegion(p.Region with { End = p.Region.Start + (nint)left }, 0));
-                left = 0;
-            }
+            items[i] = new BudgetItem(Regions[i].Region.Length, Regions[i].ResidentBytes);
         }
 
-        return new PrefaultPlan([.. kept], BytesRequested);
+        BudgetCut cut = RamFitGate.Cut(items, budget);
+        PlannedRegion[] kept = Regions[..cut.ItemsKept];
+        if (cut.CrossingLength > 0)
+        {
+            MergedRegion crossing = kept[^1].Region;
+            kept[^1] = new PlannedRegion(crossing with { End = crossing.Start + (nint)cut.CrossingLength }, 0);
+        }
+
+        return new PrefaultPlan(kept, BytesRequested);
     }
 
     /// <summary>

@@ -18,26 +18,13 @@ internal static unsafe class SafeTouch
 
     private const int MacCopyBytes = 64 * 1024;
 
-    private static int s_state; // 0 unknown, 1 the kernel read works, -1 refused (read directly)
+    private static readonly Lazy<bool> s_isKernelChecked = new(Probe);
 
     /// <summary>
     /// True when touches go through the kernel and so survive a concurrent truncation; false where they are plain
     /// loads (Windows, or a kernel that refused the call), which need <see cref="TouchSafety"/>'s check first.
     /// </summary>
-    internal static bool IsKernelChecked
-    {
-        get
-        {
-            int state = Volatile.Read(ref s_state);
-            if (state == 0)
-            {
-                state = Probe() ? 1 : -1;
-                Volatile.Write(ref s_state, state);
-            }
-
-            return state > 0;
-        }
-    }
+    internal static bool IsKernelChecked => s_isKernelChecked.Value;
 
     /// <summary>
     /// Touches every page of [<paramref name="start"/>, <paramref name="end"/>) in address order and returns where it

@@ -37,7 +37,7 @@ public sealed class HugePageFactAttribute : FactAttribute
         {
             Skip = "Linux only: needs transparent huge pages, mincore and /proc.";
         }
-        else if (!HugePageAdvice.IsThpEnabled(MemoryFigures.TryReadFile(HugePageAdvice.EnabledPath)))
+        else if (!HugePageAdvice.IsThpEnabled(KernelFile.TryReadText(HugePageAdvice.EnabledPath)))
         {
             Skip = $"transparent huge pages are off ({HugePageAdvice.EnabledPath}): the library gives no huge-page advice and makes no staging views.";
         }

@@ -3,6 +3,7 @@ using System.Runtime.InteropServices;
 
 namespace Sharpi.Prefault;
 
+// FileStatus's: what a path names, and why it is no file to open.
 internal static partial class ThrowHelper
 {
     [DoesNotReturn]
@@ -28,26 +29,4 @@ internal static partial class ThrowHelper
     [DoesNotReturn]
     internal static void ThrowStatFailed(string path, int errno) =>
         throw new IOException($"Cannot stat '{path}': {Marshal.GetPInvokeErrorMessage(errno)} (errno {errno}).", errno);
-
-    [DoesNotReturn]
-    internal static void ThrowNullSelection(int position, string paramName) =>
-        throw new ArgumentNullException(paramName, $"Selection {position} is null; pass TensorSelection.All for every tensor.");
-
-    [DoesNotReturn]
-    internal static void ThrowTensorNotInModel(string name, string filePath, string paramName) =>
-        throw new ArgumentException($"Tensor '{name}' lies in '{filePath}', which is not one of this model's files (MappedModel.Files).", paramName);
-
-    [DoesNotReturn]
-    internal static void ThrowFileNotInModel(string file, string paramName) =>
-        throw new ArgumentException($"'{file}' is not one of this model's files (MappedModel.Files).", paramName);
-
-    [DoesNotReturn]
-    internal static void ThrowTensorPastEnd(string name, long end, string filePath, long fileLength) =>
-        throw new ModelFormatException(filePath, end,
-            $"tensor '{name}' ends at {end}, past the end of the file ({fileLength} bytes); the file changed after its header was read.");
-
-    [DoesNotReturn]
-    internal static void ThrowMappingOffsetsUnknown() =>
-        throw new PlatformNotSupportedException(
-            "Windows does not tell which file offset a mapped view starts at, so tensors cannot be located in another component's mappings; use NativeMappings.OfFile for the whole mapped ranges.");
 }

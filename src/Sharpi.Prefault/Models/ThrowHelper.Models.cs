@@ -30,4 +30,21 @@ internal static partial class ThrowHelper
     [DoesNotReturn]
     internal static void ThrowEmptyPattern(string paramName) =>
         throw new ArgumentException("Tensor name patterns must be non-empty (use \"*\" for all tensors).", paramName);
+
+    [DoesNotReturn]
+    internal static void ThrowNullSelection(int position, string paramName) =>
+        throw new ArgumentNullException(paramName, $"Selection {position} is null; pass TensorSelection.All for every tensor.");
+
+    [DoesNotReturn]
+    internal static void ThrowTensorNotInModel(string name, string filePath, string paramName) =>
+        throw new ArgumentException($"Tensor '{name}' lies in '{filePath}', which is not one of this model's files (MappedModel.Files).", paramName);
+
+    [DoesNotReturn]
+    internal static void ThrowFileNotInModel(string file, string paramName) =>
+        throw new ArgumentException($"'{file}' is not one of this model's files (MappedModel.Files).", paramName);
+
+    [DoesNotReturn]
+    internal static void ThrowTensorPastEnd(string name, long end, string filePath, long fileLength) =>
+        throw new ModelFormatException(filePath, end,
+            $"tensor '{name}' ends at {end}, past the end of the file ({fileLength} bytes); the file changed after its header was read.");
 }

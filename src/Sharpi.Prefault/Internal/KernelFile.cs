@@ -1,0 +1,32 @@
+// Compiled into the tool too (MappingRoom reads with it), under its own namespace there: the tests see both assemblies' internals.
+#if SHARPI_CLI
+namespace Sharpi.Prefault.Cli.Files;
+#else
+namespace Sharpi.Prefault;
+#endif
+
+/// <summary>
+/// Reads the small text files the kernel generates (/proc, /sys): a file that is missing, unreadable or refused reads
+/// as null, never as an exception, since every figure read from one is optional (an unknown figure never blocks).
+/// </summary>
+internal static class KernelFile
+{
+    /// <summary>The whole text of <paramref name="path"/>, or null where it does not exist or cannot be read.</summary>
+    internal static string? TryReadText(string path)
+    {
+        try
+        {
+            // The check keeps the common "not here" (a cgroup v1 file on v2, a group not visible in a container)
+            // from throwing, and so from costing a first-chance exception per file of a cgroup walk.
+            return File.Exists(path) ? File.ReadAllText(path) : null;
+        }
+        catch (IOException)
+        {
+            return null;
+        }
+        catch (UnauthorizedAccessException)
+        {
+            return null;
+        }
+    }
+}

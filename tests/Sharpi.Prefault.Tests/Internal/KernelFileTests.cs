@@ -1,0 +1,51 @@
+using Sharpi.Prefault.Tests.TestSupport;
+
+namespace Sharpi.Prefault.Tests.Internal;
+
+/// <summary>The one reader of /proc and /sys files: their text, or null where there is none to read, never a throw.</summary>
+public sealed class KernelFileTests
+{
+    [LinuxFact]
+    public void TryReadText_OfAProcFile_ReadsItsWholeText()
+    {
+        string? status = KernelFile.TryReadText("/proc/self/status");
+
+        Assert.NotNull(status);
+        Assert.StartsWith("Name:", status, StringComparison.Ordinal);
+        Assert.Contains($"\nPid:\t{Environment.ProcessId}\n", status, StringComparison.Ordinal);
+    }
+
+    [LinuxFact]
+    public void TryReadText_OfAFileTheKernelRefusesToRead_IsNull()
+    {
+        // /proc/self/mem exists, but reading it at offset 0 (an unmapped address) fails with EIO.
+        Assert.True(File.Exists("/proc/self/mem"));
+
+        Assert.Null(KernelFile.TryReadText("/proc/self/mem"));
+    }
+
+    [Fact]
+    public void TryReadText_OfAMissingFile_OrADirectory_IsNull()
+    {
+        string missing = Path.Combine(Path.GetTempPath(), $"sharpi-{Guid.NewGuid():N}", "memory.max");
+
+        Assert.Null(KernelFile.TryReadText(missing));
+        Assert.Null(KernelFile.TryReadText(Path.GetTempPath()));
+    }
+
+    [Fact]
+    public void TryReadText_OfARegularFile_ReadsItsText()
+    {
+        string path = Path.GetTempFileName();
+        try
+        {
+            File.WriteAllText(path, "max\n");
+
+            Assert.Equal("max\n", KernelFile.TryReadText(path));
+        }
+        finally
+        {
+            File.Delete(path);
+        }
+    }
+}

@@ -1,0 +1,99 @@
+namespace Sharpi.Prefault.Tests.Prefault;
+
+/// <summary>
+/// The RAM-fit gate prefault and lock share: one decision over the same figures, and one cut of an ordered list of
+/// (length, resident) items to the budget.
+/// </summary>
+public sealed class RamFitGateTests
+{
+    private const long GiB = 1L << 30;
+    private const long Page = 4096;
+
+    public static TheoryData<long, long, long?, long?, long?, RamGate, double> Figures => new()
+    {
+        // bytes asked, already resident, MemAvailable, cgroup limit, cgroup use, gate, fraction
+        { 10 * GiB, 0, 10 * GiB, null, null, RamGate.FitsInRam, 0.8 },
+        { 6 * GiB, 12 * GiB, 6 * GiB, null, null, RamGate.FitsInRam, 0.8 },
+        { 3 * GiB, GiB, 64 * GiB, 2 * GiB, null, RamGate.FitsInRam, 0.5 },
+        { 3 * GiB, 0, 64 * GiB, 4 * GiB, 3 * GiB, RamGate.FitsInRam, 0.8 },
+        { GiB, 0, 0, null, null, RamGate.FitsInRam, 0.8 },
+        { 1000 * GiB, 0, null, null, null, RamGate.FitsInRam, 0.8 },
+        { 100 * GiB, 0, GiB, GiB, null, RamGate.Always, 0.8 },
+    };
+
+    [Theory]
+    [MemberData(nameof(Figures))]
+    public void LockAndPrefault_ForTheSameFigures_GiveTheSameDecisionAndBudget(
+        long bytes, long resident, long? available, long? limit, long? used, RamGate gate, double fraction)
+    {
+        var memory = new MemoryFigures(available, limit) { CgroupUsedBytes = used };
+
+        PrefaultDecision prefault = MmapPrefault.Decide(PrefaultMode.Auto, bytes, resident, memory, gate, fraction);
+        RamGateDecision locked = MmapLock.Decide(bytes, resident, memory, LockOptions.Default with { RamGate = gate, RamFraction = fraction });
+
+        Assert.Equal(prefault.BudgetBytes, locked.BudgetBytes);
+        Assert.Equal((prefault.ShouldRun, prefault.IsPartial, prefault.Reason), (locked.ShouldRun, locked.IsPartial, locked.Reason));
+    }
+
+    [Fact]
+    public void Cut_KeepsTheOrderGiven_EvenWhereALaterItemWouldFit()
+    {
+        BudgetCut cut = RamFitGate.Cut([new(100, 0), new(10, 0), new(10, 0)], budget: 50);
+
+        Assert.Equal(new BudgetCut(0, 50), cut);
+        Assert.Equal([50L, 0, 0], Kept(cut, 100, 10, 10));
+    }
+
+    [Fact]
+    public void Cut_KeepsTheItemThatCrossesTheBudget_ForTheBytesLeft_AndNothingAfterIt()
+    {
+        BudgetCut cut = RamFitGate.Cut([new(100, 0), new(100, 0), new(100, 0)], budget: 150);
+
+        Assert.Equal(new BudgetCut(1, 50), cut);
+        Assert.Equal(2, cut.ItemsKept);
+        Assert.Equal([100L, 50, 0], Kept(cut, 100, 100, 100));
+    }
+
+    [Fact]
+    public void Cut_WithAPageGranularity_RoundsTheCrossingPartDown_ToNothingWhenLessThanAPageIsLeft()
+    {
+        BudgetCut onePage = RamFitGate.Cut([new(2 * Page, 0), new(2 * Page, 0)], budget: (3 * Page) + 100, Page);
+        BudgetCut lessThanAPage = RamFitGate.Cut([new(2 * Page, 0), new(2 * Page, 0)], budget: (2 * Page) + 100, Page);
+
+        Assert.Equal(new BudgetCut(1, Page), onePage);
+        Assert.Equal(new BudgetCut(1, 0), lessThanAPage);
+        Assert.Equal(1, lessThanAPage.ItemsKept);
+    }
+
+    [Fact]
+    public void Cut_ResidentBytes_OnlyMakeAnItemCheaper()
+    {
+        // 60 of the first item's 100 bytes are resident: it costs 40, so the second gets the other 40.
+        BudgetCut withResidency = RamFitGate.Cut([new(100, 60), new(100, 0)], budget: 80);
+        BudgetCut withoutResidency = RamFitGate.Cut([new(100, 0), new(100, 0)], budget: 80);
+
+        Assert.Equal(new BudgetCut(1, 40), withResidency);
+        Assert.Equal(new BudgetCut(0, 80), withoutResidency);
+
+        // The part kept of an item that crosses the budget is charged as if none of it were resident (where its
+        // resident pages lie is unknown): never more than the budget, whatever its residency.
+        Assert.Equal(new BudgetCut(0, 30), RamFitGate.Cut([new(100, 50)], budget: 30));
+        for (long budget = 0; budget <= 200; budget += 10)
+        {
+            long with = Kept(RamFitGate.Cut([new(100, 60), new(100, 30)], budget), 100, 100).Sum();
+            long without = Kept(RamFitGate.Cut([new(100, 0), new(100, 0)], budget), 100, 100).Sum();
+            Assert.True(with >= without, $"budget {budget}: {with} kept with resident bytes, {without} without");
+        }
+    }
+
+    [Fact]
+    public void Cut_WithinTheBudget_KeepsEverything_AndWithNoBudget_Nothing()
+    {
+        BudgetItem[] items = [new(100, 0), new(100, 100), new(100, 0)];
+
+        Assert.Equal(new BudgetCut(3, 0), RamFitGate.Cut(items, budget: 200));
+        Assert.Equal(new BudgetCut(0, 0), RamFitGate.Cut(items, budget: 0));
+    }
+
+    private static long[] Kept(BudgetCut cut, params long[] lengths) => [.. lengths.Select((length, i) => cut.KeptLength(i, length))];
+}
