@@ -1,5 +1,4 @@
 using System.Diagnostics;
-using System.IO.MemoryMappedFiles;
 using System.Runtime.InteropServices;
 using Microsoft.Win32.SafeHandles;
 
@@ -96,32 +95,17 @@ internal abstract partial class ColdStartStrategy(string name, string descriptio
         return PrefaultMethodNames.Of(result.Method);
     }
 
-    /// <summary>Maps the file read-only (fresh page tables), so a row pays for every fault itself.</summary>
-    internal static MappedFile Map(WeightsFile file) => new(file);
+    /// <summary>Maps the file read-only through the library (fresh page tables), so a row pays for every fault itself.</summary>
+    internal static MappedFile Map(WeightsFile file) => new(MappedModel.OpenFile(file.Path));
 
-    /// <summary>A fresh read-only mapping of the whole file, and a region over it.</summary>
-    internal sealed class MappedFile : IDisposable
+    /// <summary>The whole file as <see cref="MappedModel.OpenFile"/> maps it, as a region and as the first byte.</summary>
+    internal sealed class MappedFile(MappedModel model) : IDisposable
     {
-        private readonly MemoryMappedFile _map;
-        private readonly MemoryMappedViewAccessor _view;
-
-        internal MappedFile(WeightsFile file)
-        {
-            var stream = new FileStream(file.Path, FileMode.Open, FileAccess.Read, FileShare.ReadWrite | FileShare.Delete, 1, FileOptions.None);
-            _map = MemoryMappedFile.CreateFromFile(stream, null, 0, MemoryMappedFileAccess.Read, HandleInheritability.None, leaveOpen: false);
-            _view = _map.CreateViewAccessor(0, file.Length, MemoryMappedFileAccess.Read);
-            Region = PrefaultRegion.FromView(_view, 0, file.Length, Path.GetFileName(file.Path));
-        }
-
-        internal PrefaultRegion Region { get; }
+        internal PrefaultRegion Region { get; } = model.FileRegion(model.Path) with { Name = Path.GetFileName(model.Path) };
 
         internal unsafe byte* Start => (byte*)Region.Address;
 
-        public void Dispose()
-        {
-            _view.Dispose();
-            _map.Dispose();
-        }
+        public void Dispose() => model.Dispose();
     }
 
     /// <summary>The mmap rows: map, run the strategy, run the request over the mapping.</summary>
