@@ -1,6 +1,5 @@
 using System.Diagnostics;
 using System.Runtime.InteropServices;
-using Microsoft.Win32.SafeHandles;
 
 namespace Sharpi.Prefault.Bench;
 
@@ -41,12 +40,12 @@ internal abstract partial class ColdStartStrategy(string name, string descriptio
     /// <summary>Every strategy, in the order the table shows them.</summary>
     internal static IReadOnlyList<ColdStartStrategy> All { get; } =
     [
-        new DirectReadLimit(2, hugePages: true),
-        new DirectReadLimit(4, hugePages: true),
-        new DirectReadLimit(8, hugePages: true),
-        new DirectReadLimit(2, hugePages: false),
-        new BufferedLimit(),
-        new PopulateLimit(),
+        DirectReadLimit(2, hugePages: true),
+        DirectReadLimit(4, hugePages: true),
+        DirectReadLimit(8, hugePages: true),
+        DirectReadLimit(2, hugePages: false),
+        BufferedLimit(),
+        PopulateLimit(),
         new Mapped("none", "map, then the request demand-faults what it reads", static (_, _, _) => null),
         new Mapped("touch-1", "map, one thread reads one byte per page, then the first pass", static (region, _, _) => TouchOneThread(region)),
         new Mapped("willneed", "map, madvise(MADV_WILLNEED) over the mapping (MmapPrefault.Run HintOnly), then the first pass",
@@ -118,7 +117,7 @@ internal abstract partial class ColdStartStrategy(string name, string descriptio
             long started = Stopwatch.GetTimestamp();
             string? method = prepare(mapped.Region, settings, file);
             double seconds = Stopwatch.GetElapsedTime(started).TotalSeconds;
-            double? pmdMapped = 100.0 * HugeMappings.FilePmdMappedBytes() / file.Length;
+            double? pmdMapped = 100.0 * ProcessMemory.FilePmdMappedBytes / file.Length;
             return WithRequests(seconds, mapped.Start, settings, method) with { PmdMappedPercent = pmdMapped };
         }
     }
@@ -135,20 +134,7 @@ internal abstract partial class ColdStartStrategy(string name, string descriptio
             byte* buffer = (byte*)NativeMemory.Alloc((nuint)file.Length);
             try
             {
-                using (SafeFileHandle handle = File.OpenHandle(file.Path, FileMode.Open, FileAccess.Read, FileShare.Read, FileOptions.SequentialScan))
-                {
-                    for (long offset = 0; offset < file.Length;)
-                    {
-                        int read = RandomAccess.Read(handle, new Span<byte>(buffer + offset, (int)Math.Min(ReadSize, file.Length - offset)), offset);
-                        if (read == 0)
-                        {
-                            throw new BenchException($"'{file.Path}' ended at {offset} bytes while it was being read; was it truncated?");
-                        }
-
-                        offset += read;
-                    }
-                }
-
+                file.ReadWhole(ReadSize, (nint)buffer);
                 double seconds = Stopwatch.GetElapsedTime(started).TotalSeconds;
                 return WithRequests(seconds, buffer, settings, "read");
             }
