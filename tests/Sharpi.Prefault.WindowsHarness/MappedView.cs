@@ -1,29 +1,21 @@
-using System.IO.MemoryMappedFiles;
+using System.Runtime.InteropServices;
 
 namespace Sharpi.Prefault.WindowsHarness;
 
-/// <summary>A read-only view of a whole file, as an engine maps its weights, and the region it covers.</summary>
+/// <summary>A whole file mapped read-only through the library (<see cref="MappedModel.OpenFile"/>), as an engine maps its weights, and the region it covers.</summary>
 internal sealed class MappedView : IDisposable
 {
-    private readonly MemoryMappedFile _map;
-    private readonly MemoryMappedViewAccessor _accessor;
+    private readonly MappedModel _model;
 
-    private MappedView(MemoryMappedFile map, MemoryMappedViewAccessor accessor, PrefaultRegion region)
+    private MappedView(MappedModel model)
     {
-        _map = map;
-        _accessor = accessor;
-        Region = region;
+        _model = model;
+        Region = model.FileRegion(model.Path) with { Name = Path.GetFileName(model.Path) };
     }
 
     internal PrefaultRegion Region { get; }
 
-    internal static MappedView Open(string path)
-    {
-        long length = new FileInfo(path).Length;
-        MemoryMappedFile map = MemoryMappedFile.CreateFromFile(path, FileMode.Open, null, 0, MemoryMappedFileAccess.Read);
-        MemoryMappedViewAccessor accessor = map.CreateViewAccessor(0, length, MemoryMappedFileAccess.Read);
-        return new MappedView(map, accessor, PrefaultRegion.FromView(accessor, 0, length, Path.GetFileName(path)));
-    }
+    internal static MappedView Open(string path) => new(MappedModel.OpenFile(path));
 
     /// <summary>The region of a view that was mapped and is unmapped again: its addresses are free.</summary>
     internal static PrefaultRegion Unmapped(string path)
@@ -43,15 +35,11 @@ internal sealed class MappedView : IDisposable
         int sum = 0;
         for (long at = 0; at < Region.Length; at += Environment.SystemPageSize)
         {
-            sum += _accessor.ReadByte(at);
+            sum += Marshal.ReadByte(Region.Address + (nint)at);
         }
 
         GC.KeepAlive(sum);
     }
 
-    public void Dispose()
-    {
-        _accessor.Dispose();
-        _map.Dispose();
-    }
+    public void Dispose() => _model.Dispose();
 }

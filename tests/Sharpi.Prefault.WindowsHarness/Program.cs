@@ -1,4 +1,3 @@
-using System.IO.MemoryMappedFiles;
 using Sharpi.Prefault;
 using Sharpi.Prefault.WindowsHarness;
 

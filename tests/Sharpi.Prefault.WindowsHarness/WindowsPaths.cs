@@ -1,4 +1,3 @@
-using System.IO.MemoryMappedFiles;
 using System.Runtime.Versioning;
 
 namespace Sharpi.Prefault.WindowsHarness;

@@ -41,7 +41,7 @@ internal static class CacheControl
         ResidencyInfo residency = Residency.OfFile(file.Path);
         if (residency.Percent < 100)
         {
-            Load(file);
+            file.ReadWhole(8 * 1024 * 1024); // through the page cache: every page cached, none mapped
             residency = Residency.OfFile(file.Path);
         }
 
@@ -53,15 +53,5 @@ internal static class CacheControl
         }
 
         return residency.Percent;
-    }
-
-    /// <summary>Reads the file through the page cache (buffered, sequential), leaving every page cached and none mapped.</summary>
-    private static void Load(WeightsFile file)
-    {
-        using var stream = new FileStream(file.Path, FileMode.Open, FileAccess.Read, FileShare.Read, 1, FileOptions.SequentialScan);
-        byte[] buffer = new byte[8 * 1024 * 1024];
-        while (stream.Read(buffer, 0, buffer.Length) > 0)
-        {
-        }
     }
 }

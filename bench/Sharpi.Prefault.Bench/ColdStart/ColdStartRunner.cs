@@ -66,13 +66,7 @@ internal sealed class ColdStartRunner(WeightsFile file, BenchSettings settings, 
     /// <summary>One row once: the cache state set and checked, the faults, disk reads and residency around the strategy.</summary>
     internal static Sample Measure(WeightsFile file, BlockDevice device, ColdStartStrategy strategy, CacheState cache, BenchSettings settings)
     {
-        double before = CacheControl.Establish(file, cache);
-        DiskStats? diskBefore = DiskStats.Now(device);
-        FaultCounts faultsBefore = FaultCounts.Now();
-        StrategyTimes times = strategy.Execute(file, cache, settings);
-        FaultCounts faults = FaultCounts.Now() - faultsBefore;
-        DiskStats? disk = DiskStats.Now(device) - diskBefore;
-        double after = Residency.OfFile(file.Path).Percent;
-        return new Sample(strategy.Name, cache, times, faults, before, after) { Disk = disk };
+        var counters = RowCounters.Start(file, cache, device);
+        return counters.Stop(strategy.Name, cache, strategy.Execute(file, cache, settings));
     }
 }

@@ -1,7 +1,5 @@
 using System.Diagnostics;
-using System.IO.MemoryMappedFiles;
 using System.Runtime.InteropServices;
-using Microsoft.Win32.SafeHandles;
 
 namespace Sharpi.Prefault.Bench;
 
@@ -42,12 +40,12 @@ internal abstract partial class ColdStartStrategy(string name, string descriptio
     /// <summary>Every strategy, in the order the table shows them.</summary>
     internal static IReadOnlyList<ColdStartStrategy> All { get; } =
     [
-        new DirectReadLimit(2, hugePages: true),
-        new DirectReadLimit(4, hugePages: true),
-        new DirectReadLimit(8, hugePages: true),
-        new DirectReadLimit(2, hugePages: false),
-        new BufferedLimit(),
-        new PopulateLimit(),
+        DirectReadLimit(2, hugePages: true),
+        DirectReadLimit(4, hugePages: true),
+        DirectReadLimit(8, hugePages: true),
+        DirectReadLimit(2, hugePages: false),
+        BufferedLimit(),
+        PopulateLimit(),
         new Mapped("none", "map, then the request demand-faults what it reads", static (_, _, _) => null),
         new Mapped("touch-1", "map, one thread reads one byte per page, then the first pass", static (region, _, _) => TouchOneThread(region)),
         new Mapped("willneed", "map, madvise(MADV_WILLNEED) over the mapping (MmapPrefault.Run HintOnly), then the first pass",
@@ -96,32 +94,17 @@ internal abstract partial class ColdStartStrategy(string name, string descriptio
         return PrefaultMethodNames.Of(result.Method);
     }
 
-    /// <summary>Maps the file read-only (fresh page tables), so a row pays for every fault itself.</summary>
-    internal static MappedFile Map(WeightsFile file) => new(file);
+    /// <summary>Maps the file read-only through the library (fresh page tables), so a row pays for every fault itself.</summary>
+    internal static MappedFile Map(WeightsFile file) => new(MappedModel.OpenFile(file.Path));
 
-    /// <summary>A fresh read-only mapping of the whole file, and a region over it.</summary>
-    internal sealed class MappedFile : IDisposable
+    /// <summary>The whole file as <see cref="MappedModel.OpenFile"/> maps it, as a region and as the first byte.</summary>
+    internal sealed class MappedFile(MappedModel model) : IDisposable
     {
-        private readonly MemoryMappedFile _map;
-        private readonly MemoryMappedViewAccessor _view;
-
-        internal MappedFile(WeightsFile file)
-        {
-            var stream = new FileStream(file.Path, FileMode.Open, FileAccess.Read, FileShare.ReadWrite | FileShare.Delete, 1, FileOptions.None);
-            _map = MemoryMappedFile.CreateFromFile(stream, null, 0, MemoryMappedFileAccess.Read, HandleInheritability.None, leaveOpen: false);
-            _view = _map.CreateViewAccessor(0, file.Length, MemoryMappedFileAccess.Read);
-            Region = PrefaultRegion.FromView(_view, 0, file.Length, Path.GetFileName(file.Path));
-        }
-
-        internal PrefaultRegion Region { get; }
+        internal PrefaultRegion Region { get; } = model.FileRegion(model.Path) with { Name = Path.GetFileName(model.Path) };
 
         internal unsafe byte* Start => (byte*)Region.Address;
 
-        public void Dispose()
-        {
-            _view.Dispose();
-            _map.Dispose();
-        }
+        public void Dispose() => model.Dispose();
     }
 
     /// <summary>The mmap rows: map, run the strategy, run the request over the mapping.</summary>
@@ -134,7 +117,7 @@ internal abstract partial class ColdStartStrategy(string name, string descriptio
             long started = Stopwatch.GetTimestamp();
             string? method = prepare(mapped.Region, settings, file);
             double seconds = Stopwatch.GetElapsedTime(started).TotalSeconds;
-            double? pmdMapped = 100.0 * HugeMappings.FilePmdMappedBytes() / file.Length;
+            double? pmdMapped = 100.0 * ProcessMemory.FilePmdMappedBytes / file.Length;
             return WithRequests(seconds, mapped.Start, settings, method) with { PmdMappedPercent = pmdMapped };
         }
     }
@@ -151,20 +134,7 @@ internal abstract partial class ColdStartStrategy(string name, string descriptio
             byte* buffer = (byte*)NativeMemory.Alloc((nuint)file.Length);
             try
             {
-                using (SafeFileHandle handle = File.OpenHandle(file.Path, FileMode.Open, FileAccess.Read, FileShare.Read, FileOptions.SequentialScan))
-                {
-                    for (long offset = 0; offset < file.Length;)
-                    {
-                        int read = RandomAccess.Read(handle, new Span<byte>(buffer + offset, (int)Math.Min(ReadSize, file.Length - offset)), offset);
-                        if (read == 0)
-                        {
-                            throw new BenchException($"'{file.Path}' ended at {offset} bytes while it was being read; was it truncated?");
-                        }
-
-                        offset += read;
-                    }
-                }
-
+                file.ReadWhole(ReadSize, (nint)buffer);
                 double seconds = Stopwatch.GetElapsedTime(started).TotalSeconds;
                 return WithRequests(seconds, buffer, settings, "read");
             }

@@ -1,4 +1,5 @@
 using System.Diagnostics;
+using Microsoft.Win32.SafeHandles;
 
 namespace Sharpi.Prefault.Bench;
 
@@ -54,6 +55,27 @@ internal sealed record WeightsFile(string Path, long Length, bool Generated)
             throw new BenchException(
                 $"Not enough disk space for the {Sizes.Format(size)} weights file in '{directory}': {Sizes.Format(drive.AvailableFreeSpace)} free on {drive.Name}, " +
                 $"{Sizes.Format(needed)} needed (with a {Sizes.Format(FreeSpaceMargin)} margin). Use --dir on a larger disk or a smaller --size.");
+        }
+    }
+
+    /// <summary>
+    /// Reads the file front to back on the calling thread through the page cache, <paramref name="readSize"/> bytes a
+    /// read: into <paramref name="into"/> at the file's offsets, or without it into one reused buffer.
+    /// </summary>
+    internal unsafe void ReadWhole(int readSize, nint into = 0)
+    {
+        byte[]? reused = into == 0 ? new byte[readSize] : null;
+        using SafeFileHandle handle = File.OpenHandle(Path, FileMode.Open, FileAccess.Read, FileShare.Read, FileOptions.SequentialScan);
+        for (long offset = 0; offset < Length;)
+        {
+            int size = (int)Math.Min(readSize, Length - offset);
+            int read = RandomAccess.Read(handle, reused is null ? new Span<byte>((byte*)into + offset, size) : reused.AsSpan(0, size), offset);
+            if (read == 0)
+            {
+                throw new BenchException($"'{Path}' ended at {offset} bytes while it was being read; was it truncated?");
+            }
+
+            offset += read;
         }
     }
 

@@ -12,28 +12,12 @@ internal readonly record struct DiskStats(long Reads, long Bytes)
 {
     internal static DiskStats? Now(BlockDevice device)
     {
-        if (device.Name is null)
-        {
-            return null;
-        }
-
-        try
-        {
-            string[] fields = File.ReadAllText($"/sys/block/{device.Name}/stat").Split(' ', StringSplitOptions.RemoveEmptyEntries);
-            return fields.Length > 2
-                && long.TryParse(fields[0], NumberStyles.None, CultureInfo.InvariantCulture, out long reads)
-                && long.TryParse(fields[2], NumberStyles.None, CultureInfo.InvariantCulture, out long sectors)
-                ? new DiskStats(reads, sectors * 512)
-                : null;
-        }
-        catch (IOException)
-        {
-            return null;
-        }
-        catch (UnauthorizedAccessException)
-        {
-            return null;
-        }
+        string[]? fields = device.Name is null ? null : BlockDevice.TryRead($"/sys/block/{device.Name}/stat")?.Split(' ', StringSplitOptions.RemoveEmptyEntries);
+        return fields is { Length: > 2 }
+            && long.TryParse(fields[0], NumberStyles.None, CultureInfo.InvariantCulture, out long reads)
+            && long.TryParse(fields[2], NumberStyles.None, CultureInfo.InvariantCulture, out long sectors)
+            ? new DiskStats(reads, sectors * 512)
+            : null;
     }
 
     public static DiskStats operator -(DiskStats after, DiskStats before) => new(after.Reads - before.Reads, after.Bytes - before.Bytes);

@@ -18,29 +18,10 @@ internal static class ReadAheadPasses
     };
 
     /// <summary>The values asked for, in order, each once; empty when none was given.</summary>
-    internal static int[] Parse(string? value)
-    {
-        if (string.IsNullOrWhiteSpace(value))
-        {
-            return [];
-        }
-
-        var values = new List<int>();
-        foreach (string item in value.Split(',', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries))
-        {
-            if (!int.TryParse(item, NumberStyles.None, CultureInfo.InvariantCulture, out int kb) || kb < 0)
-            {
-                throw new BenchException($"--read-ahead-kb: '{item}' is not a number of KiB; write for example 128,8192.");
-            }
-
-            if (!values.Contains(kb))
-            {
-                values.Add(kb);
-            }
-        }
-
-        return [.. values];
-    }
+    internal static int[] Parse(string? value) => CommaList.Parse(value, static item =>
+        int.TryParse(item, NumberStyles.None, CultureInfo.InvariantCulture, out int kb)
+            ? kb
+            : throw new BenchException($"--read-ahead-kb: '{item}' is not a number of KiB; write for example 128,8192."));
 
     /// <summary>
     /// The passes to run, each value of <paramref name="readAheads"/> set on the disk of <paramref name="path"/> before

@@ -236,23 +236,11 @@ internal sealed class EngineCommand
             $"to first inference {ResultTable.Seconds(none.TotalSeconds)} s.";
     }
 
-    private static bool[] ParsePrepacking(string value)
-    {
-        var settings = new List<bool>();
-        foreach (string item in value.Split(',', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries))
+    private static bool[] ParsePrepacking(string value) =>
+        CommaList.Parse(value, static item => item switch
         {
-            bool on = item switch
-            {
-                "off" => false,
-                "on" => true,
-                _ => throw new BenchException($"--prepacking: unknown setting '{item}'; use off, on or off,on."),
-            };
-            if (!settings.Contains(on))
-            {
-                settings.Add(on);
-            }
-        }
-
-        return settings.Count > 0 ? [.. settings] : throw new BenchException("--prepacking: give off, on or off,on.");
-    }
+            "off" => false,
+            "on" => true,
+            _ => throw new BenchException($"--prepacking: unknown setting '{item}'; use off, on or off,on."),
+        }) is { Length: > 0 } settings ? settings : throw new BenchException("--prepacking: give off, on or off,on.");
 }

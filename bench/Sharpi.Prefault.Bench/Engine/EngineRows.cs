@@ -39,9 +39,7 @@ internal static class EngineRows
     [SupportedOSPlatform("linux")]
     internal static EngineRun Measure(string row, EngineModel model, bool prepacking, SimulatedInit init, BenchSettings settings, BlockDevice device)
     {
-        double residentBefore = CacheControl.Establish(model.Data, CacheState.Cold);
-        DiskStats? diskBefore = DiskStats.Now(device);
-        FaultCounts faultsBefore = FaultCounts.Now();
+        var counters = RowCounters.Start(model.Data, CacheState.Cold, device);
         PrefaultOptions options = settings.Prefault(PrefaultStrategy.Auto);
         string data = model.Data.Path;
         long started = Stopwatch.GetTimestamp();
@@ -122,13 +120,9 @@ internal static class EngineRows
             second = Infer(session, input, model.Dim);
         }
 
-        FaultCounts faults = FaultCounts.Now() - faultsBefore;
-        DiskStats? disk = DiskStats.Now(device) - diskBefore;
-        double residentAfter = Residency.OfFile(data).Percent;
         var times = new StrategyTimes(prefault, first.Seconds, method, first.Faults) { SecondPassSeconds = second.Seconds };
-        var sample = new Sample(row, CacheState.Cold, times, faults, residentBefore, residentAfter, initSeconds)
+        Sample sample = counters.Stop(row, CacheState.Cold, times, initSeconds) with
         {
-            Disk = disk,
             CreateSeconds = create,
             Prepacking = Setting(prepacking),
             ElapsedSeconds = elapsed,

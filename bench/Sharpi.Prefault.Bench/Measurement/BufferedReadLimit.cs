@@ -25,24 +25,8 @@ internal static unsafe class BufferedReadLimit
             long slice = (length / threads + blockSize - 1) / blockSize * blockSize;
             var failures = new IOException?[threads];
             long started = Stopwatch.GetTimestamp();
-            var helpers = new Thread[threads - 1];
-            for (int i = 0; i < helpers.Length; i++)
-            {
-                int t = i + 1;
-                helpers[i] = new Thread(() => failures[t] = ReadSlice(handles[t], buffers[t], blockSize, t * slice, Math.Min(length, (t + 1) * slice)), 256 * 1024)
-                {
-                    IsBackground = true,
-                    Name = "buffered read limit",
-                };
-                helpers[i].Start();
-            }
-
-            failures[0] = ReadSlice(handles[0], buffers[0], blockSize, 0, Math.Min(length, slice));
-            foreach (Thread helper in helpers)
-            {
-                helper.Join();
-            }
-
+            WorkerThreads.Run(threads, "buffered read limit",
+                t => failures[t] = ReadSlice(handles[t], buffers[t], blockSize, t * slice, Math.Min(length, (t + 1) * slice)));
             double seconds = Stopwatch.GetElapsedTime(started).TotalSeconds;
             if (Array.Find(failures, static f => f is not null) is { } failure)
             {

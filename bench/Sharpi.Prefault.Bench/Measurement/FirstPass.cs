@@ -24,19 +24,7 @@ internal static unsafe class FirstPass
         FaultCounts faultsBefore = FaultCounts.Now();
         long started = Stopwatch.GetTimestamp();
         using var work = new Work(start, plan, threads);
-        var helpers = new Thread[threads - 1];
-        for (int i = 0; i < helpers.Length; i++)
-        {
-            helpers[i] = new Thread(static state => ((Work)state!).Run(), 256 * 1024) { IsBackground = true, Name = "first pass" };
-            helpers[i].Start(work);
-        }
-
-        work.Run();
-        foreach (Thread helper in helpers)
-        {
-            helper.Join();
-        }
-
+        WorkerThreads.Run(threads, "first pass", _ => work.Run());
         double seconds = Stopwatch.GetElapsedTime(started).TotalSeconds;
         return (seconds, FaultCounts.Now() - faultsBefore);
     }

@@ -11,7 +11,6 @@ namespace Sharpi.Prefault.Bench;
 /// </summary>
 internal sealed unsafe class ReadBuffers : IDisposable
 {
-    private const int MADV_HUGEPAGE = 14;
     private const nuint HugePageSize = 2 * 1024 * 1024;
 
     private readonly nint[] _buffers;
@@ -19,20 +18,20 @@ internal sealed unsafe class ReadBuffers : IDisposable
     internal ReadBuffers(int count, int size, bool hugePages)
     {
         _buffers = new nint[count];
-        long hugeBefore = AnonHugeBytes();
+        long hugeBefore = ProcessMemory.AnonHugeBytes;
         for (int i = 0; i < count; i++)
         {
             void* buffer = NativeMemory.AlignedAlloc((nuint)size, hugePages ? HugePageSize : 4096);
             _buffers[i] = (nint)buffer;
             if (hugePages && OperatingSystem.IsLinux())
             {
-                _ = Interop.Libc.Madvise(buffer, (nuint)size, MADV_HUGEPAGE); // a hint: where THP is off it is refused and the reads run on 4 KiB pages
+                _ = Interop.Libc.Madvise(buffer, (nuint)size, Interop.LinuxConstants.MADV_HUGEPAGE); // a hint: where THP is off it is refused and the reads run on 4 KiB pages
             }
 
             NativeMemory.Fill(buffer, (nuint)size, 1); // pre-fault: the limit must not pay for page faults
         }
 
-        HugeBytes = Math.Max(0, AnonHugeBytes() - hugeBefore);
+        HugeBytes = Math.Max(0, ProcessMemory.AnonHugeBytes - hugeBefore);
         Size = size;
     }
 
@@ -56,25 +55,5 @@ internal sealed unsafe class ReadBuffers : IDisposable
         {
             NativeMemory.AlignedFree((void*)buffer);
         }
-    }
-
-    private static long AnonHugeBytes()
-    {
-        const string Path = "/proc/self/smaps_rollup";
-        if (!OperatingSystem.IsLinux() || !File.Exists(Path))
-        {
-            return 0;
-        }
-
-        foreach (string line in File.ReadLines(Path))
-        {
-            if (line.StartsWith("AnonHugePages:", StringComparison.Ordinal))
-            {
-                string kib = line["AnonHugePages:".Length..].Trim().Split(' ')[0];
-                return long.TryParse(kib, NumberStyles.Integer, CultureInfo.InvariantCulture, out long value) ? value * 1024 : 0;
-            }
-        }
-
-        return 0;
     }
 }

@@ -21,20 +21,7 @@ internal static unsafe class SequentialReadLimit
             using var buffers = new ReadBuffers(readsInFlight, blockSize, hugePages);
             var work = new Work(handle, length, blockSize);
             long started = Stopwatch.GetTimestamp();
-            var helpers = new Thread[readsInFlight - 1];
-            for (int i = 0; i < helpers.Length; i++)
-            {
-                nint buffer = buffers[i + 1];
-                helpers[i] = new Thread(() => work.Read(buffer), 256 * 1024) { IsBackground = true, Name = "read limit" };
-                helpers[i].Start();
-            }
-
-            work.Read(buffers[0]);
-            foreach (Thread helper in helpers)
-            {
-                helper.Join();
-            }
-
+            WorkerThreads.Run(readsInFlight, "read limit", i => work.Read(buffers[i]));
             double seconds = Stopwatch.GetElapsedTime(started).TotalSeconds;
             work.ThrowIfFailed();
             return (seconds, $"{method}, {readsInFlight} x {Sizes.Format(blockSize)} in flight, {buffers.Pages}");

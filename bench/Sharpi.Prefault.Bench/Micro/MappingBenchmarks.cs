@@ -15,12 +15,9 @@ public class MappingBenchmarks : MappedFileBenchmark
     public void Setup()
     {
         CreateFile(Bytes);
-        _regions = [File.Region];
+        _regions = [Region];
         MmapPrefault.Run(_regions, PrefaultOptions.Default with { RamGate = RamGate.Always });
     }
-
-    [GlobalCleanup]
-    public void Cleanup() => Dispose();
 
     [Benchmark]
     public PrefaultResult RunWarm() => MmapPrefault.Run(_regions);

@@ -23,12 +23,9 @@ public class MergeBenchmarks : MappedFileBenchmark
         {
             long length = random.NextInt64(1, 256 * 1024);
             long offset = random.NextInt64(0, MappingBytes - length);
-            _regions[i] = new PrefaultRegion(File.Region.Address + (nint)offset, length, "t" + i);
+            _regions[i] = new PrefaultRegion(Region.Address + (nint)offset, length, "t" + i);
         }
     }
-
-    [GlobalCleanup]
-    public void Cleanup() => Dispose();
 
     [Benchmark]
     public ResidencyInfo MergeAndMeasure() => Residency.Measure(_regions);

@@ -157,9 +157,8 @@ internal sealed class OverlapCommand
     [SupportedOSPlatform("linux")]
     private static async Task<Sample> MeasureAsync(string scenario, WeightsFile file, ModelLayout layout, RequestPlan request, SimulatedInit init, int firstPassThreads)
     {
-        double before = CacheControl.Establish(file, CacheState.Cold);
         init.MakeCold();
-        FaultCounts faultsBefore = FaultCounts.Now();
+        var counters = RowCounters.Start(file, CacheState.Cold, device: null);
         double initSeconds;
         double prefaultSeconds = 0;
         double? sweep = null;
@@ -216,10 +215,8 @@ internal sealed class OverlapCommand
             }
         }
 
-        FaultCounts faults = FaultCounts.Now() - faultsBefore;
-        double after = Residency.OfFile(file.Path).Percent;
         var times = new StrategyTimes(prefaultSeconds, walk.ComputeSeconds, method, walk.Faults);
-        return new Sample(scenario, CacheState.Cold, times, faults, before, after, initSeconds)
+        return counters.Stop(scenario, CacheState.Cold, times, initSeconds) with
         {
             FirstLayerSeconds = walk.FirstLayerSeconds,
             SweepGibPerSecond = sweep,
@@ -268,7 +265,7 @@ internal sealed class OverlapCommand
         for (int i = 0; i < regions.Length; i++)
         {
             LayerLayout layer = layout.Layers[i];
-            ByteRange[] ranges = [.. layer.Dense, .. layer.Experts.SelectMany(static e => e)];
+            ByteRange[] ranges = [.. layer.Ranges];
             long from = ranges.Length == 0 ? 0 : ranges.Min(static r => r.Offset);
             long to = ranges.Length == 0 ? 0 : ranges.Max(static r => r.End);
             regions[i] = new PrefaultRegion(file.Address + (nint)from, to - from, layer.Name);

@@ -53,29 +53,10 @@ internal sealed class SimulatedInit
     internal double Run()
     {
         long started = Stopwatch.GetTimestamp();
-        if (_sideFile is not null)
-        {
-            ReadWhole(_sideFile);
-        }
+        _sideFile?.ReadWhole(ReadSize);
 
         Spin(_iterations);
         return Stopwatch.GetElapsedTime(started).TotalSeconds;
-    }
-
-    private static void ReadWhole(WeightsFile file)
-    {
-        byte[] buffer = new byte[ReadSize];
-        using Microsoft.Win32.SafeHandles.SafeFileHandle handle = File.OpenHandle(file.Path, FileMode.Open, FileAccess.Read, FileShare.Read, FileOptions.SequentialScan);
-        for (long offset = 0; offset < file.Length;)
-        {
-            int read = RandomAccess.Read(handle, buffer, offset);
-            if (read == 0)
-            {
-                throw new BenchException($"'{file.Path}' ended at {offset} bytes while the init read it; was it truncated?");
-            }
-
-            offset += read;
-        }
     }
 
     private static void Spin(long iterations)

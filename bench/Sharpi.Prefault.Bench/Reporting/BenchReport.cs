@@ -2,7 +2,10 @@ using System.Text.Json.Serialization;
 
 namespace Sharpi.Prefault.Bench;
 
-/// <summary>The JSON contract other tools read (camelCase; fields may be added, never renamed).</summary>
+/// <summary>
+/// The JSON contract other tools read (camelCase; fields may be added, never renamed). A null field is left out
+/// (<see cref="BenchJsonContext"/>), but for the machine's, which are always written.
+/// </summary>
 internal sealed record BenchReport
 {
     public required string Command { get; init; }
@@ -28,11 +31,9 @@ internal sealed record BenchReport
     public IReadOnlyList<string> Notes { get; init; } = [];
 
     /// <summary>coldstart: the request every row ran after its strategy (shape, what it reads, how much).</summary>
-    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
     public string? Request { get; init; }
 
     /// <summary>coldstart: the median time of that request over a fully warm, already-mapped file (the <c>x warm</c> denominator).</summary>
-    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
     public double? WarmRequestSeconds { get; init; }
 
     /// <summary>
@@ -47,7 +48,6 @@ internal sealed record BenchReport
     public IReadOnlyList<string> Conditions { get; init; } = [];
 
     /// <summary>coldstart and engine: what the run showed (a prefault row's first request and load against none's), read first.</summary>
-    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
     public string? Verdict { get; init; }
 
     /// <summary>coldstart: "BUG: row X beats limit by N%" lines; empty when every row stayed within the noise of its limit.</summary>
@@ -82,11 +82,9 @@ internal sealed record ResultRow
     public required string Cache { get; init; }
 
     /// <summary>Engine rows: the session's prepacking setting ("off" or "on").</summary>
-    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
     public string? Prepacking { get; init; }
 
     /// <summary>The disk's read_ahead_kb during the row, where the run set it (<c>--read-ahead-kb</c>).</summary>
-    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
     public int? ReadAheadKb { get; init; }
 
     /// <summary>How many repetitions the medians come from.</summary>
@@ -111,7 +109,6 @@ internal sealed record ResultRow
     public required double LoadSeconds { get; init; }
 
     /// <summary>The median of the row's second request, run right after its first on the same memory (what <see cref="RatioToWarm"/> divides by).</summary>
-    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
     public double? SecondPassSeconds { get; init; }
 
     public required double MinTotalSeconds { get; init; }
@@ -122,11 +119,9 @@ internal sealed record ResultRow
     public required double GibPerSecond { get; init; }
 
     /// <summary>The limit row's <see cref="LoadSeconds"/> over this row's in the same cache state (1.0 = as fast as the limit).</summary>
-    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
     public double? RatioToLimit { get; init; }
 
     /// <summary>The median over repetitions of the row's first request over its second, run right after it on the same memory (1.0 = nothing left to fault).</summary>
-    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
     public double? RatioToWarm { get; init; }
 
     /// <summary>Bytes the row's threads (and children) read from storage: getrusage ru_inblock x 512.</summary>
@@ -136,7 +131,6 @@ internal sealed record ResultRow
     public double StorageGibPerSecond { get; init; }
 
     /// <summary>The disk's average read request over the row (its /sys/block stat: bytes over reads, all processes), in KiB.</summary>
-    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
     public double? AverageReadRequestKb { get; init; }
 
     public required long MinorFaults { get; init; }
@@ -154,30 +148,24 @@ internal sealed record ResultRow
     public required double ResidentPercentAfter { get; init; }
 
     /// <summary>mmap rows: share of the file mapped with 2 MiB entries after the strategy, before the first pass (FilePmdMapped).</summary>
-    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
     public double? PmdMappedPercent { get; init; }
 
     /// <summary>How the strategy brought the pages in (populate, touch, hint, read, O_DIRECT...).</summary>
-    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
     public string? Method { get; init; }
 
     /// <summary>Engine rows only: the inference session's creation.</summary>
-    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
     public double? CreateSeconds { get; init; }
 
     /// <summary>Overlap and engine rows: the simulated engine init.</summary>
-    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
     public double? InitSeconds { get; init; }
 
     /// <summary>Overlap rows only: from the start of init to the end of the request's first layer.</summary>
-    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
     public double? FirstLayerSeconds { get; init; }
 
     /// <summary>Overlap rows with a prefault only: the sweep's own throughput, its bytes over its elapsed time.</summary>
-    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
     public double? SweepGibPerSecond { get; init; }
 }
 
-[JsonSourceGenerationOptions(PropertyNamingPolicy = JsonKnownNamingPolicy.CamelCase, WriteIndented = true)]
+[JsonSourceGenerationOptions(PropertyNamingPolicy = JsonKnownNamingPolicy.CamelCase, WriteIndented = true, DefaultIgnoreCondition = JsonIgnoreCondition.WhenWritingNull)]
 [JsonSerializable(typeof(BenchReport))]
 internal sealed partial class BenchJsonContext : JsonSerializerContext;

@@ -1,5 +1,6 @@
 using System.Globalization;
 using System.Runtime.InteropServices;
+using System.Text.Json.Serialization;
 
 namespace Sharpi.Prefault.Bench;
 
@@ -8,12 +9,15 @@ internal sealed record MachineInfo(string Cpu, int Cores, long MemoryBytes, stri
     string TransparentHugePages, int PageSize)
 {
     /// <summary>The disk holding the file (<c>vda</c>, <c>nvme0n1</c>), or null where its filesystem has none.</summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.Never)]
     public string? Device { get; init; }
 
     /// <summary>The disk's read_ahead_kb when the report was made (the run restores any value it set).</summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.Never)]
     public int? ReadAheadKb { get; init; }
 
     /// <summary>The disk's max_sectors_kb: the largest request the block layer sends it.</summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.Never)]
     public int? MaxSectorsKb { get; init; }
 
     internal static MachineInfo Current(string path)

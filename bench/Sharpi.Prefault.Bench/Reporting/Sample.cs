@@ -4,19 +4,19 @@ namespace Sharpi.Prefault.Bench;
 internal sealed record Sample(string Strategy, CacheState Cache, StrategyTimes Times, FaultCounts Faults, double ResidentBefore, double ResidentAfter,
     double? InitSeconds = null)
 {
-    /// <summary>The disk's read_ahead_kb during the sample, where the run set it.</summary>
+    /// <inheritdoc cref="ResultRow.ReadAheadKb"/>
     internal int? ReadAheadKb { get; init; }
 
     /// <summary>The disk's read counters over the row (strategy and request), where the file has a disk.</summary>
     internal DiskStats? Disk { get; init; }
 
-    /// <summary>Overlap rows: from the start of init to the end of the request's first layer.</summary>
+    /// <inheritdoc cref="ResultRow.FirstLayerSeconds"/>
     internal double? FirstLayerSeconds { get; init; }
 
-    /// <summary>Overlap rows with a prefault: the sweep's own throughput (its bytes over its elapsed time).</summary>
+    /// <inheritdoc cref="ResultRow.SweepGibPerSecond"/>
     internal double? SweepGibPerSecond { get; init; }
 
-    /// <summary>Engine rows: the inference session's creation (where ONNX Runtime maps, or reads and copies, the weights).</summary>
+    /// <inheritdoc cref="ResultRow.CreateSeconds"/>
     internal double? CreateSeconds { get; init; }
 
     /// <summary>Engine rows: the session's prepacking setting, "off" or "on"; rows group by it.</summary>

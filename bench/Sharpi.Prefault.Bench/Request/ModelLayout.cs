@@ -3,7 +3,11 @@ using System.Globalization;
 namespace Sharpi.Prefault.Bench;
 
 /// <summary>One layer: what every token computes (attention, norms, router, shared experts) and each routed expert's bytes.</summary>
-internal sealed record LayerLayout(string Name, IReadOnlyList<ByteRange> Dense, IReadOnlyList<IReadOnlyList<ByteRange>> Experts);
+internal sealed record LayerLayout(string Name, IReadOnlyList<ByteRange> Dense, IReadOnlyList<IReadOnlyList<ByteRange>> Experts)
+{
+    /// <summary>All the layer's bytes: the dense ranges, then each expert's in expert order.</summary>
+    internal IEnumerable<ByteRange> Ranges => Dense.Concat(Experts.SelectMany(static e => e));
+}
 
 /// <summary>
 /// The weights file as an engine sees it: layers in execution order, each with dense bytes and experts. From a real
@@ -99,7 +103,7 @@ internal sealed record ModelLayout(IReadOnlyList<LayerLayout> Layers, string Sou
             $"{format} tensor table: {index.Tensors.Count} tensors, {layers.Count} layers, {moeLayers} with up to {maxExperts} routed experts"));
     }
 
-    internal long Bytes => Layers.Sum(static l => l.Dense.Sum(static r => r.Length) + l.Experts.Sum(static e => e.Sum(static r => r.Length)));
+    internal long Bytes => Layers.Sum(static l => l.Ranges.Sum(static r => r.Length));
 
     private static long Boundary(long index, long slices, long length) =>
         index == slices ? length : (long)((UInt128)(ulong)index * (ulong)length / (ulong)slices) / SliceAlignment * SliceAlignment;

@@ -46,23 +46,9 @@ internal sealed class RequestPlan
         new(RequestShape.Pages, [Chunks([new ByteRange(0, length)])], "pages: one byte per page of the whole file, no compute");
 
     /// <summary>One byte per page of each layer in turn: the fault cost alone, walked layer by layer (the overlap command's pass).</summary>
-    internal static RequestPlan LayerPages(ModelLayout layout)
-    {
-        var steps = new List<ByteRange[]>(layout.Layers.Count);
-        foreach (LayerLayout layer in layout.Layers)
-        {
-            var ranges = new List<ByteRange>(layer.Dense);
-            foreach (IReadOnlyList<ByteRange> expert in layer.Experts)
-            {
-                ranges.AddRange(expert);
-            }
-
-            steps.Add(Chunks(ranges));
-        }
-
-        return new RequestPlan(RequestShape.Pages, steps, string.Create(CultureInfo.InvariantCulture,
+    internal static RequestPlan LayerPages(ModelLayout layout) =>
+        new(RequestShape.Pages, WholeLayers(layout), string.Create(CultureInfo.InvariantCulture,
             $"pages: one byte per page of each layer in turn, no compute ({layout.Source})"));
-    }
 
     internal static RequestPlan Create(RequestSpec spec, ModelLayout layout, long fileLength)
     {
@@ -72,19 +58,7 @@ internal sealed class RequestPlan
                 return Pages(fileLength);
             case RequestShape.Dense:
             {
-                var steps = new List<ByteRange[]>(layout.Layers.Count);
-                foreach (LayerLayout layer in layout.Layers)
-                {
-                    var ranges = new List<ByteRange>(layer.Dense);
-                    foreach (IReadOnlyList<ByteRange> expert in layer.Experts)
-                    {
-                        ranges.AddRange(expert);
-                    }
-
-                    steps.Add(Chunks(ranges));
-                }
-
-                var plan = new RequestPlan(RequestShape.Dense, steps, string.Empty);
+                var plan = new RequestPlan(RequestShape.Dense, WholeLayers(layout), string.Empty);
                 return plan.With(string.Create(CultureInfo.InvariantCulture,
                     $"dense: every tensor in layer order, every byte summed ({Sizes.Format(plan.Bytes)}; {layout.Source})"));
             }
@@ -154,6 +128,9 @@ internal sealed class RequestPlan
 
         return chosen;
     }
+
+    /// <summary>Every layer whole, in order: one step per layer over all its tensors.</summary>
+    private static List<ByteRange[]> WholeLayers(ModelLayout layout) => [.. layout.Layers.Select(static layer => Chunks(layer.Ranges))];
 
     private static ByteRange[] Chunks(IEnumerable<ByteRange> ranges)
     {

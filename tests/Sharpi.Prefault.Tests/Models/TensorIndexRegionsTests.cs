@@ -30,7 +30,7 @@ public sealed class TensorIndexRegionsTests : IDisposable
             .F32("token_embd.weight", 16, 4).F32("blk.0.ffn_up_exps.weight", 8, 8).F32("blk.1.ffn_up_exps.weight", 8, 8).F32("output.weight", 4).Build();
         string path = _dir.Write("model.gguf", bytes);
         TensorIndex index = TensorIndex.Read(path);
-        using var map = new MappedFile(path, bytes.Length);
+        using var map = MappedFile.WithView(path, bytes.Length);
 
         IReadOnlyList<PrefaultRegion> regions = index.Regions(map.View, new TensorSelection(include: ["blk.*.ffn_*_exps.weight"]));
 
@@ -50,7 +50,7 @@ public sealed class TensorIndexRegionsTests : IDisposable
         _dir.Write("s2.safetensors", new SafetensorsBuilder().Tensor("lm_head.weight", "F32", [2], 4).Build());
         TensorIndex index = TensorIndex.Read(_dir.Write("model.safetensors.index.json",
             "{\"weight_map\":{\"model.layers.0.w\":\"s1.safetensors\",\"model.layers.1.w\":\"s1.safetensors\",\"lm_head.weight\":\"s2.safetensors\"}}"));
-        using var map = new MappedFile(shard, new FileInfo(shard).Length);
+        using var map = MappedFile.WithView(shard, new FileInfo(shard).Length);
 
         IReadOnlyList<PrefaultRegion> regions = index.Regions(shard, map.View);
 
@@ -68,7 +68,7 @@ public sealed class TensorIndexRegionsTests : IDisposable
         string shard = _dir.Write("s1.safetensors", new SafetensorsBuilder().Tensor("a", "U8", [4], 1).Build());
         _dir.Write("s2.safetensors", new SafetensorsBuilder().Tensor("b", "U8", [4], 1).Build());
         TensorIndex index = TensorIndex.Read(_dir.Write("i.json", "{\"weight_map\":{\"a\":\"s1.safetensors\",\"b\":\"s2.safetensors\"}}"));
-        using var map = new MappedFile(shard, new FileInfo(shard).Length);
+        using var map = MappedFile.WithView(shard, new FileInfo(shard).Length);
 
         Assert.Throws<ArgumentException>(() => index.Regions(map.View));
     }
@@ -79,7 +79,7 @@ public sealed class TensorIndexRegionsTests : IDisposable
         byte[] bytes = new GgufBuilder().F32("a", 1024).Build();
         string path = _dir.Write("model.gguf", bytes);
         TensorIndex index = TensorIndex.Read(path);
-        using var map = new MappedFile(path, 64);
+        using var map = MappedFile.WithView(path, 64);
 
         Assert.Throws<ArgumentOutOfRangeException>(() => index.Regions(map.View));
     }

@@ -281,7 +281,7 @@ public sealed class MmapPrefaultTests
     public void FromView_WithARangeOutsideTheView_Throws()
     {
         using TestFile file = TestFile.Create(MiB, evict: false);
-        using MappedFile map = file.Map();
+        using MappedFile map = file.MapView();
 
         Assert.Throws<ArgumentOutOfRangeException>(() => PrefaultRegion.FromView(map.View, -1, 10));
         Assert.Throws<ArgumentOutOfRangeException>(() => PrefaultRegion.FromView(map.View, 0, MiB + 1));
@@ -293,7 +293,7 @@ public sealed class MmapPrefaultTests
     public void FromView_PointsAtTheViewsBytes()
     {
         using TestFile file = TestFile.Create(MiB, evict: false);
-        using MappedFile map = file.Map();
+        using MappedFile map = file.MapView();
         byte[] expected = File.ReadAllBytes(file.Path).AsSpan(4097, 100).ToArray();
 
         PrefaultRegion region = PrefaultRegion.FromView(map.View, 4097, 100, "t");

@@ -73,8 +73,16 @@ public sealed class TestFile : IDisposable
         }
     }
 
-    /// <summary>Maps the whole file read-only.</summary>
-    public MappedFile Map(MemoryMappedFileAccess access = MemoryMappedFileAccess.Read) => new(Path, Length, access);
+    /// <summary>
+    /// Maps the whole file: read-only through the library (<see cref="MappedModel.OpenFile"/>), as an engine's weights
+    /// are; <see cref="MemoryMappedFileAccess.ReadWrite"/> or <see cref="MemoryMappedFileAccess.CopyOnWrite"/>, which
+    /// the library never maps, with a view (<see cref="MapView"/>).
+    /// </summary>
+    public MappedFile Map(MemoryMappedFileAccess access = MemoryMappedFileAccess.Read) =>
+        access == MemoryMappedFileAccess.Read ? MappedFile.ReadOnly(Path) : MapView(access);
+
+    /// <summary>Maps the whole file with a view, for the calls that take one (<see cref="PrefaultRegion.FromView(MemoryMappedViewAccessor, string?)"/>) and for writes.</summary>
+    public MappedFile MapView(MemoryMappedFileAccess access = MemoryMappedFileAccess.Read) => MappedFile.WithView(Path, Length, access);
 
     public void Dispose()
     {
@@ -89,34 +97,69 @@ public sealed class TestFile : IDisposable
     }
 }
 
-/// <summary>A file mapped for a test: the map, a view over all of it, and a region over the view.</summary>
+/// <summary>
+/// A file mapped for a test and the regions over it. Read-only it is mapped through the library
+/// (<see cref="MappedModel.OpenFile"/>), which hands out no view and maps nothing writable; a writable mapping, or one
+/// whose <see cref="View"/> a test passes to the library, is made here with MemoryMappedFile: the one place the tests
+/// map a file that way (the truncation races hold their own stream to shrink the file under the view).
+/// </summary>
 public sealed class MappedFile : IDisposable
 {
-    public MappedFile(string path, long length, MemoryMappedFileAccess access = MemoryMappedFileAccess.Read)
+    private readonly MappedModel? _model;
+    private readonly MemoryMappedFile? _map;
+    private readonly MemoryMappedViewAccessor? _view;
+    private readonly PrefaultRegion _whole;
+
+    private MappedFile(MappedModel model)
+    {
+        _model = model;
+        _whole = model.FileRegion(model.Path);
+        Length = model.Length;
+    }
+
+    private MappedFile(MemoryMappedFile map, MemoryMappedViewAccessor view, long length)
+    {
+        _map = map;
+        _view = view;
+        _whole = PrefaultRegion.FromView(view);
+        Length = length;
+    }
+
+    /// <summary>The view, where the file was mapped with one (<see cref="WithView"/>).</summary>
+    public MemoryMappedViewAccessor View =>
+        _view ?? throw new InvalidOperationException("This file was mapped through MappedModel, which hands out no view; map it with TestFile.MapView or MappedFile.WithView.");
+
+    public long Length { get; }
+
+    /// <summary>Maps the whole file read-only through the library, as an engine's weights are.</summary>
+    public static MappedFile ReadOnly(string path) => new(MappedModel.OpenFile(path));
+
+    /// <summary>Maps the first <paramref name="length"/> bytes with <paramref name="access"/> and keeps the view.</summary>
+    public static MappedFile WithView(string path, long length, MemoryMappedFileAccess access = MemoryMappedFileAccess.Read)
     {
         var stream = new FileStream(path, FileMode.Open,
             access == MemoryMappedFileAccess.ReadWrite ? FileAccess.ReadWrite : FileAccess.Read,
             FileShare.ReadWrite | FileShare.Delete, 1, FileOptions.None);
-        Map = MemoryMappedFile.CreateFromFile(stream, null, 0, access, HandleInheritability.None, leaveOpen: false);
-        View = Map.CreateViewAccessor(0, length, access);
-        Length = length;
+        MemoryMappedFile map = MemoryMappedFile.CreateFromFile(stream, null, 0, access, HandleInheritability.None, leaveOpen: false);
+        return new MappedFile(map, map.CreateViewAccessor(0, length, access), length);
     }
 
-    public MemoryMappedFile Map { get; }
+    public PrefaultRegion Region(string? name = null) => _whole with { Name = name };
 
-    public MemoryMappedViewAccessor View { get; }
-
-    public long Length { get; }
-
-    public PrefaultRegion Region(string? name = null) => PrefaultRegion.FromView(View, name);
-
-    public PrefaultRegion Region(long offset, long length, string? name = null) => PrefaultRegion.FromView(View, offset, length, name);
+    public PrefaultRegion Region(long offset, long length, string? name = null)
+    {
+        ArgumentOutOfRangeException.ThrowIfNegative(offset);
+        ArgumentOutOfRangeException.ThrowIfNegative(length);
+        ArgumentOutOfRangeException.ThrowIfGreaterThan(length, Length - offset);
+        return new PrefaultRegion(_whole.Address + (nint)offset, length, name);
+    }
 
     public double ResidentPercent() => Residency.Measure(Region()).Percent;
 
     public void Dispose()
     {
-        View.Dispose();
-        Map.Dispose();
+        _model?.Dispose();
+        _view?.Dispose();
+        _map?.Dispose();
     }
 }
