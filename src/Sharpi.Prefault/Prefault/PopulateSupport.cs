@@ -8,26 +8,30 @@ namespace Sharpi.Prefault;
 /// </summary>
 internal static unsafe class PopulateSupport
 {
-    private static int s_state; // 0 unknown, 1 supported, -1 unsupported
-    private static int s_probeErrno;
+    /// <summary>The call, as failures and logs name it.</summary>
+    internal const string Call = "madvise(MADV_POPULATE_READ)";
 
-    internal static bool IsSupported(out int probeErrno)
+    private static int s_state; // 0 unknown, 1 supported, -1 unsupported
+    private static PlatformError s_probeError;
+
+    /// <summary>True where MADV_POPULATE_READ works; else false with the probe's failed call (None off Linux).</summary>
+    internal static bool IsSupported(out PlatformError probeError)
     {
         int state = Volatile.Read(ref s_state);
         if (state == 0)
         {
-            state = Probe(out int errno);
-            s_probeErrno = errno;
+            state = Probe(out PlatformError error);
+            s_probeError = error;
             Volatile.Write(ref s_state, state);
         }
 
-        probeErrno = s_probeErrno;
+        probeError = s_probeError;
         return state > 0;
     }
 
-    private static int Probe(out int errno)
+    private static int Probe(out PlatformError error)
     {
-        errno = 0;
+        error = PlatformError.None;
         if (!OperatingSystem.IsLinux())
         {
             return -1;
@@ -42,7 +46,7 @@ internal static unsafe class PopulateSupport
                 return 1;
             }
 
-            errno = Marshal.GetLastPInvokeError();
+            error = PlatformError.LastErrno(Call);
             return -1;
         }
         finally
