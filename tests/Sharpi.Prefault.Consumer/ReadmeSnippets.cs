@@ -24,6 +24,15 @@ internal static class ReadmeSnippets
         Console.WriteLine($"{result.Method}: {result.Bytes} bytes in {result.Elapsed} ({result.GiBPerSecond:F1} GiB/s); {result.Reason}");
     }
 
+    public static void FailuresNameTheCall(PrefaultResult result)
+    {
+        foreach (RegionFailure failure in result.Failures)
+        {
+            // blk.9.ffn_up_exps.weight: pages past the end of the mapped file (truncated?) ... [madvise(MADV_POPULATE_READ): errno 14 (Bad address)]
+            Console.WriteLine($"{failure.Name}: {failure.Message} [{failure.Error}]");
+        }
+    }
+
     public static async Task StartBeforeInit(PrefaultRegion[] regions, PrefaultOptions options, CancellationToken cancellationToken)
     {
         await using PrefaultHandle prefault = MmapPrefault.Start(regions, options, cancellationToken);

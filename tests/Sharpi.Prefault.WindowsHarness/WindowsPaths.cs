@@ -116,9 +116,10 @@ internal static class WindowsPaths
             {
                 PrefaultRegion[] gone = [MappedView.Unmapped(path), MappedView.Unmapped(path)];
                 PrefaultResult result = MmapPrefault.Run(gone, Options(PrefaultStrategy.Touch));
-                bool noPrefetch = result.Failures.All(f => !f.Message.Contains("PrefetchVirtualMemory", StringComparison.Ordinal) && f.Errno != 87);
+                bool noPrefetch = result.Failures.All(f => !f.Message.Contains("PrefetchVirtualMemory", StringComparison.Ordinal) && f.Error.Call != "PrefetchVirtualMemory");
                 bool onlyTheRegions = result.Failures.Count > 0 && result.Failures.All(f => f.Message.Contains("VirtualQuery", StringComparison.Ordinal));
-                return (noPrefetch && onlyTheRegions && result.Bytes == 0, $"Bytes={result.Bytes}, Failures={Describe(result.Failures)}");
+                bool noErrno = result.Failures.All(f => f.Error.Kind != PlatformErrorKind.Errno);
+                return (noPrefetch && onlyTheRegions && noErrno && result.Bytes == 0, $"Bytes={result.Bytes}, Failures={Describe(result.Failures)}");
             }
             finally
             {
@@ -158,11 +159,12 @@ internal static class WindowsPaths
             return (locked && lease.IsDisposed, detail);
         });
 
-        checks.Run("MmapLock.Lock of an unmapped range fails softly, naming a Win32 error", () =>
+        checks.Run("MmapLock.Lock of an unmapped range fails softly, naming VirtualLock and a Win32 error", () =>
         {
             using LockLease lease = MmapLock.Lock([MappedView.Unmapped(path)]);
             bool named = lease.Failures.Count == 1 && lease.Failures[0].Message.Contains("Win32 error", StringComparison.Ordinal)
-                && !lease.Failures[0].Message.Contains("errno", StringComparison.Ordinal);
+                && !lease.Failures[0].Message.Contains("errno", StringComparison.Ordinal)
+                && lease.Failures[0].Error is { Kind: PlatformErrorKind.Win32, Call: "VirtualLock", Code: not 0 };
             return (!lease.IsFullyLocked && lease.LockedBytes == 0 && named, $"Failures={Describe(lease.Failures)}");
         });
     }
@@ -213,5 +215,5 @@ internal static class WindowsPaths
     private static PrefaultOptions Options(PrefaultStrategy strategy) => new() { Strategy = strategy, RamGate = RamGate.Always, Label = "winharness" };
 
     private static string Describe(IReadOnlyList<RegionFailure> failures) =>
-        failures.Count == 0 ? "none" : string.Join("; ", failures.Select(f => $"[{f.Name}: {f.Errno}: {f.Message}]"));
+        failures.Count == 0 ? "none" : string.Join("; ", failures.Select(f => $"[{f.Name}: {f.Error}: {f.Message}]"));
 }

@@ -26,14 +26,37 @@ internal static partial class Log
     [LoggerMessage(EventId = 5, Level = LogLevel.Warning, Message = "[{Label}] Region {Name} ({Bytes:N0} bytes) not prefaulted: {Reason}")]
     internal static partial void RegionFailed(ILogger logger, string label, string name, long bytes, string reason);
 
-    [LoggerMessage(EventId = 6, Level = LogLevel.Debug, Message = "[{Label}] {Call} at 0x{Address:X} length {Length} failed: {Error}")]
-    internal static partial void CallFailed(ILogger logger, string label, string call, nint address, long length, ErrnoText error);
+    /// <summary>
+    /// The system call behind a failure, as structured fields: <c>Call</c> (as written in C), <c>ErrorKind</c> (Errno or
+    /// Win32: the same number means different errors), <c>ErrorCode</c> and <c>ErrorMessage</c> (the platform's text).
+    /// </summary>
+    internal static void CallFailed(ILogger logger, string label, nint address, long length, PlatformError error)
+    {
+        if (logger.IsEnabled(LogLevel.Debug))
+        {
+            CallFailed(logger, label, error.Call, address, length, error.Kind, error.Code, error.Message);
+        }
+    }
+
+    [LoggerMessage(EventId = 6, Level = LogLevel.Debug, SkipEnabledCheck = true,
+        Message = "[{Label}] {Call} at 0x{Address:X} length {Length} failed ({ErrorKind} {ErrorCode}): {ErrorMessage}")]
+    private static partial void CallFailed(ILogger logger, string label, string call, nint address, long length, PlatformErrorKind errorKind, int errorCode, string errorMessage);
 
     [LoggerMessage(EventId = 7, Level = LogLevel.Information, Message = "[{Label}] Partial prefault: {Reason}")]
     internal static partial void PartialRun(ILogger logger, string label, string reason);
 
-    [LoggerMessage(EventId = 8, Level = LogLevel.Debug, Message = "MADV_POPULATE_READ is not supported by this kernel ({Error}); using the touch sweep.")]
-    internal static partial void PopulateUnsupported(ILogger logger, ErrnoText error);
+    /// <summary>The populate probe's failure, with the same fields as <see cref="CallFailed(ILogger, string, nint, long, PlatformError)"/>.</summary>
+    internal static void PopulateUnsupported(ILogger logger, PlatformError error)
+    {
+        if (logger.IsEnabled(LogLevel.Debug))
+        {
+            PopulateUnsupported(logger, error.Call, error.Kind, error.Code, error.Message);
+        }
+    }
+
+    [LoggerMessage(EventId = 8, Level = LogLevel.Debug, SkipEnabledCheck = true,
+        Message = "MADV_POPULATE_READ is not supported by this kernel: {Call} failed ({ErrorKind} {ErrorCode}): {ErrorMessage}; using the touch sweep.")]
+    private static partial void PopulateUnsupported(ILogger logger, string call, PlatformErrorKind errorKind, int errorCode, string errorMessage);
 
     [LoggerMessage(EventId = 9, Level = LogLevel.Warning, Message = "[{Label}] The progress callback threw; progress reports stop, the prefault goes on.")]
     internal static partial void ProgressFailed(ILogger logger, string label, Exception exception);

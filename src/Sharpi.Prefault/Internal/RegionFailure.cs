@@ -4,6 +4,9 @@ namespace Sharpi.Prefault;
 /// <param name="Name">The region's name (or its address in hex when it has none).</param>
 /// <param name="Address">Start of the part that failed.</param>
 /// <param name="Length">Bytes of the part that failed.</param>
-/// <param name="Errno">The OS error number, 0 when the failure was found without a system call.</param>
-/// <param name="Message">What went wrong, with the OS's text for the error.</param>
-public sealed record RegionFailure(string Name, nint Address, long Length, int Errno, string Message);
+/// <param name="Error">
+/// The system call that failed, with its errno or Win32 code; <see cref="PlatformError.None"/> when the failure was
+/// found without one (the RAM gate's budget, a range past its file's end in /proc/self/maps, a copy-on-write view).
+/// </param>
+/// <param name="Message">What went wrong and what to do, with the OS's text for the error.</param>
+public sealed record RegionFailure(string Name, nint Address, long Length, PlatformError Error, string Message);

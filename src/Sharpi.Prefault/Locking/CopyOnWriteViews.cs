@@ -39,7 +39,7 @@ internal static class CopyOnWriteViews
             kept ??= [.. groups.AsSpan(0, i)];
             foreach (MergedRegion piece in pieces.AsSpan(g.FirstPiece, g.PieceCount))
             {
-                failures.Add(new RegionFailure(piece.DisplayName, piece.Start, piece.Length, 0, Refusal));
+                failures.Add(new RegionFailure(piece.DisplayName, piece.Start, piece.Length, PlatformError.None, Refusal));
             }
         }
 

@@ -24,17 +24,23 @@ internal sealed class LockDiagnosis
     /// <summary>Snapshots of /proc/self/maps taken by all diagnoses so far: the tests read it to prove one per call.</summary>
     internal static long MapsReads => Interlocked.Read(ref s_mapsReads);
 
-    /// <summary>Why locking [start, end) (page-aligned) failed with <paramref name="error"/>, and what to do.</summary>
-    internal string Describe(int error, nint start, nint end)
+    /// <summary>Why locking [start, end) (page-aligned) failed with <paramref name="failed"/>, and what to do.</summary>
+    internal string Describe(PlatformError failed, nint start, nint end)
     {
         long bytes = end - start;
-        if (OperatingSystem.IsWindows())
+        if (!failed.IsError)
         {
-            return LockLimit.WindowsMessage(error, bytes);
+            return "locking memory is not supported on this platform; the pages stay mapped, unlocked";
         }
 
-        string call = PlatformLock.LockCallName;
-        string text = Errno.Describe(error);
+        if (OperatingSystem.IsWindows())
+        {
+            return LockLimit.WindowsMessage(failed, bytes);
+        }
+
+        int error = failed.Code;
+        string call = failed.Call;
+        string text = failed.Describe();
         if (OperatingSystem.IsLinux())
         {
             return DescribeLinux(error, start, end, call, text);

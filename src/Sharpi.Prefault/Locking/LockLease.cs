@@ -73,9 +73,9 @@ public sealed class LockLease : IDisposable
 
     private void Unlock(nint start, nint end)
     {
-        if (!PlatformLock.TryUnlock(start, end, out int error))
+        if (!PlatformLock.TryUnlock(start, end, out PlatformError error))
         {
-            Log.CallFailed(_logger, _label, PlatformLock.UnlockCallName, start, end - start, new ErrnoText(error));
+            Log.CallFailed(_logger, _label, start, end - start, error);
         }
     }
 }

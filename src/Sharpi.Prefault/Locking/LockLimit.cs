@@ -77,13 +77,14 @@ internal static class LockLimit
 
     private static string Detail(string? detail) => string.IsNullOrEmpty(detail) ? string.Empty : $" ({detail})";
 
-    internal static string WindowsMessage(int error, long bytes)
+    /// <summary>The message of a refused VirtualLock: the Win32 error, the cause where known, and what to do.</summary>
+    internal static string WindowsMessage(PlatformError error, long bytes)
     {
-        string what = error == Interop.Kernel32.ERROR_WORKING_SET_QUOTA
+        string what = error.Code == Interop.Kernel32.ERROR_WORKING_SET_QUOTA
             ? $"locking {Sizes.Format(bytes)} more would pass the process's minimum working set size. "
               + "Raise it with SetProcessWorkingSetSizeEx (minimum and maximum above the bytes to lock) before locking."
             : "the pages could not be locked.";
-        return $"VirtualLock refused, {Win32Error.Describe(error)}: {what} The pages stay mapped and usable, only unlocked.";
+        return $"{error.Call} refused, {error.Describe()}: {what} The pages stay mapped and usable, only unlocked.";
     }
 
     /// <summary>"8388608 bytes (8.00 MiB)", or "unlimited".</summary>

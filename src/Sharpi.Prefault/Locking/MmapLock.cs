@@ -99,7 +99,7 @@ public static class MmapLock
                 continue;
             }
 
-            if (run.TryLock(g.Range, out int error))
+            if (run.TryLock(g.Range, out PlatformError error))
             {
                 continue;
             }
@@ -119,7 +119,7 @@ public static class MmapLock
                 }
 
                 MergedRegion part = (nuint)piece.End <= (nuint)g.Range.End ? piece : piece with { End = g.Range.End };
-                if (run.TryTakeRoom(part) && !run.TryLock(part, out int partError))
+                if (run.TryTakeRoom(part) && !run.TryLock(part, out PlatformError partError))
                 {
                     run.Refuse(part, partError);
                 }
@@ -207,7 +207,7 @@ public static class MmapLock
                 if ((nuint)piece.End > (nuint)cut)
                 {
                     nint start = (nuint)piece.Start > (nuint)cut ? piece.Start : cut;
-                    failures.Add(new RegionFailure(piece.DisplayName, start, piece.End - start, 0, reason));
+                    failures.Add(new RegionFailure(piece.DisplayName, start, piece.End - start, PlatformError.None, reason));
                 }
             }
         }
@@ -239,7 +239,7 @@ public static class MmapLock
 
         internal long RefusedBytes { get; private set; }
 
-        internal bool TryLock(MergedRegion r, out int error)
+        internal bool TryLock(MergedRegion r, out PlatformError error)
         {
             if (!PlatformLock.TryLock(r.Start, r.End, out error))
             {
@@ -252,13 +252,17 @@ public static class MmapLock
         }
 
         /// <summary>Reports <paramref name="r"/> as refused, under its own name, with why and what to do.</summary>
-        internal void Refuse(MergedRegion r, int error)
+        internal void Refuse(MergedRegion r, PlatformError error)
         {
             _refused.Add((r.Start, r.End));
             RefusedBytes += r.Length;
             string reason = _diagnosis.Describe(error, r.Start, r.End);
             failures.Add(new RegionFailure(r.DisplayName, r.Start, r.Length, error, reason));
             Log.LockFailed(logger, label, r.DisplayName, r.Length, reason);
+            if (error.IsError)
+            {
+                Log.CallFailed(logger, label, r.Start, r.Length, error);
+            }
         }
 
         internal bool IsRefusedUndone { get; private set; }
@@ -326,7 +330,7 @@ public static class MmapLock
         {
             RefusedBytes += r.Length;
             string reason = room.Describe();
-            failures.Add(new RegionFailure(r.DisplayName, r.Start, r.Length, 0, reason));
+            failures.Add(new RegionFailure(r.DisplayName, r.Start, r.Length, PlatformError.None, reason));
             Log.LockFailed(logger, label, r.DisplayName, r.Length, reason);
         }
     }

@@ -1,4 +1,3 @@
-using System.Runtime.InteropServices;
 using System.Runtime.Versioning;
 
 namespace Sharpi.Prefault;
@@ -8,52 +7,65 @@ internal static unsafe class PlatformLock
 {
     internal static bool IsSupported => OperatingSystem.IsLinux() || OperatingSystem.IsMacOS() || OperatingSystem.IsWindows();
 
-    /// <summary>Locks [start, end) (page-aligned). False with the OS error where refused or unsupported (error 0).</summary>
-    internal static bool TryLock(nint start, nint end, out int error)
+    /// <summary>
+    /// Locks [start, end) (page-aligned). False with the call's errno (mlock) or Win32 error (VirtualLock) where
+    /// refused; false with <see cref="PlatformError.None"/> where the platform has no lock call.
+    /// </summary>
+    internal static bool TryLock(nint start, nint end, out PlatformError error)
     {
-        error = 0;
+        error = PlatformError.None;
         if (OperatingSystem.IsLinux() || OperatingSystem.IsMacOS())
         {
-            return Check(Interop.Libc.Mlock((void*)start, (nuint)(end - start)) == 0, ref error);
+            if (Interop.Libc.Mlock((void*)start, (nuint)(end - start)) == 0)
+            {
+                return true;
+            }
+
+            error = PlatformError.LastErrno("mlock");
+            return false;
         }
 
         if (OperatingSystem.IsWindows())
         {
-            return Check(Interop.Kernel32.VirtualLock((void*)start, (nuint)(end - start)) != 0, ref error);
+            if (Interop.Kernel32.VirtualLock((void*)start, (nuint)(end - start)) != 0)
+            {
+                return true;
+            }
+
+            error = PlatformError.LastWin32("VirtualLock");
+            return false;
         }
 
         return false;
     }
 
-    /// <summary>Unlocks [start, end) (page-aligned). False with the OS error where the call failed.</summary>
-    internal static bool TryUnlock(nint start, nint end, out int error)
+    /// <summary>Unlocks [start, end) (page-aligned). False with the call (munlock, VirtualUnlock) and its error where it failed.</summary>
+    internal static bool TryUnlock(nint start, nint end, out PlatformError error)
     {
-        error = 0;
+        error = PlatformError.None;
         if (OperatingSystem.IsLinux() || OperatingSystem.IsMacOS())
         {
-            return Check(Interop.Libc.Munlock((void*)start, (nuint)(end - start)) == 0, ref error);
+            if (Interop.Libc.Munlock((void*)start, (nuint)(end - start)) == 0)
+            {
+                return true;
+            }
+
+            error = PlatformError.LastErrno("munlock");
+            return false;
         }
 
         if (OperatingSystem.IsWindows())
         {
-            return Check(Interop.Kernel32.VirtualUnlock((void*)start, (nuint)(end - start)) != 0, ref error);
+            if (Interop.Kernel32.VirtualUnlock((void*)start, (nuint)(end - start)) != 0)
+            {
+                return true;
+            }
+
+            error = PlatformError.LastWin32("VirtualUnlock");
+            return false;
         }
 
         return false;
-    }
-
-    internal static string LockCallName => OperatingSystem.IsWindows() ? "VirtualLock" : "mlock";
-
-    internal static string UnlockCallName => OperatingSystem.IsWindows() ? "VirtualUnlock" : "munlock";
-
-    private static bool Check(bool succeeded, ref int error)
-    {
-        if (!succeeded)
-        {
-            error = Marshal.GetLastPInvokeError();
-        }
-
-        return succeeded;
     }
 
     /// <summary>RLIMIT_MEMLOCK (Linux, macOS), or null where it could not be read.</summary>

@@ -138,14 +138,14 @@ public static partial class MmapPrefault
 
         if (strategy == PrefaultStrategy.Auto)
         {
-            if (PopulateSupport.IsSupported(out int probeErrno))
+            if (PopulateSupport.IsSupported(out PlatformError probeError))
             {
                 return PrefaultMethod.Populate;
             }
 
             if (OperatingSystem.IsLinux())
             {
-                Log.PopulateUnsupported(log, new ErrnoText(probeErrno));
+                Log.PopulateUnsupported(log, probeError);
             }
         }
 
@@ -237,10 +237,9 @@ public static partial class MmapPrefault
         foreach (RegionFailure failure in result.Failures)
         {
             Log.RegionFailed(log, label, failure.Name, failure.Length, failure.Message);
-            if (failure.Errno != 0)
+            if (failure.Error.IsError)
             {
-                Log.CallFailed(log, label, result.Method == PrefaultMethod.Populate ? "madvise(MADV_POPULATE_READ)" : "mapping check",
-                    failure.Address, failure.Length, new ErrnoText(failure.Errno));
+                Log.CallFailed(log, label, failure.Address, failure.Length, failure.Error);
             }
         }
 

@@ -1,4 +1,3 @@
-using System.Runtime.InteropServices;
 using System.Runtime.Versioning;
 
 namespace Sharpi.Prefault;
@@ -8,20 +7,22 @@ internal static unsafe class PlatformMemory
 {
     /// <summary>
     /// True when [start, end) is mapped and readable, as far as the platform can tell without a read:
-    /// mincore (ENOMEM means unmapped) on Unix, VirtualQuery on Windows.
+    /// mincore (ENOMEM means unmapped) on Unix, VirtualQuery on Windows. Where it is not, <paramref name="error"/> is
+    /// the call that failed (<see cref="PlatformError.None"/> when the call worked and found the range unreadable).
     /// </summary>
-    internal static bool IsReadable(nint start, nint end, out int errno, out string why)
+    internal static bool IsReadable(nint start, nint end, out PlatformError error, out string why)
     {
-        errno = 0;
+        error = PlatformError.None;
         why = string.Empty;
         if (OperatingSystem.IsWindows())
         {
-            return IsCommittedAndReadable(start, end, out why);
+            return IsCommittedAndReadable(start, end, out error, out why);
         }
 
-        if (Residency.IsSupported && !Mincore.TryCountResident(start, end, out _, out errno))
+        if (Residency.IsSupported && !Mincore.TryCountResident(start, end, out _, out int errno))
         {
-            why = $"not mapped: mincore failed, {Errno.Describe(errno)}";
+            error = PlatformError.FromErrno("mincore", errno);
+            why = $"not mapped: mincore failed, {error.Describe()}";
             return false;
         }
 
@@ -29,15 +30,17 @@ internal static unsafe class PlatformMemory
     }
 
     [SupportedOSPlatform("windows")]
-    private static bool IsCommittedAndReadable(nint start, nint end, out string why)
+    private static bool IsCommittedAndReadable(nint start, nint end, out PlatformError error, out string why)
     {
+        error = PlatformError.None;
         why = string.Empty;
         Interop.Kernel32.MEMORY_BASIC_INFORMATION info;
         for (nint at = start; (nuint)at < (nuint)end;)
         {
             if (Interop.Kernel32.VirtualQuery((void*)at, &info, (nuint)sizeof(Interop.Kernel32.MEMORY_BASIC_INFORMATION)) == 0)
             {
-                why = $"VirtualQuery failed, {Win32Error.Describe(Marshal.GetLastPInvokeError())}";
+                error = PlatformError.LastWin32("VirtualQuery");
+                why = $"VirtualQuery failed, {error.Describe()}";
                 return false;
             }
 
@@ -88,8 +91,8 @@ internal static unsafe class PlatformMemory
             nint end = Pages.Ceiling(r.End);
             if (Interop.Libc.Madvise((void*)start, (nuint)(end - start), willNeed) != 0)
             {
-                int errno = Marshal.GetLastPInvokeError();
-                failures.Add(new RegionFailure(r.DisplayName, r.Start, r.Length, errno, $"madvise(MADV_WILLNEED) failed: {Errno.Describe(errno)}"));
+                PlatformError error = PlatformError.LastErrno("madvise(MADV_WILLNEED)");
+                failures.Add(new RegionFailure(r.DisplayName, r.Start, r.Length, error, $"madvise(MADV_WILLNEED) failed: {error.Describe()}"));
             }
         }
     }
@@ -115,9 +118,9 @@ internal static unsafe class PlatformMemory
         {
             if (Interop.Kernel32.PrefetchVirtualMemory(Interop.Kernel32.CurrentProcess, (nuint)entries.Length, p, 0) == 0)
             {
-                int error = Marshal.GetLastPInvokeError();
+                PlatformError error = PlatformError.LastWin32("PrefetchVirtualMemory");
                 failures.Add(new RegionFailure("(all regions)", regions[0].Start, RegionSet.TotalBytes(regions), error,
-                    $"PrefetchVirtualMemory failed: {Win32Error.Describe(error)}; the touch sweep still runs"));
+                    $"PrefetchVirtualMemory failed: {error.Describe()}; the touch sweep still runs"));
             }
         }
     }

@@ -8,19 +8,23 @@ namespace Sharpi.Prefault;
 /// </summary>
 internal static unsafe class PopulateSupport
 {
-    private static readonly Lazy<(bool IsSupported, int Errno)> s_probe = new(Probe);
+    /// <summary>The call, as failures and logs name it.</summary>
+    internal const string Call = "madvise(MADV_POPULATE_READ)";
 
-    internal static bool IsSupported(out int probeErrno)
+    private static readonly Lazy<(bool IsSupported, PlatformError Error)> s_probe = new(Probe);
+
+    /// <summary>True where MADV_POPULATE_READ works; else false with the probe's failed call (None off Linux).</summary>
+    internal static bool IsSupported(out PlatformError probeError)
     {
-        (bool supported, probeErrno) = s_probe.Value;
+        (bool supported, probeError) = s_probe.Value;
         return supported;
     }
 
-    private static (bool IsSupported, int Errno) Probe()
+    private static (bool IsSupported, PlatformError Error) Probe()
     {
         if (!OperatingSystem.IsLinux())
         {
-            return (false, 0);
+            return (false, PlatformError.None);
         }
 
         nuint page = (nuint)Environment.SystemPageSize;
@@ -28,8 +32,8 @@ internal static unsafe class PopulateSupport
         try
         {
             return Interop.Libc.Madvise(probe, page, Interop.LinuxConstants.MADV_POPULATE_READ) == 0
-                ? (true, 0)
-                : (false, Marshal.GetLastPInvokeError());
+                ? (true, PlatformError.None)
+                : (false, PlatformError.LastErrno(Call));
         }
         finally
         {

@@ -55,13 +55,13 @@ internal sealed class PrefaultPlan
         int kept = 0;
         foreach (MergedRegion r in merged)
         {
-            if (probe.TryCountResident(r.Start, r.End, out long resident, out int errno))
+            if (probe.TryCountResident(r.Start, r.End, out long resident, out PlatformError error))
             {
                 planned[kept++] = new PlannedRegion(r, resident);
             }
             else
             {
-                failures.Add(new RegionFailure(r.DisplayName, r.Start, r.Length, errno, $"not mapped: mincore failed, {Errno.Describe(errno)}; skipped"));
+                failures.Add(new RegionFailure(r.DisplayName, r.Start, r.Length, error, $"not mapped: {error.Call} failed, {error.Describe()}; skipped"));
             }
         }
 

@@ -28,29 +28,30 @@ internal static unsafe class SafeTouch
 
     /// <summary>
     /// Touches every page of [<paramref name="start"/>, <paramref name="end"/>) in address order and returns where it
-    /// stopped: <paramref name="end"/>, or the start of the first page that could not be read (with its errno).
+    /// stopped: <paramref name="end"/>, or the start of the first page that could not be read (with the call that
+    /// could not read it and its errno).
     /// </summary>
-    internal static nint Touch(nint start, nint end, ref byte sink, out int errno) => Touch(start, end, Pages.Size, ref sink, out errno);
+    internal static nint Touch(nint start, nint end, ref byte sink, out PlatformError error) => Touch(start, end, Pages.Size, ref sink, out error);
 
     /// <summary>
-    /// As <see cref="Touch(nint, nint, ref byte, out int)"/>, but one page every <paramref name="stride"/> bytes (a
+    /// As <see cref="Touch(nint, nint, ref byte, out PlatformError)"/>, but one page every <paramref name="stride"/> bytes (a
     /// multiple of the page size: the page at <paramref name="start"/>, then every stride from its page) where the read
     /// goes through the Linux kernel, elsewhere every page. A stop is the start of the first <em>sampled</em> page that
     /// could not be read; a page between samples may have failed before it.
     /// </summary>
-    internal static nint Touch(nint start, nint end, nint stride, ref byte sink, out int errno)
+    internal static nint Touch(nint start, nint end, nint stride, ref byte sink, out PlatformError error)
     {
-        errno = 0;
+        error = PlatformError.None;
         if (IsKernelChecked)
         {
             if (OperatingSystem.IsLinux())
             {
-                return TouchThroughKernel(start, end, stride, out errno);
+                return TouchThroughKernel(start, end, stride, out error);
             }
 
             if (OperatingSystem.IsMacOS())
             {
-                return TouchThroughMach(start, end, out errno);
+                return TouchThroughMach(start, end, out error);
             }
         }
 
@@ -59,9 +60,9 @@ internal static unsafe class SafeTouch
     }
 
     [System.Runtime.Versioning.SupportedOSPlatform("linux")]
-    private static nint TouchThroughKernel(nint start, nint end, nint stride, out int errno)
+    private static nint TouchThroughKernel(nint start, nint end, nint stride, out PlatformError error)
     {
-        errno = 0;
+        error = PlatformError.None;
         int pid = Environment.ProcessId;
         byte* sink = stackalloc byte[PagesPerCall];
         Interop.Libc.IOVector* remote = stackalloc Interop.Libc.IOVector[PagesPerCall];
@@ -86,7 +87,7 @@ internal static unsafe class SafeTouch
             }
 
             // A short read stops at the first page the kernel could not fault in; -1 means the first one.
-            errno = read < 0 ? Marshal.GetLastPInvokeError() : Interop.LinuxConstants.EFAULT;
+            error = PlatformError.FromErrno("process_vm_readv", read < 0 ? Marshal.GetLastPInvokeError() : Interop.LinuxConstants.EFAULT);
             nint stopped = (nint)remote[read < 0 ? 0 : read].Base;
             return (nuint)stopped > (nuint)batchStart ? Pages.Floor(stopped) : batchStart;
         }
@@ -95,9 +96,9 @@ internal static unsafe class SafeTouch
     }
 
     [System.Runtime.Versioning.SupportedOSPlatform("macos")]
-    private static nint TouchThroughMach(nint start, nint end, out int errno)
+    private static nint TouchThroughMach(nint start, nint end, out PlatformError error)
     {
-        errno = 0;
+        error = PlatformError.None;
         uint task = Interop.Libc.MachTaskSelf();
         byte* buffer = stackalloc byte[MacCopyBytes];
         for (nint at = start; (nuint)at < (nuint)end;)
@@ -107,7 +108,8 @@ internal static unsafe class SafeTouch
             int kr = Interop.Libc.MachVmReadOverwrite(task, (ulong)at, (ulong)(stop - at), (ulong)buffer, &copied);
             if (kr != 0)
             {
-                errno = Interop.LinuxConstants.EFAULT;
+                // A kern_return_t is no errno: the range could not be read, which is macOS's EFAULT.
+                error = PlatformError.FromErrno("mach_vm_read_overwrite", Interop.OSXConstants.EFAULT);
                 return at;
             }
 

@@ -29,7 +29,8 @@ internal sealed unsafe class StrideSweep
     private readonly bool _touchAfterPopulate;
     private readonly FileStaging? _staging;
     private readonly CancellationToken _token;
-    private readonly int[] _errno;
+    private readonly int[] _failed; // per region: 1 once a failure is recorded; the thread that sets it writes _error
+    private readonly PlatformError[] _error; // per region: the first call that failed in it
     private readonly long[] _failedBytes;
     private readonly long[] _chunksLeft; // per region: chunks not yet swept; the one that ends it reports the region done
     private readonly Action<int>? _regionDone;
@@ -59,7 +60,8 @@ internal sealed unsafe class StrideSweep
         _touchAfterPopulate = touchAfterPopulate && SafeTouch.IsKernelChecked;
         _regionDone = regionDone;
         _token = token;
-        _errno = new int[regions.Length];
+        _failed = new int[regions.Length];
+        _error = new PlatformError[regions.Length];
         _failedBytes = new long[regions.Length];
         _chunksLeft = new long[regions.Length];
         _firstChunk = new long[regions.Length + 1];
@@ -155,10 +157,10 @@ internal sealed unsafe class StrideSweep
     {
         for (int i = 0; i < _regions.Length; i++)
         {
-            if (_errno[i] != 0)
+            if (_failed[i] != 0)
             {
                 MergedRegion r = _regions[i];
-                failures.Add(new RegionFailure(r.DisplayName, r.Start, _failedBytes[i], _errno[i], DescribeError(_errno[i])));
+                failures.Add(new RegionFailure(r.DisplayName, r.Start, _failedBytes[i], _error[i], DescribeError(_error[i])));
             }
         }
     }
@@ -221,10 +223,10 @@ internal sealed unsafe class StrideSweep
 
     private nint TouchAll(nint start, nint end, int region, ref byte sink)
     {
-        nint touched = SafeTouch.Touch(start, end, ref sink, out int errno);
+        nint touched = SafeTouch.Touch(start, end, ref sink, out PlatformError error);
         if (touched != end)
         {
-            Fail(region, errno, end - touched);
+            Fail(region, error, end - touched);
         }
 
         return touched;
@@ -263,10 +265,10 @@ internal sealed unsafe class StrideSweep
             if (TouchAfterPopulate.IsSlow(elapsed, sampledPages, SlowPageNanoseconds))
             {
                 spansTouched++;
-                nint read = SafeTouch.Touch(span, spanEnd, ref sink, out int errno);
+                nint read = SafeTouch.Touch(span, spanEnd, ref sink, out PlatformError error);
                 if (read != spanEnd)
                 {
-                    Fail(region, errno, end - read);
+                    Fail(region, error, end - read);
                     touched = read;
                     break;
                 }
@@ -339,7 +341,7 @@ internal sealed unsafe class StrideSweep
             reached = (nuint)good > (nuint)start ? good : start;
         }
 
-        Fail(region, errno, end - reached);
+        Fail(region, PlatformError.FromErrno(PopulateSupport.Call, errno), end - reached);
         return reached;
     }
 
@@ -362,19 +364,34 @@ internal sealed unsafe class StrideSweep
         }
     }
 
-    private void Fail(int region, int errno, long bytes)
+    private void Fail(int region, PlatformError error, long bytes)
     {
-        Interlocked.CompareExchange(ref _errno[region], errno, 0);
+        // A region keeps its first failure; it is read only after every worker has stopped.
+        if (Interlocked.CompareExchange(ref _failed[region], 1, 0) == 0)
+        {
+            _error[region] = error;
+        }
+
         Interlocked.Add(ref _failedBytes[region], bytes);
     }
 
-    internal static string DescribeError(int errno) => errno switch
+    /// <summary>What a failed populate or touch means, with the call and its error (the errno values are the running platform's).</summary>
+    internal static string DescribeError(PlatformError error)
     {
-        Interop.LinuxConstants.EFAULT => $"pages past the end of the mapped file (truncated?) or unreadable; the sweep stopped there instead of a fatal SIGBUS ({Errno.Describe(errno)})",
-        Interop.LinuxConstants.ENOMEM => $"not mapped ({Errno.Describe(errno)})",
-        Interop.LinuxConstants.EINVAL => $"this mapping cannot be populated (device or PFN mapping, or locked against it) ({Errno.Describe(errno)})",
-        Interop.LinuxConstants.EHWPOISON => $"hardware memory error in the range ({Errno.Describe(errno)})",
-        Interop.LinuxConstants.EPERM => $"not permitted ({Errno.Describe(errno)})",
-        _ => $"madvise(MADV_POPULATE_READ) failed ({Errno.Describe(errno)})",
-    };
+        int efault = OperatingSystem.IsMacOS() ? Interop.OSXConstants.EFAULT : Interop.LinuxConstants.EFAULT;
+        if (error.Kind != PlatformErrorKind.Errno || (!OperatingSystem.IsLinux() && error.Code != efault))
+        {
+            return $"{error.Call} failed ({error.Describe()})";
+        }
+
+        return error.Code switch
+        {
+            _ when error.Code == efault => $"pages past the end of the mapped file (truncated?) or unreadable; the sweep stopped there instead of a fatal SIGBUS ({error})",
+            Interop.LinuxConstants.ENOMEM => $"not mapped ({error})",
+            Interop.LinuxConstants.EINVAL when error.Call == PopulateSupport.Call => $"this mapping cannot be populated (device or PFN mapping, or locked against it) ({error})",
+            Interop.LinuxConstants.EHWPOISON => $"hardware memory error in the range ({error})",
+            Interop.LinuxConstants.EPERM => $"not permitted ({error})",
+            _ => $"{error.Call} failed ({error.Describe()})",
+        };
+    }
 }

@@ -22,13 +22,13 @@ internal static class TouchSafety
         var safe = new List<MergedRegion>(regions.Length);
         foreach (MergedRegion r in regions)
         {
-            if (PlatformMemory.IsReadable(r.Start, r.End, out int errno, out string why))
+            if (PlatformMemory.IsReadable(r.Start, r.End, out PlatformError error, out string why))
             {
                 safe.Add(r);
             }
             else
             {
-                failures.Add(new RegionFailure(r.DisplayName, r.Start, r.Length, errno, why));
+                failures.Add(new RegionFailure(r.DisplayName, r.Start, r.Length, error, why));
             }
         }
 
@@ -44,14 +44,14 @@ internal static class TouchSafety
             {
                 if (piece.IsGap)
                 {
-                    failures.Add(new RegionFailure(r.DisplayName, piece.Start, piece.End - piece.Start, 0, "not mapped: the range has no mapping in /proc/self/maps"));
+                    failures.Add(new RegionFailure(r.DisplayName, piece.Start, piece.End - piece.Start, PlatformError.None, "not mapped: the range has no mapping in /proc/self/maps"));
                     continue;
                 }
 
                 ProcMapEntry m = maps[piece.Index];
                 if (!m.Readable)
                 {
-                    failures.Add(new RegionFailure(r.DisplayName, piece.Start, piece.End - piece.Start, 0, "mapped without read permission"));
+                    failures.Add(new RegionFailure(r.DisplayName, piece.Start, piece.End - piece.Start, PlatformError.None, "mapped without read permission"));
                     continue;
                 }
 
@@ -75,7 +75,7 @@ internal static class TouchSafety
 
                 if ((nuint)validEnd < (nuint)piece.End)
                 {
-                    failures.Add(new RegionFailure(r.DisplayName, validEnd, piece.End - validEnd, 0,
+                    failures.Add(new RegionFailure(r.DisplayName, validEnd, piece.End - validEnd, PlatformError.None,
                         $"past the end of '{m.Path}' (the file is shorter than the mapping: truncated?)"));
                 }
             }

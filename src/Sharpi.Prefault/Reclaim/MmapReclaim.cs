@@ -1,4 +1,3 @@
-using System.Runtime.InteropServices;
 using System.Runtime.Versioning;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Logging.Abstractions;
@@ -88,14 +87,18 @@ public static class MmapReclaim
             else
             {
                 // EINVAL here means the range was locked after the check (mlock by another thread).
-                int errno = Marshal.GetLastPInvokeError();
-                plan.Skipped.Add(new RegionFailure(r.DisplayName, r.Start, r.Length, errno, $"madvise(MADV_DONTNEED) failed: {Errno.Describe(errno)}"));
+                PlatformError error = PlatformError.LastErrno("madvise(MADV_DONTNEED)");
+                plan.Skipped.Add(new RegionFailure(r.DisplayName, r.Start, r.Length, error, $"madvise(MADV_DONTNEED) failed: {error.Describe()}"));
             }
         }
 
         foreach (RegionFailure s in plan.Skipped)
         {
             Log.KeptResident(logger, label, s.Name, s.Length, s.Message);
+            if (s.Error.IsError)
+            {
+                Log.CallFailed(logger, label, s.Address, s.Length, s.Error);
+            }
         }
 
         Log.Released(logger, label, released, requested, plan.Skipped.Count);

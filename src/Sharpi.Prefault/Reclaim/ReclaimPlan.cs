@@ -43,7 +43,7 @@ internal sealed class ReclaimPlan
                 }
                 else if (smaps.Figures[p.Index].IsLocked)
                 {
-                    plan.Skipped.Add(new RegionFailure(r.DisplayName, p.Start, p.End - p.Start, 0,
+                    plan.Skipped.Add(new RegionFailure(r.DisplayName, p.Start, p.End - p.Start, PlatformError.None,
                         "locked in memory (smaps Locked/VmFlags lo): munlock it, or dispose its LockLease, first"));
                 }
                 else
@@ -57,7 +57,7 @@ internal sealed class ReclaimPlan
         plan.Release = PageRanges.Inward([.. releasable], tooSmall);
         foreach (MergedRegion r in tooSmall)
         {
-            plan.Skipped.Add(new RegionFailure(r.DisplayName, r.Start, r.Length, 0,
+            plan.Skipped.Add(new RegionFailure(r.DisplayName, r.Start, r.Length, PlatformError.None,
                 "holds no whole page once rounded inward; its pages also hold bytes outside the regions, so they stay"));
         }
 
@@ -126,7 +126,7 @@ internal sealed class ReclaimPlan
 
             nint lockedEnd = (nuint)end < (nuint)piece.End ? end : piece.End;
             nint lockedStart = (nuint)start > (nuint)at ? start : at;
-            Skipped.Add(new RegionFailure(piece.DisplayName, lockedStart, lockedEnd - lockedStart, 0,
+            Skipped.Add(new RegionFailure(piece.DisplayName, lockedStart, lockedEnd - lockedStart, PlatformError.None,
                 "locked by a live LockLease: dispose the lease first"));
             at = lockedEnd;
         }

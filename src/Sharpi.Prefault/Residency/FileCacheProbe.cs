@@ -84,7 +84,8 @@ internal sealed unsafe class FileCacheProbe : IDisposable
     }
 
     /// <summary>
-    /// Resident bytes of [start, end); false with the errno when the range is not mapped. On Windows the bytes in this
+    /// Resident bytes of [start, end); false with the call that failed (mincore's ENOMEM when the range is not mapped;
+    /// QueryWorkingSetEx's Win32 error on Windows). On Windows the bytes in this
     /// process's working set (<see cref="WorkingSet"/>), and an unmapped range counts as not resident rather than
     /// failing: the touch sweep's VirtualQuery check reports it.
     /// </summary>
@@ -92,12 +93,18 @@ internal sealed unsafe class FileCacheProbe : IDisposable
     [SupportedOSPlatform("macos")]
     [SupportedOSPlatform("freebsd")]
     [SupportedOSPlatform("windows")]
-    internal bool TryCountResident(nint start, nint end, out long residentBytes, out int errno)
+    internal bool TryCountResident(nint start, nint end, out long residentBytes, out PlatformError error)
     {
-        errno = 0;
+        error = PlatformError.None;
         if (OperatingSystem.IsWindows())
         {
-            return WorkingSet.TryCountResident(start, end, out residentBytes, out errno);
+            if (WorkingSet.TryCountResident(start, end, out residentBytes, out int win32))
+            {
+                return true;
+            }
+
+            error = PlatformError.FromWin32("QueryWorkingSetEx", win32);
+            return false;
         }
 
         if (TryCachestat(start, end, out residentBytes))
@@ -107,7 +114,13 @@ internal sealed unsafe class FileCacheProbe : IDisposable
 
         if (OperatingSystem.IsLinux() || OperatingSystem.IsMacOS() || OperatingSystem.IsFreeBSD())
         {
-            return Mincore.TryCountResident(start, end, out residentBytes, out errno);
+            if (Mincore.TryCountResident(start, end, out residentBytes, out int errno))
+            {
+                return true;
+            }
+
+            error = PlatformError.FromErrno("mincore", errno);
+            return false;
         }
 
         // Not reached: the attributes above list every platform; the guard says so to the platform analyzer.

@@ -207,25 +207,25 @@ public static class Residency
         residentBytes = 0;
         if (OperatingSystem.IsWindows())
         {
-            if (!WorkingSet.IsCommitted(start, end, out int error))
+            if (!WorkingSet.IsCommitted(start, end, out int committed))
             {
-                why = $"not mapped, {Win32Error.Describe(error)}";
+                why = $"not mapped, {PlatformError.FromWin32("VirtualQuery", committed).Describe()}";
                 return false;
             }
 
-            if (!probe.TryCountResident(start, end, out residentBytes, out error))
+            if (!probe.TryCountResident(start, end, out residentBytes, out PlatformError error))
             {
-                why = $"QueryWorkingSetEx failed, {Win32Error.Describe(error)}";
+                why = $"QueryWorkingSetEx failed, {error.Describe()}";
                 return false;
             }
 
             return true;
         }
 
-        int errno = 0;
-        if (!IsSupported || !probe.TryCountResident(start, end, out residentBytes, out errno))
+        PlatformError failed = PlatformError.None;
+        if (!IsSupported || !probe.TryCountResident(start, end, out residentBytes, out failed))
         {
-            why = $"not mapped, {Errno.Describe(errno)}";
+            why = $"not mapped, {failed.Describe()}";
             return false;
         }
 

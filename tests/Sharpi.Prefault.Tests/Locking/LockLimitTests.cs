@@ -42,7 +42,7 @@ public sealed class LockLimitTests
     [Fact]
     public void WindowsMessage_ForTheWorkingSetQuota_SaysHowToRaiseTheMinimumWorkingSet()
     {
-        string message = LockLimit.WindowsMessage(1453, 64L << 20);
+        string message = LockLimit.WindowsMessage(PlatformError.FromWin32("VirtualLock", 1453), 64L << 20);
 
         Assert.Contains("SetProcessWorkingSetSizeEx", message, StringComparison.Ordinal);
         Assert.Contains("64.00 MiB", message, StringComparison.Ordinal);

@@ -143,7 +143,7 @@ public sealed class MmapLockTests(ITestOutputHelper output)
             Assert.Equal(before, VmLck);
             RegionFailure failure = Assert.Single(lease.Failures);
             output.WriteLine(failure.Message);
-            Assert.Equal(global::Interop.LinuxConstants.ENOMEM, failure.Errno);
+            Assert.Equal(PlatformError.FromErrno("mlock", global::Interop.LinuxConstants.ENOMEM), failure.Error);
             (ulong current, ulong hard) = NativeTestMethods.GetMemlockLimit();
             Assert.Contains($"RLIMIT_MEMLOCK is soft {current} bytes", failure.Message, StringComparison.Ordinal);
             Assert.Contains(hard == ulong.MaxValue ? "hard unlimited" : $"hard {hard} bytes", failure.Message, StringComparison.Ordinal);

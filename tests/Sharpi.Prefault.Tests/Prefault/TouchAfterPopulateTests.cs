@@ -89,10 +89,10 @@ public sealed class TouchAfterPopulateTests
             byte sink = 0;
 
             // An unaligned start: its own page is read, then one page every 16 from it.
-            nint stopped = SafeTouch.Touch(start + 100, start + (Pages * page), TouchAfterPopulate.SamplePages * page, ref sink, out int errno);
+            nint stopped = SafeTouch.Touch(start + 100, start + (Pages * page), TouchAfterPopulate.SamplePages * page, ref sink, out PlatformError error);
 
             Assert.Equal(start + (Pages * page), stopped);
-            Assert.Equal(0, errno);
+            Assert.Equal(PlatformError.None, error);
             Assert.Equal((Pages + TouchAfterPopulate.SamplePages - 1) / TouchAfterPopulate.SamplePages, PageMap.CountPresent(start, Pages * page));
             for (int i = 0; i < Pages; i++)
             {
@@ -117,11 +117,11 @@ public sealed class TouchAfterPopulateTests
 
         nint start = map.Region().Address;
         byte sink = 0;
-        nint stopped = SafeTouch.Touch(start + 10, start + (64 * 4096), TouchAfterPopulate.SamplePages * 4096, ref sink, out int errno);
+        nint stopped = SafeTouch.Touch(start + 10, start + (64 * 4096), TouchAfterPopulate.SamplePages * 4096, ref sink, out PlatformError error);
 
         // Samples at pages 0, 16, 32 and 48: 48 is the first past the new end (page 40).
         Assert.Equal(start + (48 * 4096), stopped);
-        Assert.Equal(global::Interop.LinuxConstants.EFAULT, errno);
+        Assert.Equal(PlatformError.FromErrno("process_vm_readv", global::Interop.LinuxConstants.EFAULT), error);
     }
 
     /// <summary>The 2 MiB-aligned spans a region covers.</summary>

@@ -62,13 +62,13 @@ public sealed class FileCacheProbeTests
     }
 
     [LinuxFact]
-    public void TryCountResident_OfAnUnmappedRange_FailsWithTheErrno()
+    public void TryCountResident_OfAnUnmappedRange_FailsWithMincoresErrno()
     {
         nint gone = Unmapped.Address(MiB);
         MergedRegion merged = new(gone, gone + (nint)MiB, "gone", 0);
         using FileCacheProbe probe = FileCacheProbe.Create([merged], ProcMaps.ReadFor([merged]));
 
-        Assert.False(probe.TryCountResident(merged.Start, merged.End, out _, out int errno));
-        Assert.Equal(global::Interop.LinuxConstants.ENOMEM, errno);
+        Assert.False(probe.TryCountResident(merged.Start, merged.End, out _, out PlatformError error));
+        Assert.Equal(PlatformError.FromErrno("mincore", global::Interop.LinuxConstants.ENOMEM), error);
     }
 }

@@ -1,0 +1,73 @@
+using Microsoft.Extensions.Logging;
+using Sharpi.Prefault.Tests.TestSupport;
+
+namespace Sharpi.Prefault.Tests.Prefault;
+
+/// <summary>
+/// Each failure of a run carries the call that failed, and the log names that call: the method of the run (populate)
+/// says nothing about which call refused a region.
+/// </summary>
+public sealed class MmapPrefaultFailureTests
+{
+    private const long MiB = TestFile.MiB;
+
+    [LinuxFact]
+    public void Run_WithPopulate_OverAnUnmappedRange_CarriesAndLogsMincore_NotThePopulate()
+    {
+        using TestFile live = TestFile.Create(4 * MiB);
+        using MappedFile liveMap = live.Map();
+        var log = new ListLogger();
+
+        PrefaultResult result = MmapPrefault.Run([new PrefaultRegion(Unmapped.Address(MiB), MiB, "unmapped"), liveMap.Region("live")],
+            PrefaultOptions.Default with { Logger = log, Label = "engine", RamGate = RamGate.Always });
+
+        Assert.Equal(PrefaultMethod.Populate, result.Method);
+        RegionFailure failure = Assert.Single(result.Failures);
+        Assert.Equal(PlatformError.FromErrno("mincore", global::Interop.LinuxConstants.ENOMEM), failure.Error);
+        IReadOnlyDictionary<string, object?> fields = Assert.Single(log.Fields, f => f.ContainsKey("ErrorCode"));
+        Assert.Equal("mincore", fields["Call"]);
+        Assert.Equal(PlatformErrorKind.Errno, fields["ErrorKind"]);
+        Assert.Equal(global::Interop.LinuxConstants.ENOMEM, fields["ErrorCode"]);
+        Assert.Contains(log.At(LogLevel.Debug), line => line.StartsWith("[engine] mincore at 0x900000000000 length 1048576 failed (Errno 12): ", StringComparison.Ordinal));
+    }
+
+    [LinuxFact]
+    [System.Runtime.Versioning.SupportedOSPlatform("linux")]
+    public void Run_WithPopulate_PastTheEndOfTheMappedFile_CarriesAndLogsThePopulatesEfault()
+    {
+        // 4 MiB mapped over a file of 1 MiB: the populate stops at the file's end with EFAULT, instead of a SIGBUS.
+        using TestFile file = TestFile.Create(MiB);
+        using var view = Mappings.NativeMmap.Map(file.Path, 0, 4 * MiB);
+        var log = new ListLogger();
+
+        PrefaultResult result = MmapPrefault.Run([new PrefaultRegion(view.Address, 4 * MiB, "longer")],
+            PrefaultOptions.Default with { Logger = log, RamGate = RamGate.Always });
+
+        Assert.Equal(PrefaultMethod.Populate, result.Method);
+        RegionFailure failure = Assert.Single(result.Failures);
+        Assert.Equal(PlatformErrorKind.Errno, failure.Error.Kind);
+        Assert.Equal("madvise(MADV_POPULATE_READ)", failure.Error.Call);
+        Assert.Equal(global::Interop.LinuxConstants.EFAULT, failure.Error.Code);
+        Assert.Contains("(madvise(MADV_POPULATE_READ): errno 14 (Bad address))", failure.Message, StringComparison.Ordinal);
+        IReadOnlyDictionary<string, object?> fields = Assert.Single(log.Fields, f => f.ContainsKey("ErrorCode"));
+        Assert.Equal("madvise(MADV_POPULATE_READ)", fields["Call"]);
+        Assert.Equal(global::Interop.LinuxConstants.EFAULT, fields["ErrorCode"]);
+    }
+
+    [LinuxFact]
+    [System.Runtime.Versioning.SupportedOSPlatform("linux")]
+    public void Run_WithTouch_PastTheEndOfTheMappedFile_FailsWithoutACall_ForTheMapsCheckFoundIt()
+    {
+        // The touch sweep checks /proc/self/maps and the file's length first: no call failed, so none is named or logged.
+        using TestFile file = TestFile.Create(MiB);
+        using var view = Mappings.NativeMmap.Map(file.Path, 0, 4 * MiB);
+        var log = new ListLogger();
+
+        PrefaultResult result = MmapPrefault.Run([new PrefaultRegion(view.Address, 4 * MiB, "longer")],
+            PrefaultOptions.Default with { Logger = log, RamGate = RamGate.Always, Strategy = PrefaultStrategy.Touch });
+
+        RegionFailure failure = Assert.Single(result.Failures);
+        Assert.Equal(PlatformError.None, failure.Error);
+        Assert.DoesNotContain(log.Fields, f => f.ContainsKey("ErrorCode"));
+    }
+}
