@@ -1,4 +1,3 @@
-using System.Diagnostics;
 using System.Text.Json;
 using Sharpi.Prefault.Cli;
 using Sharpi.Prefault.Tests.Models;
@@ -35,7 +34,6 @@ public sealed class CliFuzzTests
         string[] paths = Paths(model);
         int seed = Seed;
         var random = new Random(seed);
-        var clock = Stopwatch.StartNew();
 
         for (int i = 0; i < Iterations; i++)
         {
@@ -82,8 +80,6 @@ public sealed class CliFuzzTests
                 }
             }
         }
-
-        Assert.True(clock.Elapsed < TimeSpan.FromSeconds(60), $"{Iterations} runs took {clock.Elapsed}");
     }
 
     private static void AddRandomFlags(Random random, string command, List<string> args, string directory)

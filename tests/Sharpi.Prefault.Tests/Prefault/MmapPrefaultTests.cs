@@ -103,8 +103,8 @@ public sealed class MmapPrefaultTests
         Assert.Equal(result.Bytes, reports[^1].BytesDone);
         Assert.All(reports, r => Assert.Equal(64 * MiB, r.BytesTotal));
         Assert.Equal(reports.Select(r => r.BytesDone).Order(), reports.Select(r => r.BytesDone));
-        // At most ~10 a second plus the final one.
-        Assert.InRange(reports.Count, 1, (int)(result.Elapsed.TotalSeconds * 10) + 2);
+        // At most one a chunk (16 of 4 MiB) and the first; the ten-a-second rule is ProgressReporterTests', on a clock it moves.
+        Assert.InRange(reports.Count, 1, 16 + 1);
     }
 
     [LinuxFact]
