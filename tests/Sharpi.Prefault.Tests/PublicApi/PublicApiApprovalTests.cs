@@ -17,7 +17,8 @@ public sealed class PublicApiApprovalTests
         string actual = PublicApiText.Of(typeof(MmapPrefault).Assembly);
         string shipped = File.ReadAllText(Path.Combine(AppContext.BaseDirectory, "PublicApi", ShippedName)).ReplaceLineEndings("\n");
         string shippedPath = ShippedPathInTheSourceTree();
-        string receivedPath = Path.Combine(Path.GetDirectoryName(shippedPath)!, ReceivedName);
+        // Beside the test's copy of the shipped file, in the output folder: a test run never writes into src/.
+        string receivedPath = Path.Combine(AppContext.BaseDirectory, "PublicApi", ReceivedName);
         if (actual == shipped)
         {
             File.Delete(receivedPath);
@@ -26,7 +27,7 @@ public sealed class PublicApiApprovalTests
 
         File.WriteAllText(receivedPath, actual);
         Assert.Fail(
-            $"The public API of Sharpi.Prefault differs from {ShippedName}.{Environment.NewLine}" +
+            $"The public API of Sharpi.Prefault differs from {ShippedName}; the assembly's is in {receivedPath}.{Environment.NewLine}" +
             FirstDifferences(shipped, actual) +
             $"If the change is meant, accept it: cp \"{receivedPath}\" \"{shippedPath}\" (then rebuild, so the test's copy is fresh).");
     }
