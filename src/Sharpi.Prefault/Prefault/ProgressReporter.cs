@@ -1,4 +1,3 @@
-using System.Diagnostics;
 using Microsoft.Extensions.Logging;
 
 namespace Sharpi.Prefault;
@@ -6,13 +5,14 @@ namespace Sharpi.Prefault;
 /// <summary>
 /// Forwards sweep progress to the caller's <see cref="IProgress{T}"/> at most ten times a second (and always the
 /// final figure). Called only from the sweep's calling thread. A callback that throws is reported once and dropped:
-/// a progress bar must never break a load.
+/// a progress bar must never break a load. The clock is a <see cref="TimeProvider"/> (the system's unless a test gives
+/// one), so the once-a-tenth-of-a-second rule is tested by counting reports, not by timing them.
 /// </summary>
-internal sealed class ProgressReporter(IProgress<PrefaultProgress> progress, long total, string label, ILogger log)
+internal sealed class ProgressReporter(IProgress<PrefaultProgress> progress, long total, string label, ILogger log, TimeProvider? time = null)
 {
-    private static readonly long Interval = Stopwatch.Frequency / 10;
-    private long _last; // 0: the first report always goes out (timestamps count from boot, far past one interval)
-    private long _lastBytes = -1;
+    private readonly TimeProvider _time = time ?? TimeProvider.System;
+    private long _last;
+    private long _lastBytes = -1; // nothing reported yet: the first report goes out whatever the clock says
     private bool _broken;
 
     internal void Report(long done) => Report(done, final: done >= total);
@@ -22,8 +22,9 @@ internal sealed class ProgressReporter(IProgress<PrefaultProgress> progress, lon
 
     private void Report(long done, bool final)
     {
-        long now = Stopwatch.GetTimestamp();
-        if (_broken || done == _lastBytes || (!final && now - _last < Interval))
+        long now = _time.GetTimestamp();
+        bool tooSoon = _lastBytes >= 0 && now - _last < _time.TimestampFrequency / 10;
+        if (_broken || done == _lastBytes || (!final && tooSoon))
         {
             return;
         }

@@ -33,14 +33,9 @@ public sealed class CliProgressTests
         }
     }
 
-    [LinuxFact]
+    [CommandFact("script")] // util-linux's script(1) is the pseudo-terminal; without it there is no terminal to measure
     public void Touch_OnA60ColumnTerminal_KeepsTheBarOnOneLine()
     {
-        if (!File.Exists("/usr/bin/script"))
-        {
-            return; // util-linux's script(1) is the pseudo-terminal; without it there is no terminal to measure
-        }
-
         using TestFile file = TestFile.Create(64 * TestFile.MiB);
 
         // script(1) gives the tool a pseudo-terminal; stty makes it 60 columns wide.

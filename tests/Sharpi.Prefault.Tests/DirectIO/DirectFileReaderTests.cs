@@ -1,3 +1,4 @@
+using System.Diagnostics;
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
 using Sharpi.Prefault.Tests.TestSupport;
@@ -206,14 +207,22 @@ public sealed class DirectFileReaderTests
         using TestFile file = TestFile.Create(OddLength);
         using var reader = DirectFileReader.Open(file.Path);
 
+        long started = Stopwatch.GetTimestamp();
         reader.Read(10, new byte[1000]);
+        TimeSpan firstBracket = Stopwatch.GetElapsedTime(started);
+        DirectReadStatistics first = reader.Statistics;
+        started = Stopwatch.GetTimestamp();
         reader.Read(OddLength - 10, new byte[1000]);
+        TimeSpan secondBracket = Stopwatch.GetElapsedTime(started);
 
         DirectReadStatistics stats = reader.Statistics;
         Assert.Equal(2, stats.Reads);
         Assert.Equal(1010, stats.BytesRead);
         Assert.Equal(1010, stats.DirectBytesRead);
-        Assert.True(stats.Elapsed > TimeSpan.Zero);
+        // Elapsed is the time inside Read, summed: each read adds some, no more than the call took.
+        Assert.InRange(first.Elapsed, TimeSpan.FromTicks(1), firstBracket);
+        Assert.InRange(stats.Elapsed - first.Elapsed, TimeSpan.FromTicks(1), secondBracket);
+        Assert.Equal(1010 / (double)(1L << 30) / stats.Elapsed.TotalSeconds, stats.GiBPerSecond, 9);
     }
 
     [LinuxFact]

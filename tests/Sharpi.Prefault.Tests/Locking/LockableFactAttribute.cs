@@ -11,16 +11,20 @@ public sealed class LockableFactAttribute : FactAttribute
 {
     public LockableFactAttribute(long bytes)
     {
+        Skip = WhyNotLockable(bytes);
+    }
+
+    /// <summary>Why this process cannot lock <paramref name="bytes"/>, or null when it can (a child it starts inherits both the limit and root's capability).</summary>
+    internal static string? WhyNotLockable(long bytes)
+    {
         if (!OperatingSystem.IsLinux())
         {
-            Skip = "Linux only: needs mlock and /proc.";
-            return;
+            return "Linux only: needs mlock and /proc.";
         }
 
         (ulong soft, _) = NativeTestMethods.GetMemlockLimit();
-        if (!Environment.IsPrivilegedProcess && soft < (ulong)bytes)
-        {
-            Skip = $"locks {bytes >> 20} MiB: needs root (CAP_IPC_LOCK) or RLIMIT_MEMLOCK of at least that (soft limit is {soft} bytes)";
-        }
+        return !Environment.IsPrivilegedProcess && soft < (ulong)bytes
+            ? $"locks {bytes >> 20} MiB: needs root (CAP_IPC_LOCK) or RLIMIT_MEMLOCK of at least that (soft limit is {soft} bytes)"
+            : null;
     }
 }

@@ -15,7 +15,7 @@ public sealed class MmapLockTests(ITestOutputHelper output)
 
     private static long VmLck => ProcessStatus.ReadStatusBytes("VmLck");
 
-    [LinuxFact]
+    [LockableFact(32 * TestFile.MiB)]
     public void Lock_RaisesVmLck_ByTheLockedBytes_AndDisposeLowersItAgain()
     {
         using TestFile file = TestFile.Create(32 * TestFile.MiB);
@@ -32,7 +32,7 @@ public sealed class MmapLockTests(ITestOutputHelper output)
         Assert.Equal(before, VmLck);
     }
 
-    [LinuxFact]
+    [LockableFact(64 * TestFile.MiB)]
     public void Lock_OfACopyOnWriteView_RefusesIt_AndCopiesNoPage()
     {
         // mlock faults a writable private mapping's pages in for writing: every page became a private copy (smaps

@@ -12,8 +12,13 @@ namespace Sharpi.Prefault.Tests.Models;
 /// </summary>
 /// <remarks>
 /// The default is <see cref="DefaultIterations"/> cases per format (a few seconds). For a longer run set
-/// <c>SHARPI_FUZZ_ITERATIONS</c> (cases per format) and optionally <c>SHARPI_FUZZ_SEED</c>, for example
+/// <c>SHARPI_FUZZ_ITERATIONS</c> (cases per format) and optionally <c>SHARPI_FUZZ_SEED</c> (the run's seed, default
+/// <see cref="DefaultSeed"/>), for example
 /// <c>SHARPI_FUZZ_ITERATIONS=200000 dotnet test -c Release --filter "FullyQualifiedName~ModelFuzzTests"</c>.
+/// Case <c>i</c> of a run draws from its own <see cref="Random"/>, seeded with <see cref="CaseSeed"/> of the run's seed
+/// plus <c>i</c> and the format (a fixed FNV-1a hash of its name, never <c>string.GetHashCode</c>, which changes with
+/// every process). So a run is the same on every machine, and one case replays alone: a failure prints the
+/// <c>SHARPI_FUZZ_SEED=... SHARPI_FUZZ_ITERATIONS=1</c> that runs just that case (as case 0) again.
 /// Keep any input that fails as a file under <c>Models/Corpus/</c>: <see cref="Corpus_EveryKeptInput_ParsesOrThrowsFormatException"/>
 /// replays them all.
 /// </remarks>
@@ -117,12 +122,12 @@ public sealed class ModelFuzzTests(ITestOutputHelper output)
         }
 
         int cases = iterations ?? Iterations;
-        var random = new Random(Seed ^ format.GetHashCode(StringComparison.Ordinal) ^ format.Length);
+        int runSeed = Seed;
         int parsed = 0;
         var failures = new List<string>();
-        var clock = System.Diagnostics.Stopwatch.StartNew();
         for (int i = 0; i < cases; i++)
         {
+            var random = new Random(CaseSeed(unchecked(runSeed + i), format));
             byte[] input = Mutate(random, seeds[random.Next(seeds.Length)], seeds);
             try
             {
@@ -136,12 +141,25 @@ public sealed class ModelFuzzTests(ITestOutputHelper output)
             catch (Exception e)
 #pragma warning restore CA1031
             {
-                failures.Add($"case {i}: {e.GetType().Name}: {e.Message}\n  input (base64): {Convert.ToBase64String(input)}");
+                failures.Add($"case {i} (replay it alone: SHARPI_FUZZ_SEED={unchecked(runSeed + i)} SHARPI_FUZZ_ITERATIONS=1): " +
+                    $"{e.GetType().Name}: {e.Message}\n  input (base64): {Convert.ToBase64String(input)}");
             }
         }
 
-        output.WriteLine($"{format}: {cases} cases, {parsed} parsed, {cases - parsed - failures.Count} rejected, {failures.Count} failed, {clock.Elapsed.TotalSeconds:F2} s");
-        Assert.True(failures.Count == 0, string.Join('\n', failures.Take(5)));
+        output.WriteLine($"{format}: seed {runSeed}, {cases} cases, {parsed} parsed, {cases - parsed - failures.Count} rejected, {failures.Count} failed");
+        Assert.True(failures.Count == 0, $"{format}, SHARPI_FUZZ_SEED={runSeed}: {failures.Count} of {cases} cases failed\n" + string.Join('\n', failures.Take(5)));
+    }
+
+    /// <summary>The seed of one case: <paramref name="caseSeed"/> (the run's seed plus the case number) mixed with a stable hash of the format's name.</summary>
+    private static int CaseSeed(int caseSeed, string format)
+    {
+        uint hash = 2166136261; // FNV-1a: the same on every run and machine, unlike string.GetHashCode
+        foreach (char c in format)
+        {
+            hash = (hash ^ c) * 16777619;
+        }
+
+        return caseSeed ^ (int)hash;
     }
 
     private static byte[] Mutate(Random random, byte[] seed, byte[][] seeds)

@@ -138,14 +138,30 @@ public sealed class MmapPrefaultStartTests
     [LinuxFact]
     public async Task DisposeAsync_CancelsAndWaitsForTheWorkers()
     {
-        using TestFile file = TestFile.Create(256 * MiB);
+        using TestFile file = TestFile.Create(32 * MiB);
         using MappedFile map = file.Map();
+        using var sweeping = new ManualResetEventSlim();
+        using var disposing = new ManualResetEventSlim();
+        // The first report holds the sweep until DisposeAsync has been called, so the cut surely lands mid-sweep and
+        // DisposeAsync surely has a worker to wait for. (The wait is bounded only so a broken handle fails, not hangs.)
+        var progress = new CallbackProgress(_ =>
+        {
+            sweeping.Set();
+            disposing.Wait(TimeSpan.FromSeconds(30));
+        });
 
-        PrefaultHandle handle = MmapPrefault.Start([map.Region()], PrefaultOptions.Default with { ChunkSize = MiB, MaxDegreeOfParallelism = 1 });
-        await handle.DisposeAsync();
+        PrefaultHandle handle = MmapPrefault.Start([map.Region()], PrefaultOptions.Default with { Progress = progress, ChunkSize = MiB, MaxDegreeOfParallelism = 1 });
+        Assert.True(sweeping.Wait(TimeSpan.FromSeconds(30)));
+        Task disposed = handle.DisposeAsync().AsTask();
+        Assert.False(disposed.IsCompleted, "DisposeAsync returned while the worker was still in the sweep");
+        disposing.Set();
+        await disposed;
 
         Assert.True(handle.IsCompleted);
-        Assert.True(handle.Completion.Result.IsCanceled || handle.Completion.Result.Bytes == file.Length);
+        PrefaultResult result = handle.Completion.Result;
+        Assert.True(result.IsCanceled, result.Reason);
+        Assert.InRange(result.Bytes, 1, file.Length - 1);
+        Assert.Equal(file.Length - result.Bytes, result.BytesSkipped);
     }
 
     [LinuxFact]

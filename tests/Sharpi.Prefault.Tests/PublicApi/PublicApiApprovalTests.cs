@@ -1,3 +1,5 @@
+using System.Reflection;
+
 namespace Sharpi.Prefault.Tests.PublicApi;
 
 /// <summary>
@@ -15,7 +17,8 @@ public sealed class PublicApiApprovalTests
         string actual = PublicApiText.Of(typeof(MmapPrefault).Assembly);
         string shipped = File.ReadAllText(Path.Combine(AppContext.BaseDirectory, "PublicApi", ShippedName)).ReplaceLineEndings("\n");
         string shippedPath = ShippedPathInTheSourceTree();
-        string receivedPath = Path.Combine(Path.GetDirectoryName(shippedPath)!, ReceivedName);
+        // Beside the test's copy of the shipped file, in the output folder: a test run never writes into src/.
+        string receivedPath = Path.Combine(AppContext.BaseDirectory, "PublicApi", ReceivedName);
         if (actual == shipped)
         {
             File.Delete(receivedPath);
@@ -24,7 +27,7 @@ public sealed class PublicApiApprovalTests
 
         File.WriteAllText(receivedPath, actual);
         Assert.Fail(
-            $"The public API of Sharpi.Prefault differs from {ShippedName}.{Environment.NewLine}" +
+            $"The public API of Sharpi.Prefault differs from {ShippedName}; the assembly's is in {receivedPath}.{Environment.NewLine}" +
             FirstDifferences(shipped, actual) +
             $"If the change is meant, accept it: cp \"{receivedPath}\" \"{shippedPath}\" (then rebuild, so the test's copy is fresh).");
     }
@@ -38,30 +41,22 @@ public sealed class PublicApiApprovalTests
     [Fact]
     public void PublicApi_OfTheNet8Build_IsTheSameAsTheNet10Builds()
     {
-        // The net8.0 build of the library from the same checkout and configuration, where the solution build put it.
-        string? net8 = Net8BuildPath();
-        if (net8 is null)
-        {
-            return; // run from outside a checkout (a copied output folder): nothing to compare with
-        }
+        // The test project builds the library's net8.0 target too and copies it here (see its csproj), so the
+        // comparison never depends on what else was built: a missing copy is a broken build, not a reason to pass.
+        string net8 = Path.Combine(AppContext.BaseDirectory, "PublicApi", "net8.0", "Sharpi.Prefault.dll");
+        Assert.True(File.Exists(net8), $"{net8} is missing: the test project's reference to the library's net8.0 build did not copy it");
 
         var context = new System.Runtime.Loader.AssemblyLoadContext("net8.0 Sharpi.Prefault", isCollectible: true);
         try
         {
-            Assert.Equal(PublicApiText.Of(typeof(MmapPrefault).Assembly), PublicApiText.Of(context.LoadFromAssemblyPath(net8)));
+            Assembly library = context.LoadFromAssemblyPath(net8);
+            Assert.Equal(".NETCoreApp,Version=v8.0", library.GetCustomAttribute<System.Runtime.Versioning.TargetFrameworkAttribute>()?.FrameworkName);
+            Assert.Equal(PublicApiText.Of(typeof(MmapPrefault).Assembly), PublicApiText.Of(library));
         }
         finally
         {
             context.Unload();
         }
-    }
-
-    private static string? Net8BuildPath()
-    {
-        string shipped = ShippedPathInTheSourceTree();
-        string configuration = new DirectoryInfo(AppContext.BaseDirectory).Parent?.Name ?? "Release"; // bin/<Configuration>/net10.0/
-        string candidate = Path.Combine(Path.GetDirectoryName(shipped)!, "bin", configuration, "net8.0", "Sharpi.Prefault.dll");
-        return File.Exists(candidate) ? candidate : null;
     }
 
     /// <summary>The lines only one side has, up to a screenful: '-' shipped, '+' received.</summary>

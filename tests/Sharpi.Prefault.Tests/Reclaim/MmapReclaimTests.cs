@@ -1,5 +1,6 @@
 using System.IO.MemoryMappedFiles;
 using System.Runtime.InteropServices;
+using Sharpi.Prefault.Tests.Locking;
 using Sharpi.Prefault.Tests.TestSupport;
 using Xunit.Abstractions;
 
@@ -281,7 +282,7 @@ public sealed class MmapReclaimTests(ITestOutputHelper output)
         Assert.Contains("not mapped", e.Message, StringComparison.Ordinal);
     }
 
-    [LinuxFact]
+    [LockableFact(TestFile.MiB)]
     public void Release_OfALockedRange_SkipsIt_UntilTheLeaseIsDisposed()
     {
         using TestFile file = TestFile.Create(4 * TestFile.MiB);

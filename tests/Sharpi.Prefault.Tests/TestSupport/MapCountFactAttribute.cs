@@ -12,7 +12,7 @@ public sealed class MapCountFactAttribute : FactAttribute
 {
     public MapCountFactAttribute(int mappings, long lockedBytes)
     {
-        if (new LockableFactAttribute(lockedBytes).Skip is string skip)
+        if (LockableFactAttribute.WhyNotLockable(lockedBytes) is string skip)
         {
             Skip = skip;
             return;
