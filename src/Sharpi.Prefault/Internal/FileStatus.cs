@@ -47,6 +47,28 @@ internal readonly record struct FileStatus(FileKind Kind, ulong Device, ulong In
     }
 
     /// <summary>
+    /// The status of <paramref name="path"/>, or null where stat fails (nothing there, no permission, an I/O error):
+    /// for the callers that only ask, and treat a file they cannot see as one they know nothing about.
+    /// </summary>
+    internal static FileStatus? TryOf(string path)
+    {
+        try
+        {
+            return Of(path);
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+        {
+            return null;
+        }
+    }
+
+    /// <summary>
+    /// The length of the regular file at <paramref name="path"/>; null for anything else or where stat fails. A
+    /// device's size (0 for /dev/zero) says nothing about how much of a mapping of it can be read.
+    /// </summary>
+    internal static long? TryRegularLength(string path) => TryOf(path) is { Kind: FileKind.Regular } status ? status.Length : null;
+
+    /// <summary>
     /// Throws unless <paramref name="path"/> names a regular file: FileNotFoundException when nothing is there,
     /// IOException naming what is there otherwise (a directory, a FIFO, a device, a socket).
     /// </summary>

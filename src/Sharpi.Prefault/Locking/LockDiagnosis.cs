@@ -149,20 +149,7 @@ internal sealed class LockDiagnosis
     {
         if (!_fileLengths.TryGetValue(path, out long? length))
         {
-            try
-            {
-                var info = new FileInfo(path);
-                length = info.Exists ? info.Length : null;
-            }
-            catch (IOException)
-            {
-                length = null;
-            }
-            catch (UnauthorizedAccessException)
-            {
-                length = null;
-            }
-
+            length = FileStatus.TryRegularLength(path);
             _fileLengths[path] = length;
         }
 

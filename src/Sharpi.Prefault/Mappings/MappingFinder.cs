@@ -83,16 +83,7 @@ internal static class MappingFinder
     {
         if (!cache.TryGetValue(path, out FileIdentity? identity))
         {
-            try
-            {
-                FileStatus status = FileStatus.Of(path);
-                identity = status.HasIdentity ? new FileIdentity(status.Device, status.Inode) : null;
-            }
-            catch (IOException)
-            {
-                identity = null;
-            }
-
+            identity = FileStatus.TryOf(path) is { HasIdentity: true } status ? new FileIdentity(status.Device, status.Inode) : null;
             cache[path] = identity;
         }
 

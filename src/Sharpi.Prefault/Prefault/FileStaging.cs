@@ -201,15 +201,7 @@ internal sealed unsafe class FileStaging : IDisposable
     {
         if (!known.TryGetValue(path, out bool isRegular))
         {
-            try
-            {
-                isRegular = FileStatus.Of(path).Kind == FileKind.Regular;
-            }
-            catch (IOException)
-            {
-                isRegular = false;
-            }
-
+            isRegular = FileStatus.TryOf(path) is { Kind: FileKind.Regular };
             known[path] = isRegular;
         }
 

@@ -16,7 +16,7 @@ internal static class TouchSafety
     {
         if (maps.Length > 0)
         {
-            return FilterWithMaps(regions, maps, failures, static path => TryGetFileLength(path));
+            return FilterWithMaps(regions, maps, failures, static path => FileStatus.TryRegularLength(path));
         }
 
         var safe = new List<MergedRegion>(regions.Length);
@@ -82,26 +82,5 @@ internal static class TouchSafety
         }
 
         return [.. safe];
-    }
-
-    /// <summary>
-    /// The length of the regular file at <paramref name="path"/>; null for anything else. A device's size (0 for
-    /// /dev/zero) says nothing about how much of a mapping of it can be read, so no end is enforced there.
-    /// </summary>
-    private static long? TryGetFileLength(string path)
-    {
-        try
-        {
-            FileStatus status = FileStatus.Of(path);
-            return status.Kind == FileKind.Regular ? status.Length : null;
-        }
-        catch (IOException)
-        {
-            return null;
-        }
-        catch (UnauthorizedAccessException)
-        {
-            return null;
-        }
     }
 }

@@ -3,10 +3,33 @@ using Sharpi.Prefault.Tests.TestSupport;
 
 namespace Sharpi.Prefault.Tests.Internal;
 
-/// <summary>The library's file-opening entry points refuse a FIFO at once instead of blocking in open(2).</summary>
+/// <summary>
+/// FileStatus's asking form (null where stat fails, no length but a regular file's), and the library's file-opening
+/// entry points refuse a FIFO at once instead of blocking in open(2).
+/// </summary>
 public sealed class FileStatusTests
 {
     private static readonly TimeSpan HangBound = TimeSpan.FromSeconds(10);
+
+    [Fact]
+    public void TryRegularLength_IsTheLengthOfARegularFile_AndNullForAnythingElse()
+    {
+        using var directory = new TempModelDirectory();
+        string file = Path.Combine(directory.Path, "weights.bin");
+        File.WriteAllBytes(file, new byte[12345]);
+
+        Assert.Equal(12345, FileStatus.TryRegularLength(file));
+        Assert.Null(FileStatus.TryRegularLength(directory.Path));
+        Assert.Null(FileStatus.TryRegularLength(Path.Combine(directory.Path, "missing")));
+        Assert.Null(FileStatus.TryRegularLength(Path.Combine(file, "under-a-file"))); // ENOTDIR: an IOException from stat
+    }
+
+    [LinuxFact]
+    public void TryOf_OfADevice_KnowsItIsNoRegularFile_AndGivesNoLength()
+    {
+        Assert.Equal(FileKind.CharacterDevice, FileStatus.TryOf("/dev/zero")?.Kind);
+        Assert.Null(FileStatus.TryRegularLength("/dev/zero"));
+    }
 
     [LinuxFact]
     public async Task ResidencyOfFile_OnAFifo_ThrowsInsteadOfBlocking()
