@@ -54,6 +54,8 @@ internal abstract partial class ColdStartStrategy(string name, string descriptio
             static (region, settings, _) => RunPrefault(region, settings.Prefault(PrefaultStrategy.Auto))),
         new Mapped("prefault-touch", "map, MmapPrefault.Run with Strategy = Touch (parallel per-page touch), then the first pass",
             static (region, settings, _) => RunPrefault(region, settings.Prefault(PrefaultStrategy.Touch))),
+        new Mapped("prefault-nohuge", "map, MmapPrefault.Run with IsHugePageAdviceEnabled = false (the page cache's own folio sizes), then the first pass",
+            static (region, settings, _) => RunPrefault(region, settings.Prefault(PrefaultStrategy.Auto) with { IsHugePageAdviceEnabled = false })),
         new BufferedRead(),
         new DirectIORead(),
         new VmTouch(),
