@@ -35,7 +35,8 @@ public static partial class MmapPrefault
     public static PrefaultResult Run(ReadOnlySpan<PrefaultRegion> regions, PrefaultOptions? options = null, CancellationToken cancellationToken = default)
     {
         RegionSet.Validate(regions, nameof(regions));
-        return Execute(regions, options ?? PrefaultOptions.Default, options?.WorkerPriority ?? ThreadPriority.Normal, readiness: null, cancellationToken);
+        options ??= PrefaultOptions.Default;
+        return Execute(regions, options, WorkerPriority.For(options, isBackground: false), readiness: null, cancellationToken);
     }
 
     /// <summary>
