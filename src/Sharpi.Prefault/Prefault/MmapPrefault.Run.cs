@@ -49,11 +49,11 @@ public static partial class MmapPrefault
     {
         var run = new RunContext(options, Stopwatch.GetTimestamp(), readiness, cancellationToken);
 
-        // 1. The operators' gate, read once: under the kill switch nothing is merged, measured or touched.
+        // 1. The operators' gate, read and decided once: under the kill switch nothing is merged, measured or touched.
         OperatorSettings operators = OperatorSettings.Read(options.RamFraction, run.Log);
-        if (operators.Mode == PrefaultMode.Off)
+        if (operators.KillSwitch is PrefaultDecision off)
         {
-            return Finish(run, Decide(PrefaultMode.Off, 0, 0, default), plan: null, PrefaultMethod.None, default);
+            return Finish(run, off, plan: null, PrefaultMethod.None, default);
         }
 
         // 2. Merge: overlapping and duplicate regions count once, in the caller's order.
