@@ -57,7 +57,8 @@ public static partial class MmapPrefault
         }
 
         // 2. Merge: overlapping and duplicate regions count once, in the caller's order.
-        MergedRegion[] merged = RegionSet.Merge(regions, readiness?.MemberOf);
+        //    Start's readiness records each region's merged range here, once.
+        MergedRegion[] merged = readiness?.Merge(regions) ?? RegionSet.Merge(regions);
         if (merged.Length == 0)
         {
             return Finish(run, NothingToDo("no regions to prefault (all empty)", operators.Mode), plan: null, PrefaultMethod.None, default);
