@@ -40,7 +40,7 @@ public static partial class MmapPrefault
     }
 
     /// <summary>
-    /// The run, top to bottom: gate -> merge -> one snapshot of the mappings -> plan with residency -> decision and
+    /// The run, top to bottom: gate -> merge -> plan (one snapshot of the mappings, residency) -> decision and
     /// budget -> mechanism -> sweep -> result. Shared by Run and Start (which passes <paramref name="readiness"/> to learn
     /// when each region is done, and its own token, linked to the caller's); each step is one named call.
     /// </summary>
@@ -64,16 +64,14 @@ public static partial class MmapPrefault
             return Finish(run, NothingToDo("no regions to prefault (all empty)", operators.Mode), plan: null, PrefaultMethod.None, default);
         }
 
-        // 3. One snapshot of the mappings (Linux), shared by the residency count and the touch-safety check.
-        ProcMapEntry[] maps = ProcMaps.ReadFor(merged);
-
-        // 4. The plan: each mapped region with its resident bytes, then the RAM-fit decision and its budget.
-        PrefaultPlan plan = PrefaultPlan.Measure(merged, maps, run.Failures);
+        // 3. The plan: one snapshot of the mappings (Linux), each mapped region with its resident bytes; it owns both.
+        PrefaultPlan plan = PrefaultPlan.Measure(merged, run.Failures);
         if (plan.Regions.Length == 0)
         {
             return Finish(run, NothingToDo("none of the regions is mapped", operators.Mode), plan, PrefaultMethod.None, default);
         }
 
+        // 4. The RAM-fit decision and its budget.
         PrefaultDecision decision = Decide(operators.Mode, plan.BytesNeeded, plan.BytesAlreadyResident,
             MemoryFor(operators.Mode, options.RamGate), options.RamGate, operators.RamFraction);
         if (!decision.ShouldRun)
@@ -89,16 +87,16 @@ public static partial class MmapPrefault
         PrefaultMethod method = ChooseMethod(options.Strategy, run.Log);
         SweepOutcome sweep;
         long hugePageAdvised;
-        using (FileStaging staging = FileStaging.Prepare(work.ToRegions(), maps, method, options.IsHugePageAdviceEnabled, work.BytesNeeded > 0, run.Log, options.Label))
+        using (FileStaging staging = FileStaging.Prepare(work.Ranges, work.Maps, method, options.IsHugePageAdviceEnabled, work.BytesNeeded > 0, run.Log, options.Label))
         {
             // Its views are unmapped as soon as the sweep is done, not held through the measure and the result.
-            sweep = Sweep(work, method, maps, run, priority, staging);
+            sweep = Sweep(work, method, run, priority, staging);
             hugePageAdvised = staging.HugePageAdvisedBytes;
         }
 
         // 6. What stayed resident (under memory pressure, less than was swept), then the result, its log lines and
         //    its metrics, in one place.
-        long residentAfter = plan.MeasureResidentNow(maps);
+        long residentAfter = plan.MeasureResidentNow();
         return Finish(run, decision, plan, method, sweep with { BytesResidentAfter = residentAfter, HugePageAdvisedBytes = hugePageAdvised });
     }
 
@@ -154,10 +152,10 @@ public static partial class MmapPrefault
         return PrefaultMethod.Touch;
     }
 
-    private static SweepOutcome Sweep(PrefaultPlan plan, PrefaultMethod method, ProcMapEntry[] maps, RunContext run, ThreadPriority priority, FileStaging staging)
+    private static SweepOutcome Sweep(PrefaultPlan plan, PrefaultMethod method, RunContext run, ThreadPriority priority, FileStaging staging)
     {
         PrefaultOptions options = run.Options;
-        MergedRegion[] regions = plan.ToRegions();
+        MergedRegion[] regions = plan.Ranges;
         if (method == PrefaultMethod.Hint)
         {
             PlatformMemory.Hint(regions, run.Failures);
@@ -167,7 +165,7 @@ public static partial class MmapPrefault
         if (method == PrefaultMethod.Touch)
         {
             // A touch cannot fail softly: keep only pages that are mapped, readable and inside the file.
-            regions = TouchSafety.Filter(regions, maps, run.Failures);
+            regions = TouchSafety.Filter(regions, plan.Maps, run.Failures);
             if (!OperatingSystem.IsLinux())
             {
                 // macOS and Windows honour a whole-range hint; on Linux it is capped at the read-ahead
