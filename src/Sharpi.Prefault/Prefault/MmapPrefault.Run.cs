@@ -140,13 +140,14 @@ public static partial class MmapPrefault
         RegionReadiness? readiness = run.Readiness;
         readiness?.Expect(regions);
         Action<int>? regionDone = readiness is null ? null : i => readiness.Swept(regions[i].Order);
-        var sweep = new StrideSweep(regions, options.ChunkSize, mechanism.Populates, mechanism.TouchesAfterPopulate, regionDone, run.CancellationToken, mechanism.Staging);
+        var chunks = new ChunkSweep(regions, mechanism);
+        var sweep = new StrideSweep(regions, options.ChunkSize, chunks, regionDone, run.CancellationToken);
         ProgressReporter? progress = options.Progress is null ? null : new ProgressReporter(options.Progress, sweep.BytesTotal, options.Label, run.Log);
         int threads = sweep.Execute(options.MaxDegreeOfParallelism, priority, progress);
-        sweep.CollectFailures(run.Failures);
-        if (sweep.SpansSampled > 0)
+        chunks.CollectFailures(run.Failures);
+        if (chunks.SpansSampled > 0)
         {
-            Log.TouchedAfterPopulate(run.Log, options.Label, sweep.SpansTouched, sweep.SpansSampled, sweep.SampledNanosecondsPerPage, TouchAfterPopulate.SlowPageNanoseconds);
+            Log.TouchedAfterPopulate(run.Log, options.Label, chunks.SpansTouched, chunks.SpansSampled, chunks.SampledNanosecondsPerPage, TouchAfterPopulate.SlowPageNanoseconds);
         }
 
         bool cancelled = run.CancellationToken.IsCancellationRequested && sweep.BytesDone < sweep.BytesTotal;
