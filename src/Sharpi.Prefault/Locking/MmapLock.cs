@@ -153,18 +153,8 @@ public static class MmapLock
             return Decide(requested, 0, default, options);
         }
 
-        long resident = 0;
-        if (OperatingSystem.IsLinux() || OperatingSystem.IsMacOS())
-        {
-            foreach (PageGroup g in groups)
-            {
-                if (Mincore.TryCountResident(g.Range.Start, g.Range.End, out long bytes, out _))
-                {
-                    resident += bytes;
-                }
-            }
-        }
-
+        // The one residency count; no maps, so mincore alone (no file is opened for a lock's budget).
+        long resident = FileCacheProbe.CountResident(Array.ConvertAll(groups, static g => g.Range), maps: []);
         return Decide(requested, resident, MemoryFigures.Current(), options);
     }
 

@@ -35,11 +35,12 @@ public static partial class MmapPrefault
     public static PrefaultResult Run(ReadOnlySpan<PrefaultRegion> regions, PrefaultOptions? options = null, CancellationToken cancellationToken = default)
     {
         RegionSet.Validate(regions, nameof(regions));
-        return Execute(regions, options ?? PrefaultOptions.Default, options?.WorkerPriority ?? ThreadPriority.Normal, readiness: null, cancellationToken);
+        options ??= PrefaultOptions.Default;
+        return Execute(regions, options, WorkerPriority.For(options, isBackground: false), readiness: null, cancellationToken);
     }
 
     /// <summary>
-    /// The run, top to bottom: gate -> merge -> one snapshot of the mappings -> plan with residency -> decision and
+    /// The run, top to bottom: gate -> merge -> plan (one snapshot of the mappings, residency) -> decision and
     /// budget -> mechanism -> sweep -> result. Shared by Run and Start (which passes <paramref name="readiness"/> to learn
     /// when each region is done, and its own token, linked to the caller's); each step is one named call.
     /// </summary>
@@ -48,56 +49,49 @@ public static partial class MmapPrefault
     {
         var run = new RunContext(options, Stopwatch.GetTimestamp(), readiness, cancellationToken);
 
-        // 1. The operators' gate, read once: under the kill switch nothing is merged, measured or touched.
+        // 1. The operators' gate, read and decided once: under the kill switch nothing is merged, measured or touched.
         OperatorSettings operators = OperatorSettings.Read(options.RamFraction, run.Log);
-        if (operators.Mode == PrefaultMode.Off)
+        if (operators.KillSwitch is PrefaultDecision off)
         {
-            return Finish(run, Decide(PrefaultMode.Off, 0, 0, default), plan: null, PrefaultMethod.None, default);
+            return Finish(run, off, plan: null, sweep: default);
         }
 
         // 2. Merge: overlapping and duplicate regions count once, in the caller's order.
-        MergedRegion[] merged = RegionSet.Merge(regions, readiness?.MemberOf);
+        //    Start's readiness records each region's merged range here, once.
+        MergedRegion[] merged = readiness?.Merge(regions) ?? RegionSet.Merge(regions);
         if (merged.Length == 0)
         {
-            return Finish(run, NothingToDo("no regions to prefault (all empty)", operators.Mode), plan: null, PrefaultMethod.None, default);
+            return Finish(run, NothingToDo("no regions to prefault (all empty)", operators.Mode), plan: null, sweep: default);
         }
 
-        // 3. One snapshot of the mappings (Linux), shared by the residency count and the touch-safety check.
-        ProcMapEntry[] maps = ProcMaps.ReadFor(merged);
-
-        // 4. The plan: each mapped region with its resident bytes, then the RAM-fit decision and its budget.
-        PrefaultPlan plan = PrefaultPlan.Measure(merged, maps, run.Failures);
+        // 3. The plan: one snapshot of the mappings (Linux), each mapped region with its resident bytes; it owns both.
+        PrefaultPlan plan = PrefaultPlan.Measure(merged, run.Failures);
         if (plan.Regions.Length == 0)
         {
-            return Finish(run, NothingToDo("none of the regions is mapped", operators.Mode), plan, PrefaultMethod.None, default);
+            return Finish(run, NothingToDo("none of the regions is mapped", operators.Mode), plan, sweep: default);
         }
 
+        // 4. The RAM-fit decision and its budget.
         PrefaultDecision decision = Decide(operators.Mode, plan.BytesNeeded, plan.BytesAlreadyResident,
             MemoryFor(operators.Mode, options.RamGate), options.RamGate, operators.RamFraction);
         if (!decision.ShouldRun)
         {
-            return Finish(run, decision, plan, PrefaultMethod.None, default);
+            return Finish(run, decision, plan, sweep: default);
         }
 
         PrefaultPlan work = decision.IsPartial ? plan.WithinBudget(decision.BudgetBytes) : plan;
 
-        // 5. The mechanism; how the file bytes under each mapping come in (the huge-page advice on read-only mappings
-        //    the regions cover densely, a staging view for dense writable ones, exact reads for sparse selections);
-        //    then the sweep.
-        PrefaultMethod method = ChooseMethod(options.Strategy, run.Log);
+        // 5. The mechanism, decided in one step (the method, the hint before it, populate and the touch after it, how
+        //    the file bytes under each mapping come in), then the sweep; its staging views are unmapped once it is done.
         SweepOutcome sweep;
-        long hugePageAdvised;
-        using (FileStaging staging = FileStaging.Prepare(work.ToRegions(), maps, method, options.IsHugePageAdviceEnabled, work.BytesNeeded > 0, run.Log, options.Label))
+        using (SweepMechanism mechanism = SweepMechanism.Choose(work, options, run.Log))
         {
-            // Its views are unmapped as soon as the sweep is done, not held through the measure and the result.
-            sweep = Sweep(work, method, maps, run, priority, staging);
-            hugePageAdvised = staging.HugePageAdvisedBytes;
+            sweep = Sweep(work, mechanism, run, priority);
         }
 
         // 6. What stayed resident (under memory pressure, less than was swept), then the result, its log lines and
         //    its metrics, in one place.
-        long residentAfter = plan.MeasureResidentNow(maps);
-        return Finish(run, decision, plan, method, sweep with { BytesResidentAfter = residentAfter, HugePageAdvisedBytes = hugePageAdvised });
+        return Finish(run, decision, plan, sweep with { BytesResidentAfter = plan.MeasureResidentNow() });
     }
 
     /// <summary>What a run carries from step to step: its settings, token, logger, start time and the failures found so far.</summary>
@@ -116,8 +110,11 @@ public static partial class MmapPrefault
         internal List<RegionFailure> Failures { get; } = [];
     }
 
-    /// <summary>What the sweep covered, on how many threads, whether cancellation cut it short, and what was resident after it.</summary>
-    private readonly record struct SweepOutcome(long Bytes, int Threads, bool IsCanceled, long BytesResidentAfter = 0, long HugePageAdvisedBytes = 0);
+    /// <summary>
+    /// What the sweep did (<see cref="PrefaultMethod.None"/>: nothing ran), what it covered, on how many threads,
+    /// whether cancellation cut it short, and what was resident after it.
+    /// </summary>
+    private readonly record struct SweepOutcome(PrefaultMethod Method, long Bytes, int Threads, bool IsCanceled, long BytesResidentAfter = 0, long HugePageAdvisedBytes = 0);
 
     private static PrefaultDecision NothingToDo(string reason, PrefaultMode mode) => new(false, false, 0, mode, reason);
 
@@ -125,77 +122,42 @@ public static partial class MmapPrefault
     private static MemoryFigures MemoryFor(PrefaultMode mode, RamGate gate) =>
         mode == PrefaultMode.Auto && gate == RamGate.FitsInRam ? MemoryFigures.Current() : default;
 
-    /// <summary>
-    /// The mechanism: the hint alone when asked; populate (Linux 5.14+, probed once) for <see cref="PrefaultStrategy.Auto"/>;
-    /// else the touch sweep, preceded by the OS hint where that hint is useful.
-    /// </summary>
-    private static PrefaultMethod ChooseMethod(PrefaultStrategy strategy, ILogger log)
-    {
-        if (strategy == PrefaultStrategy.HintOnly)
-        {
-            return PrefaultMethod.Hint;
-        }
-
-        if (strategy == PrefaultStrategy.Auto)
-        {
-            if (PopulateSupport.IsSupported(out PlatformError probeError))
-            {
-                return PrefaultMethod.Populate;
-            }
-
-            if (OperatingSystem.IsLinux())
-            {
-                Log.PopulateUnsupported(log, probeError);
-            }
-        }
-
-        return PrefaultMethod.Touch;
-    }
-
-    private static SweepOutcome Sweep(PrefaultPlan plan, PrefaultMethod method, ProcMapEntry[] maps, RunContext run, ThreadPriority priority, FileStaging staging)
+    private static SweepOutcome Sweep(PrefaultPlan plan, SweepMechanism mechanism, RunContext run, ThreadPriority priority)
     {
         PrefaultOptions options = run.Options;
-        MergedRegion[] regions = plan.ToRegions();
-        if (method == PrefaultMethod.Hint)
+        MergedRegion[] regions = mechanism.ChecksBeforeTouch ? TouchSafety.Filter(plan.Ranges, plan.Maps, run.Failures) : plan.Ranges;
+        if (mechanism.HintsFirst)
         {
             PlatformMemory.Hint(regions, run.Failures);
-            return new SweepOutcome(plan.BytesPlanned, 0, false);
         }
 
-        if (method == PrefaultMethod.Touch)
+        long advised = mechanism.Staging?.HugePageAdvisedBytes ?? 0;
+        if (!mechanism.SweepsChunks)
         {
-            // A touch cannot fail softly: keep only pages that are mapped, readable and inside the file.
-            regions = TouchSafety.Filter(regions, maps, run.Failures);
-            if (!OperatingSystem.IsLinux())
-            {
-                // macOS and Windows honour a whole-range hint; on Linux it is capped at the read-ahead
-                // window and leaves small folios behind, so Linux goes straight to the sweep.
-                PlatformMemory.Hint(regions, run.Failures);
-            }
+            return new SweepOutcome(mechanism.Method, plan.BytesPlanned, 0, false, HugePageAdvisedBytes: advised);
         }
 
         RegionReadiness? readiness = run.Readiness;
         readiness?.Expect(regions);
         Action<int>? regionDone = readiness is null ? null : i => readiness.Swept(regions[i].Order);
-        bool populate = method == PrefaultMethod.Populate;
-        // Nothing was read when everything was resident already, so there is no first access to pay for.
-        var sweep = new StrideSweep(regions, options.ChunkSize, populate, touchAfterPopulate: populate && plan.BytesNeeded > 0, regionDone, run.CancellationToken, staging);
+        var chunks = new ChunkSweep(regions, mechanism);
+        var sweep = new StrideSweep(regions, options.ChunkSize, chunks, regionDone, run.CancellationToken);
         ProgressReporter? progress = options.Progress is null ? null : new ProgressReporter(options.Progress, sweep.BytesTotal, options.Label, run.Log);
         int threads = sweep.Execute(options.MaxDegreeOfParallelism, priority, progress);
-        sweep.CollectFailures(run.Failures);
-        if (sweep.SpansSampled > 0)
+        chunks.CollectFailures(run.Failures);
+        if (chunks.SpansSampled > 0)
         {
-            Log.TouchedAfterPopulate(run.Log, options.Label, sweep.SpansTouched, sweep.SpansSampled, sweep.SampledNanosecondsPerPage, TouchAfterPopulate.SlowPageNanoseconds);
+            Log.TouchedAfterPopulate(run.Log, options.Label, chunks.SpansTouched, chunks.SpansSampled, chunks.SampledNanosecondsPerPage, TouchAfterPopulate.SlowPageNanoseconds);
         }
 
         bool cancelled = run.CancellationToken.IsCancellationRequested && sweep.BytesDone < sweep.BytesTotal;
-        return new SweepOutcome(sweep.BytesDone, threads, cancelled);
+        return new SweepOutcome(mechanism.Method, sweep.BytesDone, threads, cancelled, HugePageAdvisedBytes: advised);
     }
 
     /// <summary>Builds the result, logs it and records its metrics: the one place every run ends, skipped or not.</summary>
-    private static PrefaultResult Finish(RunContext run, PrefaultDecision decision, PrefaultPlan? plan, PrefaultMethod method, SweepOutcome sweep)
+    private static PrefaultResult Finish(RunContext run, PrefaultDecision decision, PrefaultPlan? plan, SweepOutcome sweep)
     {
-        bool ran = method != PrefaultMethod.None;
+        bool ran = sweep.Method != PrefaultMethod.None;
         long requested = plan?.BytesRequested ?? 0;
         var result = new PrefaultResult
         {
@@ -208,7 +170,7 @@ public static partial class MmapPrefault
             BytesRequested = requested,
             BytesSkipped = requested - sweep.Bytes,
             Elapsed = ran ? Stopwatch.GetElapsedTime(run.Started) : TimeSpan.Zero,
-            Method = method,
+            Method = sweep.Method,
             Failures = new FailureList(run.Failures),
             IsCanceled = sweep.IsCanceled,
             RegionCount = plan?.Regions.Length ?? 0,

@@ -6,7 +6,7 @@ public static partial class MmapPrefault
     /// Starts <see cref="Run(IReadOnlyList{PrefaultRegion}, PrefaultOptions?, CancellationToken)"/> in the background and returns at once,
     /// so the read-ahead overlaps the engine's other init work (graph building, GPU uploads, KV-cache allocation).
     /// The same gate and kill switch apply. Workers run at <see cref="ThreadPriority.BelowNormal"/> (on Linux, nice 10)
-    /// unless <see cref="PrefaultOptions.WorkerPriority"/> says otherwise; use <see cref="PrefaultOptions.MaxDegreeOfParallelism"/>
+    /// unless <see cref="PrefaultOptions.WorkerPriority"/> is set (<see cref="ThreadPriority.Normal"/> included); use <see cref="PrefaultOptions.MaxDegreeOfParallelism"/>
     /// to leave cores to the init work. Where no thread can be started (the process or its pids cgroup at its thread
     /// limit), the prefault runs on the calling thread and Start returns once it is done, with the handle complete:
     /// a prefault never fails a load.

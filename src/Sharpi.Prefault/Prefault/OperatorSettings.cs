@@ -9,6 +9,14 @@ namespace Sharpi.Prefault;
 /// </summary>
 internal readonly record struct OperatorSettings(PrefaultMode Mode, double RamFraction)
 {
+    /// <summary>
+    /// The kill switch's decision, decided here and nowhere else in a run: under <c>SHARPI_PREFAULT=off</c> it is the
+    /// run's whole decision (nothing is merged, measured or touched, and the RAM gate is never asked); null otherwise.
+    /// Its reason is the one <see cref="MmapPrefault.Decide"/> gives for <see cref="PrefaultMode.Off"/> (a test holds them equal).
+    /// </summary>
+    internal PrefaultDecision? KillSwitch { get; } =
+        Mode == PrefaultMode.Off ? new PrefaultDecision(false, false, 0, PrefaultMode.Off, "SHARPI_PREFAULT is off: prefault switched off by the operator") : null;
+
     internal static OperatorSettings Read(double optionsFraction, ILogger log)
     {
         string? modeValue = EnvironmentGate.ReadMode();

@@ -29,8 +29,7 @@ public sealed class PrefaultHandle : IDisposable, IAsyncDisposable
         _cancel = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
         _readiness = new RegionReadiness(regions.Length);
 
-        // Below normal unless the caller chose: the sweep waits on the disk, and the init work it overlaps should win the CPU.
-        ThreadPriority priority = options.WorkerPriority == ThreadPriority.Normal ? ThreadPriority.BelowNormal : options.WorkerPriority;
+        ThreadPriority priority = WorkerPriority.For(options, isBackground: true);
         var thread = new Thread(() =>
         {
             WorkerPriority.ApplyToCurrentThread(priority);

@@ -31,7 +31,7 @@ public sealed record PrefaultOptions
     private readonly long _chunkSize = DefaultChunkSize;
     private readonly RamGate _ramGate = RamGate.FitsInRam;
     private readonly PrefaultStrategy _strategy = PrefaultStrategy.Auto;
-    private readonly ThreadPriority _workerPriority = ThreadPriority.Normal;
+    private readonly ThreadPriority? _workerPriority;
 
     /// <summary>Options with every default: gate <see cref="RamGate.FitsInRam"/>, fraction 0.8, <see cref="DefaultMaxDegreeOfParallelism"/> workers, 32 MiB chunks.</summary>
     public static PrefaultOptions Default { get; } = new();
@@ -115,18 +115,25 @@ public sealed record PrefaultOptions
     }
 
     /// <summary>
-    /// Priority of the sweep's worker threads. <see cref="MmapPrefault.Start(IReadOnlyList{PrefaultRegion}, PrefaultOptions?, CancellationToken)"/>
-    /// uses <see cref="ThreadPriority.BelowNormal"/> when this is left at <see cref="ThreadPriority.Normal"/>, so a
-    /// background prefault does not starve the init work it overlaps. On Linux, where <see cref="Thread.Priority"/> alone
-    /// changes nothing without privileges, a below-normal priority also raises each worker's nice value (10 for
-    /// <see cref="ThreadPriority.BelowNormal"/>, 19 for <see cref="ThreadPriority.Lowest"/>). Default <see cref="ThreadPriority.Normal"/>.
+    /// Priority of the sweep's worker threads; null (the default) for the entry point's own:
+    /// <see cref="ThreadPriority.Normal"/> for <see cref="MmapPrefault.Run(IReadOnlyList{PrefaultRegion}, PrefaultOptions?, CancellationToken)"/>,
+    /// <see cref="ThreadPriority.BelowNormal"/> for <see cref="MmapPrefault.Start(IReadOnlyList{PrefaultRegion}, PrefaultOptions?, CancellationToken)"/>,
+    /// so a background prefault does not starve the init work it overlaps (set <see cref="ThreadPriority.Normal"/> to
+    /// have it compete). On Linux, where <see cref="Thread.Priority"/> alone changes nothing without privileges, a
+    /// below-normal priority also raises each worker's nice value (10 for <see cref="ThreadPriority.BelowNormal"/>, 19
+    /// for <see cref="ThreadPriority.Lowest"/>).
     /// </summary>
-    public ThreadPriority WorkerPriority
+    /// <exception cref="ArgumentOutOfRangeException">The value is not a defined <see cref="ThreadPriority"/>.</exception>
+    public ThreadPriority? WorkerPriority
     {
         get => _workerPriority;
         init
         {
-            ThrowHelper.ThrowIfUndefined(value);
+            if (value is ThreadPriority priority)
+            {
+                ThrowHelper.ThrowIfUndefined(priority, nameof(value));
+            }
+
             _workerPriority = value;
         }
     }

@@ -5,22 +5,34 @@ internal readonly record struct PlannedRegion(MergedRegion Region, long Resident
 
 /// <summary>
 /// What one run will sweep: the merged regions that are mapped, in the caller's order, each with its resident bytes,
-/// measured once (cachestat on the files where the kernel has it, else mincore). The RAM budget cuts the plan here.
+/// measured once (<see cref="FileCacheProbe.CountResident"/>: cachestat on the files where the kernel has it, else
+/// mincore). The plan owns what every later step reads: its regions as the mechanisms take them (<see cref="Ranges"/>,
+/// built once) and the one snapshot of the mappings under them (<see cref="Maps"/>). The RAM budget cuts the plan
+/// here; a plan cut from another shares its snapshot.
 /// </summary>
 internal sealed class PrefaultPlan
 {
-    private PrefaultPlan(PlannedRegion[] regions, long bytesRequested)
+    private PrefaultPlan(PlannedRegion[] regions, long bytesRequested, ProcMapEntry[] maps)
     {
         Regions = regions;
         BytesRequested = bytesRequested;
-        foreach (PlannedRegion p in regions)
+        Maps = maps;
+        Ranges = new MergedRegion[regions.Length];
+        for (int i = 0; i < regions.Length; i++)
         {
-            BytesPlanned += p.Region.Length;
-            BytesAlreadyResident += p.ResidentBytes;
+            Ranges[i] = regions[i].Region;
+            BytesPlanned += regions[i].Region.Length;
+            BytesAlreadyResident += regions[i].ResidentBytes;
         }
     }
 
     internal PlannedRegion[] Regions { get; }
+
+    /// <summary>The planned regions alone, in the same order, for the mechanisms.</summary>
+    internal MergedRegion[] Ranges { get; }
+
+    /// <summary>One snapshot of the mappings under the regions (Linux; empty elsewhere), taken when the plan was made.</summary>
+    internal ProcMapEntry[] Maps { get; }
 
     /// <summary>Bytes of all merged regions, the unmapped ones included: what the caller asked for.</summary>
     internal long BytesRequested { get; }
@@ -34,12 +46,14 @@ internal sealed class PrefaultPlan
     internal long BytesNeeded => BytesPlanned - BytesAlreadyResident;
 
     /// <summary>
-    /// Measures the residency of each merged region. A region that is not mapped becomes a failure and leaves the
-    /// plan; where residency cannot be measured, every region is planned with nothing resident.
+    /// Takes one snapshot of the mappings under <paramref name="merged"/> and measures the residency of each region.
+    /// A region that is not mapped becomes a failure and leaves the plan; where residency cannot be measured, every
+    /// region is planned with nothing resident.
     /// </summary>
-    internal static PrefaultPlan Measure(MergedRegion[] merged, ProcMapEntry[] maps, List<RegionFailure> failures)
+    internal static PrefaultPlan Measure(MergedRegion[] merged, List<RegionFailure> failures)
     {
         long requested = RegionSet.TotalBytes(merged);
+        ProcMapEntry[] maps = ProcMaps.ReadFor(merged);
         var planned = new PlannedRegion[merged.Length];
         if (!Residency.IsSupported)
         {
@@ -48,24 +62,27 @@ internal sealed class PrefaultPlan
                 planned[i] = new PlannedRegion(merged[i], 0);
             }
 
-            return new PrefaultPlan(planned, requested);
+            return new PrefaultPlan(planned, requested, maps);
         }
 
-        using FileCacheProbe probe = FileCacheProbe.Create(merged, maps);
+        var counts = new RangeResidency[merged.Length];
+        FileCacheProbe.CountResident(merged, maps, counts);
         int kept = 0;
-        foreach (MergedRegion r in merged)
+        for (int i = 0; i < merged.Length; i++)
         {
-            if (probe.TryCountResident(r.Start, r.End, out long resident, out PlatformError error))
+            MergedRegion r = merged[i];
+            if (counts[i].IsCounted)
             {
-                planned[kept++] = new PlannedRegion(r, resident);
+                planned[kept++] = new PlannedRegion(r, counts[i].ResidentBytes);
             }
             else
             {
+                PlatformError error = counts[i].Error;
                 failures.Add(new RegionFailure(r.DisplayName, r.Start, r.Length, error, $"not mapped: {error.Call} failed, {error.Describe()}; skipped"));
             }
         }
 
-        return new PrefaultPlan(kept == planned.Length ? planned : planned[..kept], requested);
+        return new PrefaultPlan(kept == planned.Length ? planned : planned[..kept], requested, maps);
     }
 
     /// <summary>
@@ -89,43 +106,12 @@ internal sealed class PrefaultPlan
             kept[^1] = new PlannedRegion(crossing with { End = crossing.Start + (nint)cut.CrossingLength }, 0);
         }
 
-        return new PrefaultPlan(kept, BytesRequested);
+        return new PrefaultPlan(kept, BytesRequested, Maps);
     }
 
     /// <summary>
-    /// The planned regions' resident bytes now, counted as the plan was (0 where residency cannot be measured): after
-    /// a sweep, what stayed resident, which under memory pressure can be less than what was swept.
+    /// The planned regions' resident bytes now, counted as the plan was, over the plan's snapshot (0 where residency
+    /// cannot be measured): after a sweep, what stayed resident, which under memory pressure can be less than what was swept.
     /// </summary>
-    internal long MeasureResidentNow(ProcMapEntry[] maps)
-    {
-        if (!Residency.IsSupported)
-        {
-            return 0;
-        }
-
-        MergedRegion[] regions = ToRegions();
-        using FileCacheProbe probe = FileCacheProbe.Create(regions, maps);
-        long resident = 0;
-        foreach (MergedRegion r in regions)
-        {
-            if (probe.TryCountResident(r.Start, r.End, out long bytes, out _))
-            {
-                resident += bytes;
-            }
-        }
-
-        return resident;
-    }
-
-    /// <summary>The planned regions alone, for the mechanisms.</summary>
-    internal MergedRegion[] ToRegions()
-    {
-        var regions = new MergedRegion[Regions.Length];
-        for (int i = 0; i < regions.Length; i++)
-        {
-            regions[i] = Regions[i].Region;
-        }
-
-        return regions;
-    }
+    internal long MeasureResidentNow() => FileCacheProbe.CountResident(Ranges, Maps);
 }

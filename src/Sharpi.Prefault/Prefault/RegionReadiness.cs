@@ -27,29 +27,38 @@ internal sealed class RegionReadiness
 
     internal Task WhenReady(int region) => _ready[region].Task;
 
-    /// <summary>The array that <see cref="RegionSet.Merge(ReadOnlySpan{PrefaultRegion}, int[])"/> fills with each caller region's merged range.</summary>
-    internal int[] MemberOf => _memberOf.Length == _ready.Length ? _memberOf : _memberOf = new int[_ready.Length];
-
     /// <summary>
-    /// Before the sweep: which merged ranges it will sweep (<paramref name="work"/>, by their Order). Every caller
-    /// region outside them is ready at once (empty, unmapped, or left out by the budget).
+    /// Merges the caller's regions (<see cref="RegionSet.Merge(ReadOnlySpan{PrefaultRegion}, int[])"/>) and records, in
+    /// this one step, which merged range holds each of them and the members of each merged range, for
+    /// <see cref="Expect"/> and <see cref="Swept"/>.
     /// </summary>
-    internal void Expect(MergedRegion[] work)
+    internal MergedRegion[] Merge(ReadOnlySpan<PrefaultRegion> regions)
     {
-        int[] memberOf = MemberOf;
-        _pending = new int[_ready.Length];
+        System.Diagnostics.Debug.Assert(regions.Length == _ready.Length, "one readiness per caller region");
+        _memberOf = new int[_ready.Length];
+        MergedRegion[] merged = RegionSet.Merge(regions, _memberOf);
         _firstMember = new int[_ready.Length];
         _nextMember = new int[_ready.Length];
         _firstMember.AsSpan().Fill(-1);
         for (int i = _ready.Length - 1; i >= 0; i--)
         {
-            if (memberOf[i] >= 0)
+            if (_memberOf[i] >= 0)
             {
-                _nextMember[i] = _firstMember[memberOf[i]];
-                _firstMember[memberOf[i]] = i;
+                _nextMember[i] = _firstMember[_memberOf[i]];
+                _firstMember[_memberOf[i]] = i;
             }
         }
 
+        return merged;
+    }
+
+    /// <summary>
+    /// Before the sweep, after <see cref="Merge"/>: which merged ranges it will sweep (<paramref name="work"/>, by their
+    /// Order). Every caller region outside them is ready at once (empty, unmapped, or left out by the budget).
+    /// </summary>
+    internal void Expect(MergedRegion[] work)
+    {
+        _pending = new int[_ready.Length];
         foreach (MergedRegion r in work)
         {
             _pending[r.Order]++;
@@ -57,7 +66,7 @@ internal sealed class RegionReadiness
 
         for (int i = 0; i < _ready.Length; i++)
         {
-            if (memberOf[i] < 0 || _pending[memberOf[i]] == 0)
+            if (_memberOf[i] < 0 || _pending[_memberOf[i]] == 0)
             {
                 _ready[i].TrySetResult();
             }

@@ -1,107 +1,64 @@
-using System.Diagnostics;
-using System.Runtime.InteropServices;
-
 namespace Sharpi.Prefault;
 
 /// <summary>
-/// The parallel sweep. The regions are cut into page-aligned chunks, and every thread takes the next chunk in the
-/// order given from one shared counter, so regions finish in that order (what <see cref="PrefaultHandle.WhenReady"/>
-/// reports). Each chunk is populated (MADV_POPULATE_READ) and sampled, and touched through the kernel where a sample was slow; or only touched.
-/// No locks, and no allocation per chunk or page; failures are recorded per region with interlocked writes.
+/// The parallel sweep's scheduler. The regions are cut into page-aligned chunks, and every thread takes the next chunk
+/// in the order given from one shared counter, so regions finish in that order (what <see cref="PrefaultHandle.WhenReady"/>
+/// reports). What happens to a chunk is the mechanism's (<see cref="IChunkSweep"/>, the run's <see cref="ChunkSweep"/>):
+/// this type starts the threads, hands the chunks out, says when a region is done, reports progress and stops between
+/// chunks when cancelled. No locks, and no allocation per chunk.
 /// </summary>
 /// <remarks>
 /// Why one shared order: with the huge-page advice on the mappings (see <see cref="HugePageAdvice"/>) each fault
 /// reads a 2 MiB folio whatever the file's read-ahead state, and threads taking turns on neighbouring chunks no
 /// longer cost throughput. Measured on a cold 2 GiB file (2 cores, ext4, kernel 6.18, read_ahead_kb 128, 8 threads,
 /// bench <c>--strategies prefault --repeat 5</c>): one contiguous slice per thread 0.649-0.654 s, one shared order
-/// 0.651-0.690 s (minimum and median of two runs), the same within this machine's noise. After a populate, a 2 MiB
-/// span is read whole only where a timed sample of its pages shows that the first access still costs a fault the
-/// guest does not see (<see cref="TouchAfterPopulate"/>).
+/// 0.651-0.690 s (minimum and median of two runs), the same within this machine's noise.
 /// </remarks>
-internal sealed unsafe class StrideSweep
+internal sealed class StrideSweep
 {
-    private const int MaxRetries = 8;
-
     private readonly MergedRegion[] _regions;
     private readonly long[] _firstChunk; // _firstChunk[i] is the index of region i's first chunk; the last entry is the total
     private readonly long _chunkSize;
-    private readonly bool _populate;
-    private readonly bool _touchAfterPopulate;
-    private readonly FileStaging? _staging;
+    private readonly IChunkSweep _chunks;
     private readonly CancellationToken _token;
-    private readonly int[] _failed; // per region: 1 once a failure is recorded; the thread that sets it writes _error
-    private readonly PlatformError[] _error; // per region: the first call that failed in it
-    private readonly long[] _failedBytes;
     private readonly long[] _chunksLeft; // per region: chunks not yet swept; the one that ends it reports the region done
     private readonly Action<int>? _regionDone;
-    private readonly nint _page = Pages.Size;
     private long _nextChunk = -1;
-    private long _spansSampled;
-    private long _spansTouched;
-    private long _sampledPages;
-    private long _sampledTicks;
     private long _bytesDone;
-    private int _sink;
 
     /// <param name="regions">The regions, in the order they should become resident.</param>
     /// <param name="chunkSize">Bytes per chunk (whole pages).</param>
-    /// <param name="populate">Populate each chunk before touching it (else touch only).</param>
-    /// <param name="touchAfterPopulate">Sample each chunk after populating it, and touch the spans whose sample was slow (see <see cref="TouchAfterPopulate"/>).</param>
+    /// <param name="chunks">What is done to each chunk.</param>
     /// <param name="regionDone">Called (on a sweep thread) with a region's index once its last chunk is swept, failed or not.</param>
     /// <param name="token">Stops the sweep between chunks.</param>
-    /// <param name="staging">What brings a chunk's file bytes in before its populate (see <see cref="FileStaging"/>); null for nothing.</param>
-    internal StrideSweep(MergedRegion[] regions, long chunkSize, bool populate, bool touchAfterPopulate, Action<int>? regionDone, CancellationToken token,
-        FileStaging? staging = null)
+    internal StrideSweep(MergedRegion[] regions, long chunkSize, IChunkSweep chunks, Action<int>? regionDone, CancellationToken token)
     {
-        _staging = populate ? staging : null;
         _regions = regions;
         _chunkSize = chunkSize;
-        _populate = populate;
-        _touchAfterPopulate = touchAfterPopulate && SafeTouch.IsKernelChecked;
+        _chunks = chunks;
         _regionDone = regionDone;
         _token = token;
-        _failed = new int[regions.Length];
-        _error = new PlatformError[regions.Length];
-        _failedBytes = new long[regions.Length];
         _chunksLeft = new long[regions.Length];
         _firstChunk = new long[regions.Length + 1];
-        long chunks = 0;
+        long count = 0;
         for (int i = 0; i < regions.Length; i++)
         {
-            _firstChunk[i] = chunks;
+            _firstChunk[i] = count;
             nint alignedStart = Pages.Floor(regions[i].Start);
             _chunksLeft[i] = (regions[i].End - alignedStart + chunkSize - 1) / chunkSize;
-            chunks += _chunksLeft[i];
+            count += _chunksLeft[i];
         }
 
-        _firstChunk[regions.Length] = chunks;
+        _firstChunk[regions.Length] = count;
         BytesTotal = RegionSet.TotalBytes(regions);
     }
 
     internal long BytesTotal { get; }
 
-    /// <summary>The sampled read time a page above which a populated span is read whole (tests set 0 or infinity).</summary>
-    internal double SlowPageNanoseconds { get; init; } = TouchAfterPopulate.SlowPageNanoseconds;
-
+    /// <summary>The bytes the chunks swept so far, as the mechanism counted them.</summary>
     internal long BytesDone => Volatile.Read(ref _bytesDone);
 
     internal long ChunkCount => _firstChunk[^1];
-
-    /// <summary>2 MiB spans sampled after their populate (<see cref="TouchAfterPopulate.SpanBytes"/>).</summary>
-    internal long SpansSampled => Volatile.Read(ref _spansSampled);
-
-    /// <summary>Spans whose sample was slow, so every page of them was read.</summary>
-    internal long SpansTouched => Volatile.Read(ref _spansTouched);
-
-    /// <summary>Pages read as samples after populating, and the time those reads took, in nanoseconds a page.</summary>
-    internal double SampledNanosecondsPerPage
-    {
-        get
-        {
-            long pages = Volatile.Read(ref _sampledPages);
-            return pages == 0 ? 0 : Volatile.Read(ref _sampledTicks) * (1e9 / Stopwatch.Frequency) / pages;
-        }
-    }
 
     /// <summary>
     /// Sweeps on up to <paramref name="maxThreads"/> threads, no more than there are chunks (the calling thread is one
@@ -152,136 +109,30 @@ internal sealed unsafe class StrideSweep
         return helpers.Count + 1;
     }
 
-    /// <summary>The failures, one per region that had any, after <see cref="Execute"/> returned.</summary>
-    internal void CollectFailures(List<RegionFailure> failures)
-    {
-        for (int i = 0; i < _regions.Length; i++)
-        {
-            if (_failed[i] != 0)
-            {
-                MergedRegion r = _regions[i];
-                failures.Add(new RegionFailure(r.DisplayName, r.Start, _failedBytes[i], _error[i], DescribeError(_error[i])));
-            }
-        }
-    }
-
     private void Work(ProgressReporter? progress)
     {
-        byte sink = 0;
         long chunk;
         while (!_token.IsCancellationRequested && (chunk = Interlocked.Increment(ref _nextChunk)) < ChunkCount)
         {
-            SweepChunk(chunk, ref sink);
+            SweepChunk(chunk);
 
             // Only the calling thread has a reporter; it throttles to ten reports a second.
             progress?.Report(BytesDone);
         }
-
-        // Keeps the touched bytes observable so the JIT cannot drop the reads.
-        Interlocked.Add(ref _sink, sink);
     }
 
-    private void SweepChunk(long chunk, ref byte sink)
+    private void SweepChunk(long chunk)
     {
         int region = RegionOf(chunk);
-        SweepChunkOf(region, chunk, ref sink);
+        MergedRegion r = _regions[region];
+        nint chunkStart = Pages.Floor(r.Start) + (nint)((chunk - _firstChunk[region]) * _chunkSize);
+        nint start = chunkStart > r.Start ? chunkStart : r.Start;
+        nint end = chunkStart + (nint)_chunkSize < r.End ? chunkStart + (nint)_chunkSize : r.End;
+        Interlocked.Add(ref _bytesDone, _chunks.SweepChunk(region, start, end));
         if (Interlocked.Decrement(ref _chunksLeft[region]) == 0)
         {
             _regionDone?.Invoke(region);
         }
-    }
-
-    private void SweepChunkOf(int region, long chunk, ref byte sink)
-    {
-        MergedRegion r = _regions[region];
-        nint alignedStart = Pages.Floor(r.Start);
-        nint chunkStart = alignedStart + (nint)((chunk - _firstChunk[region]) * _chunkSize);
-        nint start = chunkStart > r.Start ? chunkStart : r.Start;
-        nint end = chunkStart + (nint)_chunkSize < r.End ? chunkStart + (nint)_chunkSize : r.End;
-
-        if (_populate && OperatingSystem.IsLinux())
-        {
-            // A staging view's range, or exactly the chunk's file bytes, come in first (see FileStaging).
-            _staging?.Read(start, end);
-            nint populated = Populate(start, end, region);
-            if (populated == start)
-            {
-                return;
-            }
-
-            // Part of the chunk came in before a page that cannot (past a file's end): sweep and count that part.
-            end = populated;
-        }
-
-        // After a populate the touch is never a plain load, which a concurrent truncation could turn into a fatal
-        // SIGBUS, and reads every page only where a sample of them shows that the first access still costs a fault.
-        nint touched = !_populate ? TouchAll(start, end, region, ref sink)
-            : _touchAfterPopulate ? TouchWhereFirstAccessIsSlow(start, end, region, ref sink)
-            : end;
-        Interlocked.Add(ref _bytesDone, touched - start);
-    }
-
-    private nint TouchAll(nint start, nint end, int region, ref byte sink)
-    {
-        nint touched = SafeTouch.Touch(start, end, ref sink, out PlatformError error);
-        if (touched != end)
-        {
-            Fail(region, error, end - touched);
-        }
-
-        return touched;
-    }
-
-    /// <summary>
-    /// Judges a chunk just populated one 2 MiB span at a time (spans aligned to 2 MiB of address, as the page cache's
-    /// large folios and a host's huge pages are): reads one page in <see cref="TouchAfterPopulate.SamplePages"/> of the span and times it,
-    /// and reads every page of the span only where the sample ran slower than <see cref="SlowPageNanoseconds"/> a page
-    /// (see <see cref="TouchAfterPopulate"/>). Returns where the chunk stopped, as a full touch would.
-    /// </summary>
-    private nint TouchWhereFirstAccessIsSlow(nint start, nint end, int region, ref byte sink)
-    {
-        nint stride = TouchAfterPopulate.SamplePages * _page;
-        long spans = 0, spansTouched = 0, pages = 0, ticks = 0;
-        nint touched = end;
-        for (nint span = start; (nuint)span < (nuint)end;)
-        {
-            nint spanEnd = (span & ~(TouchAfterPopulate.SpanBytes - 1)) + TouchAfterPopulate.SpanBytes;
-            spanEnd = (nuint)spanEnd < (nuint)end ? spanEnd : end;
-            long started = Stopwatch.GetTimestamp();
-            nint sampled = SafeTouch.Touch(span, spanEnd, stride, ref sink, out _);
-            long elapsed = Stopwatch.GetTimestamp() - started;
-            if (sampled != spanEnd)
-            {
-                // A page between two samples may be the first that cannot be read (a file truncated just now):
-                // read them all from here to find it, and fail the rest of the chunk from there.
-                touched = TouchAll(span, end, region, ref sink);
-                break;
-            }
-
-            long sampledPages = (spanEnd - Pages.Floor(span) + stride - 1) / stride;
-            spans++;
-            pages += sampledPages;
-            ticks += elapsed;
-            if (TouchAfterPopulate.IsSlow(elapsed, sampledPages, SlowPageNanoseconds))
-            {
-                spansTouched++;
-                nint read = SafeTouch.Touch(span, spanEnd, ref sink, out PlatformError error);
-                if (read != spanEnd)
-                {
-                    Fail(region, error, end - read);
-                    touched = read;
-                    break;
-                }
-            }
-
-            span = spanEnd;
-        }
-
-        Interlocked.Add(ref _spansSampled, spans);
-        Interlocked.Add(ref _spansTouched, spansTouched);
-        Interlocked.Add(ref _sampledPages, pages);
-        Interlocked.Add(ref _sampledTicks, ticks);
-        return touched;
     }
 
     /// <summary>The region holding <paramref name="chunk"/>: a binary search over the regions' first chunks.</summary>
@@ -303,95 +154,11 @@ internal sealed unsafe class StrideSweep
 
         return lo;
     }
+}
 
-    /// <summary>
-    /// Populates [start, end) and returns where it stopped: <paramref name="end"/>, or the first page that cannot be
-    /// populated (EFAULT: past a file's end; found by halving, each call over pages already in costing a page-table
-    /// walk), the rest failed. Transient errors are retried.
-    /// </summary>
-    [System.Runtime.Versioning.SupportedOSPlatform("linux")]
-    private nint Populate(nint start, nint end, int region)
-    {
-        nint alignedStart = Pages.Floor(start);
-        nint alignedEnd = Pages.Ceiling(end);
-        int errno = PopulateRange(alignedStart, alignedEnd);
-        if (errno == 0)
-        {
-            return end;
-        }
-
-        nint reached = start;
-        if (errno == Interop.LinuxConstants.EFAULT)
-        {
-            // The pages before the failing one are in; find it: [good, bad) holds the boundary.
-            nint good = alignedStart, bad = alignedEnd;
-            while (bad - good > _page)
-            {
-                nint mid = Pages.Floor(good + ((bad - good) / 2));
-                if (PopulateRange(good, mid) == 0)
-                {
-                    good = mid;
-                }
-                else
-                {
-                    bad = mid;
-                }
-            }
-
-            reached = (nuint)good > (nuint)start ? good : start;
-        }
-
-        Fail(region, PlatformError.FromErrno(PopulateSupport.Call, errno), end - reached);
-        return reached;
-    }
-
-    /// <summary>MADV_POPULATE_READ over page-aligned [start, end), retried on EINTR/EAGAIN; 0 or the errno.</summary>
-    [System.Runtime.Versioning.SupportedOSPlatform("linux")]
-    private static int PopulateRange(nint start, nint end)
-    {
-        for (int attempt = 0; ; attempt++)
-        {
-            if (Interop.Libc.Madvise((void*)start, (nuint)(end - start), Interop.LinuxConstants.MADV_POPULATE_READ) == 0)
-            {
-                return 0;
-            }
-
-            int errno = Marshal.GetLastPInvokeError();
-            if ((errno != Interop.LinuxConstants.EINTR && errno != Interop.LinuxConstants.EAGAIN) || attempt >= MaxRetries)
-            {
-                return errno;
-            }
-        }
-    }
-
-    private void Fail(int region, PlatformError error, long bytes)
-    {
-        // A region keeps its first failure; it is read only after every worker has stopped.
-        if (Interlocked.CompareExchange(ref _failed[region], 1, 0) == 0)
-        {
-            _error[region] = error;
-        }
-
-        Interlocked.Add(ref _failedBytes[region], bytes);
-    }
-
-    /// <summary>What a failed populate or touch means, with the call and its error (the errno values are the running platform's).</summary>
-    internal static string DescribeError(PlatformError error)
-    {
-        int efault = OperatingSystem.IsMacOS() ? Interop.OSXConstants.EFAULT : Interop.LinuxConstants.EFAULT;
-        if (error.Kind != PlatformErrorKind.Errno || (!OperatingSystem.IsLinux() && error.Code != efault))
-        {
-            return $"{error.Call} failed ({error.Describe()})";
-        }
-
-        return error.Code switch
-        {
-            _ when error.Code == efault => $"pages past the end of the mapped file (truncated?) or unreadable; the sweep stopped there instead of a fatal SIGBUS ({error})",
-            Interop.LinuxConstants.ENOMEM => $"not mapped ({error})",
-            Interop.LinuxConstants.EINVAL when error.Call == PopulateSupport.Call => $"this mapping cannot be populated (device or PFN mapping, or locked against it) ({error})",
-            Interop.LinuxConstants.EHWPOISON => $"hardware memory error in the range ({error})",
-            Interop.LinuxConstants.EPERM => $"not permitted ({error})",
-            _ => $"{error.Call} failed ({error.Describe()})",
-        };
-    }
+/// <summary>What the sweep does to one chunk (<see cref="StrideSweep"/> schedules, this sweeps): called on any sweep thread, many at once.</summary>
+internal interface IChunkSweep
+{
+    /// <summary>Sweeps [<paramref name="start"/>, <paramref name="end"/>) of region <paramref name="region"/>; returns the bytes brought in, for progress.</summary>
+    long SweepChunk(int region, nint start, nint end);
 }

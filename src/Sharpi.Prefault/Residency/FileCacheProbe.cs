@@ -35,7 +35,7 @@ internal sealed unsafe class FileCacheProbe : IDisposable
     /// /proc/self/maps covering them, see <see cref="ProcMaps.ReadFor"/>), each file opened once. One piece per
     /// mapping, however many regions lie in it.
     /// </summary>
-    internal static FileCacheProbe Create(MergedRegion[] regions, ProcMapEntry[] maps)
+    internal static FileCacheProbe Create(ReadOnlySpan<MergedRegion> regions, ProcMapEntry[] maps)
     {
         if (!OperatingSystem.IsLinux() || maps.Length == 0 || Volatile.Read(ref s_unsupported) != 0)
         {
@@ -81,6 +81,44 @@ internal sealed unsafe class FileCacheProbe : IDisposable
         }
 
         return new FileCacheProbe([.. pieces], handles);
+    }
+
+    /// <summary>
+    /// The residency count every feature uses (a run's plan before its sweep and after it, <see cref="Residency.Measure(ReadOnlySpan{PrefaultRegion})"/>,
+    /// <see cref="Residency.MeasureEach(ReadOnlySpan{PrefaultRegion})"/>, the lock's RAM gate): a probe of the files
+    /// mapped under <paramref name="ranges"/> in <paramref name="maps"/> (empty: mincore alone), each range counted
+    /// with <see cref="TryCountResident"/>, its count written to <paramref name="each"/> when that is given (one entry
+    /// per range), and the sum of the bytes counted returned. A range that cannot be counted (not mapped, a query
+    /// refused) adds nothing; nothing is counted where <see cref="Residency.IsSupported"/> is false.
+    /// </summary>
+    /// <remarks>
+    /// The probe's descriptors (one per file) are closed before this returns, so a run opens its files twice, before
+    /// and after its sweep, and holds none through it. Held through the sweep, 300 files under <c>ulimit -n 256</c>
+    /// left the tool no descriptor: the huge-page check and the runtime's own assembly loads failed with EMFILE and
+    /// <c>touch</c> exited 1 without a word; a background prefault would take them from the engine's own init work.
+    /// Opening again also checks again that each path still names the mapped file.
+    /// </remarks>
+    internal static long CountResident(ReadOnlySpan<MergedRegion> ranges, ProcMapEntry[] maps, Span<RangeResidency> each = default)
+    {
+        if (!Residency.IsSupported)
+        {
+            each.Clear();
+            return 0;
+        }
+
+        using FileCacheProbe probe = Create(ranges, maps);
+        long total = 0;
+        for (int i = 0; i < ranges.Length; i++)
+        {
+            bool counted = probe.TryCountResident(ranges[i].Start, ranges[i].End, out long bytes, out PlatformError error);
+            total += counted ? bytes : 0;
+            if (!each.IsEmpty)
+            {
+                each[i] = new RangeResidency(counted ? bytes : 0, counted, error);
+            }
+        }
+
+        return total;
     }
 
     /// <summary>
@@ -230,3 +268,4 @@ internal sealed unsafe class FileCacheProbe : IDisposable
 
     private readonly record struct FilePiece(nint Start, nint End, SafeFileHandle Handle, long FileOffset) : IAddressRange;
 }
+

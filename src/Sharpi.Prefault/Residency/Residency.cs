@@ -1,4 +1,3 @@
-using System.Diagnostics.CodeAnalysis;
 using System.IO.MemoryMappedFiles;
 using System.Runtime.Versioning;
 
@@ -62,19 +61,12 @@ public static class Residency
             return new ResidencyInfo(total, 0, false, UnsupportedMessage);
         }
 
-        long resident = 0;
+        var counts = new RangeResidency[merged.Length];
+        long resident = FileCacheProbe.CountResident(merged, ProcMaps.ReadFor(merged), counts);
         string? error = null;
-        using FileCacheProbe probe = FileCacheProbe.Create(merged, ProcMaps.ReadFor(merged));
-        foreach (MergedRegion r in merged)
+        for (int i = 0; i < merged.Length && error is null; i++)
         {
-            if (TryCountResident(probe, r.Start, r.End, out long bytes, out string? why))
-            {
-                resident += bytes;
-            }
-            else
-            {
-                error ??= $"{r.DisplayName}: {why}";
-            }
+            error = WhyNotCounted(merged[i], counts[i]) is string why ? $"{merged[i].DisplayName}: {why}" : null;
         }
 
         return new ResidencyInfo(total, resident, true, error);
@@ -117,23 +109,21 @@ public static class Residency
             return results;
         }
 
-        MergedRegion[] merged = RegionSet.Merge(regions);
-        using FileCacheProbe probe = FileCacheProbe.Create(merged, ProcMaps.ReadFor(merged));
+        // Each region on its own, through one probe of the files under all of them.
+        var ranges = new MergedRegion[regions.Length];
+        for (int i = 0; i < regions.Length; i++)
+        {
+            ranges[i] = new MergedRegion(regions[i].Address, regions[i].End, regions[i].Name, i);
+        }
+
+        var counts = new RangeResidency[ranges.Length];
+        FileCacheProbe.CountResident(ranges, ProcMaps.ReadFor(RegionSet.Merge(regions)), counts);
         for (int i = 0; i < regions.Length; i++)
         {
             PrefaultRegion r = regions[i];
-            if (r.IsEmpty)
-            {
-                results[i] = new ResidencyInfo(r.Length, 0, true);
-            }
-            else if (TryCountResident(probe, r.Address, r.End, out long bytes, out string? why))
-            {
-                results[i] = new ResidencyInfo(r.Length, bytes, true);
-            }
-            else
-            {
-                results[i] = new ResidencyInfo(r.Length, 0, true, $"{r.Name ?? $"0x{r.Address:X}"}: {why}");
-            }
+            results[i] = r.IsEmpty ? new ResidencyInfo(r.Length, 0, true)
+                : WhyNotCounted(ranges[i], counts[i]) is string why ? new ResidencyInfo(r.Length, 0, true, $"{r.Name ?? $"0x{r.Address:X}"}: {why}")
+                : new ResidencyInfo(r.Length, counts[i].ResidentBytes, true);
         }
 
         return results;
@@ -197,39 +187,22 @@ public static class Residency
     private const long OfFileWindow = 64L << 30;
 
     /// <summary>
-    /// The resident bytes of [start, end) (see <see cref="FileCacheProbe.TryCountResident"/>); false with why when the
-    /// range is not mapped or the query failed. On Windows the range must be committed (VirtualQuery), as mincore's
-    /// ENOMEM requires elsewhere, and the errors are Win32 errors.
+    /// Why a range's count is no answer, or null when it is one. On Windows residency is the working set, which
+    /// counts an unmapped range as 0 pages: VirtualQuery says whether it is mapped, as mincore's ENOMEM does elsewhere.
     /// </summary>
-    private static bool TryCountResident(FileCacheProbe probe, nint start, nint end, out long residentBytes, [NotNullWhen(false)] out string? why)
+    private static string? WhyNotCounted(MergedRegion range, RangeResidency count)
     {
-        why = null;
-        residentBytes = 0;
         if (OperatingSystem.IsWindows())
         {
-            if (!WorkingSet.IsCommitted(start, end, out int committed))
+            if (!WorkingSet.IsCommitted(range.Start, range.End, out int committed))
             {
-                why = $"not mapped, {PlatformError.FromWin32("VirtualQuery", committed).Describe()}";
-                return false;
+                return $"not mapped, {PlatformError.FromWin32("VirtualQuery", committed).Describe()}";
             }
 
-            if (!probe.TryCountResident(start, end, out residentBytes, out PlatformError error))
-            {
-                why = $"QueryWorkingSetEx failed, {error.Describe()}";
-                return false;
-            }
-
-            return true;
+            return count.IsCounted ? null : $"QueryWorkingSetEx failed, {count.Error.Describe()}";
         }
 
-        PlatformError failed = PlatformError.None;
-        if (!IsSupported || !probe.TryCountResident(start, end, out residentBytes, out failed))
-        {
-            why = $"not mapped, {failed.Describe()}";
-            return false;
-        }
-
-        return true;
+        return count.IsCounted ? null : $"not mapped, {count.Error.Describe()}";
     }
 
     private const string UnsupportedMessage = "Residency needs mincore (Linux, macOS) or QueryWorkingSetEx (Windows); this platform has neither.";

@@ -31,6 +31,7 @@ public sealed class MmapPrefaultEnvironmentTests
             Assert.Equal(PrefaultMethod.None, result.Method);
             Assert.Equal(0, result.Bytes);
             Assert.Contains("switched off", result.Reason, StringComparison.Ordinal);
+            Assert.Equal(MmapPrefault.Decide(PrefaultMode.Off, 0, 0, default).Reason, result.Reason); // decided at step 1 alone, in Decide's words
             Assert.Contains(log.At(LogLevel.Information), m => m.Contains("skipped", StringComparison.Ordinal));
         }
         finally

@@ -14,6 +14,7 @@ public sealed class PrefaultOptionsTests
         Assert.Equal(Math.Max(8, Environment.ProcessorCount), d.MaxDegreeOfParallelism);
         Assert.Equal(32L << 20, d.ChunkSize);
         Assert.Equal(PrefaultStrategy.Auto, d.Strategy);
+        Assert.Null(d.WorkerPriority); // the entry point's own: Normal for Run, BelowNormal for Start
         Assert.Null(d.Logger);
     }
 
@@ -74,5 +75,8 @@ public sealed class PrefaultOptionsTests
     {
         Assert.Throws<ArgumentOutOfRangeException>(() => PrefaultOptions.Default with { RamGate = (RamGate)7 });
         Assert.Throws<ArgumentOutOfRangeException>(() => PrefaultOptions.Default with { Strategy = (PrefaultStrategy)7 });
+        var ex = Assert.Throws<ArgumentOutOfRangeException>(() => PrefaultOptions.Default with { WorkerPriority = (ThreadPriority)7 });
+        Assert.Equal("value", ex.ParamName);
+        Assert.Null((PrefaultOptions.Default with { WorkerPriority = ThreadPriority.Lowest } with { WorkerPriority = null }).WorkerPriority);
     }
 }

@@ -20,7 +20,7 @@ public sealed class PrefaultPlanTests
         ];
         var failures = new List<RegionFailure>();
 
-        PrefaultPlan plan = PrefaultPlan.Measure(merged, ProcMaps.ReadFor(merged), failures);
+        PrefaultPlan plan = PrefaultPlan.Measure(merged, failures);
         PrefaultPlan kept = plan.WithinBudget(0x18000 + 0x8000);
 
         Assert.Empty(failures);
@@ -38,13 +38,52 @@ public sealed class PrefaultPlanTests
         MergedRegion[] merged = [new(memory.At(0), memory.At(0x10000), "mapped", 0), new(0x1000, 0x3000, "nowhere", 1)];
         var failures = new List<RegionFailure>();
 
-        PrefaultPlan plan = PrefaultPlan.Measure(merged, ProcMaps.ReadFor(merged), failures);
+        PrefaultPlan plan = PrefaultPlan.Measure(merged, failures);
 
         Assert.Equal(["mapped"], plan.Regions.Select(p => p.Region.Name));
         Assert.Equal(0x12000, plan.BytesRequested);
         RegionFailure failure = Assert.Single(failures);
         Assert.Equal("nowhere", failure.Name);
     }
+
+    [LinuxFact]
+    public void Run_OverManyFiles_HoldsNoDescriptorOfItsOwnWhileItSweeps()
+    {
+        // The plan's probe opens each file under the regions to ask cachestat. Held through the sweep, it held one
+        // descriptor per file while the engine's own init work runs beside a background prefault; with 2,000 files
+        // under ulimit -n 1024 that left the process none (see FileStaging: Run itself then threw from its metrics).
+        const int Files = 200;
+        var files = new List<TestFile>();
+        var maps = new List<Mappings.NativeMmap>();
+        try
+        {
+            var regions = new List<PrefaultRegion>();
+            for (int i = 0; i < Files; i++)
+            {
+                files.Add(TestFile.Create(64 * 1024));
+                maps.Add(Mappings.NativeMmap.Map(files[i].Path, 0, 64 * 1024)); // closes its descriptor
+                regions.Add(new PrefaultRegion(maps[i].Address, 64 * 1024, $"t{i}"));
+            }
+
+            int before = OpenDescriptors();
+            int duringSweep = 0;
+            var progress = new CallbackProgress(_ => duringSweep = Math.Max(duringSweep, OpenDescriptors())); // on the calling thread, inside the sweep
+
+            PrefaultResult result = MmapPrefault.Run(regions, PrefaultOptions.Default with { RamGate = RamGate.Always, Progress = progress, MaxDegreeOfParallelism = 1 });
+
+            Assert.True(result.HasRun, result.Reason);
+            Assert.Equal(Files * 64L * 1024, result.BytesResident); // the count after the sweep still asks every file
+            Assert.NotEqual(0, duringSweep);
+            Assert.InRange(duringSweep - before, int.MinValue, Files / 2); // others' tests open files too
+        }
+        finally
+        {
+            maps.ForEach(m => m.Dispose());
+            files.ForEach(f => f.Dispose());
+        }
+    }
+
+    private static int OpenDescriptors() => Directory.GetFiles("/proc/self/fd").Length;
 
     /// <summary>
     /// Fresh shared anonymous memory (a new mapping, so no page of it is resident until written), unmapped on dispose.

@@ -35,12 +35,15 @@ public sealed class TouchAfterPopulateTests
         using TestFile file = TestFile.Create(16 * MiB);
         using MappedFile map = file.Map();
 
-        StrideSweep sweep = SweepCold(map, slowPageNanoseconds);
+        PrefaultRegion region = map.Region();
+        var chunk = new ChunkSweep([new MergedRegion(region.Address, region.End, "cold", 0)], Populate) { SlowPageNanoseconds = slowPageNanoseconds };
 
-        Assert.Equal(SpansOf(map.Region()), sweep.SpansSampled);
-        Assert.Equal(everySpanSlow ? sweep.SpansSampled : 0, sweep.SpansTouched);
-        Assert.True(sweep.SampledNanosecondsPerPage > 0);
-        Assert.Equal(file.Length, sweep.BytesDone);
+        long swept = chunk.SweepChunk(0, region.Address, region.End);
+
+        Assert.Equal(SpansOf(region), chunk.SpansSampled);
+        Assert.Equal(everySpanSlow ? chunk.SpansSampled : 0, chunk.SpansTouched);
+        Assert.True(chunk.SampledNanosecondsPerPage > 0);
+        Assert.Equal(file.Length, swept);
         Assert.Equal(100.0, map.ResidentPercent());
     }
 
@@ -133,14 +136,5 @@ public sealed class TouchAfterPopulateTests
         return last - first + 1;
     }
 
-    private static StrideSweep SweepCold(MappedFile map, double slowPageNanoseconds)
-    {
-        MergedRegion[] regions = RegionSet.Merge([map.Region()]);
-        var sweep = new StrideSweep(regions, 2 * MiB, populate: true, touchAfterPopulate: true, regionDone: null, CancellationToken.None)
-        {
-            SlowPageNanoseconds = slowPageNanoseconds,
-        };
-        Assert.Equal(2, sweep.Execute(maxThreads: 2, ThreadPriority.Normal, progress: null));
-        return sweep;
-    }
+    private static SweepMechanism Populate { get; } = new(PrefaultMethod.Populate, HintsFirst: false, TouchesAfterPopulate: true, Staging: null);
 }

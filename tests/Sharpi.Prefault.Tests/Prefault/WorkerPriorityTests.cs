@@ -35,6 +35,29 @@ public sealed class WorkerPriorityTests
     }
 
     [LinuxFact]
+    public void Start_AskedForNormal_RunsEveryWorkerAtNormal()
+    {
+        // Normal used to mean "not set", so Start could not be asked for it: its workers went below normal anyway.
+        using TestFile file = TestFile.Create(64 * MiB);
+        using MappedFile map = file.Map();
+        var nices = new List<int>();
+        var progress = new CallbackProgress(_ =>
+        {
+            lock (nices)
+            {
+                nices.AddRange(WorkerNices());
+            }
+        });
+
+        using PrefaultHandle handle = MmapPrefault.Start([map.Region()],
+            PrefaultOptions.Default with { Progress = progress, ChunkSize = 1 * MiB, MaxDegreeOfParallelism = 2, WorkerPriority = ThreadPriority.Normal });
+        handle.Wait();
+
+        Assert.NotEmpty(nices);
+        Assert.All(nices, nice => Assert.Equal(0, nice));
+    }
+
+    [LinuxFact]
     public void Run_AtNormalPriority_LeavesTheNiceValueAlone()
     {
         using TestFile file = TestFile.Create(8 * MiB);

@@ -71,4 +71,21 @@ public sealed class FileCacheProbeTests
         Assert.False(probe.TryCountResident(merged.Start, merged.End, out _, out PlatformError error));
         Assert.Equal(PlatformError.FromErrno("mincore", global::Interop.LinuxConstants.ENOMEM), error);
     }
+
+    [LinuxFact]
+    public void CountResident_CountsEachRange_AndSumsTheCountedOnes()
+    {
+        using TestFile file = TestFile.Create(4 * MiB, evict: false);
+        using MappedFile map = file.Map();
+        nint gone = Unmapped.Address(MiB);
+        MergedRegion[] ranges = [new(map.Region().Address, map.Region().End, "file", 0), new(gone, gone + (nint)MiB, "gone", 1)];
+        var each = new RangeResidency[ranges.Length];
+
+        long total = FileCacheProbe.CountResident(ranges, ProcMaps.ReadFor(ranges), each);
+
+        Assert.Equal(new RangeResidency(4 * MiB, true, PlatformError.None), each[0]);
+        Assert.Equal(PlatformError.FromErrno("mincore", global::Interop.LinuxConstants.ENOMEM), each[1].Error);
+        Assert.False(each[1].IsCounted);
+        Assert.Equal(4 * MiB, total);
+    }
 }

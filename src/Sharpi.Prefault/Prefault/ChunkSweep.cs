@@ -1,0 +1,270 @@
+using System.Diagnostics;
+using System.Runtime.InteropServices;
+
+namespace Sharpi.Prefault;
+
+/// <summary>
+/// What the sweep does to one chunk, as the run's <see cref="SweepMechanism"/> says: the staging read and
+/// <c>MADV_POPULATE_READ</c> (retried on EINTR/EAGAIN; past a file's end, the first page that cannot come in found by
+/// halving), then each 2 MiB span sampled and read whole where the sample was slow (<see cref="TouchAfterPopulate"/>);
+/// or every page touched. Failures are recorded per region with interlocked writes. Runs on every sweep thread at
+/// once: no locks, and no allocation per chunk or page.
+/// </summary>
+/// <remarks>
+/// After a populate, a 2 MiB span is read whole only where a timed sample of its pages shows that the first access
+/// still costs a fault the guest does not see (<see cref="TouchAfterPopulate"/>).
+/// </remarks>
+internal sealed unsafe class ChunkSweep : IChunkSweep
+{
+    private const int MaxRetries = 8;
+
+    private readonly MergedRegion[] _regions;
+    private readonly bool _populate;
+    private readonly bool _touchAfterPopulate;
+    private readonly FileStaging? _staging;
+    private readonly int[] _failed; // per region: 1 once a failure is recorded; the thread that sets it writes _error
+    private readonly PlatformError[] _error; // per region: the first call that failed in it
+    private readonly long[] _failedBytes;
+    private readonly nint _page = Pages.Size;
+    private long _spansSampled;
+    private long _spansTouched;
+    private long _sampledPages;
+    private long _sampledTicks;
+    private int _sink;
+
+    /// <param name="regions">The regions the chunks belong to (a chunk names its region by index), for the failures.</param>
+    /// <param name="mechanism">Populate or touch, the sampled touch after a populate, and the staging read before it.</param>
+    internal ChunkSweep(MergedRegion[] regions, SweepMechanism mechanism)
+    {
+        _regions = regions;
+        _populate = mechanism.Populates;
+        _touchAfterPopulate = mechanism.TouchesAfterPopulate;
+        _staging = mechanism.Staging;
+        _failed = new int[regions.Length];
+        _error = new PlatformError[regions.Length];
+        _failedBytes = new long[regions.Length];
+    }
+
+    /// <summary>The sampled read time a page above which a populated span is read whole (tests set 0 or infinity).</summary>
+    internal double SlowPageNanoseconds { get; init; } = TouchAfterPopulate.SlowPageNanoseconds;
+
+    /// <summary>2 MiB spans sampled after their populate (<see cref="TouchAfterPopulate.SpanBytes"/>).</summary>
+    internal long SpansSampled => Volatile.Read(ref _spansSampled);
+
+    /// <summary>Spans whose sample was slow, so every page of them was read.</summary>
+    internal long SpansTouched => Volatile.Read(ref _spansTouched);
+
+    /// <summary>Pages read as samples after populating, and the time those reads took, in nanoseconds a page.</summary>
+    internal double SampledNanosecondsPerPage
+    {
+        get
+        {
+            long pages = Volatile.Read(ref _sampledPages);
+            return pages == 0 ? 0 : Volatile.Read(ref _sampledTicks) * (1e9 / Stopwatch.Frequency) / pages;
+        }
+    }
+
+    /// <summary>
+    /// Brings [<paramref name="start"/>, <paramref name="end"/>) of region <paramref name="region"/> in and returns
+    /// the bytes that came in: all of them, or those before the first page that could not (the rest recorded as the
+    /// region's failure).
+    /// </summary>
+    public long SweepChunk(int region, nint start, nint end)
+    {
+        if (_populate && OperatingSystem.IsLinux())
+        {
+            // A staging view's range, or exactly the chunk's file bytes, come in first (see FileStaging).
+            _staging?.Read(start, end);
+            nint populated = Populate(start, end, region);
+            if (populated == start)
+            {
+                return 0;
+            }
+
+            // Part of the chunk came in before a page that cannot (past a file's end): sweep and count that part.
+            end = populated;
+        }
+
+        // After a populate the touch is never a plain load, which a concurrent truncation could turn into a fatal
+        // SIGBUS, and reads every page only where a sample of them shows that the first access still costs a fault.
+        byte sink = 0;
+        nint touched = !_populate ? TouchAll(start, end, region, ref sink)
+            : _touchAfterPopulate ? TouchWhereFirstAccessIsSlow(start, end, region, ref sink)
+            : end;
+
+        // Keeps the touched bytes observable so the JIT cannot drop the reads.
+        if (sink != 0)
+        {
+            Interlocked.Add(ref _sink, sink);
+        }
+
+        return touched - start;
+    }
+
+    /// <summary>The failures, one per region that had any, once no chunk is being swept any more.</summary>
+    internal void CollectFailures(List<RegionFailure> failures)
+    {
+        for (int i = 0; i < _regions.Length; i++)
+        {
+            if (_failed[i] != 0)
+            {
+                MergedRegion r = _regions[i];
+                failures.Add(new RegionFailure(r.DisplayName, r.Start, _failedBytes[i], _error[i], DescribeError(_error[i])));
+            }
+        }
+    }
+
+    private nint TouchAll(nint start, nint end, int region, ref byte sink)
+    {
+        nint touched = SafeTouch.Touch(start, end, ref sink, out PlatformError error);
+        if (touched != end)
+        {
+            Fail(region, error, end - touched);
+        }
+
+        return touched;
+    }
+
+    /// <summary>
+    /// Judges a chunk just populated one 2 MiB span at a time (spans aligned to 2 MiB of address, as the page cache's
+    /// large folios and a host's huge pages are): reads one page in <see cref="TouchAfterPopulate.SamplePages"/> of the span and times it,
+    /// and reads every page of the span only where the sample ran slower than <see cref="SlowPageNanoseconds"/> a page
+    /// (see <see cref="TouchAfterPopulate"/>). Returns where the chunk stopped, as a full touch would.
+    /// </summary>
+    private nint TouchWhereFirstAccessIsSlow(nint start, nint end, int region, ref byte sink)
+    {
+        nint stride = TouchAfterPopulate.SamplePages * _page;
+        long spans = 0, spansTouched = 0, pages = 0, ticks = 0;
+        nint touched = end;
+        for (nint span = start; (nuint)span < (nuint)end;)
+        {
+            nint spanEnd = (span & ~(TouchAfterPopulate.SpanBytes - 1)) + TouchAfterPopulate.SpanBytes;
+            spanEnd = (nuint)spanEnd < (nuint)end ? spanEnd : end;
+            long started = Stopwatch.GetTimestamp();
+            nint sampled = SafeTouch.Touch(span, spanEnd, stride, ref sink, out _);
+            long elapsed = Stopwatch.GetTimestamp() - started;
+            if (sampled != spanEnd)
+            {
+                // A page between two samples may be the first that cannot be read (a file truncated just now):
+                // read them all from here to find it, and fail the rest of the chunk from there.
+                touched = TouchAll(span, end, region, ref sink);
+                break;
+            }
+
+            long sampledPages = (spanEnd - Pages.Floor(span) + stride - 1) / stride;
+            spans++;
+            pages += sampledPages;
+            ticks += elapsed;
+            if (TouchAfterPopulate.IsSlow(elapsed, sampledPages, SlowPageNanoseconds))
+            {
+                spansTouched++;
+                nint read = SafeTouch.Touch(span, spanEnd, ref sink, out PlatformError error);
+                if (read != spanEnd)
+                {
+                    Fail(region, error, end - read);
+                    touched = read;
+                    break;
+                }
+            }
+
+            span = spanEnd;
+        }
+
+        Interlocked.Add(ref _spansSampled, spans);
+        Interlocked.Add(ref _spansTouched, spansTouched);
+        Interlocked.Add(ref _sampledPages, pages);
+        Interlocked.Add(ref _sampledTicks, ticks);
+        return touched;
+    }
+
+    /// <summary>
+    /// Populates [start, end) and returns where it stopped: <paramref name="end"/>, or the first page that cannot be
+    /// populated (EFAULT: past a file's end; found by halving, each call over pages already in costing a page-table
+    /// walk), the rest failed. Transient errors are retried.
+    /// </summary>
+    [System.Runtime.Versioning.SupportedOSPlatform("linux")]
+    private nint Populate(nint start, nint end, int region)
+    {
+        nint alignedStart = Pages.Floor(start);
+        nint alignedEnd = Pages.Ceiling(end);
+        int errno = PopulateRange(alignedStart, alignedEnd);
+        if (errno == 0)
+        {
+            return end;
+        }
+
+        nint reached = start;
+        if (errno == Interop.LinuxConstants.EFAULT)
+        {
+            // The pages before the failing one are in; find it: [good, bad) holds the boundary.
+            nint good = alignedStart, bad = alignedEnd;
+            while (bad - good > _page)
+            {
+                nint mid = Pages.Floor(good + ((bad - good) / 2));
+                if (PopulateRange(good, mid) == 0)
+                {
+                    good = mid;
+                }
+                else
+                {
+                    bad = mid;
+                }
+            }
+
+            reached = (nuint)good > (nuint)start ? good : start;
+        }
+
+        Fail(region, PlatformError.FromErrno(PopulateSupport.Call, errno), end - reached);
+        return reached;
+    }
+
+    /// <summary>MADV_POPULATE_READ over page-aligned [start, end), retried on EINTR/EAGAIN; 0 or the errno.</summary>
+    [System.Runtime.Versioning.SupportedOSPlatform("linux")]
+    private static int PopulateRange(nint start, nint end)
+    {
+        for (int attempt = 0; ; attempt++)
+        {
+            if (Interop.Libc.Madvise((void*)start, (nuint)(end - start), Interop.LinuxConstants.MADV_POPULATE_READ) == 0)
+            {
+                return 0;
+            }
+
+            int errno = Marshal.GetLastPInvokeError();
+            if ((errno != Interop.LinuxConstants.EINTR && errno != Interop.LinuxConstants.EAGAIN) || attempt >= MaxRetries)
+            {
+                return errno;
+            }
+        }
+    }
+
+    private void Fail(int region, PlatformError error, long bytes)
+    {
+        // A region keeps its first failure; it is read only after every worker has stopped.
+        if (Interlocked.CompareExchange(ref _failed[region], 1, 0) == 0)
+        {
+            _error[region] = error;
+        }
+
+        Interlocked.Add(ref _failedBytes[region], bytes);
+    }
+
+    /// <summary>What a failed populate or touch means, with the call and its error (the errno values are the running platform's).</summary>
+    internal static string DescribeError(PlatformError error)
+    {
+        int efault = OperatingSystem.IsMacOS() ? Interop.OSXConstants.EFAULT : Interop.LinuxConstants.EFAULT;
+        if (error.Kind != PlatformErrorKind.Errno || (!OperatingSystem.IsLinux() && error.Code != efault))
+        {
+            return $"{error.Call} failed ({error.Describe()})";
+        }
+
+        return error.Code switch
+        {
+            _ when error.Code == efault => $"pages past the end of the mapped file (truncated?) or unreadable; the sweep stopped there instead of a fatal SIGBUS ({error})",
+            Interop.LinuxConstants.ENOMEM => $"not mapped ({error})",
+            Interop.LinuxConstants.EINVAL when error.Call == PopulateSupport.Call => $"this mapping cannot be populated (device or PFN mapping, or locked against it) ({error})",
+            Interop.LinuxConstants.EHWPOISON => $"hardware memory error in the range ({error})",
+            Interop.LinuxConstants.EPERM => $"not permitted ({error})",
+            _ => $"{error.Call} failed ({error.Describe()})",
+        };
+    }
+}

@@ -1,0 +1,176 @@
+using System.Collections.Concurrent;
+using Microsoft.Extensions.Logging.Abstractions;
+using Sharpi.Prefault.Tests.TestSupport;
+
+namespace Sharpi.Prefault.Tests.Prefault;
+
+/// <summary>
+/// The sweep's scheduler on its own: which chunks it hands out, on how many threads, when it says a region is done,
+/// and where it stops when cancelled. The chunks go to a recording mechanism, so no address here is ever read (what a
+/// chunk does to memory is <see cref="ChunkSweepTests"/>'s).
+/// </summary>
+public sealed class StrideSweepTests
+{
+    private static readonly nint Page = Environment.SystemPageSize;
+    private static readonly nint Chunk = 4 * Page;
+
+    /// <summary>Three regions far apart: one unaligned over several chunks, one exactly one chunk, one a few bytes.</summary>
+    private static readonly MergedRegion[] Regions =
+    [
+        new((nint)0x1000_0000 + 100, (nint)0x1000_0000 + 100 + (3 * Chunk) + 5, "unaligned", 0),
+        new((nint)0x2000_0000, (nint)0x2000_0000 + Chunk, "one chunk", 1),
+        new((nint)0x3000_0000 + 10, (nint)0x3000_0000 + 20, "tiny", 2),
+    ];
+
+    [Theory]
+    [InlineData(1)]
+    [InlineData(4)]
+    public void Execute_GivesEveryPageAlignedChunkOfEveryRegionOnce(int threads)
+    {
+        var chunks = new RecordingChunks();
+        var sweep = new StrideSweep(Regions, Chunk, chunks, regionDone: null, CancellationToken.None);
+
+        sweep.Execute(threads, ThreadPriority.Normal, progress: null);
+
+        (int, nint, nint)[] expected = [.. ExpectedChunks()];
+        (int, nint, nint)[] swept = [.. chunks.Swept.Select(c => (c.Region, c.Start, c.End))];
+        Assert.Equal(expected.Length, sweep.ChunkCount);
+        if (threads == 1)
+        {
+            Assert.Equal(expected, swept); // one thread takes them in the order given
+        }
+        else
+        {
+            Assert.Equal(expected.Order(), swept.Order());
+        }
+
+        Assert.Equal(Regions.Sum(r => r.Length), sweep.BytesDone);
+        Assert.Equal(sweep.BytesTotal, sweep.BytesDone);
+    }
+
+    [Fact]
+    public void Execute_SaysARegionIsDone_OnceAndOnlyAfterEveryChunkOfItReturned()
+    {
+        var chunks = new RecordingChunks();
+        var done = new ConcurrentQueue<int>();
+        var early = new ConcurrentQueue<string>();
+        int[] chunksOf = [.. Regions.Select((_, i) => ExpectedChunks().Count(c => c.Region == i))];
+        var sweep = new StrideSweep(Regions, Chunk, chunks, region =>
+        {
+            if (chunks.ReturnedOf(region) != chunksOf[region])
+            {
+                early.Enqueue($"region {region} done after {chunks.ReturnedOf(region)} of {chunksOf[region]} chunks");
+            }
+
+            done.Enqueue(region);
+        }, CancellationToken.None);
+
+        sweep.Execute(maxThreads: 4, ThreadPriority.Normal, progress: null);
+
+        Assert.Empty(early);
+        Assert.Equal([0, 1, 2], done.Order());
+    }
+
+    [Fact]
+    public void Execute_CancelledInsideAChunk_StartsNoFurtherChunk()
+    {
+        using var cancel = new CancellationTokenSource();
+        var chunks = new RecordingChunks { OnChunk = n => { if (n == 2) { cancel.Cancel(); } } };
+        var sweep = new StrideSweep(Regions, Chunk, chunks, regionDone: null, cancel.Token);
+
+        sweep.Execute(maxThreads: 1, ThreadPriority.Normal, progress: null);
+
+        Assert.Equal(3, chunks.Swept.Count); // the third chunk, in which it was cancelled, finishes; no fourth starts
+        Assert.Equal(chunks.Swept.Sum(c => c.End - c.Start), sweep.BytesDone);
+        Assert.True(sweep.BytesDone < sweep.BytesTotal);
+    }
+
+    [Fact]
+    public void Execute_StartsNoMoreThreadsThanChunks_AndReturnsOnlyOnceEveryOneHasStopped()
+    {
+        // The helpers' chunks take a while (the caller's do not), so a sweep that did not wait for them would return
+        // with them still in flight.
+        MergedRegion[] threeChunks = [new((nint)0x1000_0000, (nint)0x1000_0000 + (3 * Chunk), "r", 0)];
+        int caller = Environment.CurrentManagedThreadId;
+        var chunks = new RecordingChunks { OnChunk = _ => { if (Environment.CurrentManagedThreadId != caller) { Thread.Sleep(50); } } };
+        var sweep = new StrideSweep(threeChunks, Chunk, chunks, regionDone: null, CancellationToken.None);
+
+        int threads = sweep.Execute(maxThreads: 8, ThreadPriority.Normal, progress: null);
+
+        Assert.Equal(3, threads);
+        Assert.Equal(0, chunks.InFlight);
+        Assert.Equal(3, chunks.Swept.Count);
+        Assert.InRange(chunks.Swept.Select(c => c.Thread).Distinct().Count(), 1, 3);
+    }
+
+    [Fact]
+    public void BytesDone_IsWhatTheMechanismSaysItSwept()
+    {
+        // A chunk that stopped short (past a file's end) counts only what came in.
+        var chunks = new RecordingChunks { Returns = (start, end) => (end - start) / 2 };
+        var sweep = new StrideSweep(Regions, Chunk, chunks, regionDone: null, CancellationToken.None);
+
+        sweep.Execute(maxThreads: 2, ThreadPriority.Normal, progress: null);
+
+        Assert.Equal(chunks.Swept.Sum(c => (c.End - c.Start) / 2), sweep.BytesDone);
+        Assert.Equal(Regions.Sum(r => r.Length), sweep.BytesTotal);
+    }
+
+    [Fact]
+    public void Execute_ReportsProgressOnTheCallingThread_EndingWithTheBytesDone()
+    {
+        var chunks = new RecordingChunks();
+        var reports = new List<(PrefaultProgress Progress, int Thread)>();
+        var sweep = new StrideSweep(Regions, Chunk, chunks, regionDone: null, CancellationToken.None);
+        var reporter = new ProgressReporter(new CallbackProgress(p => reports.Add((p, Environment.CurrentManagedThreadId))), sweep.BytesTotal, "t", NullLogger.Instance);
+
+        sweep.Execute(maxThreads: 4, ThreadPriority.Normal, reporter);
+
+        Assert.NotEmpty(reports);
+        Assert.All(reports, r => Assert.Equal(Environment.CurrentManagedThreadId, r.Thread));
+        Assert.Equal(sweep.BytesTotal, reports[^1].Progress.BytesDone);
+    }
+
+    /// <summary>The chunks of <see cref="Regions"/>, worked out here from the chunk size: each region from its first page, in steps of a chunk, cut to the region.</summary>
+    private static IEnumerable<(int Region, nint Start, nint End)> ExpectedChunks()
+    {
+        for (int i = 0; i < Regions.Length; i++)
+        {
+            MergedRegion r = Regions[i];
+            for (nint at = r.Start & ~(Page - 1); at < r.End; at += Chunk)
+            {
+                yield return (i, Math.Max(at, r.Start), Math.Min(at + Chunk, r.End));
+            }
+        }
+    }
+
+    /// <summary>A mechanism that records each chunk it is given (and by which thread) and reads nothing.</summary>
+    private sealed class RecordingChunks : IChunkSweep
+    {
+        private readonly ConcurrentQueue<(int Region, nint Start, nint End, int Thread)> _swept = new();
+        private readonly int[] _returned = new int[Regions.Length];
+        private int _inFlight;
+        private int _count;
+
+        internal Action<int>? OnChunk { get; init; }
+
+        internal Func<nint, nint, long> Returns { get; init; } = (start, end) => end - start;
+
+        internal List<(int Region, nint Start, nint End, int Thread)> Swept => [.. _swept];
+
+        internal int InFlight => Volatile.Read(ref _inFlight);
+
+        internal int ReturnedOf(int region) => Volatile.Read(ref _returned[region]);
+
+        public long SweepChunk(int region, nint start, nint end)
+        {
+            Interlocked.Increment(ref _inFlight);
+            _swept.Enqueue((region, start, end, Environment.CurrentManagedThreadId));
+            OnChunk?.Invoke(Interlocked.Increment(ref _count) - 1);
+            Thread.Yield(); // let the other threads take chunks meanwhile
+            Interlocked.Increment(ref _returned[region]);
+            Interlocked.Decrement(ref _inFlight);
+            return Returns(start, end);
+        }
+    }
+}

@@ -1,0 +1,74 @@
+using Microsoft.Extensions.Logging.Abstractions;
+using Sharpi.Prefault.Tests.TestSupport;
+
+namespace Sharpi.Prefault.Tests.Prefault;
+
+/// <summary>The mechanism of a run, decided in one step from the strategy, the plan and the platform.</summary>
+[System.Runtime.Versioning.SupportedOSPlatform("linux")]
+public sealed class SweepMechanismTests
+{
+    [LinuxFact]
+    public void Choose_Auto_OverAColdFile_PopulatesAndTouchesAfter_WithoutAHintFirst()
+    {
+        using TestFile file = TestFile.Create(4 * TestFile.MiB);
+        using MappedFile map = file.Map();
+
+        using SweepMechanism mechanism = Choose(map, PrefaultStrategy.Auto);
+
+        Assert.Equal(PrefaultMethod.Populate, mechanism.Method);
+        Assert.True(mechanism.Populates);
+        Assert.True(mechanism.TouchesAfterPopulate);
+        Assert.True(mechanism.SweepsChunks);
+        Assert.False(mechanism.HintsFirst);
+        Assert.False(mechanism.ChecksBeforeTouch);
+        Assert.NotNull(mechanism.Staging);
+    }
+
+    [LinuxFact]
+    public void Choose_Auto_OverAResidentFile_DoesNotTouchAfterPopulate()
+    {
+        // Nothing is read when everything is resident already, so there is no first access to pay for.
+        using TestFile file = TestFile.Create(4 * TestFile.MiB, evict: false);
+        using MappedFile map = file.Map();
+
+        using SweepMechanism mechanism = Choose(map, PrefaultStrategy.Auto);
+
+        Assert.Equal(PrefaultMethod.Populate, mechanism.Method);
+        Assert.False(mechanism.TouchesAfterPopulate);
+    }
+
+    [LinuxFact]
+    public void Choose_Touch_OnLinux_ChecksBeforeTouching_AndDoesNotHintFirst()
+    {
+        // Linux caps the hint at the read-ahead window: the touch goes straight to the sweep.
+        using TestFile file = TestFile.Create(4 * TestFile.MiB);
+        using MappedFile map = file.Map();
+
+        using SweepMechanism mechanism = Choose(map, PrefaultStrategy.Touch);
+
+        Assert.Equal(PrefaultMethod.Touch, mechanism.Method);
+        Assert.True(mechanism.ChecksBeforeTouch);
+        Assert.False(mechanism.HintsFirst);
+        Assert.False(mechanism.Populates);
+        Assert.False(mechanism.TouchesAfterPopulate);
+    }
+
+    [LinuxFact]
+    public void Choose_HintOnly_HintsAndSweepsNoChunk()
+    {
+        using TestFile file = TestFile.Create(4 * TestFile.MiB);
+        using MappedFile map = file.Map();
+
+        using SweepMechanism mechanism = Choose(map, PrefaultStrategy.HintOnly);
+
+        Assert.Equal(PrefaultMethod.Hint, mechanism.Method);
+        Assert.True(mechanism.HintsFirst);
+        Assert.False(mechanism.SweepsChunks);
+    }
+
+    private static SweepMechanism Choose(MappedFile map, PrefaultStrategy strategy)
+    {
+        PrefaultPlan plan = PrefaultPlan.Measure(RegionSet.Merge([map.Region()]), []);
+        return SweepMechanism.Choose(plan, PrefaultOptions.Default with { Strategy = strategy }, NullLogger.Instance);
+    }
+}
