@@ -37,7 +37,7 @@ public static partial class MmapPrefault
 
         return mode switch
         {
-            PrefaultMode.Off => new PrefaultDecision(false, false, 0, mode, "SHARPI_PREFAULT is off: prefault switched off by the operator"),
+            PrefaultMode.Off => OperatorSettings.Off,
             PrefaultMode.Force => new PrefaultDecision(true, false, long.MaxValue, mode, "SHARPI_PREFAULT is force: RAM gate bypassed"),
             _ => WithMode(RamFitGate.Decide(bytesNeeded, bytesAlreadyResident, memory, gate, ramFraction), mode),
         };

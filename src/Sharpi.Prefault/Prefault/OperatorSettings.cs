@@ -12,10 +12,12 @@ internal readonly record struct OperatorSettings(PrefaultMode Mode, double RamFr
     /// <summary>
     /// The kill switch's decision, decided here and nowhere else in a run: under <c>SHARPI_PREFAULT=off</c> it is the
     /// run's whole decision (nothing is merged, measured or touched, and the RAM gate is never asked); null otherwise.
-    /// Its reason is the one <see cref="MmapPrefault.Decide"/> gives for <see cref="PrefaultMode.Off"/> (a test holds them equal).
+    /// It is the decision <see cref="MmapPrefault.Decide"/> gives for <see cref="PrefaultMode.Off"/>: one value, made in one place.
     /// </summary>
-    internal PrefaultDecision? KillSwitch { get; } =
-        Mode == PrefaultMode.Off ? new PrefaultDecision(false, false, 0, PrefaultMode.Off, "SHARPI_PREFAULT is off: prefault switched off by the operator") : null;
+    internal PrefaultDecision? KillSwitch { get; } = Mode == PrefaultMode.Off ? Off : null;
+
+    /// <summary>The kill switch's decision: nothing runs, and the reason says the operator switched it off.</summary>
+    internal static PrefaultDecision Off { get; } = new(false, false, 0, PrefaultMode.Off, "SHARPI_PREFAULT is off: prefault switched off by the operator");
 
     internal static OperatorSettings Read(double optionsFraction, ILogger log)
     {
