@@ -29,7 +29,11 @@ internal static class ReportWriter
 
         if (report.Verdict is { } verdict)
         {
-            md.AppendLine(CultureInfo.InvariantCulture, $"- {verdict}");
+            // A verdict of several lines (one heading line per pass, its findings indented under it) stays one list.
+            foreach (string line in verdict.Split(Environment.NewLine))
+            {
+                md.AppendLine(line.StartsWith(' ') ? "  -" + line[1..] : "- " + line);
+            }
         }
 
         foreach (string bug in report.Bugs)
