@@ -50,8 +50,8 @@ internal static class ReadAheadPasses
 
         foreach (int kb in readAheads)
         {
+            progress.Note($"Setting read_ahead_kb of {device.Name} to {kb} (--read-ahead-kb; it is {readAhead.Original} outside this run and is restored at the end).");
             readAhead.Set(kb);
-            progress.Note($"read_ahead_kb of {device.Name} set to {kb} (it is {readAhead.Original} outside this run).");
             yield return kb;
         }
 
