@@ -19,6 +19,28 @@ internal static partial class ThrowHelper
         }
     }
 
+    /// <summary>The value, once checked that it is not null, empty or white space (an options setter's check).</summary>
+    internal static string NotBlank(string value, [CallerArgumentExpression(nameof(value))] string? name = null)
+    {
+        ArgumentException.ThrowIfNullOrWhiteSpace(value, name);
+        return value;
+    }
+
+    /// <summary>The value, once checked that it is a fraction in (0, 1] (an options setter's check).</summary>
+    internal static double ValidFraction(double value, [CallerArgumentExpression(nameof(value))] string? name = null)
+    {
+        ThrowIfInvalidFraction(value, name);
+        return value;
+    }
+
+    /// <summary>The value, once checked that it is a defined member of its enum (an options setter's check).</summary>
+    internal static TEnum Defined<TEnum>(TEnum value, [CallerArgumentExpression(nameof(value))] string? name = null)
+        where TEnum : struct, Enum
+    {
+        ThrowIfUndefined(value, name);
+        return value;
+    }
+
     internal static void ThrowIfInvalidFraction(double value, [CallerArgumentExpression(nameof(value))] string? name = null)
     {
         if (!(value > 0 && value <= 1))

@@ -14,15 +14,7 @@ public sealed record LockOptions
 
     /// <summary>A short name for logs, e.g. the engine or model name. Default <c>"lock"</c>.</summary>
     /// <exception cref="ArgumentException">The value is null, empty or white space.</exception>
-    public string Label
-    {
-        get => _label;
-        init
-        {
-            ArgumentException.ThrowIfNullOrWhiteSpace(value);
-            _label = value;
-        }
-    }
+    public string Label { get => _label; init => _label = ThrowHelper.NotBlank(value); }
 
     /// <summary>
     /// How the RAM-fit gate limits the lock. Default <see cref="RamGate.FitsInRam"/>: locked pages cannot be reclaimed,
@@ -31,27 +23,11 @@ public sealed record LockOptions
     /// and reports the rest in <see cref="LockLease.Failures"/>. <see cref="RamGate.Always"/> locks everything asked.
     /// </summary>
     /// <exception cref="ArgumentOutOfRangeException">The value is not a defined <see cref="Sharpi.Prefault.RamGate"/>.</exception>
-    public RamGate RamGate
-    {
-        get => _ramGate;
-        init
-        {
-            ThrowHelper.ThrowIfUndefined(value);
-            _ramGate = value;
-        }
-    }
+    public RamGate RamGate { get => _ramGate; init => _ramGate = ThrowHelper.Defined(value); }
 
     /// <summary>The fraction (0 &lt; f &lt;= 1) of the memory that can hold the regions that a lock may pin. Default 0.8.</summary>
     /// <exception cref="ArgumentOutOfRangeException">The value is not in (0, 1] or is not a number.</exception>
-    public double RamFraction
-    {
-        get => _ramFraction;
-        init
-        {
-            ThrowHelper.ThrowIfInvalidFraction(value);
-            _ramFraction = value;
-        }
-    }
+    public double RamFraction { get => _ramFraction; init => _ramFraction = ThrowHelper.ValidFraction(value); }
 
     /// <summary>Where the lease logs (Information when locked, a Warning per refused range, Debug on unlock). Default: none.</summary>
     public ILogger? Logger { get; init; }

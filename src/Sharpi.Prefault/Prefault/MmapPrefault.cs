@@ -1,3 +1,4 @@
+using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
 
 namespace Sharpi.Prefault;
@@ -45,11 +46,25 @@ public static partial class MmapPrefault
 
     private static PrefaultDecision WithMode(RamGateDecision d, PrefaultMode mode) => new(d.ShouldRun, d.IsPartial, d.BudgetBytes, mode, d.Reason);
 
-    /// <summary>A span over a list without copying where it is an array or a List; a copy otherwise.</summary>
-    internal static ReadOnlySpan<PrefaultRegion> AsSpan(IReadOnlyList<PrefaultRegion> regions) => regions switch
+    /// <summary>
+    /// The regions a public list overload was given, as the span its span overload takes: without copying where the
+    /// list is an array or a List, a copy otherwise. Throws <see cref="ArgumentNullException"/> for null.
+    /// </summary>
+    internal static ReadOnlySpan<PrefaultRegion> AsSpan(IReadOnlyList<PrefaultRegion> regions, [CallerArgumentExpression(nameof(regions))] string? name = null)
     {
-        PrefaultRegion[] array => array,
-        List<PrefaultRegion> list => CollectionsMarshal.AsSpan(list),
-        _ => regions.ToArray(),
-    };
+        ArgumentNullException.ThrowIfNull(regions, name);
+        return regions switch
+        {
+            PrefaultRegion[] array => array,
+            List<PrefaultRegion> list => CollectionsMarshal.AsSpan(list),
+            _ => regions.ToArray(),
+        };
+    }
+
+    /// <inheritdoc cref="AsSpan(IReadOnlyList{PrefaultRegion}, string?)"/>
+    internal static ReadOnlySpan<PrefaultRegion> AsSpan(PrefaultRegion[] regions, [CallerArgumentExpression(nameof(regions))] string? name = null)
+    {
+        ArgumentNullException.ThrowIfNull(regions, name);
+        return regions;
+    }
 }

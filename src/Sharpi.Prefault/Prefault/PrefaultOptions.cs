@@ -38,41 +38,17 @@ public sealed record PrefaultOptions
 
     /// <summary>A short name for logs and progress, e.g. the engine or model name. Default <c>"prefault"</c>.</summary>
     /// <exception cref="ArgumentException">The value is null, empty or white space.</exception>
-    public string Label
-    {
-        get => _label;
-        init
-        {
-            ArgumentException.ThrowIfNullOrWhiteSpace(value);
-            _label = value;
-        }
-    }
+    public string Label { get => _label; init => _label = ThrowHelper.NotBlank(value); }
 
     /// <summary>How the RAM-fit heuristic limits the prefault. Default <see cref="RamGate.FitsInRam"/>.</summary>
-    public RamGate RamGate
-    {
-        get => _ramGate;
-        init
-        {
-            ThrowHelper.ThrowIfUndefined(value);
-            _ramGate = value;
-        }
-    }
+    public RamGate RamGate { get => _ramGate; init => _ramGate = ThrowHelper.Defined(value); }
 
     /// <summary>
     /// The fraction (0 &lt; f &lt;= 1) of the memory that can hold the regions that a prefault may fill. Default 0.8.
     /// The environment variable <c>SHARPI_PREFAULT_RAM_FRACTION</c>, when set to a valid value, overrides it.
     /// </summary>
     /// <exception cref="ArgumentOutOfRangeException">The value is not in (0, 1] or is not a number.</exception>
-    public double RamFraction
-    {
-        get => _ramFraction;
-        init
-        {
-            ThrowHelper.ThrowIfInvalidFraction(value);
-            _ramFraction = value;
-        }
-    }
+    public double RamFraction { get => _ramFraction; init => _ramFraction = ThrowHelper.ValidFraction(value); }
 
     /// <summary>The most threads that sweep at once (>= 1). Default: <see cref="DefaultMaxDegreeOfParallelism"/>.</summary>
     /// <exception cref="ArgumentOutOfRangeException">The value is less than 1.</exception>
@@ -104,15 +80,7 @@ public sealed record PrefaultOptions
     }
 
     /// <summary>Which mechanism may be used. Default <see cref="PrefaultStrategy.Auto"/>.</summary>
-    public PrefaultStrategy Strategy
-    {
-        get => _strategy;
-        init
-        {
-            ThrowHelper.ThrowIfUndefined(value);
-            _strategy = value;
-        }
-    }
+    public PrefaultStrategy Strategy { get => _strategy; init => _strategy = ThrowHelper.Defined(value); }
 
     /// <summary>
     /// Priority of the sweep's worker threads; null (the default) for the entry point's own:

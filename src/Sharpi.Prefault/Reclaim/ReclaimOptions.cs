@@ -12,15 +12,7 @@ public sealed record ReclaimOptions
 
     /// <summary>A short name for logs, e.g. the engine or model name. Default <c>"reclaim"</c>.</summary>
     /// <exception cref="ArgumentException">The value is null, empty or white space.</exception>
-    public string Label
-    {
-        get => _label;
-        init
-        {
-            ArgumentException.ThrowIfNullOrWhiteSpace(value);
-            _label = value;
-        }
-    }
+    public string Label { get => _label; init => _label = ThrowHelper.NotBlank(value); }
 
     /// <summary>Where the call logs (one Information line, one per skipped range). Default: none.</summary>
     public ILogger? Logger { get; init; }

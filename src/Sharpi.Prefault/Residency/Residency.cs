@@ -36,18 +36,12 @@ public static class Residency
     /// <exception cref="ArgumentNullException"><paramref name="regions"/> is null.</exception>
     /// <exception cref="ArgumentOutOfRangeException">A region has a negative length.</exception>
     public static ResidencyInfo Measure(IReadOnlyList<PrefaultRegion> regions)
-    {
-        ArgumentNullException.ThrowIfNull(regions);
-        return Measure(MmapPrefault.AsSpan(regions));
-    }
+        => Measure(MmapPrefault.AsSpan(regions));
 
     /// <inheritdoc cref="Measure(IReadOnlyList{PrefaultRegion})"/>
     /// <remarks>An exact match for arrays: without it, C# 12 and 13 find an array argument ambiguous (CS0121) between the list and span overloads.</remarks>
     public static ResidencyInfo Measure(PrefaultRegion[] regions)
-    {
-        ArgumentNullException.ThrowIfNull(regions);
-        return Measure(new ReadOnlySpan<PrefaultRegion>(regions));
-    }
+        => Measure(MmapPrefault.AsSpan(regions));
 
     /// <summary>Residency of regions, merged first so overlapping regions count once.</summary>
     /// <exception cref="ArgumentOutOfRangeException">A region has a negative length.</exception>
@@ -81,18 +75,12 @@ public static class Residency
     /// <exception cref="ArgumentNullException"><paramref name="regions"/> is null.</exception>
     /// <exception cref="ArgumentOutOfRangeException">A region has a negative length.</exception>
     public static ResidencyInfo[] MeasureEach(IReadOnlyList<PrefaultRegion> regions)
-    {
-        ArgumentNullException.ThrowIfNull(regions);
-        return MeasureEach(MmapPrefault.AsSpan(regions));
-    }
+        => MeasureEach(MmapPrefault.AsSpan(regions));
 
     /// <inheritdoc cref="MeasureEach(IReadOnlyList{PrefaultRegion})"/>
     /// <remarks>An exact match for arrays: without it, C# 12 and 13 find an array argument ambiguous (CS0121) between the list and span overloads.</remarks>
     public static ResidencyInfo[] MeasureEach(PrefaultRegion[] regions)
-    {
-        ArgumentNullException.ThrowIfNull(regions);
-        return MeasureEach(new ReadOnlySpan<PrefaultRegion>(regions));
-    }
+        => MeasureEach(MmapPrefault.AsSpan(regions));
 
     /// <inheritdoc cref="MeasureEach(IReadOnlyList{PrefaultRegion})"/>
     public static ResidencyInfo[] MeasureEach(ReadOnlySpan<PrefaultRegion> regions)

@@ -36,12 +36,9 @@ public sealed class MmapPrefaultFailureTests
     public void Run_WithPopulate_PastTheEndOfTheMappedFile_CarriesAndLogsThePopulatesEfault()
     {
         // 4 MiB mapped over a file of 1 MiB: the populate stops at the file's end with EFAULT, instead of a SIGBUS.
-        using TestFile file = TestFile.Create(MiB);
-        using var view = Mappings.NativeMmap.Map(file.Path, 0, 4 * MiB);
         var log = new ListLogger();
 
-        PrefaultResult result = MmapPrefault.Run([new PrefaultRegion(view.Address, 4 * MiB, "longer")],
-            PrefaultOptions.Default with { Logger = log, RamGate = RamGate.Always });
+        PrefaultResult result = RunPastTheEndOfTheFile(PrefaultStrategy.Auto, log);
 
         Assert.Equal(PrefaultMethod.Populate, result.Method);
         RegionFailure failure = Assert.Single(result.Failures);
@@ -59,15 +56,22 @@ public sealed class MmapPrefaultFailureTests
     public void Run_WithTouch_PastTheEndOfTheMappedFile_FailsWithoutACall_ForTheMapsCheckFoundIt()
     {
         // The touch sweep checks /proc/self/maps and the file's length first: no call failed, so none is named or logged.
-        using TestFile file = TestFile.Create(MiB);
-        using var view = Mappings.NativeMmap.Map(file.Path, 0, 4 * MiB);
         var log = new ListLogger();
 
-        PrefaultResult result = MmapPrefault.Run([new PrefaultRegion(view.Address, 4 * MiB, "longer")],
-            PrefaultOptions.Default with { Logger = log, RamGate = RamGate.Always, Strategy = PrefaultStrategy.Touch });
+        PrefaultResult result = RunPastTheEndOfTheFile(PrefaultStrategy.Touch, log);
 
         RegionFailure failure = Assert.Single(result.Failures);
         Assert.Equal(PlatformError.None, failure.Error);
         Assert.DoesNotContain(log.Fields, f => f.ContainsKey("ErrorCode"));
+    }
+
+    /// <summary>A run over 4 MiB mapped over a file of 1 MiB: the last 3 MiB of the mapping have no file under them.</summary>
+    [System.Runtime.Versioning.SupportedOSPlatform("linux")]
+    private static PrefaultResult RunPastTheEndOfTheFile(PrefaultStrategy strategy, ListLogger log)
+    {
+        using TestFile file = TestFile.Create(MiB);
+        using var view = Mappings.NativeMmap.Map(file.Path, 0, 4 * MiB);
+        return MmapPrefault.Run([new PrefaultRegion(view.Address, 4 * MiB, "longer")],
+            PrefaultOptions.Default with { Logger = log, RamGate = RamGate.Always, Strategy = strategy });
     }
 }

@@ -16,7 +16,7 @@ public sealed class ProgressReporterTests
     {
         var clock = new ManualClock();
         var reports = new List<long>();
-        var reporter = new ProgressReporter(new CallbackProgress(p => reports.Add(p.BytesDone)), Total, "p", NullLogger.Instance, clock);
+        ProgressReporter reporter = Reporter(clock, reports);
 
         for (long done = 1; done <= Total; done++)
         {
@@ -31,7 +31,7 @@ public sealed class ProgressReporterTests
     {
         var clock = new ManualClock();
         var reports = new List<long>();
-        var reporter = new ProgressReporter(new CallbackProgress(p => reports.Add(p.BytesDone)), Total, "p", NullLogger.Instance, clock);
+        ProgressReporter reporter = Reporter(clock, reports);
 
         for (long done = 1; done <= Total; done++)
         {
@@ -49,7 +49,7 @@ public sealed class ProgressReporterTests
     {
         var clock = new ManualClock();
         var reports = new List<long>();
-        var reporter = new ProgressReporter(new CallbackProgress(p => reports.Add(p.BytesDone)), Total, "p", NullLogger.Instance, clock);
+        ProgressReporter reporter = Reporter(clock, reports);
 
         reporter.Report(100);
         reporter.Report(200);
@@ -57,6 +57,10 @@ public sealed class ProgressReporterTests
 
         Assert.Equal([100, 300], reports);
     }
+
+    /// <summary>A reporter over <see cref="Total"/> bytes that sends its figures to <paramref name="reports"/>, on <paramref name="clock"/>.</summary>
+    private static ProgressReporter Reporter(ManualClock clock, List<long> reports)
+        => new(new CallbackProgress(p => reports.Add(p.BytesDone)), Total, "p", NullLogger.Instance, clock);
 
     /// <summary>A clock that moves only when the test says (1,000 ticks a second).</summary>
     private sealed class ManualClock : TimeProvider

@@ -10,10 +10,7 @@ public sealed class SweepMechanismTests
     [LinuxFact]
     public void Choose_Auto_OverAColdFile_PopulatesAndTouchesAfter_WithoutAHintFirst()
     {
-        using TestFile file = TestFile.Create(4 * TestFile.MiB);
-        using MappedFile map = file.Map();
-
-        using SweepMechanism mechanism = Choose(map, PrefaultStrategy.Auto);
+        using SweepMechanism mechanism = ChooseOverAFile(PrefaultStrategy.Auto);
 
         Assert.Equal(PrefaultMethod.Populate, mechanism.Method);
         Assert.True(mechanism.Populates);
@@ -28,10 +25,7 @@ public sealed class SweepMechanismTests
     public void Choose_Auto_OverAResidentFile_DoesNotTouchAfterPopulate()
     {
         // Nothing is read when everything is resident already, so there is no first access to pay for.
-        using TestFile file = TestFile.Create(4 * TestFile.MiB, evict: false);
-        using MappedFile map = file.Map();
-
-        using SweepMechanism mechanism = Choose(map, PrefaultStrategy.Auto);
+        using SweepMechanism mechanism = ChooseOverAFile(PrefaultStrategy.Auto, evict: false);
 
         Assert.Equal(PrefaultMethod.Populate, mechanism.Method);
         Assert.False(mechanism.TouchesAfterPopulate);
@@ -41,10 +35,7 @@ public sealed class SweepMechanismTests
     public void Choose_Touch_OnLinux_ChecksBeforeTouching_AndDoesNotHintFirst()
     {
         // Linux caps the hint at the read-ahead window: the touch goes straight to the sweep.
-        using TestFile file = TestFile.Create(4 * TestFile.MiB);
-        using MappedFile map = file.Map();
-
-        using SweepMechanism mechanism = Choose(map, PrefaultStrategy.Touch);
+        using SweepMechanism mechanism = ChooseOverAFile(PrefaultStrategy.Touch);
 
         Assert.Equal(PrefaultMethod.Touch, mechanism.Method);
         Assert.True(mechanism.ChecksBeforeTouch);
@@ -56,18 +47,18 @@ public sealed class SweepMechanismTests
     [LinuxFact]
     public void Choose_HintOnly_HintsAndSweepsNoChunk()
     {
-        using TestFile file = TestFile.Create(4 * TestFile.MiB);
-        using MappedFile map = file.Map();
-
-        using SweepMechanism mechanism = Choose(map, PrefaultStrategy.HintOnly);
+        using SweepMechanism mechanism = ChooseOverAFile(PrefaultStrategy.HintOnly);
 
         Assert.Equal(PrefaultMethod.Hint, mechanism.Method);
         Assert.True(mechanism.HintsFirst);
         Assert.False(mechanism.SweepsChunks);
     }
 
-    private static SweepMechanism Choose(MappedFile map, PrefaultStrategy strategy)
+    /// <summary>The mechanism chosen for a run with <paramref name="strategy"/> over a mapped 4 MiB file, cold unless <paramref name="evict"/> is false.</summary>
+    private static SweepMechanism ChooseOverAFile(PrefaultStrategy strategy, bool evict = true)
     {
+        using TestFile file = TestFile.Create(4 * TestFile.MiB, evict: evict);
+        using MappedFile map = file.Map();
         PrefaultPlan plan = PrefaultPlan.Measure(RegionSet.Merge([map.Region()]), []);
         return SweepMechanism.Choose(plan, PrefaultOptions.Default with { Strategy = strategy }, NullLogger.Instance);
     }

@@ -15,20 +15,7 @@ public sealed class WorkerPriorityTests
     public void Start_OnLinux_RunsEveryWorkerAtAHigherNiceValue()
     {
         // Thread.Priority alone leaves an unprivileged thread at nice 0 on Linux; the workers must really yield.
-        using TestFile file = TestFile.Create(64 * MiB);
-        using MappedFile map = file.Map();
-        var nices = new List<int>();
-        var progress = new CallbackProgress(_ =>
-        {
-            lock (nices)
-            {
-                nices.AddRange(WorkerNices());
-            }
-        });
-
-        using PrefaultHandle handle = MmapPrefault.Start([map.Region()],
-            PrefaultOptions.Default with { Progress = progress, ChunkSize = 1 * MiB, MaxDegreeOfParallelism = 2 });
-        handle.Wait();
+        List<int> nices = WorkerNicesDuringStart(workerPriority: null);
 
         Assert.NotEmpty(nices);
         Assert.All(nices, nice => Assert.Equal(WorkerPriority.BelowNormalNice, nice));
@@ -38,20 +25,7 @@ public sealed class WorkerPriorityTests
     public void Start_AskedForNormal_RunsEveryWorkerAtNormal()
     {
         // Normal used to mean "not set", so Start could not be asked for it: its workers went below normal anyway.
-        using TestFile file = TestFile.Create(64 * MiB);
-        using MappedFile map = file.Map();
-        var nices = new List<int>();
-        var progress = new CallbackProgress(_ =>
-        {
-            lock (nices)
-            {
-                nices.AddRange(WorkerNices());
-            }
-        });
-
-        using PrefaultHandle handle = MmapPrefault.Start([map.Region()],
-            PrefaultOptions.Default with { Progress = progress, ChunkSize = 1 * MiB, MaxDegreeOfParallelism = 2, WorkerPriority = ThreadPriority.Normal });
-        handle.Wait();
+        List<int> nices = WorkerNicesDuringStart(ThreadPriority.Normal);
 
         Assert.NotEmpty(nices);
         Assert.All(nices, nice => Assert.Equal(0, nice));
@@ -73,6 +47,26 @@ public sealed class WorkerPriorityTests
 
         Assert.True(nices.Count > 1, "no sweep thread was seen");
         Assert.All(nices, nice => Assert.Equal(0, nice));
+    }
+
+    /// <summary>The nice values of the sweep threads, read at each progress report of a Start over a 64 MiB file (2 workers, 1 MiB chunks).</summary>
+    private static List<int> WorkerNicesDuringStart(ThreadPriority? workerPriority)
+    {
+        using TestFile file = TestFile.Create(64 * MiB);
+        using MappedFile map = file.Map();
+        var nices = new List<int>();
+        var progress = new CallbackProgress(_ =>
+        {
+            lock (nices)
+            {
+                nices.AddRange(WorkerNices());
+            }
+        });
+
+        using PrefaultHandle handle = MmapPrefault.Start([map.Region()],
+            PrefaultOptions.Default with { Progress = progress, ChunkSize = 1 * MiB, MaxDegreeOfParallelism = 2, WorkerPriority = workerPriority });
+        handle.Wait();
+        return nices;
     }
 
     /// <summary>The nice values of this process's sweep threads (named "Sharpi.Prefault*", cut to 15 characters by the kernel).</summary>
