@@ -9,22 +9,15 @@ internal static class EvictCommand
 {
     public static Command Create()
     {
-        Argument<string[]> files = CommonOptions.Files();
-        Option<string[]> tensor = CommonOptions.Tensor();
-        Option<string[]> exclude = CommonOptions.Exclude();
-        Option<bool> recursive = CommonOptions.Recursive();
-        Option<bool> json = CommonOptions.Json();
-        var command = new Command("evict", "Drop FILEs (or the selected tensors) from the page cache, without root. Linux only.")
-        {
-            files, tensor, exclude, recursive, json,
-        };
-        command.SetAction(parse => Run(
-            CliContext.From(parse), parse.GetRequiredValue(files), CommonOptions.Filter(parse, tensor, exclude), parse.GetValue(recursive), parse.GetValue(json)));
+        var selection = new FileSelectionOptions();
+        Command command = selection.CreateCommand("evict", "Drop FILEs (or the selected tensors) from the page cache, without root. Linux only.");
+        command.SetAction(parse => Run(CliContext.From(parse), selection.Read(parse)));
         return command;
     }
 
-    private static int Run(CliContext context, string[] paths, TensorFilter filter, bool recursive, bool json)
+    private static int Run(CliContext context, FileSelection selection)
     {
+        (string[] paths, TensorFilter filter, bool recursive, bool json) = selection;
         var report = new List<EvictFileJson>();
         if (!PageCache.IsEvictSupported)
         {

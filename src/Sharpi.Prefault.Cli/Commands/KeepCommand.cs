@@ -19,11 +19,7 @@ internal static class KeepCommand
 
     public static Command Create()
     {
-        Argument<string[]> files = CommonOptions.Files();
-        Option<string[]> tensor = CommonOptions.Tensor();
-        Option<string[]> exclude = CommonOptions.Exclude();
-        Option<bool> recursive = CommonOptions.Recursive();
-        Option<bool> json = CommonOptions.Json();
+        var selection = new FileSelectionOptions();
         var gate = new Option<string>("--gate")
         {
             Description = "The RAM-fit gate for each look's reads: 'fits' reads back only what fits in available memory (or the cgroup's room), 'always' everything.",
@@ -38,20 +34,15 @@ internal static class KeepCommand
             CustomParser = ParseInterval,
         };
 
-        var command = new Command("keep", "Keep FILEs (or the selected tensors) in the page cache until SIGTERM: each interval, read back only what left it, at low CPU and I/O priority.")
-        {
-            files, tensor, exclude, recursive, gate, interval, json,
-        };
+        Command command = selection.CreateCommand(
+            "keep", "Keep FILEs (or the selected tensors) in the page cache until SIGTERM: each interval, read back only what left it, at low CPU and I/O priority.", gate, interval);
 
         // The token is cancelled on SIGINT and SIGTERM (Program's Interruption): the way a keeper is meant to end.
         command.SetAction((parse, cancellationToken) => RunAsync(
             CliContext.From(parse),
-            parse.GetRequiredValue(files),
-            CommonOptions.Filter(parse, tensor, exclude),
-            parse.GetValue(recursive),
+            selection.Read(parse),
             parse.GetValue(gate) == "always" ? RamGate.Always : RamGate.FitsInRam,
             parse.GetValue(interval),
-            parse.GetValue(json),
             cancellationToken));
         return command;
     }
@@ -81,8 +72,9 @@ internal static class KeepCommand
     }
 
     private static async Task<int> RunAsync(
-        CliContext context, string[] paths, TensorFilter filter, bool recursive, RamGate gate, TimeSpan interval, bool json, CancellationToken cancellationToken)
+        CliContext context, FileSelection selection, RamGate gate, TimeSpan interval, CancellationToken cancellationToken)
     {
+        (string[] paths, TensorFilter filter, bool recursive, bool json) = selection;
         // The files are resolved once (a model's tensor table read now): restart keep after replacing a model.
         List<FileTarget> targets = Targets.Resolve(context, paths, filter, readModels: false, recursive);
         var files = targets.ConvertAll(t => new TouchFileJson(t.DisplayPath, SelectedBytes(t, filter), t.UsesTensorRanges(filter) ? t.Tensors!.Count : null));

@@ -13,36 +13,28 @@ internal static class LockCommand
 {
     public static Command Create()
     {
-        Argument<string[]> files = CommonOptions.Files();
-        Option<string[]> tensor = CommonOptions.Tensor();
-        Option<string[]> exclude = CommonOptions.Exclude();
-        Option<bool> recursive = CommonOptions.Recursive();
-        Option<bool> json = CommonOptions.Json();
+        var selection = new FileSelectionOptions();
         var pidFile = new Option<FileInfo?>("--pidfile")
         {
             Description = "Write the process id to PATH once the pages are locked (like vmtouch -P), creating it exclusively (a running lock's pid file is refused); removed on exit if it is still the file written.",
             HelpName = "PATH",
         };
-        var command = new Command("lock", "Prefault FILEs (or the selected tensors) and hold their pages locked in memory until Ctrl+C or SIGTERM.")
-        {
-            files, tensor, exclude, recursive, pidFile, json,
-        };
+        Command command = selection.CreateCommand(
+            "lock", "Prefault FILEs (or the selected tensors) and hold their pages locked in memory until Ctrl+C or SIGTERM.", pidFile);
 
         // The token is cancelled on SIGINT and SIGTERM (Program's Interruption): the signal to unlock and exit.
         command.SetAction((parse, cancellationToken) => RunAsync(
             CliContext.From(parse),
-            parse.GetRequiredValue(files),
-            CommonOptions.Filter(parse, tensor, exclude),
-            parse.GetValue(recursive),
+            selection.Read(parse),
             parse.GetValue(pidFile)?.FullName,
-            parse.GetValue(json),
             cancellationToken));
         return command;
     }
 
     private static async Task<int> RunAsync(
-        CliContext context, string[] paths, TensorFilter filter, bool recursive, string? pidFile, bool json, CancellationToken cancellationToken)
+        CliContext context, FileSelection selection, string? pidFile, CancellationToken cancellationToken)
     {
+        (string[] paths, TensorFilter filter, bool recursive, bool json) = selection;
         if (CliContext.KillSwitchIsOn(out string reason))
         {
             context.Note("nothing locked", $"{reason}; the kill switch wins over lock too.");

@@ -9,19 +9,13 @@ internal static class ResidentCommand
 {
     public static Command Create()
     {
-        Argument<string[]> files = CommonOptions.Files();
-        Option<string[]> tensor = CommonOptions.Tensor();
-        Option<string[]> exclude = CommonOptions.Exclude();
-        Option<bool> recursive = CommonOptions.Recursive();
-        Option<bool> json = CommonOptions.Json();
+        var selection = new FileSelectionOptions();
         Option<double?> min = MinPercent();
-        var command = new Command("resident", "Show how much of each FILE (and of each tensor of a model) is in the page cache. Touches no page.")
-        {
-            files, tensor, exclude, recursive, min, json,
-        };
+        Command command = selection.CreateCommand(
+            "resident", "Show how much of each FILE (and of each tensor of a model) is in the page cache. Touches no page.", min);
         command.SetAction(parse => parse.GetValue(min) is double minPercent
-            ? ResidentProbe.Run(CliContext.From(parse), parse.GetRequiredValue(files), CommonOptions.Filter(parse, tensor, exclude), parse.GetValue(recursive), parse.GetValue(json), minPercent)
-            : Run(CliContext.From(parse), parse.GetRequiredValue(files), CommonOptions.Filter(parse, tensor, exclude), parse.GetValue(recursive), parse.GetValue(json)));
+            ? ResidentProbe.Run(CliContext.From(parse), selection.Read(parse), minPercent)
+            : Run(CliContext.From(parse), selection.Read(parse)));
         return command;
     }
 
@@ -44,8 +38,9 @@ internal static class ResidentCommand
         },
     };
 
-    private static int Run(CliContext context, string[] paths, TensorFilter filter, bool recursive, bool json)
+    private static int Run(CliContext context, FileSelection selection)
     {
+        (string[] paths, TensorFilter filter, bool recursive, bool json) = selection;
         if (!Residency.IsSupported)
         {
             context.Fail("resident", "this platform has no page-residency query (mincore); Linux and macOS have one.");

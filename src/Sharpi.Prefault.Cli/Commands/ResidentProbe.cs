@@ -17,8 +17,9 @@ namespace Sharpi.Prefault.Cli.Commands;
 /// </remarks>
 internal static class ResidentProbe
 {
-    public static int Run(CliContext context, string[] paths, TensorFilter filter, bool recursive, bool json, double minPercent)
+    public static int Run(CliContext context, FileSelection selection, double minPercent)
     {
+        (string[] paths, TensorFilter filter, bool recursive, bool json) = selection;
         var files = new List<ResidentProbeFileJson>();
         if (!Residency.IsSupported)
         {

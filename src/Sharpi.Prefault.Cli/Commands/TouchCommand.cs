@@ -10,11 +10,7 @@ internal static class TouchCommand
 {
     public static Command Create()
     {
-        Argument<string[]> files = CommonOptions.Files();
-        Option<string[]> tensor = CommonOptions.Tensor();
-        Option<string[]> exclude = CommonOptions.Exclude();
-        Option<bool> recursive = CommonOptions.Recursive();
-        Option<bool> json = CommonOptions.Json();
+        var selection = new FileSelectionOptions();
         var gate = new Option<string>("--gate")
         {
             Description = "The RAM-fit gate: 'fits' prefaults only what fits in available memory (in argument order), 'always' everything.",
@@ -22,24 +18,19 @@ internal static class TouchCommand
         };
         gate.AcceptOnlyFromAmong("always", "fits");
 
-        var command = new Command("touch", "Map FILEs and prefault them (or the selected tensors) into the page cache.")
-        {
-            files, tensor, exclude, recursive, gate, json,
-        };
+        Command command = selection.CreateCommand("touch", "Map FILEs and prefault them (or the selected tensors) into the page cache.", gate);
         // The token is cancelled on Ctrl+C / SIGTERM: the sweep stops between chunks and the partial result is printed.
         command.SetAction((parse, cancellationToken) => Task.FromResult(Run(
             CliContext.From(parse),
-            parse.GetRequiredValue(files),
-            CommonOptions.Filter(parse, tensor, exclude),
-            parse.GetValue(recursive),
+            selection.Read(parse),
             parse.GetValue(gate) == "always" ? RamGate.Always : RamGate.FitsInRam,
-            parse.GetValue(json),
             cancellationToken)));
         return command;
     }
 
-    private static int Run(CliContext context, string[] paths, TensorFilter filter, bool recursive, RamGate gate, bool json, CancellationToken cancellationToken)
+    private static int Run(CliContext context, FileSelection selection, RamGate gate, CancellationToken cancellationToken)
     {
+        (string[] paths, TensorFilter filter, bool recursive, bool json) = selection;
         List<FileTarget> targets = Targets.Resolve(context, paths, filter, readModels: false, recursive);
 
         // One run over every file, in argument order: a partial prefault (RAM gate) keeps the first files whole. Past
