@@ -1,0 +1,27 @@
+using Sharpi.Prefault.Tests.Cli;
+using Xunit.Abstractions;
+
+namespace Sharpi.Prefault.Tests.TestSupport;
+
+/// <summary>
+/// Runs <see cref="ChildCases.NoThreadsLeft"/> in a child process inside a real pids cgroup at its pids.max, over a
+/// 1 MiB file, and checks that the case is real (no thread could start) and that the child ended normally.
+/// </summary>
+internal static class NoThreadsLeft
+{
+    /// <param name="mode">What the child does with no thread left: "start" (MmapPrefault.Start) or "read" (DirectFileReader).</param>
+    internal static CliRun Run(string mode, ITestOutputHelper output)
+    {
+        using PidsCgroup group = PidsCgroup.Create();
+        using TestFile file = TestFile.Create(TestFile.MiB);
+
+        CliRun run = ChildProcess.Run([ChildCases.NoThreadsLeft, group.Path, file.Path, mode], group.ProcsFile, TimeSpan.FromSeconds(60));
+
+        output.WriteLine($"exit {run.ExitCode}\n{run.Out}\n{run.Err}");
+        Assert.Equal("True", ChildProcess.Value(run, "threadStartRefused")); // the case is real: no thread could start
+        Assert.Equal(0, run.ExitCode);
+        return run;
+    }
+
+    internal static string OneMiB { get; } = TestFile.MiB.ToString(System.Globalization.CultureInfo.InvariantCulture);
+}
