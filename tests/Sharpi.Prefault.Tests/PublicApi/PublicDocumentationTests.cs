@@ -37,6 +37,79 @@ public sealed class PublicDocumentationTests
             string.Join(Environment.NewLine + "  ", missing.Take(10)));
     }
 
+    /// <summary>
+    /// The trim keeps the documentation of public members whose shipped line and documentation id are written
+    /// differently: an indexer ("this[int index]" is "P:Type.Item(System.Int32)") and the members of a generic type
+    /// ("Box&lt;T&gt;.Get" is "M:Box`1.Get"). The library has neither today; the trim dropped both.
+    /// </summary>
+    [Fact]
+    public void Trim_KeepsIndexersAndMembersOfGenericTypes_AndDropsTheRest()
+    {
+        string dir = Directory.CreateTempSubdirectory("sharpi-doc-trim-").FullName;
+        try
+        {
+            File.WriteAllLines(Path.Combine(dir, "PublicAPI.Shipped.txt"),
+            [
+                "public sealed class Sharpi.Prefault.Bag : System.Collections.Generic.IReadOnlyList<int>",
+                "Sharpi.Prefault.Bag.this[int index] { get; } -> int",
+                "Sharpi.Prefault.Bag.this[Sharpi.Prefault.Key key, string name] { get; } -> int",
+                "public sealed class Sharpi.Prefault.Box<T>",
+                "Sharpi.Prefault.Box<T>.Box(T value)",
+                "Sharpi.Prefault.Box<T>.Get<U>(System.Collections.Generic.List<T> x, U y) -> T",
+                "Sharpi.Prefault.Box<T>.Value { get; } -> T",
+                "static Sharpi.Prefault.Bag.op_Implicit(Sharpi.Prefault.Bag bag) -> int",
+            ]);
+            string[] kept =
+            [
+                "T:Sharpi.Prefault.Bag", "P:Sharpi.Prefault.Bag.Item(System.Int32)", "P:Sharpi.Prefault.Bag.Item(Sharpi.Prefault.Key,System.String)",
+                "T:Sharpi.Prefault.Box`1", "M:Sharpi.Prefault.Box`1.#ctor(`0)", "M:Sharpi.Prefault.Box`1.Get``1(System.Collections.Generic.List{`0},``0)",
+                "P:Sharpi.Prefault.Box`1.Value", "M:Sharpi.Prefault.Bag.op_Implicit(Sharpi.Prefault.Bag)~System.Int32",
+            ];
+            string[] dropped = ["P:Sharpi.Prefault.Bag.Item(System.Int32,System.Int32,System.Int32)", "M:Sharpi.Prefault.Box`1.Get(`0)", "T:Sharpi.Prefault.Hidden"];
+            string docs = Path.Combine(dir, "docs.xml");
+            new XDocument(new XElement("doc", new XElement("members",
+                kept.Concat(dropped).Select(id => new XElement("member", new XAttribute("name", id), new XElement("summary", "text")))))).Save(docs);
+            File.WriteAllText(Path.Combine(dir, "trim.proj"), $"""
+                <Project>
+                  <Import Project="{TargetsPath()}" />
+                  <Target Name="Trim"><TrimDocumentationToPublicApi DocumentationFile="{docs}" PublicApiFile="{Path.Combine(dir, "PublicAPI.Shipped.txt")}" /></Target>
+                </Project>
+                """);
+
+            var start = new System.Diagnostics.ProcessStartInfo("dotnet", ["msbuild", Path.Combine(dir, "trim.proj"), "-t:Trim", "-nologo", "-v:q", "-nodeReuse:false"])
+            {
+                RedirectStandardOutput = true,
+                RedirectStandardError = true,
+            };
+            using var msbuild = System.Diagnostics.Process.Start(start)!;
+            string output = msbuild.StandardOutput.ReadToEnd() + msbuild.StandardError.ReadToEnd();
+            msbuild.WaitForExit();
+            Assert.True(msbuild.ExitCode == 0, output);
+
+            string[] left = [.. XDocument.Load(docs).Root!.Element("members")!.Elements("member").Select(static m => (string)m.Attribute("name")!)];
+            Assert.Equal(kept, left);
+        }
+        finally
+        {
+            Directory.Delete(dir, recursive: true);
+        }
+    }
+
+    private static string TargetsPath()
+    {
+        for (DirectoryInfo? dir = new(AppContext.BaseDirectory); dir is not null; dir = dir.Parent)
+        {
+            string candidate = Path.Combine(dir.FullName, "build", "PublicDocumentation.targets");
+            if (File.Exists(Path.Combine(dir.FullName, "Sharpi.Prefault.sln")) && File.Exists(candidate))
+            {
+                return candidate;
+            }
+        }
+
+        Assert.Fail("build/PublicDocumentation.targets not found above the test's folder");
+        return string.Empty;
+    }
+
     private static IEnumerable<string> DocumentedIds()
     {
         string path = Path.ChangeExtension(Library.Location, ".xml");
