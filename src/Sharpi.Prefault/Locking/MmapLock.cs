@@ -147,9 +147,16 @@ public static class MmapLock
             return Decide(requested, 0, default, options);
         }
 
+        // Unknown figures never limit (off Linux they are always unknown), so the residency count would change nothing.
+        MemoryFigures memory = MemoryFigures.Current();
+        if (memory.AvailableBytes is null && memory.CgroupLimitBytes is null)
+        {
+            return Decide(requested, 0, memory, options);
+        }
+
         // The one residency count; no maps, so mincore alone (no file is opened for a lock's budget).
         long resident = FileCacheProbe.CountResident(Array.ConvertAll(groups, static g => g.Range), maps: []);
-        return Decide(requested, resident, MemoryFigures.Current(), options);
+        return Decide(requested, resident, memory, options);
     }
 
     /// <summary>
