@@ -81,6 +81,10 @@ public sealed class TruncationRaceTests(ITestOutputHelper output)
             MaxDegreeOfParallelism = 2,
         };
 
+        // The truncator waits for the run's first progress report (its first chunk swept), then spins a random while:
+        // started before the run, on a fast machine it truncated before the run began in all 300 iterations.
+        using var swept = new ManualResetEventSlim();
+        options = options with { Progress = new OnReport(swept) };
         var random = new Random(20261122);
         int overlapped = 0;
         int cut = 0;
@@ -89,12 +93,14 @@ public sealed class TruncationRaceTests(ITestOutputHelper output)
         {
             stream.SetLength(FileBytes);
             PageCache.Evict(file.Path);
+            swept.Reset();
             long newLength = random.NextInt64(0, FileBytes);
             int spins = random.Next(0, 20_000);
             int running = 0; // 1 while run() is on the stack
             bool duringRun = false;
             var truncator = new Thread(() =>
             {
+                swept.Wait(TimeSpan.FromSeconds(10));
                 Thread.SpinWait(spins);
                 bool before = Volatile.Read(ref running) == 1;
                 stream.SetLength(newLength);
@@ -105,6 +111,7 @@ public sealed class TruncationRaceTests(ITestOutputHelper output)
             Volatile.Write(ref running, 1);
             PrefaultResult result = run(region, options);
             Volatile.Write(ref running, 0);
+            swept.Set(); // a run that reported nothing releases the truncator after it
             truncator.Join();
             overlapped += duringRun ? 1 : 0;
             cut += result.Failures.Count > 0 ? 1 : 0;
@@ -112,6 +119,12 @@ public sealed class TruncationRaceTests(ITestOutputHelper output)
         }
 
         return new Race(Iterations, overlapped, cut, cutWhileRunning);
+    }
+
+    /// <summary>Sets the event on every report, on the reporting thread (Progress&lt;T&gt; would post it elsewhere, later).</summary>
+    private sealed class OnReport(ManualResetEventSlim swept) : IProgress<PrefaultProgress>
+    {
+        public void Report(PrefaultProgress value) => swept.Set();
     }
 
     private readonly record struct Race(int Runs, int Overlapped, int Cut, int CutWhileRunning)
