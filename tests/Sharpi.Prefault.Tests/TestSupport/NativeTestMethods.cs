@@ -142,6 +142,43 @@ public static unsafe partial class NativeTestMethods
         }
     }
 
+    public const int MclCurrent = 1;
+    public const int MclFuture = 2;
+
+    /// <summary>Locks the process's pages as an engine does (llama.cpp's <c>--mlock</c>): mlock, outside the library.</summary>
+    public static void Lock(nint address, long length)
+    {
+        if (Mlock((void*)address, (nuint)length) != 0)
+        {
+            throw new InvalidOperationException($"mlock failed: errno {Marshal.GetLastPInvokeError()}");
+        }
+    }
+
+    public static void Unlock(nint address, long length) => _ = Munlock((void*)address, (nuint)length);
+
+    /// <summary>mlockall(<paramref name="flags"/>): every mapping of the process locked (and, with <see cref="MclFuture"/>, every later one). Child processes only.</summary>
+    public static void LockAll(int flags)
+    {
+        if (Mlockall(flags) != 0)
+        {
+            throw new InvalidOperationException($"mlockall failed: errno {Marshal.GetLastPInvokeError()}");
+        }
+    }
+
+    public static void UnlockAll() => _ = Munlockall();
+
+    [LibraryImport(global::Interop.Libraries.Libc, EntryPoint = "mlock", SetLastError = true)]
+    private static partial int Mlock(void* address, nuint length);
+
+    [LibraryImport(global::Interop.Libraries.Libc, EntryPoint = "munlock", SetLastError = true)]
+    private static partial int Munlock(void* address, nuint length);
+
+    [LibraryImport(global::Interop.Libraries.Libc, EntryPoint = "mlockall", SetLastError = true)]
+    private static partial int Mlockall(int flags);
+
+    [LibraryImport(global::Interop.Libraries.Libc, EntryPoint = "munlockall", SetLastError = true)]
+    private static partial int Munlockall();
+
     [LibraryImport(global::Interop.Libraries.Libc, EntryPoint = "mmap", SetLastError = true)]
     private static partial void* MmapFile(void* address, nuint length, int protection, int flags, SafeFileHandle fd, long offset);
 
