@@ -5,7 +5,9 @@ namespace Sharpi.Prefault;
 /// harmless (a later touch re-reads the same bytes from the file) but zeroes anonymous memory and throws away the
 /// written pages of a copy-on-write view, so anonymous memory, hugetlb memory and every writable view are refused
 /// outright (a private writable view even when unwritten: a write can land between the check and the madvise);
-/// locked ranges are skipped and reported.
+/// locked ranges are skipped and reported. The same refusals hold for MADV_PAGEOUT, which would not lose those bytes
+/// but would push the program's own memory to swap: reclaim is for read-only views of files. What the check cannot
+/// cover, a view replaced between it and the madvise, is MADV_PAGEOUT's to survive (see <see cref="ReclaimMechanism"/>).
 /// </summary>
 internal sealed class ReclaimPlan
 {
