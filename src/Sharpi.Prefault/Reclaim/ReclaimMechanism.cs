@@ -8,8 +8,9 @@ public enum ReclaimMechanism
     /// gets there, so a region the program remaps while the call runs (an engine reusing a view's addresses for new
     /// memory) keeps every byte it wrote. The kernel takes a clean file page out of the process only when the page is
     /// mapped nowhere else (not by another view, not by another process) and the process owns the file or may write it
-    /// (or holds <c>CAP_FOWNER</c>); pages it keeps are reported in <see cref="ReclaimResult.Skipped"/>. Slower: about
-    /// 100 ms per GiB, against about 5 ms for <see cref="DontNeed"/> (docs/reclaim-and-lock.md).
+    /// (or holds <c>CAP_FOWNER</c>); pages it keeps are reported in <see cref="ReclaimResult.Skipped"/>. A page it takes
+    /// may leave the page cache too, so a later read can go to disk. Slower: the call costs 20-100 ms per GiB, against
+    /// under 5 ms for <see cref="DontNeed"/> (docs/reclaim-and-lock.md).
     /// </summary>
     PageOut = 0,
 
