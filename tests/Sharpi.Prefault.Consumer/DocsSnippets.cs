@@ -28,7 +28,7 @@ internal static class DocsSnippets
     {
         // After the tensors were repacked or uploaded to the GPU, hand the source pages back.
         ReclaimResult r = MmapReclaim.Release(regions, ReclaimOptions.Default with { Label = "qwen3-30b", Logger = log });
-        // r.BytesRequested, r.BytesReleased, r.Skipped (locked / smaller than a page / failed call), r.IsSupported, r.Reason
+        // r.BytesRequested, r.BytesReleased, r.Skipped (locked / kept mapped / smaller than a page / failed call), r.IsSupported, r.Reason
 
         // Keep the hot layers resident; dispose to unlock.
         using LockLease lease = MmapLock.Lock(hotRegions, LockOptions.Default with { Logger = log });

@@ -29,4 +29,24 @@ internal static class AddressRanges
 
         return lo;
     }
+
+    /// <inheritdoc cref="FirstEndingAfter{T}(ReadOnlySpan{T}, nint)"/>
+    internal static int FirstEndingAfter(ReadOnlySpan<(nint Start, nint End)> ranges, nint address)
+    {
+        int lo = 0, hi = ranges.Length;
+        while (lo < hi)
+        {
+            int mid = (lo + hi) >>> 1;
+            if ((nuint)ranges[mid].End <= (nuint)address)
+            {
+                lo = mid + 1;
+            }
+            else
+            {
+                hi = mid;
+            }
+        }
+
+        return lo;
+    }
 }

@@ -8,7 +8,8 @@ namespace Sharpi.Prefault;
 /// </summary>
 /// <remarks>
 /// Pages shared with another live lease (neighbour regions, the same file locked twice) stay locked until the last
-/// lease over them is disposed. <see cref="Dispose"/> is idempotent and thread-safe. A lease that is never disposed
+/// lease over them is disposed. Pages the process had locked itself before the lease (see <see cref="AlreadyLockedBytes"/>)
+/// are neither locked nor unlocked by it. <see cref="Dispose"/> is idempotent and thread-safe. A lease that is never disposed
 /// keeps its pages locked until the mapping is unmapped or the process ends.
 /// </remarks>
 public sealed class LockLease : IDisposable
@@ -18,23 +19,35 @@ public sealed class LockLease : IDisposable
     private readonly string _label;
     private int _disposed;
 
-    internal LockLease((nint Start, nint End)[] ranges, long lockedBytes, long requestedBytes, IReadOnlyList<RegionFailure> failures,
-        RamGateDecision decision, ILogger logger, string label)
+    internal LockLease((nint Start, nint End)[] ranges, long lockedBytes, long requestedBytes, long alreadyLockedBytes,
+        IReadOnlyList<RegionFailure> failures, RamGateDecision decision, ILogger logger, string label)
     {
         Decision = decision;
         _ranges = ranges;
         LockedBytes = lockedBytes;
         RequestedBytes = requestedBytes;
+        AlreadyLockedBytes = alreadyLockedBytes;
         Failures = failures;
         _logger = logger;
         _label = label;
     }
 
-    /// <summary>Bytes locked by this lease: the regions rounded outward to whole pages, merged.</summary>
+    /// <summary>
+    /// Bytes this lease locked, and unlocks on <see cref="Dispose"/>: the regions rounded outward to whole pages,
+    /// merged, less <see cref="AlreadyLockedBytes"/> and <see cref="Failures"/>.
+    /// </summary>
     public long LockedBytes { get; }
 
     /// <summary>Bytes the lease tried to lock (the regions rounded outward to whole pages, merged).</summary>
     public long RequestedBytes { get; }
+
+    /// <summary>
+    /// Bytes of the requested pages that the process had locked already, outside any lease: the engine's own
+    /// <c>mlock</c> (llama.cpp's <c>--mlock</c>) or <c>mlockall</c>. They are locked, so they count as locked for
+    /// <see cref="IsFullyLocked"/>, but the lease did not lock them and <see cref="Dispose"/> leaves them locked, for their
+    /// owner to unlock (Linux, where /proc/self/smaps shows them; 0 elsewhere).
+    /// </summary>
+    public long AlreadyLockedBytes { get; }
 
     /// <summary>
     /// What the RAM-fit gate decided (see <see cref="LockOptions.RamGate"/>): <see cref="RamGateDecision.IsPartial"/> when
@@ -49,7 +62,7 @@ public sealed class LockLease : IDisposable
     /// </summary>
     public IReadOnlyList<RegionFailure> Failures { get; }
 
-    /// <summary>True when every requested page was locked.</summary>
+    /// <summary>True when every requested page is locked: by this lease, or by the process already (<see cref="AlreadyLockedBytes"/>).</summary>
     public bool IsFullyLocked => Failures.Count == 0;
 
     /// <summary>True once <see cref="Dispose"/> ran.</summary>

@@ -4,7 +4,8 @@ namespace Sharpi.Prefault;
 /// Which page ranges this process holds locked through <see cref="MmapLock"/>, with a count per range.
 /// mlock and VirtualLock do not count: one munlock undoes any number of locks of a page. Two leases over the same
 /// page (neighbour tensors, or the same file locked twice) therefore share it, and the page is unlocked only when
-/// the last lease lets go. Reclaim reads the held ranges to skip them.
+/// the last lease lets go. Pages locked by someone else when a lease was taken (the engine's mlock, mlockall) are
+/// never counted, so no lease unlocks them (<see cref="AcquireUnlocked"/>). Reclaim reads the held ranges to skip them.
 /// </summary>
 /// <remarks>
 /// A lease's ranges go in and out in one call, one merge pass over the sorted held list: linear in the held ranges
@@ -32,6 +33,85 @@ internal sealed class LockRegistry
         {
             Apply(sorted, +1, null);
         }
+    }
+
+    /// <summary>
+    /// Counts as held once more the parts of the disjoint <paramref name="ranges"/> (any order) that nobody outside the
+    /// registry has locked, and returns those parts, sorted by address. <paramref name="lockedNow"/> gives the page
+    /// ranges of [low, high) locked in the process now (sorted, disjoint; see <see cref="LockedMappings.Read"/>). It
+    /// runs under the registry's lock, so no lease can unlock a page between that answer and the count: a locked page
+    /// the registry holds is a lease's and is counted once more; one it does not hold was locked by someone else (the
+    /// engine's mlock or mlockall) and is left out, for its owner to unlock.
+    /// </summary>
+    internal (nint Start, nint End)[] AcquireUnlocked(ReadOnlySpan<(nint Start, nint End)> ranges, Func<nint, nint, (nint Start, nint End)[]> lockedNow)
+    {
+        (nint Start, nint End)[] sorted = Sorted(ranges);
+        if (sorted.Length == 0)
+        {
+            return sorted;
+        }
+
+        lock (_gate)
+        {
+            nint high = sorted[0].End;
+            foreach ((nint _, nint end) in sorted)
+            {
+                high = (nuint)end > (nuint)high ? end : high;
+            }
+
+            (nint Start, nint End)[] locked = lockedNow(sorted[0].Start, high);
+            (nint Start, nint End)[] claimed = sorted;
+            if (locked.Length > 0)
+            {
+                var held = new (nint Start, nint End)[_held.Count];
+                for (int i = 0; i < held.Length; i++)
+                {
+                    held[i] = (_held[i].Start, _held[i].End);
+                }
+
+                claimed = Subtract(sorted, Subtract(locked, held));
+            }
+
+            Apply(claimed, +1, null);
+            return claimed;
+        }
+    }
+
+    /// <summary>The parts of <paramref name="ranges"/> outside every one of <paramref name="cut"/>; both sorted and disjoint, the result too.</summary>
+    internal static (nint Start, nint End)[] Subtract((nint Start, nint End)[] ranges, (nint Start, nint End)[] cut)
+    {
+        if (cut.Length == 0)
+        {
+            return ranges;
+        }
+
+        var rest = new List<(nint Start, nint End)>(ranges.Length);
+        int k = 0;
+        foreach ((nint start, nint end) in ranges)
+        {
+            while (k < cut.Length && (nuint)cut[k].End <= (nuint)start)
+            {
+                k++;
+            }
+
+            nint at = start;
+            for (int j = k; j < cut.Length && (nuint)cut[j].Start < (nuint)end; j++)
+            {
+                if ((nuint)cut[j].Start > (nuint)at)
+                {
+                    rest.Add((at, cut[j].Start));
+                }
+
+                at = (nuint)cut[j].End > (nuint)at ? cut[j].End : at;
+            }
+
+            if ((nuint)at < (nuint)end)
+            {
+                rest.Add((at, end));
+            }
+        }
+
+        return [.. rest];
     }
 
     /// <inheritdoc cref="Release(ReadOnlySpan{ValueTuple{nint, nint}}, Action{nint, nint})"/>

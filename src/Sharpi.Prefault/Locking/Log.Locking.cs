@@ -16,4 +16,8 @@ internal static partial class Log
 
     [LoggerMessage(EventId = 313, Level = LogLevel.Warning, Message = "[{Label}] RAM gate left {Bytes:N0} bytes unlocked: {Reason}")]
     internal static partial void LockGated(ILogger logger, string label, long bytes, string reason);
+
+    [LoggerMessage(EventId = 314, Level = LogLevel.Information,
+        Message = "[{Label}] Left {Bytes:N0} bytes as they were: the process had locked them already (mlock or mlockall), so the lease neither locks nor unlocks them")]
+    internal static partial void AlreadyLocked(ILogger logger, string label, long bytes);
 }

@@ -7,7 +7,7 @@ namespace Sharpi.Prefault;
 /// <summary>
 /// Locks mapped regions in memory (mlock on Linux and macOS, VirtualLock on Windows) so the kernel cannot evict them
 /// under memory pressure. The data flow: regions -> merge -> round outward to pages -> refuse copy-on-write views ->
-/// RAM gate -> register -> lock each range -> lease.
+/// RAM gate -> register (leaving out pages the process had locked already) -> lock each range -> lease.
 /// </summary>
 public static class MmapLock
 {
@@ -73,14 +73,25 @@ public static class MmapLock
         }
 
         // 4. Count the pages as held before locking them, so a lease disposed meanwhile cannot unlock them under us;
-        // all ranges in one registry pass (range by range, the registry's updates made a big lock quadratic).
-        var ranges = new (nint Start, nint End)[work.Length];
+        // all ranges in one registry pass (range by range, the registry's updates made a big lock quadratic). Pages
+        // the process had locked already (the engine's mlock or mlockall) are left out: munlock does not count, so
+        // this lease's dispose would undo the engine's lock.
+        var wanted = new (nint Start, nint End)[work.Length];
+        long wantedBytes = 0;
         for (int i = 0; i < work.Length; i++)
         {
-            ranges[i] = (work[i].Range.Start, work[i].Range.End);
+            wanted[i] = (work[i].Range.Start, work[i].Range.End);
+            wantedBytes += work[i].Range.Length;
         }
 
-        LockRegistry.Process.Acquire(ranges);
+        (nint Start, nint End)[] ranges = LockRegistry.Process.AcquireUnlocked(wanted, LockedMappings.Read);
+        work = Claimed(work, ranges, out long claimedBytes);
+        long alreadyLocked = wantedBytes - claimedBytes;
+        if (alreadyLocked > 0)
+        {
+            Log.AlreadyLocked(logger, options.Label, alreadyLocked);
+        }
+
         var run = new LockRun(options.Label, logger, failures, work.Length, LockSplits.Room(work, room ?? MappingRoom.Current()));
 
         // A throw from here on (out of memory, say) must not leave pages locked with no lease to unlock them.
@@ -107,13 +118,7 @@ public static class MmapLock
             // A group of neighbours failed: lock it member by member, so each failure names the member it is in.
             foreach (MergedRegion piece in pieces.AsSpan(g.FirstPiece, g.PieceCount))
             {
-                if ((nuint)piece.Start >= (nuint)g.Range.End)
-                {
-                    break; // past the budget's cut
-                }
-
-                MergedRegion part = (nuint)piece.End <= (nuint)g.Range.End ? piece : piece with { End = g.Range.End };
-                if (run.TryTakeRoom(part) && !run.TryLock(part, out PlatformError partError))
+                if (Clip(piece, g.Range) is MergedRegion part && run.TryTakeRoom(part) && !run.TryLock(part, out PlatformError partError))
                 {
                     run.Refuse(part, partError);
                 }
@@ -128,8 +133,8 @@ public static class MmapLock
             Log.Locked(logger, options.Label, run.LockedBytes, requested, run.Locked.Count);
         }
 
-        LockMetrics.Record(options.Label, run.LockedBytes, run.RefusedBytes, overBudget);
-        var lease = new LockLease([.. run.Locked], run.LockedBytes, requested, failures, decision, logger, options.Label);
+        LockMetrics.Record(options.Label, run.LockedBytes, run.RefusedBytes, overBudget, alreadyLocked);
+        var lease = new LockLease([.. run.Locked], run.LockedBytes, requested, alreadyLocked, failures, decision, logger, options.Label);
         unwind.Complete();
         return lease;
     }
@@ -206,6 +211,34 @@ public static class MmapLock
         return [.. work];
     }
 
+    /// <summary>
+    /// The parts of <paramref name="groups"/> this call claimed (<paramref name="claimed"/>: sorted, each inside one
+    /// group), each a group of its own with its group's members, in the groups' order.
+    /// </summary>
+    private static PageGroup[] Claimed(PageGroup[] groups, (nint Start, nint End)[] claimed, out long claimedBytes)
+    {
+        claimedBytes = 0;
+        var parts = new List<PageGroup>(claimed.Length);
+        foreach (PageGroup g in groups)
+        {
+            for (int k = AddressRanges.FirstEndingAfter(claimed, g.Range.Start); k < claimed.Length && (nuint)claimed[k].Start < (nuint)g.Range.End; k++)
+            {
+                parts.Add(g with { Range = g.Range with { Start = claimed[k].Start, End = claimed[k].End } });
+                claimedBytes += claimed[k].End - claimed[k].Start;
+            }
+        }
+
+        return [.. parts];
+    }
+
+    /// <summary>The part of a group's member <paramref name="piece"/> inside <paramref name="range"/> (a claimed part of the group, or the budget's cut of it), or null.</summary>
+    internal static MergedRegion? Clip(MergedRegion piece, MergedRegion range)
+    {
+        nint start = (nuint)piece.Start > (nuint)range.Start ? piece.Start : range.Start;
+        nint end = (nuint)piece.End < (nuint)range.End ? piece.End : range.End;
+        return (nuint)start < (nuint)end ? piece with { Start = start, End = end } : null;
+    }
+
     /// <summary>The groups as the budget weighs them: every byte, since locking a resident page pins it too.</summary>
     private static BudgetItem[] Items(PageGroup[] groups)
     {
@@ -278,9 +311,9 @@ public static class MmapLock
             _refused.Add((g.Range.Start, g.Range.End));
             foreach (MergedRegion piece in pieces.AsSpan(g.FirstPiece, g.PieceCount))
             {
-                if ((nuint)piece.Start < (nuint)g.Range.End)
+                if (Clip(piece, g.Range) is MergedRegion part)
                 {
-                    ReportForRoom((nuint)piece.End <= (nuint)g.Range.End ? piece : piece with { End = g.Range.End });
+                    ReportForRoom(part);
                 }
             }
 

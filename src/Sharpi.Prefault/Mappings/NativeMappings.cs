@@ -65,6 +65,7 @@ public static class NativeMappings
     /// <param name="index">The model's tensors; its <see cref="TensorIndex.Files"/> are the files looked for.</param>
     /// <param name="selectionsInOrder">The selections, hottest first; none for every tensor.</param>
     /// <exception cref="ArgumentNullException"><paramref name="index"/>, <paramref name="selectionsInOrder"/> or one of its selections is null.</exception>
+    /// <exception cref="ArgumentException">An include pattern of a selection matches no tensor of the index (as for <see cref="MappedModel.Regions"/>).</exception>
     /// <exception cref="FileNotFoundException">A file of the index no longer exists.</exception>
     /// <exception cref="IOException">A file of the index is no longer a regular file, or cannot be read.</exception>
     /// <exception cref="PlatformNotSupportedException">

@@ -3,6 +3,7 @@ namespace Sharpi.Prefault;
 /// <summary>
 /// The tensors of an ordered list of selections, hot first: the first selection's tensors in file order, then
 /// each later selection's tensors that no earlier one chose. Zero-length tensors are left out (nothing to fault in).
+/// Every include pattern of every selection must match a tensor (see <see cref="TensorIndex.ThrowIfAPatternMatchesNothing"/>).
 /// </summary>
 internal static class HotFirstSelection
 {
@@ -14,6 +15,8 @@ internal static class HotFirstSelection
             {
                 ThrowHelper.ThrowNullSelection(i, paramName);
             }
+
+            index.ThrowIfAPatternMatchesNothing(selectionsInOrder[i], i, paramName);
         }
 
         var chosen = new HashSet<TensorInfo>(ReferenceEqualityComparer.Instance);

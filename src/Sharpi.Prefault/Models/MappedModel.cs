@@ -147,6 +147,11 @@ public sealed class MappedModel : IDisposable
     /// ambiguity under C# 12 (where an array converts to both of Run's <c>IReadOnlyList</c> and <c>ReadOnlySpan</c> overloads).
     /// </returns>
     /// <exception cref="ArgumentNullException"><paramref name="selectionsInOrder"/> or one of its selections is null.</exception>
+    /// <exception cref="ArgumentException">
+    /// An include pattern of a selection matches no tensor of the model (the message names the pattern and the
+    /// selection): a typo or another format's naming would otherwise prefault nothing without a word. Ask
+    /// <see cref="TensorIndex.Select"/> first for a selection that may match nothing in some models.
+    /// </exception>
     /// <exception cref="ObjectDisposedException">The model was disposed.</exception>
     /// <example>
     /// <code>

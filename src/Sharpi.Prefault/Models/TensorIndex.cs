@@ -79,7 +79,11 @@ public sealed class TensorIndex
         return null;
     }
 
-    /// <summary>The tensors <paramref name="selection"/> selects, in <see cref="Tensors"/> order.</summary>
+    /// <summary>
+    /// The tensors <paramref name="selection"/> selects, in <see cref="Tensors"/> order; empty where it selects none. Unlike
+    /// <see cref="Regions(MemoryMappedViewAccessor, TensorSelection?)"/>, a pattern that matches nothing is no error
+    /// here: ask this first for a selection that may match nothing in some models.
+    /// </summary>
     public IReadOnlyList<TensorInfo> Select(TensorSelection? selection)
     {
         if (selection is null || ReferenceEquals(selection, TensorSelection.All))
@@ -103,8 +107,17 @@ public sealed class TensorIndex
     /// Regions over the selected tensors of a single-file model, named by tensor, in file order. The view must map
     /// the file from offset 0 (as <c>CreateViewAccessor(0, 0, ...)</c> does).
     /// </summary>
+    /// <remarks>
+    /// Every include pattern of <paramref name="selection"/> must match a tensor of the model, as the tool's
+    /// <c>--tensor</c> must: a pattern that matches none is a mistake in the calling code (a typo, another format's
+    /// naming, a pattern that does not cover the whole name), and an empty list would prefault, lock or release nothing
+    /// without a word. <see cref="Select"/> answers without throwing, for selections that may match nothing in some models.
+    /// </remarks>
     /// <exception cref="ArgumentNullException"><paramref name="view"/> is null.</exception>
-    /// <exception cref="ArgumentException">The model is sharded: use the overload that names the file.</exception>
+    /// <exception cref="ArgumentException">
+    /// The model is sharded: use the overload that names the file; or an include pattern of <paramref name="selection"/>
+    /// matches no tensor of the model (the message names it).
+    /// </exception>
     /// <exception cref="ArgumentOutOfRangeException">A selected tensor lies outside the view.</exception>
     public IReadOnlyList<PrefaultRegion> Regions(MemoryMappedViewAccessor view, TensorSelection? selection = null)
     {
@@ -121,8 +134,15 @@ public sealed class TensorIndex
     /// Regions over the selected tensors that lie in <paramref name="file"/> (one of <see cref="Files"/>), named by
     /// tensor, in file order. The view must map that file from offset 0.
     /// </summary>
+    /// <remarks>
+    /// Every include pattern of <paramref name="selection"/> must match a tensor of the model (in any of its files; a
+    /// shard may hold none of them), as for <see cref="Regions(MemoryMappedViewAccessor, TensorSelection?)"/>.
+    /// </remarks>
     /// <exception cref="ArgumentNullException">An argument is null.</exception>
-    /// <exception cref="ArgumentException"><paramref name="file"/> is not one of <see cref="Files"/>.</exception>
+    /// <exception cref="ArgumentException">
+    /// <paramref name="file"/> is not one of <see cref="Files"/>, or an include pattern of <paramref name="selection"/>
+    /// matches no tensor of the model (the message names it).
+    /// </exception>
     /// <exception cref="ArgumentOutOfRangeException">A selected tensor lies outside the view.</exception>
     public IReadOnlyList<PrefaultRegion> Regions(string file, MemoryMappedViewAccessor view, TensorSelection? selection = null)
     {
@@ -134,6 +154,7 @@ public sealed class TensorIndex
             ThrowHelper.ThrowUnknownFile(file, nameof(file));
         }
 
+        ThrowIfAPatternMatchesNothing(selection, null, nameof(selection));
         var regions = new List<PrefaultRegion>();
         foreach (TensorInfo tensor in Select(selection))
         {
@@ -154,8 +175,42 @@ public sealed class TensorIndex
     }
 
     /// <summary>
+    /// Throws where an include pattern of <paramref name="selection"/> matches no tensor of this index (exclude patterns
+    /// may match nothing: they only take tensors away). <paramref name="position"/> is the selection's place in a list.
+    /// </summary>
+    internal void ThrowIfAPatternMatchesNothing(TensorSelection? selection, int? position, string paramName)
+    {
+        if (selection is null)
+        {
+            return;
+        }
+
+        foreach (string pattern in selection.Include)
+        {
+            if (!AnyTensorMatches(pattern))
+            {
+                ThrowHelper.ThrowPatternMatchesNothing(pattern, position, Path, Tensors, paramName);
+            }
+        }
+    }
+
+    private bool AnyTensorMatches(string pattern)
+    {
+        foreach (TensorInfo tensor in Tensors)
+        {
+            if (TensorSelection.GlobMatches(pattern, tensor.Name))
+            {
+                return true;
+            }
+        }
+
+        return false;
+    }
+
+    /// <summary>
     /// The byte ranges of the selected tensors, per file in <see cref="Files"/> order and by offset, with ranges
-    /// that touch or overlap merged (padding between tensors keeps them apart).
+    /// that touch or overlap merged (padding between tensors keeps them apart). Like <see cref="Select"/>, empty where
+    /// the selection selects nothing.
     /// </summary>
     public IReadOnlyList<FileByteRange> Ranges(TensorSelection? selection = null)
     {

@@ -47,4 +47,15 @@ internal static partial class ThrowHelper
     internal static void ThrowTensorPastEnd(string name, long end, string filePath, long fileLength) =>
         throw new ModelFormatException(filePath, end,
             $"tensor '{name}' ends at {end}, past the end of the file ({fileLength} bytes); the file changed after its header was read.");
+
+    [DoesNotReturn]
+    internal static void ThrowPatternMatchesNothing(string pattern, int? selection, string modelPath, IReadOnlyList<TensorInfo> tensors, string paramName)
+    {
+        string which = selection is int position ? $" (an include pattern of selection {position})" : string.Empty;
+        string example = tensors.Count > 0 ? $", such as '{tensors[0].Name}'" : string.Empty;
+        throw new ArgumentException(
+            $"Tensor name pattern '{pattern}'{which} matches no tensor of '{modelPath}' ({tensors.Count} tensors{example}). A pattern "
+            + "matches a whole name, case-sensitively: '*' matches any run of characters, dots included, and '?' one character. "
+            + "For a selection that may match nothing in some models, ask TensorIndex.Select(selection) first.", paramName);
+    }
 }

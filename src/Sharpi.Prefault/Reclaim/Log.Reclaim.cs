@@ -6,8 +6,8 @@ namespace Sharpi.Prefault;
 internal static partial class Log
 {
     [LoggerMessage(EventId = 300, Level = LogLevel.Information,
-        Message = "[{Label}] Released {BytesReleased:N0} of {BytesRequested:N0} bytes with MADV_DONTNEED ({SkippedCount} ranges kept resident)")]
-    internal static partial void Released(ILogger logger, string label, long bytesReleased, long bytesRequested, int skippedCount);
+        Message = "[{Label}] Released {BytesReleased:N0} of {BytesRequested:N0} bytes with {Call} ({SkippedCount} ranges kept resident)")]
+    internal static partial void Released(ILogger logger, string label, long bytesReleased, long bytesRequested, string call, int skippedCount);
 
     [LoggerMessage(EventId = 301, Level = LogLevel.Debug, Message = "[{Label}] Kept {Name} ({Bytes:N0} bytes) resident: {Reason}")]
     internal static partial void KeptResident(ILogger logger, string label, string name, long bytes, string reason);

@@ -8,13 +8,18 @@ namespace Sharpi.Prefault;
 /// Hands back the pages of mapped weights whose bytes were already copied out (repacked, uploaded to a GPU), so
 /// they stop counting in the process's RSS. The mapping stays valid: a later read faults the same bytes back in
 /// from the file (from the page cache when it still holds them). Linux only; elsewhere a no-op that says so.
-/// The data flow: regions -> merge -> check every mapping (refuse, skip locked) -> round inward to pages -> MADV_DONTNEED.
+/// The data flow: regions -> merge -> check every mapping (refuse, skip locked) -> round inward to pages ->
+/// madvise (<see cref="ReclaimOptions.Mechanism"/>) -> with MADV_PAGEOUT, read back what stayed mapped.
 /// </summary>
 public static class MmapReclaim
 {
     /// <summary>
     /// Releases the whole pages inside the regions (rounded inward: a page that also holds bytes outside the regions
-    /// stays) with <c>madvise(MADV_DONTNEED)</c>. Locked ranges are skipped and reported in the result.
+    /// stays) with <c>madvise</c>: by default <c>MADV_PAGEOUT</c>, which never discards a byte even where the program
+    /// remaps the regions while the call runs, and leaves mapped, reported in <see cref="ReclaimResult.Skipped"/>, the
+    /// pages the kernel keeps (mapped elsewhere too, or of a file the process may not write); or
+    /// <c>MADV_DONTNEED</c> (<see cref="ReclaimMechanism.DontNeed"/>), which drops them all but must not race a remap.
+    /// Locked ranges are skipped and reported in the result.
     /// </summary>
     /// <exception cref="ArgumentNullException"><paramref name="regions"/> is null.</exception>
     /// <exception cref="ArgumentOutOfRangeException">A region has a negative length or runs past the address space.</exception>
@@ -41,15 +46,15 @@ public static class MmapReclaim
         long requested = RegionSet.TotalBytes(merged);
         if (!OperatingSystem.IsLinux())
         {
-            return NotRun(false, "reclaim needs Linux (MADV_DONTNEED frees pages at once there, and /proc/self/smaps shows whether a view was written); nothing was released",
+            return NotRun(false, "reclaim needs Linux (madvise frees pages at once there, and /proc/self/smaps shows whether a view was written); nothing was released",
                 requested, merged.Length, options.Label, logger);
         }
 
-        return ReleaseLinux(merged, requested, options.Label, logger);
+        return ReleaseLinux(merged, requested, options.Mechanism, options.Label, logger);
     }
 
     [SupportedOSPlatform("linux")]
-    private static unsafe ReclaimResult ReleaseLinux(MergedRegion[] merged, long requested, string label, ILogger logger)
+    private static unsafe ReclaimResult ReleaseLinux(MergedRegion[] merged, long requested, ReclaimMechanism mechanism, string label, ILogger logger)
     {
         if (merged.Length == 0)
         {
@@ -71,19 +76,38 @@ public static class MmapReclaim
             ThrowHelper.ThrowReclaimRefused(plan.Refusals, "regions");
         }
 
+        bool pageOut = mechanism == ReclaimMechanism.PageOut;
+        if (pageOut && plan.Release.Length > 0 && !IsPageOutSupported(plan.Release[0].Start))
+        {
+            return NotRun(false, "this kernel has no MADV_PAGEOUT (Linux 5.4 and later), the default ReclaimMechanism.PageOut; nothing was released. "
+                + "ReclaimMechanism.DontNeed releases on any kernel, where no thread remaps the regions while Release runs",
+                requested, merged.Length, label, logger);
+        }
+
+        (int advice, string call) = pageOut
+            ? (Interop.LinuxConstants.MADV_PAGEOUT, "madvise(MADV_PAGEOUT)")
+            : (Interop.LinuxConstants.MADV_DONTNEED, "madvise(MADV_DONTNEED)");
         long released = 0;
+        var advised = new List<MergedRegion>(plan.Release.Length);
         foreach (MergedRegion r in plan.Release)
         {
-            if (Interop.Libc.Madvise((void*)r.Start, (nuint)r.Length, Interop.LinuxConstants.MADV_DONTNEED) == 0)
+            if (Interop.Libc.Madvise((void*)r.Start, (nuint)r.Length, advice) == 0)
             {
                 released += r.Length;
+                advised.Add(r);
             }
             else
             {
                 // EINVAL here means the range was locked after the check (mlock by another thread).
-                PlatformError error = PlatformError.LastErrno("madvise(MADV_DONTNEED)");
-                plan.Skipped.Add(new RegionFailure(r.DisplayName, r.Start, r.Length, error, $"madvise(MADV_DONTNEED) failed: {error.Describe()}"));
+                PlatformError error = PlatformError.LastErrno(call);
+                plan.Skipped.Add(new RegionFailure(r.DisplayName, r.Start, r.Length, error, $"{call} failed: {error.Describe()}"));
             }
+        }
+
+        if (pageOut)
+        {
+            // MADV_PAGEOUT says nothing of the pages it kept: read back which ones this process still maps.
+            released -= KeptMapped(advised, plan.Skipped);
         }
 
         foreach (RegionFailure s in plan.Skipped)
@@ -95,7 +119,7 @@ public static class MmapReclaim
             }
         }
 
-        Log.Released(logger, label, released, requested, plan.Skipped.Count);
+        Log.Released(logger, label, released, requested, call, plan.Skipped.Count);
         long kept = 0;
         foreach (RegionFailure skipped in plan.Skipped)
         {
@@ -107,13 +131,94 @@ public static class MmapReclaim
         return new ReclaimResult
         {
             IsSupported = true,
-            Reason = $"released {Sizes.Format(released)} of {Sizes.Format(requested)}"
+            Reason = $"released {Sizes.Format(released)} of {Sizes.Format(requested)} with {call}"
                 + (plan.Skipped.Count > 0 ? $"; {plan.Skipped.Count} ranges kept resident (see Skipped)" : string.Empty),
             BytesRequested = requested,
             BytesReleased = released,
             Skipped = new FailureList(plan.Skipped),
             RegionCount = merged.Length,
         };
+    }
+
+    /// <summary>The most runs of kept pages reported one by one per range; the rest of the range's are reported as one.</summary>
+    internal const int KeptRunsShown = 16;
+
+    /// <summary>
+    /// Reports the pages of the <paramref name="advised"/> ranges that this process still maps after MADV_PAGEOUT (the
+    /// kernel pages out only pages mapped nowhere else, of files the process owns or may write) in
+    /// <paramref name="skipped"/>, and returns their bytes. Where /proc/self/pagemap cannot be read nothing is known to
+    /// have stayed: the pages count as released, as MADV_DONTNEED's do.
+    /// </summary>
+    [SupportedOSPlatform("linux")]
+    private static long KeptMapped(List<MergedRegion> advised, List<RegionFailure> skipped)
+    {
+        using MappedPages? pagemap = MappedPages.TryOpen();
+        if (pagemap is null)
+        {
+            return 0;
+        }
+
+        long kept = 0;
+        var runs = new List<MappedRun>();
+        foreach (MergedRegion r in advised)
+        {
+            runs.Clear();
+            if (!pagemap.TryFind(r.Start, r.End, runs))
+            {
+                continue;
+            }
+
+            for (int i = 0; i < runs.Count; i++)
+            {
+                MappedRun run = runs[i];
+                kept += run.Length;
+                if (i < KeptRunsShown)
+                {
+                    skipped.Add(new RegionFailure(r.DisplayName, run.Start, run.Length, PlatformError.None, KeptReason(run.IsShared)));
+                    continue;
+                }
+
+                long rest = 0;
+                for (int j = i; j < runs.Count; j++)
+                {
+                    rest += runs[j].Length;
+                }
+
+                skipped.Add(new RegionFailure(r.DisplayName, run.Start, rest, PlatformError.None,
+                    $"and {runs.Count - i} more runs of pages, {Sizes.Format(rest)} in all from 0x{run.Start:X} to 0x{runs[^1].End:X}, stayed mapped for the same reasons"));
+                kept += rest - run.Length;
+                break;
+            }
+        }
+
+        return kept;
+    }
+
+    private static string KeptReason(bool shared) => shared
+        ? "stayed mapped: its pages are mapped more than once (another view of the file in this process, or another process), and "
+          + "MADV_PAGEOUT leaves pages that other mappings use. Dispose the other views first, or use ReclaimMechanism.DontNeed "
+          + "where no thread remaps the regions while Release runs."
+        : "stayed mapped: the kernel pages a file's pages out only for a process that owns the file or may write it (or holds "
+          + "CAP_FOWNER), and keeps a page it cannot take at that moment. A service user reading root-owned weights releases "
+          + "nothing with MADV_PAGEOUT: use ReclaimMechanism.DontNeed where no thread remaps the regions while Release runs.";
+
+    private static int s_pageOutSupport; // 0 unknown, 1 yes, -1 no
+
+    /// <summary>
+    /// Whether the kernel knows MADV_PAGEOUT: madvise checks the advice before anything else, and returns 0 for an empty
+    /// range at a page-aligned address without looking at the mappings, so the question touches nothing.
+    /// </summary>
+    [SupportedOSPlatform("linux")]
+    private static unsafe bool IsPageOutSupported(nint pageAligned)
+    {
+        int known = Volatile.Read(ref s_pageOutSupport);
+        if (known == 0)
+        {
+            known = Interop.Libc.Madvise((void*)pageAligned, 0, Interop.LinuxConstants.MADV_PAGEOUT) == 0 ? 1 : -1;
+            Volatile.Write(ref s_pageOutSupport, known);
+        }
+
+        return known > 0;
     }
 
     private static ReclaimResult NotRun(bool supported, string reason, long requested, int regionCount, string label, ILogger logger)

@@ -6,13 +6,23 @@ namespace Sharpi.Prefault;
 public sealed record ReclaimOptions
 {
     private readonly string _label = "reclaim";
+    private readonly ReclaimMechanism _mechanism = ReclaimMechanism.PageOut;
 
-    /// <summary>Options with every default: label <c>"reclaim"</c>, no logger.</summary>
+    /// <summary>Options with every default: label <c>"reclaim"</c>, mechanism <see cref="ReclaimMechanism.PageOut"/>, no logger.</summary>
     public static ReclaimOptions Default { get; } = new();
 
     /// <summary>A short name for logs, e.g. the engine or model name. Default <c>"reclaim"</c>.</summary>
     /// <exception cref="ArgumentException">The value is null, empty or white space.</exception>
     public string Label { get => _label; init => _label = ThrowHelper.NotBlank(value); }
+
+    /// <summary>
+    /// How the pages are taken out of the process. Default <see cref="ReclaimMechanism.PageOut"/>, which never discards a
+    /// byte even where the regions are remapped while the call runs; <see cref="ReclaimMechanism.DontNeed"/> drops pages
+    /// the kernel would keep with it (files the process may not write, pages mapped elsewhere too), faster, when no thread
+    /// remaps the regions while the call runs.
+    /// </summary>
+    /// <exception cref="ArgumentOutOfRangeException">The value is not a defined <see cref="ReclaimMechanism"/>.</exception>
+    public ReclaimMechanism Mechanism { get => _mechanism; init => _mechanism = ThrowHelper.Defined(value); }
 
     /// <summary>Where the call logs (one Information line, one per skipped range). Default: none.</summary>
     public ILogger? Logger { get; init; }

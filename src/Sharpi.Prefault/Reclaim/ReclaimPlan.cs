@@ -5,7 +5,9 @@ namespace Sharpi.Prefault;
 /// harmless (a later touch re-reads the same bytes from the file) but zeroes anonymous memory and throws away the
 /// written pages of a copy-on-write view, so anonymous memory, hugetlb memory and every writable view are refused
 /// outright (a private writable view even when unwritten: a write can land between the check and the madvise);
-/// locked ranges are skipped and reported.
+/// locked ranges are skipped and reported. The same refusals hold for MADV_PAGEOUT, which would not lose those bytes
+/// but would push the program's own memory to swap: reclaim is for read-only views of files. What the check cannot
+/// cover, a view replaced between it and the madvise, is MADV_PAGEOUT's to survive (see <see cref="ReclaimMechanism"/>).
 /// </summary>
 internal sealed class ReclaimPlan
 {
@@ -116,7 +118,7 @@ internal sealed class ReclaimPlan
         // Only the held ranges that overlap the piece, found by binary search: walking all of them for every piece
         // made a reclaim of many tensors next to many locked ones quadratic.
         nint at = piece.Start;
-        for (int k = FirstEndingAfter(held, piece.Start); k < held.Length && (nuint)held[k].Start < (nuint)piece.End; k++)
+        for (int k = AddressRanges.FirstEndingAfter(held, piece.Start); k < held.Length && (nuint)held[k].Start < (nuint)piece.End; k++)
         {
             (nint start, nint end) = held[k];
             if ((nuint)start > (nuint)at)
@@ -135,25 +137,6 @@ internal sealed class ReclaimPlan
         {
             releasable.Add(piece with { Start = at });
         }
-    }
-
-    private static int FirstEndingAfter((nint Start, nint End)[] held, nint address)
-    {
-        int lo = 0, hi = held.Length;
-        while (lo < hi)
-        {
-            int mid = (lo + hi) >>> 1;
-            if ((nuint)held[mid].End <= (nuint)address)
-            {
-                lo = mid + 1;
-            }
-            else
-            {
-                hi = mid;
-            }
-        }
-
-        return lo;
     }
 
     private static string Describe(MergedRegion r, MapPiece p) => $"Region {r.DisplayName} at 0x{p.Start:X}-0x{p.End:X}";

@@ -13,12 +13,18 @@ public sealed record ReclaimResult
     public long BytesRequested { get; init; }
 
     /// <summary>
-    /// Bytes handed back with MADV_DONTNEED: the whole pages inside the regions, resident or not. Less than
-    /// <see cref="BytesRequested"/> by the partial pages at the regions' edges and by <see cref="Skipped"/>.
+    /// Bytes of the whole pages inside the regions that this process no longer maps after the call, whether they were
+    /// resident before or not. Less than <see cref="BytesRequested"/> by the partial pages at the regions' edges and by
+    /// <see cref="Skipped"/>: with <see cref="ReclaimMechanism.PageOut"/> that includes the pages the kernel kept mapped
+    /// (read back from /proc/self/pagemap); with <see cref="ReclaimMechanism.DontNeed"/> every page advised counts.
     /// </summary>
     public long BytesReleased { get; init; }
 
-    /// <summary>The regions (or parts) left resident, and why: locked, smaller than a page, or a failed call.</summary>
+    /// <summary>
+    /// The regions (or parts) left resident, and why: locked, smaller than a page, a failed call, or (with
+    /// <see cref="ReclaimMechanism.PageOut"/>) pages the kernel kept mapped: mapped elsewhere too, or of a file this
+    /// process may not write.
+    /// </summary>
     public IReadOnlyList<RegionFailure> Skipped { get; init; } = [];
 
     /// <summary>Number of regions after merging.</summary>

@@ -9,8 +9,9 @@ namespace Sharpi.Prefault;
 /// (no <c>echo 3 &gt; /proc/sys/vm/drop_caches</c>).
 /// </summary>
 /// <remarks>
-/// The kernel keeps pages that are mapped into a live process or dirty; <see cref="Evict(string)"/> writes dirty
-/// pages back first (fsync), but a mapping still open anywhere keeps its resident pages. Dispose your views first.
+/// The kernel keeps pages that are mapped into a live process (this one included), locked, or dirty again;
+/// <see cref="Evict(string)"/> writes dirty pages back first (fsync), but a mapping still open anywhere keeps its
+/// resident pages. The call says what stayed: it returns the range's residency afterwards. Dispose your views first.
 /// </remarks>
 public static class PageCache
 {
@@ -18,22 +19,33 @@ public static class PageCache
     public static bool IsEvictSupported => OperatingSystem.IsLinux();
 
     /// <summary>Writes the file's dirty pages back and asks the kernel to drop all its cached pages (fsync + posix_fadvise DONTNEED).</summary>
+    /// <returns>
+    /// The file's page-cache residency after the call (measured as <see cref="Residency.OfFile(string)"/> measures it):
+    /// <see cref="ResidencyInfo.ResidentBytes"/> are the bytes the kernel kept, 0 when the file is cold. Pages stay while
+    /// a live process maps them (a view of this process included), while they are locked, or when they were written
+    /// again meanwhile. <see cref="ResidencyInfo.Error"/> says why, where the residency could not be measured (a device,
+    /// a file truncated meanwhile).
+    /// </returns>
     /// <exception cref="PlatformNotSupportedException">Not on Linux.</exception>
     /// <exception cref="FileNotFoundException">The file does not exist.</exception>
     /// <exception cref="IOException">fsync or posix_fadvise failed; <see cref="Exception.HResult"/> is the errno.</exception>
     [SupportedOSPlatform("linux")]
-    public static void Evict(string path) => Evict(path, 0, 0);
+    public static ResidencyInfo Evict(string path) => Evict(path, 0, 0);
 
     /// <summary>
     /// Drops the cached pages of <paramref name="length"/> bytes at <paramref name="offset"/> (a length of 0 means
     /// to the end of the file). Only whole pages inside the range are dropped.
     /// </summary>
+    /// <returns>
+    /// The range's page-cache residency after the call (the part of it inside the file): the bytes the kernel kept, as
+    /// for <see cref="Evict(string)"/>, and the partial pages at the range's edges, which also hold bytes outside it.
+    /// </returns>
     /// <exception cref="ArgumentOutOfRangeException"><paramref name="offset"/> or <paramref name="length"/> is negative.</exception>
     /// <exception cref="PlatformNotSupportedException">Not on Linux.</exception>
     /// <exception cref="FileNotFoundException">The file does not exist.</exception>
     /// <exception cref="IOException">fsync or posix_fadvise failed; <see cref="Exception.HResult"/> is the errno.</exception>
     [SupportedOSPlatform("linux")]
-    public static void Evict(string path, long offset, long length)
+    public static ResidencyInfo Evict(string path, long offset, long length)
     {
         ArgumentException.ThrowIfNullOrEmpty(path);
         ArgumentOutOfRangeException.ThrowIfNegative(offset);
@@ -44,16 +56,59 @@ public static class PageCache
         }
 
         FileStatus.ThrowIfNotRegular(path, allowDevices: true);
-        using SafeFileHandle handle = File.OpenHandle(path, FileMode.Open, FileAccess.Read, FileShare.ReadWrite | FileShare.Delete);
-        if (Interop.Libc.Fsync(handle) != 0)
+        bool regular = IsRegular(path);
+        long fileLength;
+        using (SafeFileHandle handle = File.OpenHandle(path, FileMode.Open, FileAccess.Read, FileShare.ReadWrite | FileShare.Delete))
         {
-            ThrowHelper.ThrowEvictSyncFailed(path, Marshal.GetLastPInvokeError());
+            if (Interop.Libc.Fsync(handle) != 0)
+            {
+                ThrowHelper.ThrowEvictSyncFailed(path, Marshal.GetLastPInvokeError());
+            }
+
+            int error = Interop.Libc.PosixFadvise(handle, offset, length, Interop.LinuxConstants.POSIX_FADV_DONTNEED);
+            if (error != 0)
+            {
+                ThrowHelper.ThrowEvictAdviseFailed(path, error);
+            }
+
+            fileLength = regular ? RandomAccess.GetLength(handle) : -1;
         }
 
-        int error = Interop.Libc.PosixFadvise(handle, offset, length, Interop.LinuxConstants.POSIX_FADV_DONTNEED);
-        if (error != 0)
+        return Remaining(path, offset, length, fileLength);
+    }
+
+    [SupportedOSPlatform("linux")]
+    private static bool IsRegular(string path)
+    {
+        try
         {
-            ThrowHelper.ThrowEvictAdviseFailed(path, error);
+            return FileStatus.Of(path).Kind == FileKind.Regular;
+        }
+        catch (IOException)
+        {
+            return false;
+        }
+    }
+
+    /// <summary>The residency of the evicted range, clipped to the file; an error in the figure, never an exception, where it cannot be measured.</summary>
+    [SupportedOSPlatform("linux")]
+    private static ResidencyInfo Remaining(string path, long offset, long length, long fileLength)
+    {
+        if (fileLength < 0)
+        {
+            return new ResidencyInfo(0, 0, false, $"'{path}' is not a regular file (a device): the residency of its cache is not measured");
+        }
+
+        long start = Math.Min(offset, fileLength);
+        long end = length == 0 || length > fileLength - start ? fileLength : start + length;
+        try
+        {
+            return Residency.OfFile(path, start, end - start);
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException or ArgumentOutOfRangeException)
+        {
+            // The file changed between the eviction and the count (truncated, replaced): the eviction itself was done.
+            return new ResidencyInfo(end - start, 0, true, $"the residency after the eviction could not be measured: {e.Message}");
         }
     }
 }

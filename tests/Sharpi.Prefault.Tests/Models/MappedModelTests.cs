@@ -54,6 +54,29 @@ public sealed class MappedModelTests : IDisposable
     }
 
     [Fact]
+    public void Regions_WithASelectionWhosePatternMatchesNoTensor_ThrowsNamingThePatternAndTheSelection()
+    {
+        using MappedModel model = MappedModel.Open(WriteGguf());
+        var hot = new TensorSelection(include: ["blk.0.*"]);
+        var typo = new TensorSelection(include: ["blk.1.*", "outptu.*"]);
+
+        var e = Assert.Throws<ArgumentException>(() => model.Regions(hot, typo, TensorSelection.All));
+
+        Assert.Equal("selectionsInOrder", e.ParamName);
+        Assert.Contains("'outptu.*' (an include pattern of selection 1) matches no tensor", e.Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void Regions_WithALaterSelectionWhoseTensorsAnEarlierOneTook_ReturnsThemOnce()
+    {
+        using MappedModel model = MappedModel.Open(WriteGguf());
+
+        IReadOnlyList<PrefaultRegion> regions = model.Regions(new TensorSelection(include: ["blk.0.*"]), new TensorSelection(include: ["blk.0.attn_q.weight"]));
+
+        Assert.Equal(["blk.0.attn_q.weight", "blk.0.ffn_up.weight"], regions.Select(r => r.Name));
+    }
+
+    [Fact]
     public void Regions_WithoutSelections_AreOneWholeFileRegionPerShardInIndexOrder()
     {
         using MappedModel model = MappedModel.Open(WriteShardedModel());

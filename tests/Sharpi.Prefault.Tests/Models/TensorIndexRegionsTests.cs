@@ -43,6 +43,56 @@ public sealed class TensorIndexRegionsTests : IDisposable
         }
     }
 
+    /// <summary>
+    /// The tool refuses a --tensor pattern that matches no tensor; the library returned no regions, so a typo (here a
+    /// pattern that stops short of the name's end) prefaulted nothing without a word. Now the call names the pattern.
+    /// </summary>
+    [Fact]
+    public void Regions_WithAnIncludePatternThatMatchesNoTensor_ThrowsNamingThePattern()
+    {
+        byte[] bytes = new GgufBuilder().F32("token_embd.weight", 16).F32("blk.0.ffn_up_exps.weight", 8).Build();
+        string path = _dir.Write("model.gguf", bytes);
+        TensorIndex index = TensorIndex.Read(path);
+        using var map = MappedFile.WithView(path, bytes.Length);
+
+        var e = Assert.Throws<ArgumentException>(() => index.Regions(map.View, new TensorSelection(include: ["token_embd.*", "blk.*.ffn_up_exps"])));
+
+        Assert.Equal("selection", e.ParamName);
+        Assert.Contains("'blk.*.ffn_up_exps'", e.Message, StringComparison.Ordinal);
+        Assert.Contains("matches no tensor", e.Message, StringComparison.Ordinal);
+        Assert.Contains(path, e.Message, StringComparison.Ordinal);
+        Assert.Contains("TensorIndex.Select", e.Message, StringComparison.Ordinal);
+        Assert.Empty(index.Select(new TensorSelection(include: ["blk.*.ffn_up_exps"]))); // the way to ask without throwing
+    }
+
+    [Fact]
+    public void Regions_WithAnExcludePatternThatMatchesNothing_OrAnIncludeThatIsAllExcluded_ReturnsWhatIsLeft()
+    {
+        byte[] bytes = new GgufBuilder().F32("token_embd.weight", 16).F32("blk.0.attn_q.weight", 8).Build();
+        string path = _dir.Write("model.gguf", bytes);
+        TensorIndex index = TensorIndex.Read(path);
+        using var map = MappedFile.WithView(path, bytes.Length);
+
+        IReadOnlyList<PrefaultRegion> noExpert = index.Regions(map.View, new TensorSelection(exclude: ["blk.*.ffn_*_exps.weight"]));
+        IReadOnlyList<PrefaultRegion> allExcluded = index.Regions(map.View, new TensorSelection(include: ["blk.*"], exclude: ["blk.0.*"]));
+
+        Assert.Equal(2, noExpert.Count);
+        Assert.Empty(allExcluded);
+    }
+
+    [Fact]
+    public void Regions_OfAShard_WithAPatternThatMatchesOnlyInAnotherShard_ReturnsNoRegions()
+    {
+        string shard = _dir.Write("s1.safetensors", new SafetensorsBuilder().Tensor("model.layers.0.w", "F16", [6], 2).Build());
+        _dir.Write("s2.safetensors", new SafetensorsBuilder().Tensor("lm_head.weight", "F32", [2], 4).Build());
+        TensorIndex index = TensorIndex.Read(_dir.Write("model.safetensors.index.json",
+            "{\"weight_map\":{\"model.layers.0.w\":\"s1.safetensors\",\"lm_head.weight\":\"s2.safetensors\"}}"));
+        using var map = MappedFile.WithView(shard, new FileInfo(shard).Length);
+
+        Assert.Empty(index.Regions(shard, map.View, new TensorSelection(include: ["lm_head.*"])));
+        Assert.Throws<ArgumentException>(() => index.Regions(shard, map.View, new TensorSelection(include: ["lm_head"])));
+    }
+
     [Fact]
     public void Regions_OverAMappedShard_PointAtThatShardsTensors()
     {

@@ -25,6 +25,8 @@ internal static class ChildProgram
                 return LockSplitPages(args[1], int.Parse(args[2], CultureInfo.InvariantCulture));
             case ChildCases.NoThreadsLeft:
                 return NoThreadsLeft(args[1], args[2], args[3]);
+            case ChildCases.LockUnderMlockall:
+                return LockUnderMlockall(args[1]);
             case ChildCases.StageAtMapLimit:
                 return StageAtMapLimit(args[1], int.Parse(args[2], CultureInfo.InvariantCulture), int.Parse(args[3], CultureInfo.InvariantCulture));
             default:
@@ -74,6 +76,46 @@ internal static class ChildProgram
         Console.WriteLine($"bytes={result.Bytes}");
         Console.WriteLine("done");
         return 0;
+    }
+
+    /// <summary>
+    /// As an engine that calls <c>mlockall(MCL_CURRENT | MCL_FUTURE)</c> and then maps its weights (every later mapping
+    /// is locked as it is made): takes a lease over the middle half of <paramref name="path"/>'s mapping, disposes it,
+    /// and prints VmLck and how much of the mapping is still locked (smaps VmFlags lo).
+    /// </summary>
+    private static int LockUnderMlockall(string path)
+    {
+        if (!OperatingSystem.IsLinux())
+        {
+            return 2;
+        }
+
+        long length = new FileInfo(path).Length;
+        NativeTestMethods.LockAll(NativeTestMethods.MclCurrent | NativeTestMethods.MclFuture);
+        using NativeMmap map = NativeMmap.Map(path, 0, length, shared: true);
+        Console.WriteLine($"mappingLocked={LockedBytesOf(map.Address, length)}");
+        long before = ProcessStatus.ReadStatusBytes("VmLck");
+        LockLease lease = MmapLock.Lock([new PrefaultRegion(map.Address + (nint)(length / 4), length / 2, "blk.1")], LockOptions.Default with { RamGate = RamGate.Always });
+        Console.WriteLine($"leaseLocked={lease.LockedBytes}");
+        Console.WriteLine($"leaseAlreadyLocked={lease.AlreadyLockedBytes}");
+        Console.WriteLine($"fullyLocked={lease.IsFullyLocked}");
+        lease.Dispose();
+        Console.WriteLine($"vmLckChange={ProcessStatus.ReadStatusBytes("VmLck") - before}");
+        Console.WriteLine($"mappingLockedAfterDispose={LockedBytesOf(map.Address, length)}");
+        NativeTestMethods.UnlockAll();
+        Console.WriteLine("done");
+        return 0;
+    }
+
+    private static long LockedBytesOf(nint address, long length)
+    {
+        long locked = 0;
+        foreach ((nint start, nint end) in LockedMappings.Read(address, address + (nint)length))
+        {
+            locked += end - start;
+        }
+
+        return locked;
     }
 
     /// <summary>Locks <paramref name="count"/> one-page regions two pages apart of a mapping of <paramref name="path"/>: each lock splits the mapping.</summary>
@@ -165,6 +207,7 @@ internal static class ChildProgram
 internal static class ChildCases
 {
     public const string LockSplitPages = "lock-split-pages";
+    public const string LockUnderMlockall = "lock-under-mlockall";
     public const string NoThreadsLeft = "no-threads-left";
     public const string StageAtMapLimit = "stage-at-map-limit";
 }

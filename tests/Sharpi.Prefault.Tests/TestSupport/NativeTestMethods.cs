@@ -18,7 +18,19 @@ public static unsafe partial class NativeTestMethods
     /// Drops CAP_IPC_LOCK from the calling thread's effective set (capabilities are per thread on Linux; the other
     /// threads of the process keep theirs). The thread can no longer lock past RLIMIT_MEMLOCK.
     /// </summary>
-    public static void DropIpcLockFromThisThread()
+    public static void DropIpcLockFromThisThread() => DropFromThisThread(CapIpcLock);
+
+    /// <summary>CAP_DAC_OVERRIDE: write any file whatever its mode.</summary>
+    public const int CapDacOverride = 1;
+
+    /// <summary>CAP_FOWNER: act as the owner of any file.</summary>
+    public const int CapFowner = 3;
+
+    /// <summary>
+    /// Drops <paramref name="capabilities"/> from the calling thread's effective set (capabilities are per thread on
+    /// Linux; the other threads of the process keep theirs). Run it on a thread of the test's own, which ends with it.
+    /// </summary>
+    public static void DropFromThisThread(params int[] capabilities)
     {
         CapHeader header = new() { Version = LinuxCapabilityVersion3, Pid = 0 };
         CapData* data = stackalloc CapData[2];
@@ -27,7 +39,11 @@ public static unsafe partial class NativeTestMethods
             throw new InvalidOperationException($"capget failed: errno {Marshal.GetLastPInvokeError()}");
         }
 
-        data[0].Effective &= ~(1u << CapIpcLock);
+        foreach (int capability in capabilities)
+        {
+            data[0].Effective &= ~(1u << capability);
+        }
+
         if (Capset(&header, data) != 0)
         {
             throw new InvalidOperationException($"capset failed: errno {Marshal.GetLastPInvokeError()}");
@@ -122,6 +138,21 @@ public static unsafe partial class NativeTestMethods
         return (nint)address;
     }
 
+    /// <summary>
+    /// Replaces [<paramref name="address"/>, + <paramref name="length"/>) with fresh private anonymous read-write memory
+    /// in one mmap(MAP_FIXED) call, as an engine that reuses a view's addresses does: no moment leaves the range unmapped.
+    /// </summary>
+    public static void ReplaceWithAnonymous(nint address, long length)
+    {
+        void* mapped = Mmap((void*)address, (nuint)length, ProtRead | ProtWrite, MapPrivate | MapAnonymousFlag | MapFixed, -1, 0);
+        if (mapped != (void*)address)
+        {
+            throw new InvalidOperationException($"mmap(MAP_FIXED) failed: errno {Marshal.GetLastPInvokeError()}");
+        }
+    }
+
+    public const int MapFixed = 0x10;
+
     /// <summary>mmap without a file (<see cref="MapAnonymousFlag"/> is among <paramref name="flags"/>); errno on failure, as an exception.</summary>
     public static nint Map(long length, int protection, int flags)
     {
@@ -141,6 +172,55 @@ public static unsafe partial class NativeTestMethods
             throw new InvalidOperationException($"mprotect failed: errno {Marshal.GetLastPInvokeError()}");
         }
     }
+
+    public const int MclCurrent = 1;
+    public const int MclFuture = 2;
+
+    /// <summary>Locks the process's pages as an engine does (llama.cpp's <c>--mlock</c>): mlock, outside the library.</summary>
+    public static void Lock(nint address, long length)
+    {
+        if (Mlock((void*)address, (nuint)length) != 0)
+        {
+            throw new InvalidOperationException($"mlock failed: errno {Marshal.GetLastPInvokeError()}");
+        }
+    }
+
+    public static void Unlock(nint address, long length) => _ = Munlock((void*)address, (nuint)length);
+
+    /// <summary>mlockall(<paramref name="flags"/>): every mapping of the process locked (and, with <see cref="MclFuture"/>, every later one). Child processes only.</summary>
+    public static void LockAll(int flags)
+    {
+        if (Mlockall(flags) != 0)
+        {
+            throw new InvalidOperationException($"mlockall failed: errno {Marshal.GetLastPInvokeError()}");
+        }
+    }
+
+    public static void UnlockAll() => _ = Munlockall();
+
+    /// <summary>chown(2): gives <paramref name="path"/> to another user (root only).</summary>
+    public static void ChangeOwner(string path, uint owner, uint group)
+    {
+        if (Chown(path, owner, group) != 0)
+        {
+            throw new InvalidOperationException($"chown failed: errno {Marshal.GetLastPInvokeError()}");
+        }
+    }
+
+    [LibraryImport(global::Interop.Libraries.Libc, EntryPoint = "chown", StringMarshalling = StringMarshalling.Utf8, SetLastError = true)]
+    private static partial int Chown(string path, uint owner, uint group);
+
+    [LibraryImport(global::Interop.Libraries.Libc, EntryPoint = "mlock", SetLastError = true)]
+    private static partial int Mlock(void* address, nuint length);
+
+    [LibraryImport(global::Interop.Libraries.Libc, EntryPoint = "munlock", SetLastError = true)]
+    private static partial int Munlock(void* address, nuint length);
+
+    [LibraryImport(global::Interop.Libraries.Libc, EntryPoint = "mlockall", SetLastError = true)]
+    private static partial int Mlockall(int flags);
+
+    [LibraryImport(global::Interop.Libraries.Libc, EntryPoint = "munlockall", SetLastError = true)]
+    private static partial int Munlockall();
 
     [LibraryImport(global::Interop.Libraries.Libc, EntryPoint = "mmap", SetLastError = true)]
     private static partial void* MmapFile(void* address, nuint length, int protection, int flags, SafeFileHandle fd, long offset);

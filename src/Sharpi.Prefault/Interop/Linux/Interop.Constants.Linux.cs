@@ -9,6 +9,8 @@ internal static partial class Interop
         /// <summary>Allow transparent huge pages in the range; on a file mapping, page-cache folios of PMD size per fault.</summary>
         internal const int MADV_HUGEPAGE = 14;
         internal const int MADV_NOHUGEPAGE = 15;
+        /// <summary>Since Linux 5.4: reclaim the pages now, without discarding data (a file page mapped only here, an anonymous one to swap).</summary>
+        internal const int MADV_PAGEOUT = 21;
         /// <summary>Since Linux 5.14: fault in pages readable, like a read of each; EFAULT past a file's end.</summary>
         internal const int MADV_POPULATE_READ = 22;
 

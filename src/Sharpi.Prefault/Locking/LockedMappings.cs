@@ -1,0 +1,76 @@
+using System.Globalization;
+
+namespace Sharpi.Prefault;
+
+/// <summary>
+/// Which pages of this process the kernel holds locked now, whoever locked them: the engine's own <c>mlock</c>
+/// (llama.cpp's <c>--mlock</c>), <c>mlock2</c>, <c>mlockall(MCL_CURRENT)</c>, or a mapping made under
+/// <c>mlockall(MCL_FUTURE)</c>. Linux marks such a mapping <c>lo</c> in the VmFlags of /proc/self/smaps (and
+/// <c>mlock</c> of part of a mapping splits it, so the flag is exact to the page). A lease must leave those pages as it
+/// found them: <c>munlock</c> does not count, and one call would undo the engine's lock.
+/// </summary>
+/// <remarks>
+/// Reading smaps walks the page tables of every mapping (milliseconds for gigabytes of resident weights), so the
+/// process's <c>VmLck</c> (/proc/self/status) is read first: 0 means no page is locked and nothing more is read.
+/// Elsewhere the answer is empty: the lease cannot see another caller's lock there (docs/reclaim-and-lock.md).
+/// </remarks>
+internal static class LockedMappings
+{
+    /// <summary>
+    /// The parts of [<paramref name="low"/>, <paramref name="high"/>) in locked mappings, sorted, disjoint, touching
+    /// ones joined; empty off Linux, when nothing is locked, or when /proc cannot be read.
+    /// </summary>
+    internal static (nint Start, nint End)[] Read(nint low, nint high)
+    {
+        if (!OperatingSystem.IsLinux() || LockedBytes() == 0)
+        {
+            return [];
+        }
+
+        SmapsSnapshot smaps = ProcMaps.ReadSelfSmaps();
+        var locked = new List<(nint Start, nint End)>();
+        for (int i = 0; i < smaps.Maps.Length; i++)
+        {
+            ProcMapEntry m = smaps.Maps[i];
+            if (!smaps.Figures[i].LockedFlag || (nuint)m.End <= (nuint)low || (nuint)m.Start >= (nuint)high)
+            {
+                continue;
+            }
+
+            nint start = (nuint)m.Start > (nuint)low ? m.Start : low;
+            nint end = (nuint)m.End < (nuint)high ? m.End : high;
+            if (locked.Count > 0 && locked[^1].End == start)
+            {
+                locked[^1] = (locked[^1].Start, end);
+            }
+            else
+            {
+                locked.Add((start, end));
+            }
+        }
+
+        return [.. locked];
+    }
+
+    /// <summary>VmLck of /proc/self/status in bytes; -1 (unknown, so smaps is read) when it cannot be read.</summary>
+    private static long LockedBytes()
+    {
+        string? status = KernelFile.TryReadText("/proc/self/status");
+        if (status is null)
+        {
+            return -1;
+        }
+
+        foreach (string line in status.Split('\n'))
+        {
+            if (line.StartsWith("VmLck:", StringComparison.Ordinal))
+            {
+                ReadOnlySpan<char> value = line.AsSpan("VmLck:".Length).Trim();
+                int space = value.IndexOf(' ');
+                return long.TryParse(space < 0 ? value : value[..space], NumberStyles.None, CultureInfo.InvariantCulture, out long kib) ? kib * 1024 : -1;
+            }
+        }
+
+        return -1;
+    }
+}
