@@ -27,6 +27,8 @@ internal static class ChildProgram
                 return NoThreadsLeft(args[1], args[2], args[3]);
             case ChildCases.StageAtMapLimit:
                 return StageAtMapLimit(args[1], int.Parse(args[2], CultureInfo.InvariantCulture), int.Parse(args[3], CultureInfo.InvariantCulture));
+            case ChildCases.MeasureAndRun:
+                return MeasureAndRun(args[1]);
             default:
                 Console.Error.WriteLine($"unknown case '{args[0]}'");
                 return 2;
@@ -72,6 +74,35 @@ internal static class ChildProgram
 
         PrefaultResult result = MmapPrefault.Run(regions, PrefaultOptions.Default with { RamGate = RamGate.Always });
         Console.WriteLine($"bytes={result.Bytes}");
+        Console.WriteLine("done");
+        return 0;
+    }
+
+    /// <summary>
+    /// Measures a file's residency (through a mapping, and whole with OfFile), prefaults the mapping, and measures
+    /// again: run as a user who may not write the file, for whom the kernel hides its page cache.
+    /// </summary>
+    private static int MeasureAndRun(string path)
+    {
+        using MappedModel model = MappedModel.OpenFile(path);
+        PrefaultRegion whole = model.FileRegion(path);
+        ResidencyInfo measured = Residency.Measure(whole);
+        Console.WriteLine($"measureResident={measured.ResidentBytes}");
+        Console.WriteLine($"measureUnknown={measured.UnknownBytes}");
+        Console.WriteLine($"measureError={measured.Error}");
+        ResidencyInfo ofFile = Residency.OfFile(path);
+        Console.WriteLine($"ofFileResident={ofFile.ResidentBytes}");
+        Console.WriteLine($"ofFileUnknown={ofFile.UnknownBytes}");
+        PrefaultResult result = MmapPrefault.Run([whole], PrefaultOptions.Default with { RamGate = RamGate.Always });
+        Console.WriteLine($"runBytes={result.Bytes}");
+        Console.WriteLine($"runAlreadyResident={result.BytesAlreadyResident}");
+        Console.WriteLine($"runAlreadyResidentUnknown={result.BytesAlreadyResidentUnknown}");
+        Console.WriteLine($"runResident={result.BytesResident}");
+        Console.WriteLine($"runResidentUnknown={result.BytesResidentUnknown}");
+        Console.WriteLine($"runReason={result.Reason}");
+        ResidencyInfo after = Residency.Measure(whole);
+        Console.WriteLine($"afterResident={after.ResidentBytes}");
+        Console.WriteLine($"afterUnknown={after.UnknownBytes}");
         Console.WriteLine("done");
         return 0;
     }
@@ -167,4 +198,5 @@ internal static class ChildCases
     public const string LockSplitPages = "lock-split-pages";
     public const string NoThreadsLeft = "no-threads-left";
     public const string StageAtMapLimit = "stage-at-map-limit";
+    public const string MeasureAndRun = "measure-and-run";
 }
