@@ -56,5 +56,19 @@ public sealed class ResidencyUnprivilegedTests
         Assert.Equal(file.Length, Long(child, "runResident"));
     }
 
+    [UnprivilegedFact]
+    public void Measure_OfAFileTheUserCannotWrite_BesideAnonymousMemory_CountsTheFileUnknown_NotResident()
+    {
+        // The range spans two mappings, so cachestat cannot answer for it and mincore counts it: the file's pages
+        // must be taken out of mincore's "all resident" again.
+        using TestFile file = TestFile.Create(4 * TestFile.MiB);
+
+        CliRun child = ChildProcess.Run([ChildCases.MeasureBesideAnonymous, file.Path], asNobody: true);
+
+        Assert.True(child.ExitCode == 0, child.Err);
+        Assert.Equal(0, Long(child, "resident"));
+        Assert.Equal(file.Length, Long(child, "unknown"));
+    }
+
     private static long Long(CliRun child, string key) => long.Parse(ChildProcess.Value(child, key), System.Globalization.CultureInfo.InvariantCulture);
 }

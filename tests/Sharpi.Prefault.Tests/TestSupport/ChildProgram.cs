@@ -29,6 +29,8 @@ internal static class ChildProgram
                 return StageAtMapLimit(args[1], int.Parse(args[2], CultureInfo.InvariantCulture), int.Parse(args[3], CultureInfo.InvariantCulture));
             case ChildCases.MeasureAndRun:
                 return MeasureAndRun(args[1]);
+            case ChildCases.MeasureBesideAnonymous:
+                return MeasureBesideAnonymous(args[1]);
             default:
                 Console.Error.WriteLine($"unknown case '{args[0]}'");
                 return 2;
@@ -103,6 +105,33 @@ internal static class ChildProgram
         ResidencyInfo after = Residency.Measure(whole);
         Console.WriteLine($"afterResident={after.ResidentBytes}");
         Console.WriteLine($"afterUnknown={after.UnknownBytes}");
+        Console.WriteLine("done");
+        return 0;
+    }
+
+    /// <summary>
+    /// Measures one range over a file mapping and the anonymous memory right after it (never touched): no cachestat
+    /// covers that range, so mincore counts it, and mincore says "resident" for every page of a file this user may not
+    /// write.
+    /// </summary>
+    private static unsafe int MeasureBesideAnonymous(string path)
+    {
+        if (!OperatingSystem.IsLinux())
+        {
+            return 2;
+        }
+
+        long length = new FileInfo(path).Length;
+        nint start = NativeTestMethods.Map(2 * length, NativeTestMethods.ProtRead, NativeTestMethods.MapPrivate | NativeTestMethods.MapAnonymousFlag);
+        using (Microsoft.Win32.SafeHandles.SafeFileHandle file = File.OpenHandle(path))
+        {
+            _ = NativeTestMethods.MapFileAt(start, file, length, NativeTestMethods.ProtRead, NativeTestMethods.MapShared);
+        }
+
+        ResidencyInfo measured = Residency.Measure(new PrefaultRegion(start, 2 * length, "file+anonymous"));
+        Console.WriteLine($"resident={measured.ResidentBytes}");
+        Console.WriteLine($"unknown={measured.UnknownBytes}");
+        NativeTestMethods.Unmap(start, 2 * length);
         Console.WriteLine("done");
         return 0;
     }
@@ -199,4 +228,5 @@ internal static class ChildCases
     public const string NoThreadsLeft = "no-threads-left";
     public const string StageAtMapLimit = "stage-at-map-limit";
     public const string MeasureAndRun = "measure-and-run";
+    public const string MeasureBesideAnonymous = "measure-beside-anonymous";
 }
