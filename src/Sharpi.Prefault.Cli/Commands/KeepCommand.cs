@@ -306,7 +306,10 @@ internal static class KeepCommand
                     : string.Create(CultureInfo.InvariantCulture,
                         $"{Sizes.Format(look.MissingBytes)} not resident in {look.Ranges} range(s); read back {Sizes.Format(look.RestoredBytes)} in {look.Seconds:0.000} s ({look.GibPerSecond:0.00} GiB/s)");
             string gateNote = look.Partial ? $"; not all read back: {SafeText.Escape(look.Reason)}" : string.Empty;
-            context.Out.WriteLine($"{time} look {look.Look}: {what}; {Sizes.Format(look.ResidentBytes + look.RestoredBytes)} of {Sizes.Format(look.Bytes)} resident{gateNote}");
+            string after = look.UnknownBytes > 0
+                ? "what is resident now is unknown to this user"
+                : $"{Sizes.Format(look.ResidentBytes + look.RestoredBytes)} of {Sizes.Format(look.Bytes)} resident";
+            context.Out.WriteLine($"{time} look {look.Look}: {what}; {after}{gateNote}");
         }
 
         private void Failed(FailureJson failure)
