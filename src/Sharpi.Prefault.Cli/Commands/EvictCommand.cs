@@ -34,19 +34,33 @@ internal static class EvictCommand
                 // and after: the kernel drops only whole folios inside a range, so what was dropped is counted, not assumed.
                 bool tensorsOnly = filter.NamesTensors && target.IsModel;
                 List<FileByteRange> asked = tensorsOnly ? [.. target.TensorRanges()] : [new FileByteRange(target.FullPath, 0, target.Length)];
-                long before = ResidentIn(asked);
+                FileResidency before = ResidentIn(asked);
                 Evict(asked, tensorsOnly);
-                long after = ResidentIn(asked);
+                FileResidency after = ResidentIn(asked);
                 long askedBytes = asked.Sum(r => r.Length);
-                long dropped = Math.Max(0, before - after);
-                report.Add(new EvictFileJson(target.DisplayPath, askedBytes, dropped, asked.Count, after));
+                long dropped = Math.Max(0, before.Resident - after.Resident);
+                long unknown = Math.Max(before.Unknown, after.Unknown);
+                report.Add(new EvictFileJson(target.DisplayPath, askedBytes, dropped, asked.Count, after.Resident) { UnknownBytes = unknown });
+                if (unknown > 0)
+                {
+                    // The kernel dropped what it could (posix_fadvise needs only a reader) but will not tell this user how much.
+                    if (!json)
+                    {
+                        context.Out.WriteLine(
+                            $"{SafeText.Escape(target.DisplayPath)}: asked the kernel to drop {Sizes.Format(askedBytes)} in {asked.Count} range(s); what it dropped, and what stayed, is unknown");
+                    }
+
+                    context.Note(target.DisplayPath, UnknownResidency.Why);
+                    continue;
+                }
+
                 if (!json)
                 {
                     context.Out.WriteLine(
-                        $"{SafeText.Escape(target.DisplayPath)}: evicted {Sizes.Format(dropped)} in {asked.Count} range(s); {Sizes.Format(after)} of {Sizes.Format(askedBytes)} still resident");
+                        $"{SafeText.Escape(target.DisplayPath)}: evicted {Sizes.Format(dropped)} in {asked.Count} range(s); {Sizes.Format(after.Resident)} of {Sizes.Format(askedBytes)} still resident");
                 }
 
-                if (after > 0 && !filter.NamesTensors)
+                if (after.Resident > 0 && !filter.NamesTensors)
                 {
                     context.Note(target.DisplayPath, "pages still resident are mapped by a live process or dirty; the kernel keeps those.");
                 }
@@ -73,16 +87,18 @@ internal static class EvictCommand
         }
     }
 
-    /// <summary>The resident bytes of the ranges, measured through a fresh mapping of each (no page touched).</summary>
-    private static long ResidentIn(List<FileByteRange> ranges)
+    /// <summary>The resident bytes of the ranges, and those the kernel would not tell of (no page touched).</summary>
+    private static FileResidency ResidentIn(List<FileByteRange> ranges)
     {
-        long resident = 0;
+        long resident = 0, unknown = 0;
         foreach (FileByteRange range in ranges)
         {
-            resident += Residency.OfFile(range.FilePath, range.Offset, range.Length).ResidentBytes;
+            ResidencyInfo info = Residency.OfFile(range.FilePath, range.Offset, range.Length);
+            resident += info.ResidentBytes;
+            unknown += info.UnknownBytes;
         }
 
-        return resident;
+        return new FileResidency(resident, unknown);
     }
 
     private static void Evict(List<FileByteRange> ranges, bool tensorsOnly)

@@ -196,7 +196,7 @@ internal static class KeepCommand
             // cgroup's limit), only to read it back at the next look.
             PrefaultDecision decision = SelectionGate.Decide(gate, files.Sum(f => f.Bytes));
             long budget = decision.ShouldRun ? decision.BudgetBytes : 0;
-            long bytes = 0, resident = 0, restored = 0, before = 0;
+            long bytes = 0, resident = 0, restored = 0, before = 0, unknown = 0;
             int ranges = 0;
             bool ran = false, partial = false;
             string? reason = null;
@@ -214,6 +214,7 @@ internal static class KeepCommand
                     selected = gaps.Bytes;
                     bytes += gaps.Bytes;
                     resident += gaps.ResidentBytes;
+                    unknown += gaps.UnknownBytes;
                     ranges += gaps.Missing.Count;
                     List<PrefaultRegion> allowed = CacheGaps.Within(gaps.Missing, budget == long.MaxValue ? long.MaxValue : Math.Max(0, budget - before));
                     if (allowed.Count < gaps.Missing.Count || (allowed.Count > 0 && allowed[^1].Length < gaps.Missing[allowed.Count - 1].Region.Length))
@@ -226,7 +227,8 @@ internal static class KeepCommand
                     {
                         PrefaultResult result = Restore(allowed, cancellationToken);
                         ran |= result.HasRun;
-                        restored += Math.Max(0, result.BytesResident - result.BytesAlreadyResident);
+                        // Bytes of unknown residency were swept too; how many of them came from disk no one can tell.
+                        restored += Math.Max(0, result.BytesResident - result.BytesAlreadyResident - result.BytesAlreadyResidentUnknown);
                         if (result.IsPartial || !result.HasRun)
                         {
                             partial = true;
@@ -257,7 +259,11 @@ internal static class KeepCommand
             double seconds = ran ? clock.Elapsed.TotalSeconds : 0;
             double rate = seconds > 0 ? restored / (double)(1L << 30) / seconds : 0;
             return new KeepLookJson("look", number, time, bytes, resident, bytes - resident, ranges, restored, seconds, rate, ran, partial,
-                reason ?? (ranges == 0 ? "nothing left the cache" : "read back what left the cache"), failures);
+                reason ?? (ranges == 0 ? "nothing left the cache" : unknown > 0 ? $"swept what may have left the cache ({UnknownResidency.Why})" : "read back what left the cache"),
+                failures)
+            {
+                UnknownBytes = unknown,
+            };
         }
 
         /// <summary>One sweep over the missing blocks on this thread only (its priority is the one lowered).</summary>
@@ -294,10 +300,16 @@ internal static class KeepCommand
 
             string what = look.MissingBytes == 0
                 ? "nothing left the cache"
-                : string.Create(CultureInfo.InvariantCulture,
-                    $"{Sizes.Format(look.MissingBytes)} not resident in {look.Ranges} range(s); read back {Sizes.Format(look.RestoredBytes)} in {look.Seconds:0.000} s ({look.GibPerSecond:0.00} GiB/s)");
+                : look.UnknownBytes > 0
+                    ? string.Create(CultureInfo.InvariantCulture,
+                        $"{Sizes.Format(look.UnknownBytes)} of unknown residency (a file this user cannot write) and {Sizes.Format(look.MissingBytes - look.UnknownBytes)} not resident, in {look.Ranges} range(s); swept them in {look.Seconds:0.000} s")
+                    : string.Create(CultureInfo.InvariantCulture,
+                        $"{Sizes.Format(look.MissingBytes)} not resident in {look.Ranges} range(s); read back {Sizes.Format(look.RestoredBytes)} in {look.Seconds:0.000} s ({look.GibPerSecond:0.00} GiB/s)");
             string gateNote = look.Partial ? $"; not all read back: {SafeText.Escape(look.Reason)}" : string.Empty;
-            context.Out.WriteLine($"{time} look {look.Look}: {what}; {Sizes.Format(look.ResidentBytes + look.RestoredBytes)} of {Sizes.Format(look.Bytes)} resident{gateNote}");
+            string after = look.UnknownBytes > 0
+                ? "what is resident now is unknown to this user"
+                : $"{Sizes.Format(look.ResidentBytes + look.RestoredBytes)} of {Sizes.Format(look.Bytes)} resident";
+            context.Out.WriteLine($"{time} look {look.Look}: {what}; {after}{gateNote}");
         }
 
         private void Failed(FailureJson failure)

@@ -60,7 +60,13 @@ internal static class ResidentCommand
             try
             {
                 using FileMapping mapping = FileMapping.Open(target);
-                report.Add(Report(mapping, before.Of(mapping)));
+                ResidentFileJson file = Report(mapping, before.Of(mapping));
+                report.Add(file);
+                if (file.UnknownBytes > 0)
+                {
+                    // A measurement the kernel would not give is a failure, never a figure of 0% or 100%.
+                    context.Fail(target.DisplayPath, UnknownResidency.Why);
+                }
             }
             catch (Exception e) when (FileErrors.IsExpected(e))
             {
@@ -84,7 +90,10 @@ internal static class ResidentCommand
         var tensors = new List<ResidentTensorJson>(tensorInfos.Count);
         foreach (TensorInfo tensor in tensorInfos)
         {
-            tensors.Add(new ResidentTensorJson(tensor.Name, tensor.Length, pages.ResidentBytes(tensor.Offset, tensor.Length)));
+            tensors.Add(new ResidentTensorJson(tensor.Name, tensor.Length, pages.ResidentBytes(tensor.Offset, tensor.Length))
+            {
+                UnknownBytes = pages.UnknownBytes(tensor.Offset, tensor.Length),
+            });
         }
 
         long wholeResident = pages.ResidentBytes(0, target.Length);
@@ -92,6 +101,7 @@ internal static class ResidentCommand
         {
             Pages = PageCount(target.Length),
             ResidentPages = PageCount(wholeResident),
+            UnknownBytes = pages.UnknownBytes(0, target.Length),
         };
     }
 
@@ -114,13 +124,18 @@ internal static class ResidentCommand
         output.WriteLine($"{"RESIDENT",12} {"PAGES",10} {"SIZE",12} {"%",6}  FILE");
         foreach (ResidentFileJson file in report)
         {
-            output.WriteLine($"{Sizes.Format(file.ResidentBytes),12} {file.ResidentPages,10} {Sizes.Format(file.Bytes),12} {Percentage.Percent(file.ResidentBytes, file.Bytes)}  {SafeText.Escape(file.File)}");
+            output.WriteLine($"{Figures(file.ResidentBytes, file.UnknownBytes, file.Bytes)}  {SafeText.Escape(file.File)}");
             foreach (Group group in Summarize(file.Tensors))
             {
-                output.WriteLine($"{Sizes.Format(group.ResidentBytes),12} {PageCount(group.ResidentBytes),10} {Sizes.Format(group.Bytes),12} {Percentage.Percent(group.ResidentBytes, group.Bytes)}    {SafeText.Escape(group.Key)} ({group.Count} tensor{(group.Count == 1 ? string.Empty : "s")})");
+                output.WriteLine($"{Figures(group.ResidentBytes, group.UnknownBytes, group.Bytes)}    {SafeText.Escape(group.Key)} ({group.Count} tensor{(group.Count == 1 ? string.Empty : "s")})");
             }
         }
     }
+
+    /// <summary>The RESIDENT, PAGES, SIZE and % columns; where the kernel would not tell, "unknown" rather than a figure.</summary>
+    private static string Figures(long resident, long unknown, long bytes) => unknown > 0
+        ? $"{"unknown",12} {"?",10} {Sizes.Format(bytes),12} {"?",6}"
+        : $"{Sizes.Format(resident),12} {PageCount(resident),10} {Sizes.Format(bytes),12} {Percentage.Percent(resident, bytes)}";
 
     /// <summary>Sums tensors by <see cref="TensorIndex.GroupKey"/> (the layer), in order of first appearance.</summary>
     private static List<Group> Summarize(IReadOnlyList<ResidentTensorJson> tensors)
@@ -133,15 +148,21 @@ internal static class ResidentCommand
             if (!byKey.TryGetValue(key, out int at))
             {
                 byKey[key] = at = groups.Count;
-                groups.Add(new Group(key, 0, 0, 0));
+                groups.Add(new Group(key, 0, 0, 0, 0));
             }
 
             Group g = groups[at];
-            groups[at] = g with { Count = g.Count + 1, Bytes = g.Bytes + tensor.Bytes, ResidentBytes = g.ResidentBytes + tensor.ResidentBytes };
+            groups[at] = g with
+            {
+                Count = g.Count + 1,
+                Bytes = g.Bytes + tensor.Bytes,
+                ResidentBytes = g.ResidentBytes + tensor.ResidentBytes,
+                UnknownBytes = g.UnknownBytes + tensor.UnknownBytes,
+            };
         }
 
         return groups;
     }
 
-    private sealed record Group(string Key, int Count, long Bytes, long ResidentBytes);
+    private sealed record Group(string Key, int Count, long Bytes, long ResidentBytes, long UnknownBytes);
 }

@@ -35,8 +35,18 @@ internal static class ResidentProbe
         {
             try
             {
-                (long bytes, long resident) = target.UsesTensorRanges(filter) ? Selected(target, pages) : (target.Length, totals.Of(target));
-                files.Add(new ResidentProbeFileJson(target.DisplayPath, bytes, resident, bytes == 0 ? 100 : 100.0 * resident / bytes, Meets(resident, bytes, minPercent)));
+                (long bytes, FileResidency residency) = target.UsesTensorRanges(filter) ? Selected(target, pages) : (target.Length, totals.Of(target));
+                long resident = residency.Resident;
+                bool met = Meets(resident, bytes, minPercent);
+                files.Add(new ResidentProbeFileJson(target.DisplayPath, bytes, resident, bytes == 0 ? 100 : 100.0 * resident / bytes, met)
+                {
+                    UnknownBytes = residency.Unknown,
+                });
+                if (!met && residency.Unknown > 0)
+                {
+                    // What is known falls short and the kernel will not tell the rest: not warm, and why, never a guess.
+                    context.Fail(target.DisplayPath, UnknownResidency.Why);
+                }
             }
             catch (Exception e) when (FileErrors.IsExpected(e))
             {
@@ -50,19 +60,20 @@ internal static class ResidentProbe
     /// <summary>True when at least <paramref name="minPercent"/> of <paramref name="bytes"/> is resident; nothing to hold meets any minimum.</summary>
     internal static bool Meets(long resident, long bytes, double minPercent) => bytes == 0 || resident * 100.0 >= minPercent * bytes;
 
-    /// <summary>The selected tensors' bytes in the file, and those that were resident before the header was read.</summary>
-    private static (long Bytes, long Resident) Selected(FileTarget target, ResidencySnapshot snapshot)
+    /// <summary>The selected tensors' bytes in the file, and those that were resident (or unknown) before the header was read.</summary>
+    private static (long Bytes, FileResidency Residency) Selected(FileTarget target, ResidencySnapshot snapshot)
     {
         using FileMapping mapping = FileMapping.Open(target);
         ResidentPages pages = snapshot.Of(mapping);
-        long bytes = 0, resident = 0;
+        long bytes = 0, resident = 0, unknown = 0;
         foreach (TensorInfo tensor in target.Tensors ?? [])
         {
             bytes += tensor.Length;
             resident += pages.ResidentBytes(tensor.Offset, tensor.Length);
+            unknown += pages.UnknownBytes(tensor.Offset, tensor.Length);
         }
 
-        return (bytes, resident);
+        return (bytes, new FileResidency(resident, unknown));
     }
 
     private static int Report(CliContext context, bool json, double minPercent, List<ResidentProbeFileJson> files)
@@ -92,7 +103,7 @@ internal static class ResidentProbe
                 : $"warm: {files.Count} file(s) at least {min}% resident (lowest {Format(lowest.Percent)}%: {SafeText.Escape(lowest.File)})";
         }
 
-        var parts = files.Where(f => !f.Met).Select(f => $"{SafeText.Escape(f.File)} {Format(f.Percent)}%").ToList();
+        var parts = files.Where(f => !f.Met).Select(f => $"{SafeText.Escape(f.File)} {Shortfall(f)}").ToList();
         if (context.FailureCount > 0)
         {
             parts.Add($"{context.FailureCount} error(s) above");
@@ -100,6 +111,12 @@ internal static class ResidentProbe
 
         return $"not warm (--min {min}%): {string.Join(", ", parts)}";
     }
+
+    /// <summary>A file's figure in the verdict: its percentage, or "unknown" where the kernel would not tell (what is known as a floor).</summary>
+    private static string Shortfall(ResidentProbeFileJson file) =>
+        file.UnknownBytes == 0 ? $"{Format(file.Percent)}%"
+            : file.ResidentBytes > 0 ? $"at least {Format(file.Percent)}%, the rest unknown"
+            : "unknown";
 
     /// <summary>Rounded down to 0.1: a file 99.96% resident reads 99.9%, never the 100.0% it did not reach.</summary>
     private static string Format(double percent) =>

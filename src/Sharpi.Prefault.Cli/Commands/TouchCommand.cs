@@ -80,17 +80,33 @@ internal static class TouchCommand
             result = result with { Reason = context.FailureCount > 0 ? "nothing touched: no file could be used" : "nothing to touch: the files are empty" };
         }
 
+        long shortfall = NotResidentAfter(result);
+        if (shortfall > 0)
+        {
+            context.Fail("touch", string.Create(CultureInfo.InvariantCulture,
+                $"only {Sizes.Format(result.BytesResident)} of the {Sizes.Format(result.Bytes)} touched stayed resident after the run: the kernel reclaimed the rest as it came in (memory is short: a cgroup's memory.max, or the machine's RAM); the engine will read those pages from disk again."));
+        }
+
         if (json)
         {
             CliJsonContext.Write(context.Out, ToJson(result, files, context.Failures), CliJsonContext.Output.TouchJson);
         }
         else
         {
-            WriteText(context.Out, result, files.Count);
+            WriteText(context.Out, result, files.Count, shortfall);
         }
 
         return ExitCode(context, result);
     }
+
+    /// <summary>
+    /// The bytes a whole run (not cut by the gate, not cancelled) covered that were not resident when it ended, as far as
+    /// the kernel tells: bytes of unknown residency are not counted short.
+    /// </summary>
+    private static long NotResidentAfter(PrefaultResult result) =>
+        result.HasRun && !result.IsPartial && !result.IsCanceled
+            ? Math.Max(0, result.Bytes - result.BytesResident - result.BytesResidentUnknown)
+            : 0;
 
     /// <summary>A batch cut or skipped by the RAM gate, cancelled, or switched off: the files after it are left untouched.</summary>
     private static bool StopsTheRest(PrefaultResult batch) =>
@@ -112,7 +128,7 @@ internal static class TouchCommand
             return new PrefaultResult { HasRun = false, Reason = "no regions to prefault (all empty)" };
         }
 
-        long bytes = 0, resident = 0, residentAfter = 0, requested = 0, skipped = 0, advised = 0;
+        long bytes = 0, resident = 0, residentAfter = 0, requested = 0, skipped = 0, advised = 0, unknown = 0, unknownAfter = 0;
         int regionCount = 0, threads = 0;
         var elapsed = TimeSpan.Zero;
         var failures = new List<RegionFailure>();
@@ -122,6 +138,8 @@ internal static class TouchCommand
             bytes += b.Bytes;
             resident += b.BytesAlreadyResident;
             residentAfter += b.BytesResident;
+            unknown += b.BytesAlreadyResidentUnknown;
+            unknownAfter += b.BytesResidentUnknown;
             requested += b.BytesRequested;
             skipped += b.BytesSkipped;
             advised += b.HugePageAdvisedBytes;
@@ -141,7 +159,9 @@ internal static class TouchCommand
             Reason = StopsTheRest(last) && unreached > 0 ? $"{last.Reason}; the files after batch {batches.Count} left untouched" : (ran ?? last).Reason,
             Bytes = bytes,
             BytesAlreadyResident = resident,
+            BytesAlreadyResidentUnknown = unknown,
             BytesResident = residentAfter,
+            BytesResidentUnknown = unknownAfter,
             BytesRequested = requested + unreached,
             BytesSkipped = skipped + unreached,
             Elapsed = elapsed,
@@ -214,9 +234,12 @@ internal static class TouchCommand
             BytesRequested = result.BytesRequested,
             Threads = result.Threads,
             Failures = [.. failures],
+            BytesResidentAfter = result.BytesResident,
+            BytesAlreadyResidentUnknown = result.BytesAlreadyResidentUnknown,
+            BytesResidentAfterUnknown = result.BytesResidentUnknown,
         };
 
-    private static void WriteText(TextWriter output, PrefaultResult result, int fileCount)
+    private static void WriteText(TextWriter output, PrefaultResult result, int fileCount, long shortfall)
     {
         if (!result.HasRun)
         {
@@ -230,10 +253,15 @@ internal static class TouchCommand
             ? string.Create(CultureInfo.InvariantCulture, $"cancelled: touched {Sizes.Format(result.Bytes)}, {Sizes.Format(result.BytesSkipped)} of {Sizes.Format(result.BytesRequested)} not done; ")
             : result.IsPartial
                 ? string.Create(CultureInfo.InvariantCulture, $"partial: the RAM gate left {Sizes.Format(result.BytesSkipped)} of {Sizes.Format(result.BytesRequested)} untouched; ")
-                : string.Empty;
+                : shortfall > 0
+                    ? string.Create(CultureInfo.InvariantCulture, $"not all resident after: {Sizes.Format(shortfall)} of {Sizes.Format(result.Bytes)} was reclaimed as it came in; ")
+                    : string.Empty;
+        string unknownBefore = result.BytesAlreadyResidentUnknown > 0 ? $" ({Sizes.Format(result.BytesAlreadyResidentUnknown)} of unknown residency)" : string.Empty;
         output.WriteLine(string.Create(CultureInfo.InvariantCulture,
-            $"{lead}touched {fileCount} file(s): {Sizes.Format(result.Bytes)} in {result.Elapsed.TotalSeconds:0.000} s ({result.GiBPerSecond:0.00} GiB/s), {Sizes.Format(result.BytesAlreadyResident)} already resident, method {PrefaultMethodNames.Of(result.Method)}, {result.Threads} thread(s)"));
+            $"{lead}touched {fileCount} file(s): {Sizes.Format(result.Bytes)} in {result.Elapsed.TotalSeconds:0.000} s ({result.GiBPerSecond:0.00} GiB/s), {Sizes.Format(result.BytesAlreadyResident)} already resident{unknownBefore}, method {PrefaultMethodNames.Of(result.Method)}, {result.Threads} thread(s)"));
         output.WriteLine($"reason: {SafeText.Escape(result.Reason)}");
+        string unknownAfter = result.BytesResidentUnknown > 0 ? $" ({Sizes.Format(result.BytesResidentUnknown)} of unknown residency)" : string.Empty;
+        output.WriteLine($"resident after: {Sizes.Format(result.BytesResident)} of {Sizes.Format(result.BytesRequested)}{unknownAfter}");
     }
 
     /// <summary>What the command line asks of a target, before it is mapped: the whole file, or its selected tensors.</summary>

@@ -18,10 +18,15 @@ internal static class CacheGaps
     /// <summary>
     /// The regions' bytes, those resident, and the blocks (clipped to the regions, adjacent ones merged) that are not
     /// wholly resident, in file order, each with where it starts in the selection (the bytes of the regions before it).
+    /// Bytes whose residency the kernel would not tell (<see cref="UnknownBytes"/>: a file this user cannot write) are
+    /// not resident: they are missing, and read back.
     /// </summary>
     internal sealed record Gaps(long Bytes, long ResidentBytes, List<Part> Missing)
     {
         public long MissingBytes => Bytes - ResidentBytes;
+
+        /// <summary>Of <see cref="MissingBytes"/>, those whose residency the kernel would not tell.</summary>
+        public long UnknownBytes { get; init; }
     }
 
     /// <summary>A piece of the regions, and its first byte's position in them (counted over the regions in order).</summary>
@@ -32,7 +37,7 @@ internal static class CacheGaps
     public static Gaps Find(FileMapping mapping, IReadOnlyList<PrefaultRegion> regions)
     {
         var missing = new List<Part>();
-        long bytes = 0, resident = 0;
+        long bytes = 0, resident = 0, unknown = 0;
         if (regions.Count == 0)
         {
             return new Gaps(0, 0, missing);
@@ -48,7 +53,7 @@ internal static class CacheGaps
         }
 
         var mixed = new List<Part>();
-        foreach ((Part span, long spanResident) in Measure(Split(whole, fileStart, SpanBytes)))
+        foreach ((Part span, long spanResident, long spanUnknown) in Measure(Split(whole, fileStart, SpanBytes)))
         {
             bytes += span.Region.Length;
             if (spanResident >= span.Region.Length)
@@ -57,6 +62,7 @@ internal static class CacheGaps
             }
             else if (spanResident == 0)
             {
+                unknown += spanUnknown;
                 Add(missing, span);
             }
             else
@@ -65,22 +71,23 @@ internal static class CacheGaps
             }
         }
 
-        foreach ((Part block, long blockResident) in Measure(Split(mixed, fileStart, BlockBytes)))
+        foreach ((Part block, long blockResident, long blockUnknown) in Measure(Split(mixed, fileStart, BlockBytes)))
         {
             resident += Math.Min(blockResident, block.Region.Length);
             if (blockResident < block.Region.Length)
             {
+                unknown += blockUnknown;
                 Add(missing, block);
             }
         }
 
         missing.Sort((a, b) => a.At.CompareTo(b.At));
-        return new Gaps(bytes, resident, Merge(missing));
+        return new Gaps(bytes, resident, Merge(missing)) { UnknownBytes = unknown };
     }
 
-    private static List<(Part Part, long Resident)> Measure(List<Part> parts)
+    private static List<(Part Part, long Resident, long Unknown)> Measure(List<Part> parts)
     {
-        var measured = new List<(Part, long)>(parts.Count);
+        var measured = new List<(Part, long, long)>(parts.Count);
         if (parts.Count == 0)
         {
             return measured;
@@ -89,7 +96,7 @@ internal static class CacheGaps
         ResidencyInfo[] figures = Residency.MeasureEach(parts.ConvertAll(p => p.Region));
         for (int i = 0; i < parts.Count; i++)
         {
-            measured.Add((parts[i], figures[i].ResidentBytes));
+            measured.Add((parts[i], figures[i].ResidentBytes, figures[i].UnknownBytes));
         }
 
         return measured;

@@ -16,6 +16,12 @@ internal enum PathKind
     SymlinkLoop,
     Symlink,
     Invalid,
+
+    /// <summary>
+    /// Not found by a name that holds U+FFFD: what .NET makes of bytes that are not valid UTF-8 (in a directory listing
+    /// or an argument), so the name it has cannot open the file the bytes named.
+    /// </summary>
+    NotUtf8,
 }
 
 internal static class PathKinds
@@ -76,6 +82,7 @@ internal static class PathKinds
         {
             return Marshal.GetLastPInvokeError() switch
             {
+                ENOENT when path.Contains('\uFFFD', StringComparison.Ordinal) => PathKind.NotUtf8,
                 ENOENT or ENOTDIR => PathKind.Missing,
                 EACCES => PathKind.Unreadable,
                 ENAMETOOLONG => PathKind.TooLong,
@@ -101,6 +108,14 @@ internal static class PathKinds
         "path too long (ENAMETOOLONG): longer than PATH_MAX (4096 bytes) or a component longer than NAME_MAX (255 bytes); "
         + "name the file by a shorter path, such as a symlink to it or to a directory nearer it.";
 
+    /// <summary>
+    /// Linux file names are bytes; .NET turns those that are not valid UTF-8 into U+FFFD (shown as \ufffd), and a name
+    /// so changed no longer opens the file. Such a file is named, never skipped in silence.
+    /// </summary>
+    public const string NotUtf8Message =
+        "cannot be used: its name is not valid UTF-8 (\\ufffd marks the bytes that are not), and .NET cannot open a file by such a name; "
+        + "rename it to valid UTF-8 (convmv, or mv with a shell glob) to use it.";
+
     /// <summary>Why a path of this kind cannot be worked on; null for a regular file.</summary>
     public static string? Refusal(PathKind kind) => kind switch
     {
@@ -114,6 +129,7 @@ internal static class PathKinds
         PathKind.TooLong => TooLongMessage,
         PathKind.Symlink => "is a symbolic link.",
         PathKind.SymlinkLoop => "too many levels of symbolic links (ELOOP): a symlink loop, or a chain longer than the kernel follows.",
+        PathKind.NotUtf8 => NotUtf8Message,
         _ => "not a valid path (empty, or holds a NUL character).",
     };
 }

@@ -11,11 +11,13 @@ internal sealed class ResidentPages
     private static readonly long[] LevelPages = [1L << 18, 1L << 9];
 
     private readonly List<(long Start, long End)> _runs;
+    private readonly List<(long Start, long End)> _unknown;
 
-    private ResidentPages(long length, List<(long Start, long End)> runs)
+    private ResidentPages(long length, List<(long Start, long End)> runs, List<(long Start, long End)> unknown)
     {
         Length = length;
         _runs = runs;
+        _unknown = unknown;
     }
 
     /// <summary>The file's length when it was measured.</summary>
@@ -30,44 +32,55 @@ internal sealed class ResidentPages
     public static ResidentPages Measure(FileMapping mapping)
     {
         var runs = new List<(long Start, long End)>();
+        var unknown = new List<(long Start, long End)>();
         long length = mapping.Target.Length;
         PrefaultRegion whole = mapping.Whole();
         var spans = Split(0, length, LevelPages[0] * Environment.SystemPageSize);
-        foreach ((long offset, long bytes) in Classify(whole, spans, runs))
+        foreach ((long offset, long bytes) in Classify(whole, spans, runs, unknown))
         {
             var blocks = Split(offset, bytes, LevelPages[1] * Environment.SystemPageSize);
             var pages = new List<(long Offset, long Length)>();
-            foreach ((long blockOffset, long blockBytes) in Classify(whole, blocks, runs))
+            foreach ((long blockOffset, long blockBytes) in Classify(whole, blocks, runs, unknown))
             {
                 pages.AddRange(Split(blockOffset, blockBytes, Environment.SystemPageSize));
             }
 
-            // A page is resident or not: nothing of this level is mixed.
-            _ = Classify(whole, pages, runs);
+            // A page is resident, not resident, or unknown: nothing of this level is mixed.
+            _ = Classify(whole, pages, runs, unknown);
         }
 
-        return new ResidentPages(length, Merge(runs));
+        return new ResidentPages(length, Merge(runs), Merge(unknown));
     }
 
     /// <summary>The bytes of [<paramref name="offset"/>, +<paramref name="length"/>) that lay in resident pages.</summary>
-    public long ResidentBytes(long offset, long length)
+    public long ResidentBytes(long offset, long length) => BytesIn(_runs, offset, length);
+
+    /// <summary>
+    /// The bytes of [<paramref name="offset"/>, +<paramref name="length"/>) whose residency the kernel would not tell
+    /// (a file this user cannot write; see <see cref="ResidencyInfo.UnknownBytes"/>); not in <see cref="ResidentBytes"/>.
+    /// </summary>
+    public long UnknownBytes(long offset, long length) => BytesIn(_unknown, offset, length);
+
+    private long BytesIn(List<(long Start, long End)> runs, long offset, long length)
     {
         long end = Math.Min(offset + length, Length);
         long total = 0;
-        int first = FirstRunEndingAfter(offset);
-        for (int i = first; i < _runs.Count && _runs[i].Start < end; i++)
+        int first = FirstRunEndingAfter(runs, offset);
+        for (int i = first; i < runs.Count && runs[i].Start < end; i++)
         {
-            total += Math.Max(0, Math.Min(end, _runs[i].End) - Math.Max(offset, _runs[i].Start));
+            total += Math.Max(0, Math.Min(end, runs[i].End) - Math.Max(offset, runs[i].Start));
         }
 
         return total;
     }
 
     /// <summary>
-    /// Measures <paramref name="blocks"/> in one call: a wholly resident block becomes a run, a block with nothing
-    /// resident is dropped, and the mixed ones are returned to be measured finer.
+    /// Measures <paramref name="blocks"/> in one call: a wholly resident block becomes a run, a block the kernel would
+    /// not tell of becomes an unknown run, a block with nothing resident is dropped, and the mixed ones are returned to
+    /// be measured finer.
     /// </summary>
-    private static List<(long Offset, long Length)> Classify(PrefaultRegion whole, List<(long Offset, long Length)> blocks, List<(long Start, long End)> runs)
+    private static List<(long Offset, long Length)> Classify(
+        PrefaultRegion whole, List<(long Offset, long Length)> blocks, List<(long Start, long End)> runs, List<(long Start, long End)> unknownRuns)
     {
         var mixed = new List<(long Offset, long Length)>();
         if (blocks.Count == 0)
@@ -86,11 +99,17 @@ internal sealed class ResidentPages
         {
             (long offset, long bytes) = blocks[i];
             long resident = measured[i].ResidentBytes;
-            if (resident >= bytes || (resident > 0 && bytes <= Environment.SystemPageSize))
+            long unknown = measured[i].UnknownBytes;
+            bool onePage = bytes <= Environment.SystemPageSize;
+            if (resident >= bytes || (resident > 0 && onePage))
             {
                 runs.Add((offset, offset + bytes));
             }
-            else if (resident > 0)
+            else if (unknown >= bytes || (unknown > 0 && onePage))
+            {
+                unknownRuns.Add((offset, offset + bytes));
+            }
+            else if (resident > 0 || unknown > 0)
             {
                 mixed.Add(blocks[i]);
             }
@@ -130,14 +149,14 @@ internal sealed class ResidentPages
     }
 
     /// <summary>The index of the first run that ends after <paramref name="offset"/> (binary search).</summary>
-    private int FirstRunEndingAfter(long offset)
+    private static int FirstRunEndingAfter(List<(long Start, long End)> runs, long offset)
     {
         int low = 0;
-        int high = _runs.Count;
+        int high = runs.Count;
         while (low < high)
         {
             int middle = (low + high) / 2;
-            if (_runs[middle].End <= offset)
+            if (runs[middle].End <= offset)
             {
                 low = middle + 1;
             }

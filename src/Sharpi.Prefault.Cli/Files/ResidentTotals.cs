@@ -11,7 +11,7 @@ namespace Sharpi.Prefault.Cli.Files;
 /// </summary>
 internal sealed class ResidentTotals
 {
-    private readonly Dictionary<string, (long Length, long Resident)> _before = new(StringComparer.Ordinal);
+    private readonly Dictionary<string, (long Length, FileResidency Residency)> _before = new(StringComparer.Ordinal);
 
     /// <summary>Measures <paramref name="path"/> (and, for a shard index, its shards); files that cannot be read are skipped.</summary>
     public void Take(string path)
@@ -29,10 +29,10 @@ internal sealed class ResidentTotals
         }
     }
 
-    /// <summary>The file's resident bytes as they were before it was read; measured now when none was taken (or its length changed).</summary>
-    public long Of(FileTarget target) =>
-        _before.TryGetValue(target.FullPath, out (long Length, long Resident) before) && before.Length == target.Length
-            ? before.Resident
+    /// <summary>The file's resident (and unknown) bytes as they were before it was read; measured now when none was taken (or its length changed).</summary>
+    public FileResidency Of(FileTarget target) =>
+        _before.TryGetValue(target.FullPath, out (long Length, FileResidency Residency) before) && before.Length == target.Length
+            ? before.Residency
             : Measure(target);
 
     private void TakeOne(string path)
@@ -50,14 +50,18 @@ internal sealed class ResidentTotals
         }
     }
 
-    private static long Measure(FileTarget target)
+    private static FileResidency Measure(FileTarget target)
     {
         if (target.Length == 0)
         {
-            return 0;
+            return default;
         }
 
         using FileMapping mapping = FileMapping.Open(target);
-        return Residency.Measure(mapping.Whole()).ResidentBytes;
+        ResidencyInfo info = Residency.Measure(mapping.Whole());
+        return new FileResidency(info.ResidentBytes, info.UnknownBytes);
     }
 }
+
+/// <summary>A file's resident bytes, and those whose residency the kernel would not tell (<see cref="ResidencyInfo.UnknownBytes"/>).</summary>
+internal readonly record struct FileResidency(long Resident, long Unknown);

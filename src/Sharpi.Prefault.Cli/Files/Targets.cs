@@ -129,6 +129,11 @@ internal static class Targets
                         break;
                     case PathKind.Missing:
                         break; // a dangling symlink, or gone since the listing
+                    case PathKind.Unreadable or PathKind.TooLong or PathKind.NotUtf8 or PathKind.Invalid:
+                        // A file (or directory) of the tree that cannot be used: named, and the run is partial, so a
+                        // readiness probe never calls a tree warm while part of it went unmeasured.
+                        context.Fail(entry, PathKinds.Refusal(kind)!);
+                        break;
                     default:
                         context.Note(entry, "skipped: " + PathKinds.Refusal(kind));
                         break;
@@ -158,10 +163,13 @@ internal static class Targets
         return files;
     }
 
-    /// <summary>The entries of one directory (not recursive), each with whether it is a symlink; unreadable ones are left out.</summary>
+    /// <summary>
+    /// The entries of one directory (not recursive), each with whether it is a symlink; a directory that cannot be listed
+    /// (no read or search permission) is a failure naming it, never a silent gap in the tree.
+    /// </summary>
     private static List<(string Path, bool IsLink)> Entries(CliContext context, string directory)
     {
-        var options = new EnumerationOptions { RecurseSubdirectories = false, IgnoreInaccessible = true, AttributesToSkip = 0 };
+        var options = new EnumerationOptions { RecurseSubdirectories = false, IgnoreInaccessible = false, AttributesToSkip = 0 };
         try
         {
             var entries = new FileSystemEnumerable<(string, bool)>(
@@ -172,7 +180,7 @@ internal static class Targets
         }
         catch (Exception e) when (FileErrors.IsExpected(e))
         {
-            context.Note(directory, "skipped: " + FileErrors.Describe(e));
+            context.Fail(directory, "cannot be listed: " + FileErrors.Describe(e));
             return [];
         }
     }

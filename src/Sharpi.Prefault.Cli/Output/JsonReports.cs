@@ -36,6 +36,17 @@ internal sealed record TouchJson(
     public int Threads { get; init; }
 
     public IReadOnlyList<FailureJson> Failures { get; init; } = [];
+
+    /// <summary>Of the bytes, those resident when the run ended (measured after it, not assumed).</summary>
+    public long BytesResidentAfter { get; init; }
+
+    /// <summary>Bytes whose residency before the run the kernel would not tell (a file this user cannot write); only when there are some.</summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingDefault)]
+    public long BytesAlreadyResidentUnknown { get; init; }
+
+    /// <summary>Bytes whose residency after the run the kernel would not tell; only when there are some.</summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingDefault)]
+    public long BytesResidentAfterUnknown { get; init; }
 }
 
 /// <summary>A file of <c>touch --json</c>: what was asked of it.</summary>
@@ -57,10 +68,19 @@ internal sealed record ResidentFileJson(string File, long Bytes, long ResidentBy
     public long Pages { get; init; }
 
     public long ResidentPages { get; init; }
+
+    /// <summary>Bytes whose residency the kernel would not tell (a file this user cannot write); only when there are some.</summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingDefault)]
+    public long UnknownBytes { get; init; }
 }
 
 /// <summary>A tensor of <c>resident --json</c>.</summary>
-internal sealed record ResidentTensorJson(string Name, long Bytes, long ResidentBytes);
+internal sealed record ResidentTensorJson(string Name, long Bytes, long ResidentBytes)
+{
+    /// <summary>Bytes whose residency the kernel would not tell; only when there are some.</summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingDefault)]
+    public long UnknownBytes { get; init; }
+}
 
 /// <summary><c>lock --json</c>, written once when the lock ends (or fails).</summary>
 internal sealed record LockJson(long LockedBytes, long RequestedBytes, bool Unlocked, IReadOnlyList<FailureJson> Failures);
@@ -69,13 +89,23 @@ internal sealed record LockJson(long LockedBytes, long RequestedBytes, bool Unlo
 internal sealed record EvictJson(IReadOnlyList<EvictFileJson> Files);
 
 /// <summary>A file of <c>evict --json</c>: the bytes asked to drop, in how many ranges, and what stayed resident.</summary>
-internal sealed record EvictFileJson(string File, long Bytes, long EvictedBytes, int Ranges, long ResidentBytesAfter);
+internal sealed record EvictFileJson(string File, long Bytes, long EvictedBytes, int Ranges, long ResidentBytesAfter)
+{
+    /// <summary>Of the asked bytes, those whose residency the kernel would not tell (before or after); only when there are some.</summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingDefault)]
+    public long UnknownBytes { get; init; }
+}
 
 /// <summary><c>resident --min --json</c>: the probe's verdict, and each file's figure against it.</summary>
 internal sealed record ResidentProbeJson(double MinPercent, bool Met, IReadOnlyList<ResidentProbeFileJson> Files, IReadOnlyList<FailureJson> Failures);
 
 /// <summary>A file of <c>resident --min --json</c>: the bytes measured (the file, or its selected tensors) and how many were resident.</summary>
-internal sealed record ResidentProbeFileJson(string File, long Bytes, long ResidentBytes, double Percent, bool Met);
+internal sealed record ResidentProbeFileJson(string File, long Bytes, long ResidentBytes, double Percent, bool Met)
+{
+    /// <summary>Bytes whose residency the kernel would not tell (not in residentBytes or percent); only when there are some.</summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingDefault)]
+    public long UnknownBytes { get; init; }
+}
 
 /// <summary>The first line of <c>keep --json</c>: what it keeps warm, and how often it looks.</summary>
 internal sealed record KeepStartJson(string Event, double IntervalSeconds, string Gate, bool KillSwitch, IReadOnlyList<TouchFileJson> Files, IReadOnlyList<FailureJson> Failures);
@@ -95,7 +125,12 @@ internal sealed record KeepLookJson(
     bool Ran,
     bool Partial,
     string Reason,
-    IReadOnlyList<FailureJson> Failures);
+    IReadOnlyList<FailureJson> Failures)
+{
+    /// <summary>Of the bytes, those whose residency the kernel would not tell (counted as missing, so swept); only when there are some.</summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingDefault)]
+    public long UnknownBytes { get; init; }
+}
 
 /// <summary>The last line of <c>keep --json</c>, written when a signal ends it.</summary>
 internal sealed record KeepStopJson(string Event, long Looks, long RestoredBytes, IReadOnlyList<FailureJson> Failures);

@@ -58,7 +58,8 @@ internal static class SafeText
         return -1;
     }
 
-    // C0 controls, DEL, C1 controls (0x9B is a one-byte CSI), and the bidi overrides that reorder what follows.
+    // C0 controls, DEL, C1 controls (0x9B is a one-byte CSI), the bidi overrides that reorder what follows, and U+FFFD:
+    // what .NET makes of a file name's bytes that are not UTF-8, shown as \ufffd so the name reads as changed.
     private static bool IsUnsafe(char c) =>
-        c < 0x20 || (c >= 0x7F && c <= 0x9F) || (c >= '\u202A' && c <= '\u202E') || (c >= '\u2066' && c <= '\u2069');
+        c < 0x20 || (c >= 0x7F && c <= 0x9F) || (c >= '\u202A' && c <= '\u202E') || (c >= '\u2066' && c <= '\u2069') || c == '\uFFFD';
 }

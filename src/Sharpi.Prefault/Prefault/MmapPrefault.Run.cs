@@ -85,7 +85,8 @@ public static partial class MmapPrefault
 
         // 6. What stayed resident (under memory pressure, less than was swept), then the result, its log lines and
         //    its metrics, in one place.
-        return Finish(run, decision, plan, sweep with { BytesResidentAfter = plan.MeasureResidentNow() });
+        long residentAfter = plan.MeasureResidentNow(out long unknownAfter);
+        return Finish(run, decision, plan, sweep with { BytesResidentAfter = residentAfter, BytesUnknownAfter = unknownAfter });
     }
 
     /// <summary>What a run carries from step to step: its settings, token, logger, start time and the failures found so far.</summary>
@@ -108,7 +109,8 @@ public static partial class MmapPrefault
     /// What the sweep did (<see cref="PrefaultMethod.None"/>: nothing ran), what it covered, on how many threads,
     /// whether cancellation cut it short, and what was resident after it.
     /// </summary>
-    private readonly record struct SweepOutcome(PrefaultMethod Method, long Bytes, int Threads, bool IsCanceled, long BytesResidentAfter = 0, long HugePageAdvisedBytes = 0);
+    private readonly record struct SweepOutcome(PrefaultMethod Method, long Bytes, int Threads, bool IsCanceled, long BytesResidentAfter = 0, long HugePageAdvisedBytes = 0,
+        long BytesUnknownAfter = 0);
 
     private static PrefaultDecision NothingToDo(string reason, PrefaultMode mode) => new(false, false, 0, mode, reason);
 
@@ -160,7 +162,9 @@ public static partial class MmapPrefault
             Reason = sweep.IsCanceled ? $"cancelled after {Sizes.Format(sweep.Bytes)}; {decision.Reason}" : decision.Reason,
             Bytes = sweep.Bytes,
             BytesAlreadyResident = plan?.BytesAlreadyResident ?? 0,
+            BytesAlreadyResidentUnknown = plan?.BytesAlreadyResidentUnknown ?? 0,
             BytesResident = ran ? sweep.BytesResidentAfter : plan?.BytesAlreadyResident ?? 0,
+            BytesResidentUnknown = ran ? sweep.BytesUnknownAfter : plan?.BytesAlreadyResidentUnknown ?? 0,
             BytesRequested = requested,
             BytesSkipped = requested - sweep.Bytes,
             Elapsed = ran ? Stopwatch.GetElapsedTime(run.Started) : TimeSpan.Zero,

@@ -1,11 +1,14 @@
 namespace Sharpi.Prefault;
 
-/// <summary>A merged region of a plan and how many of its bytes were resident when the plan was made.</summary>
-internal readonly record struct PlannedRegion(MergedRegion Region, long ResidentBytes);
+/// <summary>
+/// A merged region of a plan, how many of its bytes were resident when the plan was made, and how many the kernel
+/// would not say of (<see cref="ResidencyInfo.UnknownBytes"/>: planned as not resident, so the sweep covers them).
+/// </summary>
+internal readonly record struct PlannedRegion(MergedRegion Region, long ResidentBytes, long UnknownBytes = 0);
 
 /// <summary>
 /// What one run will sweep: the merged regions that are mapped, in the caller's order, each with its resident bytes,
-/// measured once (<see cref="FileCacheProbe.CountResident"/>: cachestat on the files where the kernel has it, else
+/// measured once (<see cref="FileCacheProbe.CountResident(ReadOnlySpan{MergedRegion}, ProcMapEntry[], out long, Span{RangeResidency})"/>: cachestat on the files where the kernel has it, else
 /// mincore). The plan owns what every later step reads: its regions as the mechanisms take them (<see cref="Ranges"/>,
 /// built once) and the one snapshot of the mappings under them (<see cref="Maps"/>). The RAM budget cuts the plan
 /// here; a plan cut from another shares its snapshot.
@@ -23,6 +26,7 @@ internal sealed class PrefaultPlan
             Ranges[i] = regions[i].Region;
             BytesPlanned += regions[i].Region.Length;
             BytesAlreadyResident += regions[i].ResidentBytes;
+            BytesAlreadyResidentUnknown += regions[i].UnknownBytes;
         }
     }
 
@@ -41,6 +45,9 @@ internal sealed class PrefaultPlan
     internal long BytesPlanned { get; }
 
     internal long BytesAlreadyResident { get; }
+
+    /// <summary>Bytes whose residency the kernel would not tell; not in <see cref="BytesAlreadyResident"/>, so they count as needed.</summary>
+    internal long BytesAlreadyResidentUnknown { get; }
 
     /// <summary>Bytes that must still come in.</summary>
     internal long BytesNeeded => BytesPlanned - BytesAlreadyResident;
@@ -73,7 +80,7 @@ internal sealed class PrefaultPlan
             MergedRegion r = merged[i];
             if (counts[i].IsCounted)
             {
-                planned[kept++] = new PlannedRegion(r, counts[i].ResidentBytes);
+                planned[kept++] = new PlannedRegion(r, counts[i].ResidentBytes, counts[i].UnknownBytes);
             }
             else
             {
@@ -111,7 +118,9 @@ internal sealed class PrefaultPlan
 
     /// <summary>
     /// The planned regions' resident bytes now, counted as the plan was, over the plan's snapshot (0 where residency
-    /// cannot be measured): after a sweep, what stayed resident, which under memory pressure can be less than what was swept.
+    /// cannot be measured): after a sweep, what stayed resident, which under memory pressure can be less than what was
+    /// swept; and the bytes whose residency the kernel would not tell (of a file whose cache it hides, those this
+    /// process does not map: after a sweep, the pages reclaim took back, or all of them where /proc/self/pagemap is masked).
     /// </summary>
-    internal long MeasureResidentNow() => FileCacheProbe.CountResident(Ranges, Maps);
+    internal long MeasureResidentNow(out long unknownBytes) => FileCacheProbe.CountResident(Ranges, Maps, out unknownBytes);
 }

@@ -17,16 +17,32 @@ public sealed record PrefaultResult
 
     /// <summary>
     /// Of the merged regions' bytes, those already resident before the sweep (cachestat on Linux 6.5+ for file
-    /// mappings, else mincore; 0 where unsupported).
+    /// mappings, else mincore; 0 where unsupported). Bytes the kernel would not say of are not counted here but in
+    /// <see cref="BytesAlreadyResidentUnknown"/>.
     /// </summary>
     public long BytesAlreadyResident { get; init; }
 
     /// <summary>
+    /// Of the merged regions' bytes, those whose residency before the sweep the kernel would not tell (see
+    /// <see cref="ResidencyInfo.UnknownBytes"/>: a file this process may not write); they are planned as not resident,
+    /// so the sweep covers them and the RAM-fit gate weighs them as memory still needed.
+    /// </summary>
+    public long BytesAlreadyResidentUnknown { get; init; }
+
+    /// <summary>
     /// Of the merged regions' bytes, those resident when the run ended (measured as <see cref="BytesAlreadyResident"/>
     /// is, after the sweep). Where memory is short this can be less than <see cref="BytesAlreadyResident"/> plus
-    /// <see cref="Bytes"/>: the kernel reclaimed pages the sweep brought in. 0 where residency is unsupported.
+    /// <see cref="Bytes"/>: the kernel reclaimed pages the sweep brought in. 0 where residency is unsupported. Of a
+    /// file whose page cache the kernel hides, the pages the run's process maps (after a sweep, those reclaim has not
+    /// taken back); the rest is in <see cref="BytesResidentUnknown"/>.
     /// </summary>
     public long BytesResident { get; init; }
+
+    /// <summary>
+    /// Of the merged regions' bytes, those whose residency when the run ended the kernel would not tell (see
+    /// <see cref="ResidencyInfo.UnknownBytes"/>); not in <see cref="BytesResident"/>.
+    /// </summary>
+    public long BytesResidentUnknown { get; init; }
 
     /// <summary>Bytes of the merged regions left out: by the RAM budget, by cancellation, or by failures.</summary>
     public long BytesSkipped { get; init; }

@@ -11,12 +11,20 @@ namespace Sharpi.Prefault;
 /// (~10-20 ms per GiB here), more than the populate it precedes. Anything else (anonymous memory, a file that is
 /// gone or replaced, an older kernel, a refusal) falls back to mincore, which also finds unmapped ranges.
 /// </summary>
+/// <remarks>
+/// The kernel hides a file's page cache from a process that could not open the file for writing (neither its owner,
+/// nor root, nor a writer: a service user reading root-owned 0644 weights, or any file on a read-only mount): cachestat
+/// refuses with EPERM, and mincore answers "resident" for every page of such a mapping (mm/mincore.c, can_do_mincore;
+/// a side channel closed in Linux 5.0). Those pieces are counted from this process's own page tables instead
+/// (<see cref="MappedPages"/>): a page mapped here is resident, and the rest is unknown, never resident.
+/// </remarks>
 internal sealed unsafe class FileCacheProbe : IDisposable
 {
     private static int s_unsupported; // 1 once the kernel answered ENOSYS
 
     private readonly FilePiece[] _pieces;
     private readonly List<SafeFileHandle> _handles;
+    private MappedPages? _mappedPages;
 
     // The last cachestat asked and its answer: tiny neighbour regions (tensors of a few bytes) share their pages, and
     // a million of them would otherwise ask about the same page a hundred times over.
@@ -54,7 +62,7 @@ internal sealed unsafe class FileCacheProbe : IDisposable
             }
         }
 
-        var opened = new Dictionary<string, SafeFileHandle?>(StringComparer.Ordinal);
+        var opened = new Dictionary<string, (SafeFileHandle? Handle, bool HidesCache)>(StringComparer.Ordinal);
         var pieces = new List<FilePiece>();
         var handles = new List<SafeFileHandle>();
         for (int i = 0; i < maps.Length; i++)
@@ -64,19 +72,20 @@ internal sealed unsafe class FileCacheProbe : IDisposable
                 continue;
             }
 
-            if (!opened.TryGetValue(m.Path, out SafeFileHandle? handle))
+            if (!opened.TryGetValue(m.Path, out (SafeFileHandle? Handle, bool HidesCache) file))
             {
-                handle = OpenIfSameFile(m.Path, m.Inode);
-                opened[m.Path] = handle;
+                SafeFileHandle? handle = OpenIfSameFile(m.Path, m.Inode);
+                file = (handle, handle is not null && HidesCache(handle, m.Path));
+                opened[m.Path] = file;
                 if (handle is not null)
                 {
                     handles.Add(handle);
                 }
             }
 
-            if (handle is not null)
+            if (file.Handle is not null)
             {
-                pieces.Add(new FilePiece(m.Start, m.End, handle, m.Offset)); // in address order, as the maps are
+                pieces.Add(new FilePiece(m.Start, m.End, file.Handle, m.Offset, file.HidesCache)); // in address order, as the maps are
             }
         }
 
@@ -88,8 +97,10 @@ internal sealed unsafe class FileCacheProbe : IDisposable
     /// <see cref="Residency.MeasureEach(ReadOnlySpan{PrefaultRegion})"/>, the lock's RAM gate): a probe of the files
     /// mapped under <paramref name="ranges"/> in <paramref name="maps"/> (empty: mincore alone), each range counted
     /// with <see cref="TryCountResident"/>, its count written to <paramref name="each"/> when that is given (one entry
-    /// per range), and the sum of the bytes counted returned. A range that cannot be counted (not mapped, a query
-    /// refused) adds nothing; nothing is counted where <see cref="Residency.IsSupported"/> is false.
+    /// per range), and the sum of the bytes counted resident returned. A range that cannot be counted (not mapped, a
+    /// query refused) adds nothing; nothing is counted where <see cref="Residency.IsSupported"/> is false. Bytes whose
+    /// residency the kernel would not tell (see the remarks on the class) are not resident: they are in
+    /// <paramref name="unknownBytes"/>.
     /// </summary>
     /// <remarks>
     /// The probe's descriptors (one per file) are closed before this returns, so a run opens its files twice, before
@@ -98,8 +109,9 @@ internal sealed unsafe class FileCacheProbe : IDisposable
     /// <c>touch</c> exited 1 without a word; a background prefault would take them from the engine's own init work.
     /// Opening again also checks again that each path still names the mapped file.
     /// </remarks>
-    internal static long CountResident(ReadOnlySpan<MergedRegion> ranges, ProcMapEntry[] maps, Span<RangeResidency> each = default)
+    internal static long CountResident(ReadOnlySpan<MergedRegion> ranges, ProcMapEntry[] maps, out long unknownBytes, Span<RangeResidency> each = default)
     {
+        unknownBytes = 0;
         if (!Residency.IsSupported)
         {
             each.Clear();
@@ -110,19 +122,25 @@ internal sealed unsafe class FileCacheProbe : IDisposable
         long total = 0;
         for (int i = 0; i < ranges.Length; i++)
         {
-            bool counted = probe.TryCountResident(ranges[i].Start, ranges[i].End, out long bytes, out PlatformError error);
+            bool counted = probe.TryCountResident(ranges[i].Start, ranges[i].End, out long bytes, out long unknown, out PlatformError error);
             total += counted ? bytes : 0;
+            unknownBytes += counted ? unknown : 0;
             if (!each.IsEmpty)
             {
-                each[i] = new RangeResidency(counted ? bytes : 0, counted, error);
+                each[i] = new RangeResidency(counted ? bytes : 0, counted, error) { UnknownBytes = counted ? unknown : 0 };
             }
         }
 
         return total;
     }
 
+    /// <inheritdoc cref="CountResident(ReadOnlySpan{MergedRegion}, ProcMapEntry[], out long, Span{RangeResidency})"/>
+    internal static long CountResident(ReadOnlySpan<MergedRegion> ranges, ProcMapEntry[] maps, Span<RangeResidency> each = default)
+        => CountResident(ranges, maps, out _, each);
+
     /// <summary>
-    /// Resident bytes of [start, end); false with the call that failed (mincore's ENOMEM when the range is not mapped;
+    /// Resident bytes of [start, end), and those whose residency the kernel would not tell (<paramref name="unknownBytes"/>,
+    /// not counted resident); false with the call that failed (mincore's ENOMEM when the range is not mapped;
     /// QueryWorkingSetEx's Win32 error on Windows). On Windows the bytes in this
     /// process's working set (<see cref="WorkingSet"/>), and an unmapped range counts as not resident rather than
     /// failing: the touch sweep's VirtualQuery check reports it.
@@ -131,9 +149,10 @@ internal sealed unsafe class FileCacheProbe : IDisposable
     [SupportedOSPlatform("macos")]
     [SupportedOSPlatform("freebsd")]
     [SupportedOSPlatform("windows")]
-    internal bool TryCountResident(nint start, nint end, out long residentBytes, out PlatformError error)
+    internal bool TryCountResident(nint start, nint end, out long residentBytes, out long unknownBytes, out PlatformError error)
     {
         error = PlatformError.None;
+        unknownBytes = 0;
         if (OperatingSystem.IsWindows())
         {
             if (WorkingSet.TryCountResident(start, end, out residentBytes, out int win32))
@@ -145,7 +164,7 @@ internal sealed unsafe class FileCacheProbe : IDisposable
             return false;
         }
 
-        if (TryCachestat(start, end, out residentBytes))
+        if (TryCachestat(start, end, out residentBytes, out unknownBytes))
         {
             return true;
         }
@@ -154,6 +173,8 @@ internal sealed unsafe class FileCacheProbe : IDisposable
         {
             if (Mincore.TryCountResident(start, end, out residentBytes, out int errno))
             {
+                // mincore said "resident" for every page of a file that hides its cache: count those from the page tables.
+                CountHiddenAgain(start, end, ref residentBytes, ref unknownBytes);
                 return true;
             }
 
@@ -171,14 +192,17 @@ internal sealed unsafe class FileCacheProbe : IDisposable
         {
             handle.Dispose();
         }
+
+        _mappedPages?.Dispose();
     }
 
     /// <summary>cachestat calls this probe made (the tests read it: neighbours sharing a page ask once).</summary>
     internal long CachestatCalls { get; private set; }
 
-    internal bool TryCachestat(nint start, nint end, out long residentBytes)
+    internal bool TryCachestat(nint start, nint end, out long residentBytes, out long unknownBytes)
     {
         residentBytes = 0;
+        unknownBytes = 0;
         // The pieces are empty off Linux (see Create); the check says so to the platform analyzer.
         if (!OperatingSystem.IsLinux() || _pieces.Length == 0 || Volatile.Read(ref s_unsupported) != 0)
         {
@@ -188,7 +212,7 @@ internal sealed unsafe class FileCacheProbe : IDisposable
         // The pieces are disjoint and sorted; the range must be covered without a gap.
         int i = AddressRanges.FirstEndingAfter<FilePiece>(_pieces, start);
         nint at = start;
-        long total = 0;
+        long total = 0, unknown = 0;
         while ((nuint)at < (nuint)end)
         {
             if (i >= _pieces.Length || (nuint)_pieces[i].Start > (nuint)at)
@@ -198,6 +222,14 @@ internal sealed unsafe class FileCacheProbe : IDisposable
 
             FilePiece p = _pieces[i];
             nint stop = (nuint)p.End < (nuint)end ? p.End : end;
+            if (p.HidesCache)
+            {
+                CountMapped(at, stop, ref total, ref unknown);
+                at = stop;
+                i++;
+                continue;
+            }
+
             long offset = p.FileOffset + (at - p.Start);
             long alignedOffset = Pages.Floor(offset);
             long alignedEnd = Pages.Ceiling(offset + (stop - at));
@@ -227,7 +259,84 @@ internal sealed unsafe class FileCacheProbe : IDisposable
         }
 
         residentBytes = total;
+        unknownBytes = unknown;
         return true;
+    }
+
+    /// <summary>
+    /// True when the kernel hides the page cache of <paramref name="handle"/>'s file from this process (see the remarks
+    /// on the class): cachestat refuses it with EPERM (Linux 6.5+, where the kernel has its permission check); where
+    /// the kernel has no cachestat, told from who may write the file as the kernel's check is (the owner, root, or a
+    /// writer by faccessat: the mode bits, ACLs and a read-only mount all count).
+    /// </summary>
+    [SupportedOSPlatform("linux")]
+    internal static bool HidesCache(SafeFileHandle handle, string path)
+    {
+        if (Volatile.Read(ref s_unsupported) == 0)
+        {
+            Interop.Libc.CachestatRange range = new() { Offset = 0, Length = (ulong)Pages.Size };
+            Interop.Libc.Cachestat stat;
+            if (Interop.Libc.SyscallCachestat(Interop.Libc.SYS_cachestat, handle, &range, &stat, 0) == 0)
+            {
+                return false;
+            }
+
+            int errno = Marshal.GetLastPInvokeError();
+            if (errno == Interop.LinuxConstants.EPERM)
+            {
+                return true;
+            }
+
+            if (errno == Interop.LinuxConstants.ENOSYS)
+            {
+                Volatile.Write(ref s_unsupported, 1);
+            }
+        }
+
+        return !MayWrite(handle, path);
+    }
+
+    /// <summary>Whether this process could open the file for writing, as the kernel decides whether mincore may tell.</summary>
+    [SupportedOSPlatform("linux")]
+    private static bool MayWrite(SafeFileHandle handle, string path)
+    {
+        uint euid = Interop.Libc.Geteuid();
+        Interop.Libc.StatxBuffer stat;
+        if (euid == 0
+            || (Interop.Libc.Statx(handle, string.Empty, Interop.LinuxConstants.AT_EMPTY_PATH, Interop.LinuxConstants.STATX_UID, &stat) == 0 && stat.Uid == euid))
+        {
+            return true;
+        }
+
+        return Interop.Libc.Faccessat(Interop.LinuxConstants.AT_FDCWD, path, Interop.LinuxConstants.W_OK, Interop.LinuxConstants.AT_EACCESS) == 0;
+    }
+
+    /// <summary>
+    /// After mincore counted [start, end): every piece of a file that hides its cache was counted resident whole (that
+    /// is what mincore answers there), so each is taken out again and counted from the page tables.
+    /// </summary>
+    private void CountHiddenAgain(nint start, nint end, ref long residentBytes, ref long unknownBytes)
+    {
+        for (int i = AddressRanges.FirstEndingAfter<FilePiece>(_pieces, start); i < _pieces.Length && (nuint)_pieces[i].Start < (nuint)end; i++)
+        {
+            FilePiece p = _pieces[i];
+            if (p.HidesCache)
+            {
+                nint from = (nuint)p.Start > (nuint)start ? p.Start : start;
+                nint to = (nuint)p.End < (nuint)end ? p.End : end;
+                residentBytes -= to - from;
+                CountMapped(from, to, ref residentBytes, ref unknownBytes);
+            }
+        }
+    }
+
+    /// <summary>Counts [start, end) of a piece that hides its cache: pages this process maps are resident, the rest unknown.</summary>
+    private void CountMapped(nint start, nint end, ref long residentBytes, ref long unknownBytes)
+    {
+        long present = 0;
+        bool known = OperatingSystem.IsLinux() && (_mappedPages ??= new MappedPages()).TryCountPresent(start, end, out present);
+        residentBytes += known ? present : 0;
+        unknownBytes += (end - start) - (known ? present : 0);
     }
 
     /// <summary>
@@ -266,6 +375,7 @@ internal sealed unsafe class FileCacheProbe : IDisposable
         }
     }
 
-    private readonly record struct FilePiece(nint Start, nint End, SafeFileHandle Handle, long FileOffset) : IAddressRange;
+    // HidesCache: the kernel hides the file's page cache from this process (see the remarks on the class).
+    private readonly record struct FilePiece(nint Start, nint End, SafeFileHandle Handle, long FileOffset, bool HidesCache) : IAddressRange;
 }
 

@@ -56,14 +56,14 @@ public static class Residency
         }
 
         var counts = new RangeResidency[merged.Length];
-        long resident = FileCacheProbe.CountResident(merged, ProcMaps.ReadFor(merged), counts);
+        long resident = FileCacheProbe.CountResident(merged, ProcMaps.ReadFor(merged), out long unknown, counts);
         string? error = null;
         for (int i = 0; i < merged.Length && error is null; i++)
         {
             error = WhyNotCounted(merged[i], counts[i]) is string why ? $"{merged[i].DisplayName}: {why}" : null;
         }
 
-        return new ResidencyInfo(total, resident, true, error);
+        return new ResidencyInfo(total, resident, true, error) { UnknownBytes = unknown };
     }
 
     /// <summary>
@@ -109,9 +109,11 @@ public static class Residency
         for (int i = 0; i < regions.Length; i++)
         {
             PrefaultRegion r = regions[i];
-            results[i] = r.IsEmpty ? new ResidencyInfo(r.Length, 0, true)
-                : WhyNotCounted(ranges[i], counts[i]) is string why ? new ResidencyInfo(r.Length, 0, true, $"{r.Name ?? $"0x{r.Address:X}"}: {why}")
-                : new ResidencyInfo(r.Length, counts[i].ResidentBytes, true);
+            string? why = r.IsEmpty ? null : WhyNotCounted(ranges[i], counts[i]);
+            results[i] = new ResidencyInfo(r.Length, counts[i].ResidentBytes, true, why is null ? null : $"{r.Name ?? $"0x{r.Address:X}"}: {why}")
+            {
+                UnknownBytes = counts[i].UnknownBytes,
+            };
         }
 
         return results;
@@ -156,9 +158,15 @@ public static class Residency
             return new ResidencyInfo(length, 0, false, OperatingSystem.IsWindows() ? FileCacheUnsupportedOnWindows : UnsupportedMessage);
         }
 
+        if (OperatingSystem.IsLinux() && FileCacheProbe.HidesCache(stream.SafeFileHandle, path))
+        {
+            // A fresh mapping has no page of its own mapped: of a file whose cache the kernel hides, nothing can be told.
+            return new ResidencyInfo(length, 0, true, $"{path}: {Unknown(length)}") { UnknownBytes = length };
+        }
+
         // In windows of at most 64 GiB: one view of a very large (say 8 TiB sparse) file can exceed what one mmap gets.
         using MemoryMappedFile map = MemoryMappedFile.CreateFromFile(stream, null, 0, MemoryMappedFileAccess.Read, HandleInheritability.None, leaveOpen: true);
-        long resident = 0;
+        long resident = 0, unknown = 0;
         string? error = null;
         for (long at = offset; at < offset + length; at += OfFileWindow)
         {
@@ -166,10 +174,11 @@ public static class Residency
             using MemoryMappedViewAccessor view = map.CreateViewAccessor(at, bytes, MemoryMappedFileAccess.Read);
             ResidencyInfo part = Measure(PrefaultRegion.FromView(view, 0, bytes));
             resident += part.ResidentBytes;
+            unknown += part.UnknownBytes;
             error ??= part.Error;
         }
 
-        return new ResidencyInfo(length, resident, true, error);
+        return new ResidencyInfo(length, resident, true, error) { UnknownBytes = unknown };
     }
 
     private const long OfFileWindow = 64L << 30;
@@ -190,8 +199,16 @@ public static class Residency
             return count.IsCounted ? null : $"QueryWorkingSetEx failed, {count.Error.Describe()}";
         }
 
-        return count.IsCounted ? null : $"not mapped, {count.Error.Describe()}";
+        return !count.IsCounted ? $"not mapped, {count.Error.Describe()}"
+            : count.UnknownBytes > 0 ? Unknown(count.UnknownBytes)
+            : null;
     }
+
+    /// <summary>Why some bytes have no residency figure, and what would give them one.</summary>
+    internal static string Unknown(long bytes) =>
+        $"residency unknown for {Sizes.Format(bytes)}: the kernel does not tell the page-cache residency of a file this user cannot write "
+        + "(cachestat refuses with EPERM; mincore reports every page resident); only pages this process maps are counted. "
+        + "Measure as the file's owner or root, or with write access to it.";
 
     private const string UnsupportedMessage = "Residency needs mincore (Linux, macOS) or QueryWorkingSetEx (Windows); this platform has neither.";
 

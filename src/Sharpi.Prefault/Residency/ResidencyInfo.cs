@@ -10,9 +10,23 @@ namespace Sharpi.Prefault;
 /// False where the platform has no residency query for the figure, the counts then 0: a platform other than Linux,
 /// macOS, FreeBSD and Windows, or a whole file's cache (<see cref="Residency.OfFile(string)"/>) on Windows.
 /// </param>
-/// <param name="Error">Set when a range could not be measured (for example it is not mapped); the counts cover the rest.</param>
+/// <param name="Error">
+/// Set when a range could not be measured (for example it is not mapped), or when the kernel would not tell the
+/// residency of some bytes (<see cref="UnknownBytes"/>); the counts cover the rest.
+/// </param>
 public readonly record struct ResidencyInfo(long Bytes, long ResidentBytes, bool IsSupported, string? Error = null)
 {
+    /// <summary>
+    /// Of <see cref="Bytes"/>, those whose residency the kernel would not tell; not counted in <see cref="ResidentBytes"/>,
+    /// so <see cref="Fraction"/> never counts them. On Linux the page cache of a file is hidden from a process that
+    /// could not open it for writing (not its owner, not root, not a writer: a service user reading root-owned 0644
+    /// weights, or a file on a read-only mount): cachestat refuses, and mincore reports every page resident, which this
+    /// library does not believe. Of such a file only the pages this process maps (its page tables say so) count as
+    /// resident, and the rest is unknown: a fresh mapping of a file is all unknown. Run as the file's owner or root, or
+    /// give the user write access, to measure it.
+    /// </summary>
+    public long UnknownBytes { get; init; }
+
     /// <summary>Resident share, 0 to 1 (0 for no bytes).</summary>
     public double Fraction => Bytes <= 0 ? 0 : (double)ResidentBytes / Bytes;
 

@@ -46,7 +46,7 @@ public sealed class ScaleTests
 
         foreach (MergedRegion r in merged)
         {
-            Assert.True(probe.TryCountResident(r.Start, r.End, out _, out _));
+            Assert.True(probe.TryCountResident(r.Start, r.End, out _, out _, out _));
         }
 
         Assert.Equal(Pages, probe.CachestatCalls);

@@ -25,7 +25,7 @@ public sealed class FileCacheProbeTests
         MergedRegion merged = new(region.Address, region.End, "r", 0);
         using FileCacheProbe probe = FileCacheProbe.Create([merged], ProcMaps.ReadFor([merged]));
 
-        bool answered = probe.TryCachestat(merged.Start, merged.End, out long viaCachestat);
+        bool answered = probe.TryCachestat(merged.Start, merged.End, out long viaCachestat, out _);
         Assert.True(Mincore.TryCountResident(merged.Start, merged.End, out long viaMincore, out _));
 
         // cachestat arrived in Linux 6.5: there it must answer, and agree with mincore page for page.
@@ -52,7 +52,7 @@ public sealed class FileCacheProbeTests
             MergedRegion merged = new((nint)block, (nint)block + (nint)size, "anon", 0);
             using FileCacheProbe probe = FileCacheProbe.Create([merged], ProcMaps.ReadFor([merged]));
 
-            Assert.True(probe.TryCountResident(merged.Start, merged.End, out long resident, out _));
+            Assert.True(probe.TryCountResident(merged.Start, merged.End, out long resident, out _, out _));
             Assert.Equal((long)size, resident);
         }
         finally
@@ -68,7 +68,7 @@ public sealed class FileCacheProbeTests
         MergedRegion merged = new(gone, gone + (nint)MiB, "gone", 0);
         using FileCacheProbe probe = FileCacheProbe.Create([merged], ProcMaps.ReadFor([merged]));
 
-        Assert.False(probe.TryCountResident(merged.Start, merged.End, out _, out PlatformError error));
+        Assert.False(probe.TryCountResident(merged.Start, merged.End, out _, out _, out PlatformError error));
         Assert.Equal(PlatformError.FromErrno("mincore", global::Interop.LinuxConstants.ENOMEM), error);
     }
 

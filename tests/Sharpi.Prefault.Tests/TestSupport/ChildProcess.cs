@@ -10,14 +10,16 @@ internal static class ChildProcess
 
     /// <summary>
     /// Runs the case to its end (killed and failed past <paramref name="timeout"/>); with <paramref name="procsFile"/>
-    /// (a cgroup's cgroup.procs) the child joins that group before the runtime starts, so nothing of the test host does.
+    /// (a cgroup's cgroup.procs) the child joins that group before the runtime starts, so nothing of the test host does;
+    /// with <paramref name="asNobody"/> it runs as the unprivileged user nobody (<see cref="Unprivileged"/>).
     /// </summary>
-    public static CliRun Run(IEnumerable<string> args, string? procsFile = null, TimeSpan? timeout = null)
+    public static CliRun Run(IEnumerable<string> args, string? procsFile = null, TimeSpan? timeout = null, bool asNobody = false)
     {
         string dotnet = Environment.ProcessPath is string host && Path.GetFileNameWithoutExtension(host) == "dotnet" ? host : "dotnet";
         var start = new ProcessStartInfo("/bin/sh") { RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false };
         start.ArgumentList.Add("-c");
-        start.ArgumentList.Add(procsFile is null ? "exec \"$@\"" : "echo $$ > \"$PROCS\" && exec \"$@\"");
+        string exec = asNobody ? $"exec {Unprivileged.Setpriv}\"$@\"" : "exec \"$@\"";
+        start.ArgumentList.Add(procsFile is null ? exec : $"echo $$ > \"$PROCS\" && {exec}");
         start.ArgumentList.Add("sh");
         start.ArgumentList.Add(dotnet);
         start.ArgumentList.Add(AssemblyPath);

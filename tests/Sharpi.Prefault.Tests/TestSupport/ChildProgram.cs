@@ -29,6 +29,10 @@ internal static class ChildProgram
                 return LockUnderMlockall(args[1]);
             case ChildCases.StageAtMapLimit:
                 return StageAtMapLimit(args[1], int.Parse(args[2], CultureInfo.InvariantCulture), int.Parse(args[3], CultureInfo.InvariantCulture));
+            case ChildCases.MeasureAndRun:
+                return MeasureAndRun(args[1]);
+            case ChildCases.MeasureBesideAnonymous:
+                return MeasureBesideAnonymous(args[1]);
             default:
                 Console.Error.WriteLine($"unknown case '{args[0]}'");
                 return 2;
@@ -74,6 +78,62 @@ internal static class ChildProgram
 
         PrefaultResult result = MmapPrefault.Run(regions, PrefaultOptions.Default with { RamGate = RamGate.Always });
         Console.WriteLine($"bytes={result.Bytes}");
+        Console.WriteLine("done");
+        return 0;
+    }
+
+    /// <summary>
+    /// Measures a file's residency (through a mapping, and whole with OfFile), prefaults the mapping, and measures
+    /// again: run as a user who may not write the file, for whom the kernel hides its page cache.
+    /// </summary>
+    private static int MeasureAndRun(string path)
+    {
+        using MappedModel model = MappedModel.OpenFile(path);
+        PrefaultRegion whole = model.FileRegion(path);
+        ResidencyInfo measured = Residency.Measure(whole);
+        Console.WriteLine($"measureResident={measured.ResidentBytes}");
+        Console.WriteLine($"measureUnknown={measured.UnknownBytes}");
+        Console.WriteLine($"measureError={measured.Error}");
+        ResidencyInfo ofFile = Residency.OfFile(path);
+        Console.WriteLine($"ofFileResident={ofFile.ResidentBytes}");
+        Console.WriteLine($"ofFileUnknown={ofFile.UnknownBytes}");
+        PrefaultResult result = MmapPrefault.Run([whole], PrefaultOptions.Default with { RamGate = RamGate.Always });
+        Console.WriteLine($"runBytes={result.Bytes}");
+        Console.WriteLine($"runAlreadyResident={result.BytesAlreadyResident}");
+        Console.WriteLine($"runAlreadyResidentUnknown={result.BytesAlreadyResidentUnknown}");
+        Console.WriteLine($"runResident={result.BytesResident}");
+        Console.WriteLine($"runResidentUnknown={result.BytesResidentUnknown}");
+        Console.WriteLine($"runReason={result.Reason}");
+        ResidencyInfo after = Residency.Measure(whole);
+        Console.WriteLine($"afterResident={after.ResidentBytes}");
+        Console.WriteLine($"afterUnknown={after.UnknownBytes}");
+        Console.WriteLine("done");
+        return 0;
+    }
+
+    /// <summary>
+    /// Measures one range over a file mapping and the anonymous memory right after it (never touched): no cachestat
+    /// covers that range, so mincore counts it, and mincore says "resident" for every page of a file this user may not
+    /// write.
+    /// </summary>
+    private static unsafe int MeasureBesideAnonymous(string path)
+    {
+        if (!OperatingSystem.IsLinux())
+        {
+            return 2;
+        }
+
+        long length = new FileInfo(path).Length;
+        nint start = NativeTestMethods.Map(2 * length, NativeTestMethods.ProtRead, NativeTestMethods.MapPrivate | NativeTestMethods.MapAnonymousFlag);
+        using (Microsoft.Win32.SafeHandles.SafeFileHandle file = File.OpenHandle(path))
+        {
+            _ = NativeTestMethods.MapFileAt(start, file, length, NativeTestMethods.ProtRead, NativeTestMethods.MapShared);
+        }
+
+        ResidencyInfo measured = Residency.Measure(new PrefaultRegion(start, 2 * length, "file+anonymous"));
+        Console.WriteLine($"resident={measured.ResidentBytes}");
+        Console.WriteLine($"unknown={measured.UnknownBytes}");
+        NativeTestMethods.Unmap(start, 2 * length);
         Console.WriteLine("done");
         return 0;
     }
@@ -210,4 +270,6 @@ internal static class ChildCases
     public const string LockUnderMlockall = "lock-under-mlockall";
     public const string NoThreadsLeft = "no-threads-left";
     public const string StageAtMapLimit = "stage-at-map-limit";
+    public const string MeasureAndRun = "measure-and-run";
+    public const string MeasureBesideAnonymous = "measure-beside-anonymous";
 }

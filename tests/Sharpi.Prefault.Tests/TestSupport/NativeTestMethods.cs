@@ -153,6 +153,21 @@ public static unsafe partial class NativeTestMethods
 
     public const int MapFixed = 0x10;
 
+    /// <summary>
+    /// mmap of <paramref name="length"/> bytes of <paramref name="file"/> from offset 0 at <paramref name="address"/>
+    /// (MAP_FIXED: it replaces what was mapped there), for a file mapping right beside another mapping.
+    /// </summary>
+    public static nint MapFileAt(nint address, SafeFileHandle file, long length, int protection, int flags)
+    {
+        void* mapped = MmapFile((void*)address, (nuint)length, protection, flags | MapFixed, file, 0);
+        if (mapped == (void*)-1)
+        {
+            throw new InvalidOperationException($"mmap failed: errno {Marshal.GetLastPInvokeError()}");
+        }
+
+        return (nint)mapped;
+    }
+
     /// <summary>mmap without a file (<see cref="MapAnonymousFlag"/> is among <paramref name="flags"/>); errno on failure, as an exception.</summary>
     public static nint Map(long length, int protection, int flags)
     {

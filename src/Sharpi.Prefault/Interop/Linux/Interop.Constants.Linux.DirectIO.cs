@@ -19,6 +19,12 @@ internal static partial class Interop
         internal const long TMPFS_MAGIC = 0x01021994;
         internal const long RAMFS_MAGIC = unchecked((int)0x858458f6);
         internal const long PROC_SUPER_MAGIC = 0x9fa0;
+        internal const long BTRFS_SUPER_MAGIC = 0x9123683E;
+
+        /// <summary>fiemap_extent flags: the last extent of the file; data stored encoded (btrfs: compressed); data inline in the metadata.</summary>
+        internal const uint FIEMAP_EXTENT_LAST = 0x1;
+        internal const uint FIEMAP_EXTENT_ENCODED = 0x8;
+        internal const uint FIEMAP_EXTENT_DATA_INLINE = 0x200;
 
         /// <summary>
         /// O_DIRECT differs per architecture: 040000 octal on x86 and asm-generic (riscv64, loongarch64, s390x),

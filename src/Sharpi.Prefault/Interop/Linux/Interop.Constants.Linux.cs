@@ -24,6 +24,11 @@ internal static partial class Interop
         internal const int AT_EMPTY_PATH = 0x1000;
         internal const uint STATX_TYPE = 0x1;
         internal const uint STATX_INO = 0x100;
+        internal const uint STATX_UID = 0x8;
+
+        /// <summary>faccessat: may the file be written; checked with the effective ids (as the kernel's own checks are).</summary>
+        internal const int W_OK = 2;
+        internal const int AT_EACCESS = 0x200;
 
         internal const int EPERM = 1;
         internal const int EINTR = 4;

@@ -15,6 +15,7 @@ internal static partial class Interop
         {
             [FieldOffset(0)] internal uint Mask;
             [FieldOffset(4)] internal uint BlockSize;
+            [FieldOffset(20)] internal uint Uid;
             [FieldOffset(28)] internal ushort Mode;
             [FieldOffset(32)] internal ulong Inode;
             [FieldOffset(40)] internal ulong Size;

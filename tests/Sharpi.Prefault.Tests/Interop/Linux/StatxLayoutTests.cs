@@ -37,6 +37,7 @@ public sealed class StatxLayoutTests
     [Theory]
     [InlineData(nameof(StatxBuffer.Mask), 0)]          // stx_mask
     [InlineData(nameof(StatxBuffer.BlockSize), 4)]     // stx_blksize
+    [InlineData(nameof(StatxBuffer.Uid), 20)]          // stx_uid
     [InlineData(nameof(StatxBuffer.Mode), 28)]         // stx_mode
     [InlineData(nameof(StatxBuffer.Inode), 32)]        // stx_ino
     [InlineData(nameof(StatxBuffer.Size), 40)]         // stx_size

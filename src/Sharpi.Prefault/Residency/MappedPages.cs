@@ -1,0 +1,132 @@
+using System.Buffers;
+using System.Runtime.InteropServices;
+using Microsoft.Win32.SafeHandles;
+
+namespace Sharpi.Prefault;
+
+/// <summary>
+/// The pages of a range that this process's page tables map, from <c>/proc/self/pagemap</c> (bit 63, "present"; no
+/// privilege needed for it, only the frame numbers are hidden): a page mapped here is in memory. For a file whose page
+/// cache the kernel hides from this user (see <see cref="FileCacheProbe.HidesCache"/>) it is the one honest lower bound
+/// there is, and after a sweep the exact count of what the sweep mapped and reclaim has not taken back (reclaim unmaps
+/// a file page before it drops it). A page that is cached but not mapped here is not counted: its residency is unknown.
+/// </summary>
+/// <remarks>
+/// Reading the present bits does no I/O and touches no page. <c>preadv2(RWF_NOWAIT)</c>, the other way a reader might
+/// ask, is no probe: on a page that is not cached it answers EAGAIN but starts reading that page in (checked on Linux
+/// 6.18 with an evicted file and cachestat: one page after one probe, four at offset 0), so a page-by-page probe of a
+/// cold file would read it all.
+/// </remarks>
+internal sealed class MappedPages : IDisposable
+{
+    // One read covers this many pages (32 MiB of 4 KiB pages; 64 KiB of entries from the shared pool).
+    private const int PagesPerRead = 8 * 1024;
+    private const ulong Present = 1UL << 63;
+
+    private SafeFileHandle? _pagemap;
+    private bool _unavailable;
+
+    /// <summary>
+    /// The bytes of [start, end) on pages this process maps; false where /proc/self/pagemap cannot be read (not Linux,
+    /// no /proc, a masked one, a read error), and then nothing is known of the range.
+    /// </summary>
+    internal bool TryCountPresent(nint start, nint end, out long presentBytes)
+    {
+        presentBytes = 0;
+        if (end <= start)
+        {
+            return true;
+        }
+
+        if (Open() is not SafeFileHandle pagemap)
+        {
+            return false;
+        }
+
+        nint page = Pages.Size;
+        nint alignedStart = Pages.Floor(start);
+        nint alignedEnd = Pages.Ceiling(end);
+        ulong[] entries = ArrayPool<ulong>.Shared.Rent(PagesPerRead);
+        try
+        {
+            long presentPages = 0;
+            for (nint at = alignedStart; at < alignedEnd;)
+            {
+                int pages = (int)Math.Min((alignedEnd - at) / page, PagesPerRead);
+                Span<byte> bytes = MemoryMarshal.AsBytes(entries.AsSpan(0, pages));
+                long offset = (long)((nuint)at / (nuint)page) * sizeof(ulong);
+                if (!TryReadExactly(pagemap, bytes, offset))
+                {
+                    return false;
+                }
+
+                for (int i = 0; i < pages; i++)
+                {
+                    presentPages += (long)(entries[i] >> 63);
+                }
+
+                // A range that starts or ends inside a page cannot claim more than its own bytes.
+                if (at == alignedStart && (entries[0] & Present) != 0)
+                {
+                    presentBytes -= start - alignedStart;
+                }
+
+                at += pages * page;
+                if (at == alignedEnd && (entries[pages - 1] & Present) != 0)
+                {
+                    presentBytes -= alignedEnd - end;
+                }
+            }
+
+            presentBytes += presentPages * page;
+            return true;
+        }
+        finally
+        {
+            ArrayPool<ulong>.Shared.Return(entries);
+        }
+    }
+
+    public void Dispose() => _pagemap?.Dispose();
+
+    private SafeFileHandle? Open()
+    {
+        if (_pagemap is null && !_unavailable)
+        {
+            try
+            {
+                _pagemap = File.OpenHandle("/proc/self/pagemap", FileMode.Open, FileAccess.Read, FileShare.ReadWrite);
+            }
+            catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+            {
+                _unavailable = true;
+            }
+        }
+
+        return _pagemap;
+    }
+
+    private static bool TryReadExactly(SafeFileHandle pagemap, Span<byte> destination, long offset)
+    {
+        try
+        {
+            while (!destination.IsEmpty)
+            {
+                int read = RandomAccess.Read(pagemap, destination, offset);
+                if (read <= 0)
+                {
+                    return false;
+                }
+
+                destination = destination[read..];
+                offset += read;
+            }
+
+            return true;
+        }
+        catch (IOException)
+        {
+            return false;
+        }
+    }
+}
