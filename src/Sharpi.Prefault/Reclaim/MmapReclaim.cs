@@ -152,12 +152,7 @@ public static class MmapReclaim
     [SupportedOSPlatform("linux")]
     private static long KeptMapped(List<MergedRegion> advised, List<RegionFailure> skipped)
     {
-        using MappedPages? pagemap = MappedPages.TryOpen();
-        if (pagemap is null)
-        {
-            return 0;
-        }
-
+        using var pagemap = new ProcPagemap();
         long kept = 0;
         var runs = new List<MappedRun>();
         foreach (MergedRegion r in advised)

@@ -16,7 +16,7 @@ namespace Sharpi.Prefault;
 /// nor root, nor a writer: a service user reading root-owned 0644 weights, or any file on a read-only mount): cachestat
 /// refuses with EPERM, and mincore answers "resident" for every page of such a mapping (mm/mincore.c, can_do_mincore;
 /// a side channel closed in Linux 5.0). Those pieces are counted from this process's own page tables instead
-/// (<see cref="MappedPages"/>): a page mapped here is resident, and the rest is unknown, never resident.
+/// (<see cref="ProcPagemap"/>): a page mapped here is resident, and the rest is unknown, never resident.
 /// </remarks>
 internal sealed unsafe class FileCacheProbe : IDisposable
 {
@@ -24,7 +24,7 @@ internal sealed unsafe class FileCacheProbe : IDisposable
 
     private readonly FilePiece[] _pieces;
     private readonly List<SafeFileHandle> _handles;
-    private MappedPages? _mappedPages;
+    private ProcPagemap? _mappedPages;
 
     // The last cachestat asked and its answer: tiny neighbour regions (tensors of a few bytes) share their pages, and
     // a million of them would otherwise ask about the same page a hundred times over.
@@ -334,7 +334,7 @@ internal sealed unsafe class FileCacheProbe : IDisposable
     private void CountMapped(nint start, nint end, ref long residentBytes, ref long unknownBytes)
     {
         long present = 0;
-        bool known = OperatingSystem.IsLinux() && (_mappedPages ??= new MappedPages()).TryCountPresent(start, end, out present);
+        bool known = OperatingSystem.IsLinux() && (_mappedPages ??= new ProcPagemap()).TryCountPresent(start, end, out present);
         residentBytes += known ? present : 0;
         unknownBytes += (end - start) - (known ? present : 0);
     }

@@ -4,9 +4,18 @@ using Microsoft.Win32.SafeHandles;
 
 namespace Sharpi.Prefault;
 
+/// <summary>A run of pages still mapped into this process, all mapped elsewhere too (<see cref="IsShared"/>) or all only here.</summary>
+internal readonly record struct MappedRun(nint Start, nint End, bool IsShared)
+{
+    internal long Length => End - Start;
+}
+
+
 /// <summary>
-/// The pages of a range that this process's page tables map, from <c>/proc/self/pagemap</c> (bit 63, "present"; no
-/// privilege needed for it, only the frame numbers are hidden): a page mapped here is in memory. For a file whose page
+/// The pages of a range that this process's page tables map, from <c>/proc/self/pagemap</c> (bit 63, "present", and
+/// bit 56, "exclusively mapped"; no privilege needed for them, only the frame numbers are hidden): a page mapped here
+/// is in memory, and unlike mincore (which answers for the page cache) it is what RSS counts. Residency counts the
+/// present pages (<see cref="TryCountPresent"/>); reclaim finds the runs still mapped after it (<see cref="TryFind"/>). For a file whose page
 /// cache the kernel hides from this user (see <see cref="FileCacheProbe.HidesCache"/>) it is the one honest lower bound
 /// there is, and after a sweep the exact count of what the sweep mapped and reclaim has not taken back (reclaim unmaps
 /// a file page before it drops it). A page that is cached but not mapped here is not counted: its residency is unknown.
@@ -17,11 +26,12 @@ namespace Sharpi.Prefault;
 /// 6.18 with an evicted file and cachestat: one page after one probe, four at offset 0), so a page-by-page probe of a
 /// cold file would read it all.
 /// </remarks>
-internal sealed class MappedPages : IDisposable
+internal sealed class ProcPagemap : IDisposable
 {
     // One read covers this many pages (32 MiB of 4 KiB pages; 64 KiB of entries from the shared pool).
     private const int PagesPerRead = 8 * 1024;
     private const ulong Present = 1UL << 63;
+    private const ulong Exclusive = 1UL << 56;
 
     private SafeFileHandle? _pagemap;
     private bool _unavailable;
@@ -79,6 +89,63 @@ internal sealed class MappedPages : IDisposable
             }
 
             presentBytes += presentPages * page;
+            return true;
+        }
+        finally
+        {
+            ArrayPool<ulong>.Shared.Return(entries);
+        }
+    }
+
+    /// <summary>
+    /// Adds to <paramref name="runs"/> the runs of [<paramref name="start"/>, <paramref name="end"/>) (page-aligned) that
+    /// this process maps now; false, adding nothing, where pagemap could not be read.
+    /// </summary>
+    internal bool TryFind(nint start, nint end, List<MappedRun> runs)
+    {
+        if (Open() is not SafeFileHandle pagemap)
+        {
+            return false;
+        }
+
+        int before = runs.Count;
+        ulong[] entries = ArrayPool<ulong>.Shared.Rent(PagesPerRead);
+        try
+        {
+            long pages = (end - start) / Pages.Size;
+            long first = (long)((ulong)start / (ulong)Pages.Size);
+            for (long done = 0; done < pages;)
+            {
+                int count = (int)Math.Min(PagesPerRead, pages - done);
+                if (!TryReadExactly(pagemap, MemoryMarshal.AsBytes(entries.AsSpan(0, count)), (first + done) * sizeof(ulong)))
+                {
+                    runs.RemoveRange(before, runs.Count - before);
+                    return false;
+                }
+
+                for (int i = 0; i < count; i++)
+                {
+                    ulong entry = entries[i];
+                    if ((entry & Present) == 0)
+                    {
+                        continue;
+                    }
+
+                    nint page = start + (nint)((done + i) * Pages.Size);
+                    bool shared = (entry & Exclusive) == 0;
+                    if (runs.Count > before && runs[^1].End == page && runs[^1].IsShared == shared)
+                    {
+                        runs[^1] = runs[^1] with { End = page + (nint)Pages.Size };
+                    }
+                    else
+                    {
+                        runs.Add(new MappedRun(page, page + (nint)Pages.Size, shared));
+                    }
+                }
+
+                done += count;
+            }
+
             return true;
         }
         finally
