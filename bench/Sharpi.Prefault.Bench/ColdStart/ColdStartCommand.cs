@@ -83,6 +83,8 @@ internal sealed class ColdStartCommand
 
     private readonly Option<string?> _readAhead = ReadAheadPasses.CreateOption();
 
+    private readonly Option<string> _settle = ReportingSettle.CreateOption();
+
     private readonly Option<bool> _wide = new("--wide")
     {
         Description = "Print every column (faults, disk GiB/s, residency, method) and the full notes; the default keeps to 100 columns.",
@@ -94,7 +96,7 @@ internal sealed class ColdStartCommand
         var self = new ColdStartCommand();
         self._common.AddTo(command);
         foreach (Option option in (Option[])[self._strategies, self._cache, self._request, self._layers, self._experts, self._tokens, self._topK, self._seed,
-            self._readAhead, self._threads, self._chunk, self._firstPassThreads, self._limitThreads, self._wide])
+            self._readAhead, self._settle, self._threads, self._chunk, self._firstPassThreads, self._limitThreads, self._wide])
         {
             command.Options.Add(option);
         }
@@ -129,24 +131,34 @@ internal sealed class ColdStartCommand
                 LimitBlockSize: BenchSettings.DefaultLimitBlockSize,
                 Request: request);
 
-            var runner = new ColdStartRunner(file, settings, strategies, caches, repeat, progress);
             var samples = new List<Sample>();
             var warm = new List<WarmSample>();
             bool reportingOn;
+            ReportingSettle? settle;
+            string? warmSkipped;
             using (FreePageReporting.Suspension? reporting = _common.SuspendPageReporting(parse, notes, progress))
             {
                 reportingOn = reporting is null && FreePageReporting.IsActive();
+                settle = ReportingSettle.Create(parse.GetValue(_settle)!, reportingOn, file.Length, notes, progress);
+                var runner = new ColdStartRunner(file, settings, strategies, caches, repeat, progress, settle);
                 foreach (int? readAheadKb in ReadAheadPasses.Each(file.Path, readAheads, notes, progress))
                 {
                     (List<Sample> s, List<WarmSample> w) = runner.Run(readAheadKb);
                     samples.AddRange(s);
                     warm.AddRange(w);
                 }
+
+                warmSkipped = runner.WarmRequestSkipped;
+            }
+
+            if (settle is not null)
+            {
+                notes.Add(settle.Summary());
             }
 
             string[] limitReaders = [.. strategies.Where(static s => s.IsLimit).Select(static s => s.Name)];
             double? warmRequest = warm.Count > 0 ? Statistics.Median(warm.Select(static w => w.Seconds)) : null;
-            if (runner.WarmRequestSkipped is { } skipped)
+            if (warmSkipped is { } skipped)
             {
                 notes.Add($"x warm: not measured: {skipped}");
             }

@@ -10,7 +10,7 @@ namespace Sharpi.Prefault.Bench;
 /// </summary>
 [SupportedOSPlatform("linux")]
 internal sealed class ColdStartRunner(WeightsFile file, BenchSettings settings, IReadOnlyList<ColdStartStrategy> strategies,
-    IReadOnlyList<CacheState> caches, int repeat, ProgressLine progress)
+    IReadOnlyList<CacheState> caches, int repeat, ProgressLine progress, ReportingSettle? settle = null)
 {
     private readonly BlockDevice _device = BlockDevice.Of(file.Path);
 
@@ -53,8 +53,10 @@ internal sealed class ColdStartRunner(WeightsFile file, BenchSettings settings, 
                         continue;
                     }
 
-                    progress.Begin($"[{++step}/{steps}] {pass}repetition {r + 1}/{repeat}, {CacheControl.Name(cache)}, {strategy.Name}");
-                    samples.Add(Measure(file, _device, strategy, cache, settings) with { ReadAheadKb = readAheadKb });
+                    string label = $"[{++step}/{steps}] {pass}repetition {r + 1}/{repeat}, {CacheControl.Name(cache)}, {strategy.Name}";
+                    progress.Begin(label);
+                    Func<double>? settled = settle is null ? null : () => settle.Wait(label);
+                    samples.Add(Measure(file, _device, strategy, cache, settings, settled) with { ReadAheadKb = readAheadKb });
                 }
             }
         }
@@ -63,10 +65,14 @@ internal sealed class ColdStartRunner(WeightsFile file, BenchSettings settings, 
         return (samples, warm);
     }
 
-    /// <summary>One row once: the cache state set and checked, the faults, disk reads and residency around the strategy.</summary>
-    internal static Sample Measure(WeightsFile file, BlockDevice device, ColdStartStrategy strategy, CacheState cache, BenchSettings settings)
+    /// <summary>
+    /// One row once: the cache state set and checked (a cold row then waits for <paramref name="settle"/>), the faults,
+    /// disk reads and residency around the strategy.
+    /// </summary>
+    internal static Sample Measure(WeightsFile file, BlockDevice device, ColdStartStrategy strategy, CacheState cache, BenchSettings settings,
+        Func<double>? settle = null)
     {
-        var counters = RowCounters.Start(file, cache, device);
+        var counters = RowCounters.Start(file, cache, device, settle);
         return counters.Stop(strategy.Name, cache, strategy.Execute(file, cache, settings));
     }
 }

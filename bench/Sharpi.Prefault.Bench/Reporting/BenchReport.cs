@@ -162,6 +162,9 @@ internal sealed record ResultRow
     /// <summary>Overlap rows only: from the start of init to the end of the request's first layer.</summary>
     public double? FirstLayerSeconds { get; init; }
 
+    /// <summary>Cold coldstart rows with <c>--settle</c>: the median wait for free page reporting to settle after the eviction, before the row began.</summary>
+    public double? SettleSeconds { get; init; }
+
     /// <summary>Overlap rows with a prefault only: the sweep's own throughput, its bytes over its elapsed time.</summary>
     public double? SweepGibPerSecond { get; init; }
 }

@@ -7,7 +7,7 @@ namespace Sharpi.Prefault.Bench;
 internal static class ResultTable
 {
     private static readonly string[] Headers =
-        ["strategy", "cache", "strategy s", "first pass s", "total s", "load s", "min-max s", "GiB/s", "disk GiB/s", "req KiB", "x limit", "x warm", "faults minor/major", "first pass faults", "2M-mapped", "cached before", "cached after", "method"];
+        ["strategy", "cache", "strategy s", "first pass s", "total s", "load s", "min-max s", "GiB/s", "disk GiB/s", "req KiB", "x limit", "x warm", "faults minor/major", "first pass faults", "2M-mapped", "cached before", "cached after", "settle s", "method"];
 
     /// <summary>The coldstart columns that fit 100 characters (without <c>--wide</c>); <see cref="Headers"/> are all of them.</summary>
     private static readonly string[] ColdStartHeaders =
@@ -103,7 +103,7 @@ internal static class ResultTable
         r.RatioToLimit is double ratio ? Number(ratio, "0.00") : "-", Ratio(r.RatioToWarm),
         $"{Count(r.MinorFaults)}/{Count(r.MajorFaults)}",
         $"{Count(r.FirstPassMinorFaults)}/{Count(r.FirstPassMajorFaults)}", r.PmdMappedPercent is double pmd ? Percent(pmd) : "-",
-        Percent(r.ResidentPercentBefore), Percent(r.ResidentPercentAfter), r.Method ?? string.Empty,
+        Percent(r.ResidentPercentBefore), Percent(r.ResidentPercentAfter), Optional(r.SettleSeconds), r.Method ?? string.Empty,
     ];
 
     /// <summary>A coldstart row's compact cells: the load, the first request, the time until it was done, and the two ratios.</summary>

@@ -7,6 +7,9 @@ internal sealed record Sample(string Strategy, CacheState Cache, StrategyTimes T
     /// <inheritdoc cref="ResultRow.ReadAheadKb"/>
     internal int? ReadAheadKb { get; init; }
 
+    /// <summary>A cold row's wait for free page reporting to settle after its eviction (<c>--settle</c>), before anything was counted.</summary>
+    internal double? SettleSeconds { get; init; }
+
     /// <summary>The disk's read counters over the row (strategy and request), where the file has a disk.</summary>
     internal DiskStats? Disk { get; init; }
 
@@ -159,6 +162,7 @@ internal sealed record Sample(string Strategy, CacheState Cache, StrategyTimes T
             Prepacking = runs[0].Prepacking,
             FirstLayerSeconds = runs[0].FirstLayerSeconds is null ? null : Statistics.Median(runs.Select(static s => s.FirstLayerSeconds ?? 0)),
             SweepGibPerSecond = runs[0].SweepGibPerSecond is null ? null : Statistics.Median(runs.Select(static s => s.SweepGibPerSecond ?? 0)),
+            SettleSeconds = runs.All(static s => s.SettleSeconds is not null) ? Statistics.Median(runs.Select(static s => s.SettleSeconds!.Value)) : null,
         };
     }
 }
