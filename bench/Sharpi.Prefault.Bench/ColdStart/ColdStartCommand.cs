@@ -183,7 +183,8 @@ internal sealed class ColdStartCommand
                 Request = request.Description,
                 WarmRequestSeconds = warmRequest,
                 Bugs = bugs,
-                Verdict = Verdict(rows, reportingOn),
+                Verdict = ColdStartVerdict.Build(rows, limitReaders,
+                    reportingOn ? (settle is null ? ", free page reporting on, not settled" : ", free page reporting on, settled") : string.Empty),
                 Legend = Legend,
                 Conditions = conditions,
             };
@@ -206,39 +207,9 @@ internal sealed class ColdStartCommand
         "first request s: the request after the strategy; to first done s: start of strategy to its end",
         "x warm: first request over the same request run again at once (1.00x: nothing left to fault)",
         "x limit: the run's best O_DIRECT or buffered reader over the row's load s (1.00: the disk)",
+        ColdStartVerdict.Legend,
         "--wide: every column (faults, disk GiB/s, residency, method) and the full notes",
     ];
-
-    /// <summary>
-    /// The lines a newcomer reads first, one per read-ahead pass with a cold row: the prefault's first request against
-    /// warm and its load against the limit, demand faults' first request, and the time until each first request was done.
-    /// </summary>
-    private static string? Verdict(List<ResultRow> rows, bool reportingOn)
-    {
-        var lines = new List<string>();
-        foreach (int? pass in rows.Select(static r => r.ReadAheadKb).Distinct())
-        {
-            ResultRow? prefault = rows.FirstOrDefault(r => r.ReadAheadKb == pass && r.Cache == "cold" && r.Strategy == "prefault");
-            ResultRow? none = rows.FirstOrDefault(r => r.ReadAheadKb == pass && r.Cache == "cold" && r.Strategy == "none");
-            if (prefault is null || none is null)
-            {
-                continue;
-            }
-
-            string where = pass is int kb ? $"read_ahead_kb {kb}" : "read_ahead_kb as set";
-            string limit = prefault.RatioToLimit is double ratio ? $", load {ratio:0.00}x disk limit" : string.Empty;
-            lines.Add($"Verdict, cold, {where}{(reportingOn ? ", free page reporting on" : string.Empty)}:");
-            lines.Add($"  prefault: first request {ResultTable.Ratio(prefault.RatioToWarm)} warm{limit}; " +
-                $"demand faults: first request {ResultTable.Ratio(none.RatioToWarm)} warm");
-            string sooner = prefault.TotalSeconds <= none.TotalSeconds
-                ? $"{ResultTable.Ratio(none.TotalSeconds / prefault.TotalSeconds)} sooner"
-                : $"{ResultTable.Ratio(prefault.TotalSeconds / none.TotalSeconds)} later";
-            lines.Add($"  first request done {ResultTable.Seconds(prefault.TotalSeconds)} s after the start with the prefault ({sooner}), " +
-                $"{ResultTable.Seconds(none.TotalSeconds)} s without");
-        }
-
-        return lines.Count == 0 ? null : string.Join(Environment.NewLine, lines);
-    }
 
     /// <summary>The layers and experts the request reads: a real model's tensor table, or equal slices of a generated file.</summary>
     private static ModelLayout Layout(WeightsFile file, RequestSpec spec, List<string> notes)

@@ -24,28 +24,28 @@ internal static class ResultTable
         [.. EngineHeaders, "init s", "prefault s", "load s", "min-max s", "disk GiB/s", "first faults minor/major", "cached before", "cached after", "method"];
 
     /// <summary>
-    /// The table; a run over several read_ahead_kb values (<c>--read-ahead-kb</c>) gets one table per value, each
-    /// under a heading. <paramref name="wide"/>: every column of the coldstart and engine rows (overlap always shows all its own).
+    /// The table; a run over several passes (read_ahead_kb values, <c>--read-ahead-kb</c>; devices, <c>--device</c>)
+    /// gets one table per pass, each under a heading. <paramref name="wide"/>: every column of the coldstart and engine rows (overlap always shows all its own).
     /// </summary>
     internal static string Render(IReadOnlyList<ResultRow> rows, bool markdown, bool wide = true)
     {
-        int?[] passes = [.. rows.Select(static r => r.ReadAheadKb).Distinct()];
+        RunPass[] passes = [.. rows.Select(static r => r.Pass).Distinct()];
         if (passes.Length <= 1)
         {
             return RenderOne(rows, markdown, wide);
         }
 
         var text = new StringBuilder();
-        foreach (int? pass in passes)
+        foreach (RunPass pass in passes)
         {
-            string heading = pass is int kb ? $"read_ahead_kb {kb}" : "read_ahead_kb unchanged";
+            string heading = pass.Describe(unchanged: "read_ahead_kb unchanged");
             text.AppendLine(markdown ? $"#### {heading}" : $"{heading}:");
             if (markdown)
             {
                 text.AppendLine();
             }
 
-            text.Append(RenderOne([.. rows.Where(r => r.ReadAheadKb == pass)], markdown, wide));
+            text.Append(RenderOne([.. rows.Where(r => r.Pass == pass)], markdown, wide));
             text.AppendLine();
         }
 
