@@ -5,28 +5,31 @@ using Microsoft.Win32.SafeHandles;
 namespace Sharpi.Prefault.Bench;
 
 /// <summary>
-/// The free memory the kernel could report to a host (whole free blocks of at least <c>page_reporting_order</c>), split
-/// into what it has reported and what it has not yet, read from <c>/proc/kpageflags</c> (root only). Every page of a
-/// free buddy block carries KPF_BUDDY there, and the head page of a block the page reporting worker handed to the
-/// host also KPF_UPTODATE: the kernel keeps its PG_reported in PG_uptodate (include/linux/page-flags.h), and the
-/// allocator clears it when the block is split or merged. On this project's VM an eviction of 1 GiB showed 455
-/// unreported 2 MiB spans at once, then the worker reported them in bursts 2 s apart, down to 20 after 6.3 s.
+/// The free memory the kernel could report to a host (whole free blocks of at least <c>page_reporting_order</c>) that
+/// it has not reported yet, and the blocks it has, read from <c>/proc/kpageflags</c> (root only). Every page of a free
+/// buddy block carries KPF_BUDDY there, and the head page of a block the page reporting worker handed to the host
+/// also KPF_UPTODATE: the kernel keeps its PG_reported in PG_uptodate (include/linux/page-flags.h), and the allocator
+/// clears it when the block is split or merged. On this project's VM an eviction of 1 GiB showed 455 unreported 2 MiB
+/// spans at once, then the worker reported them in bursts 2 s apart, down to 20 after 6.3 s.
 /// </summary>
-/// <param name="ReportedBytes">Free memory in blocks whose head is marked reported.</param>
-/// <param name="UnreportedBytes">Free memory in blocks large enough to be reported that are not (yet).</param>
-internal readonly record struct ReportedMemory(long ReportedBytes, long UnreportedBytes)
+/// <param name="Unreported">Per span (2^order pages, aligned): wholly free, and in no reported block.</param>
+/// <param name="ReportedHeads">Per span: it starts a free block marked reported (what only the reporting worker marks).</param>
+/// <param name="SpanBytes">The bytes of one span.</param>
+internal sealed record ReportedMemory(bool[] Unreported, bool[] ReportedHeads, long SpanBytes)
 {
     private const string KPageFlags = "/proc/kpageflags";
     private const ulong Uptodate = 1UL << 3;
     private const ulong Buddy = 1UL << 10;
 
     /// <summary>
-    /// One look at every <paramref name="order"/>-sized, aligned span of physical memory: free when its first and its
-    /// last page are free buddy pages (buddy blocks merge, so such a span lies inside one block of at least that
-    /// order), reported when its block's head is marked. A block larger than a span starts at the span's address
-    /// rounded down to the block's size, up to <paramref name="maxOrder"/>. Two reads per span (the last page of one
-    /// and the first of the next in one <c>pread</c>): 12,800 reads for 25 GiB, about 20 ms. Null where the file
-    /// cannot be read (not root).
+    /// One look at every <paramref name="order"/>-sized, aligned span of physical memory. First one <c>pread</c> per
+    /// span (the last page of one and the first of the next: 12,800 reads for 25 GiB): a span whose first page heads
+    /// a reported free block, or lies inside a larger one (its address rounded down to a block size up to
+    /// <paramref name="maxOrder"/> heads one: a wholly free neighbour of a reported block would have merged with it),
+    /// is reported. Where the first and last pages are free and no reported block holds the span, the whole span is
+    /// read: unreported where every page is free (buddy blocks merge, so it lies inside one block of at least that
+    /// order); on a fragmented machine a tenth of all spans had free pages at both ends and allocated ones between.
+    /// Null where the file cannot be read (not root).
     /// </summary>
     internal static ReportedMemory? Probe(int order, int maxOrder)
     {
@@ -61,7 +64,22 @@ internal readonly record struct ReportedMemory(long ReportedBytes, long Unreport
                 first.Add(MemoryMarshal.Read<ulong>(pair[8..]));
             }
 
-            return Classify(first, last, order, maxOrder, Environment.SystemPageSize);
+            int spans = Math.Min(first.Count, last.Count);
+            var heads = new bool[spans];
+            for (int i = 0; i < spans; i++)
+            {
+                heads[i] = (first[i] & (Buddy | Uptodate)) == (Buddy | Uptodate);
+            }
+
+            var unreported = new bool[spans];
+            byte[] span = new byte[spanPages * 8];
+            for (int i = 0; i < spans; i++)
+            {
+                unreported[i] = (first[i] & Buddy) != 0 && (last[i] & Buddy) != 0 && !InReportedBlock(i, heads, order, maxOrder)
+                    && WhollyFree(flags, span, i * spanPages * 8);
+            }
+
+            return new ReportedMemory(unreported, heads, spanPages * Environment.SystemPageSize);
         }
         catch (Exception e) when (e is UnauthorizedAccessException or IOException)
         {
@@ -101,70 +119,61 @@ internal readonly record struct ReportedMemory(long ReportedBytes, long Unreport
         return counts > 0 ? counts - 1 : 10;
     }
 
-    private static ReportedMemory Classify(List<ulong> first, List<ulong> last, int order, int maxOrder, int pageSize)
+    /// <summary>The spans of <paramref name="of"/> (unreported spans of an earlier look) still free and unreported now.</summary>
+    internal int StillUnreported(bool[] of)
     {
-        int spans = Math.Min(first.Count, last.Count);
-        var free = new bool[spans];
-        for (int i = 0; i < spans; i++)
+        int count = 0;
+        for (int i = 0; i < Math.Min(of.Length, Unreported.Length); i++)
         {
-            free[i] = (first[i] & Buddy) != 0 && (last[i] & Buddy) != 0;
+            count += of[i] && Unreported[i] ? 1 : 0;
         }
 
-        long reported = 0;
-        long unreported = 0;
-        for (int i = 0; i < spans; i++)
-        {
-            if (!free[i])
-            {
-                continue;
-            }
-
-            if (IsReported(i, first, free, order, maxOrder))
-            {
-                reported++;
-            }
-            else
-            {
-                unreported++;
-            }
-        }
-
-        long spanBytes = (1L << order) * pageSize;
-        return new ReportedMemory(reported * spanBytes, unreported * spanBytes);
+        return count;
     }
 
-    /// <summary>Whether free span <paramref name="i"/> lies in a reported block: its own head, or that of a larger free block around it.</summary>
-    private static bool IsReported(int i, List<ulong> first, bool[] free, int order, int maxOrder)
+    /// <summary>The reported blocks now that were not in <paramref name="before"/>: the reporting worker's work in between (allocations only take marks away).</summary>
+    internal int NewlyReported(ReportedMemory before)
     {
-        if ((first[i] & Uptodate) != 0)
+        int count = 0;
+        for (int i = 0; i < Math.Min(before.ReportedHeads.Length, ReportedHeads.Length); i++)
         {
-            return true;
+            count += ReportedHeads[i] && !before.ReportedHeads[i] ? 1 : 0;
         }
 
-        for (int k = order + 1; k <= maxOrder; k++)
+        return count;
+    }
+
+    /// <summary>Whether span <paramref name="i"/> starts a reported block or lies where a larger one would, started by a reported head.</summary>
+    private static bool InReportedBlock(int i, bool[] heads, int order, int maxOrder)
+    {
+        for (int k = order; k <= maxOrder; k++)
         {
-            int size = 1 << (k - order);
-            int head = i & ~(size - 1);
-            if (head + size > free.Length)
-            {
-                return false;
-            }
-
-            for (int j = head; j < head + size; j++)
-            {
-                if (!free[j])
-                {
-                    return false;
-                }
-            }
-
-            if ((first[head] & Uptodate) != 0)
+            if (heads[i & ~((1 << (k - order)) - 1)])
             {
                 return true;
             }
         }
 
         return false;
+    }
+
+    /// <summary>Whether every page of the span at <paramref name="offset"/> in /proc/kpageflags is a free buddy page.</summary>
+    private static bool WhollyFree(SafeFileHandle flags, byte[] span, long offset)
+    {
+        if (Read(flags, span, offset) < span.Length)
+        {
+            return false;
+        }
+
+        foreach (ulong page in MemoryMarshal.Cast<byte, ulong>(span))
+        {
+            if ((page & Buddy) == 0)
+            {
+                return false;
+            }
+        }
+
+        return true;
     }
 
     /// <summary><c>pread</c> that reads the end of the file (EINVAL past the last page frame on some kernels) as 0 bytes.</summary>

@@ -15,7 +15,7 @@ namespace Sharpi.Prefault.Bench;
 /// </summary>
 internal sealed class ReportingSettle
 {
-    /// <summary>Under this much free memory in unreported blocks, reporting has caught up (other processes free memory too).</summary>
+    /// <summary>Under this much of the memory unreported at the start of a wait left unreported, reporting has caught up.</summary>
     internal const long FloorBytes = 16L << 20;
 
     /// <summary>No block newly reported for longer than the worker's 2 s delay: it has gone idle with what is left.</summary>
@@ -24,7 +24,7 @@ internal sealed class ReportingSettle
     /// <summary>The kernel's own estimate for reporting every free page of an idle system is about 30 s; twice that ends any wait.</summary>
     internal static readonly TimeSpan Cap = TimeSpan.FromSeconds(60);
 
-    private static readonly TimeSpan Poll = TimeSpan.FromMilliseconds(250);
+    private static readonly TimeSpan Poll = TimeSpan.FromMilliseconds(500);
 
     private readonly string _how;
     private readonly double? _fixedSeconds;
@@ -80,9 +80,9 @@ internal sealed class ReportingSettle
 
             case "auto" when ReportedMemory.CanProbe(out why):
                 return new ReportingSettle(
-                    $"after each cold row's eviction the bench waited until /proc/kpageflags showed under {Sizes.Format(FloorBytes)} of free memory " +
-                    $"in unreported blocks of order >= {order}, or no block newly reported for {Quiet.TotalSeconds:0} s (the reporting worker runs 2 s " +
-                    $"after a free), at most {Cap.TotalSeconds:0} s", fixedSeconds: null, order, progress);
+                    $"after each cold row's eviction the bench waited until /proc/kpageflags showed the free memory that was unreported then " +
+                    $"(blocks of order >= {order}) reported or taken, down to {Sizes.Format(FloorBytes)}, or no block newly reported for " +
+                    $"{Quiet.TotalSeconds:0} s (the reporting worker runs 2 s after a free), at most {Cap.TotalSeconds:0} s", fixedSeconds: null, order, progress);
 
             case "auto":
                 {
@@ -138,7 +138,7 @@ internal sealed class ReportingSettle
             text += $"; {reported} under the floor";
             if (idle.Length > 0)
             {
-                text += $", {idle.Length} idle with up to {Sizes.Format(idle.Max(static o => o.UnreportedBytes))} left unreported (others' frees, or a zone below its watermark)";
+                text += $", {idle.Length} idle with up to {Sizes.Format(idle.Max(static o => o.UnreportedBytes))} left unreported (the reporting worker stopped before them: a zone below its watermark, say)";
             }
 
             text += capped > 0 ? $", {capped} stopped at the {Cap.TotalSeconds:0} s cap" : string.Empty;
@@ -155,35 +155,46 @@ internal sealed class ReportingSettle
         return new Outcome(seconds, "fixed", 0);
     }
 
+    /// <summary>
+    /// Waits until the free memory that was unreported when the wait began (the eviction's, the row before's, and
+    /// whatever others had freed: all of it memory the row could land on) has been reported or taken, down to
+    /// <see cref="FloorBytes"/>; memory freed by others while it waits does not extend it.
+    /// </summary>
     private Outcome Observe(string step, long started)
     {
         _progress.Begin($"{step}: waiting for free page reporting to settle");
+        if (ReportedMemory.Probe(_order, _maxOrder) is not { } first)
+        {
+            return new Outcome(Stopwatch.GetElapsedTime(started).TotalSeconds, "unreadable", 0);
+        }
+
+        ReportedMemory now = first;
         long lastReport = started;
-        long reported = -1;
         while (true)
         {
-            if (ReportedMemory.Probe(_order, _maxOrder) is not { } now)
-            {
-                return new Outcome(Stopwatch.GetElapsedTime(started).TotalSeconds, "unreadable", 0);
-            }
-
-            if (reported >= 0 && now.ReportedBytes > reported)
-            {
-                lastReport = Stopwatch.GetTimestamp();
-            }
-
-            reported = now.ReportedBytes;
+            long left = now.StillUnreported(first.Unreported) * now.SpanBytes;
             double elapsed = Stopwatch.GetElapsedTime(started).TotalSeconds;
-            string end = now.UnreportedBytes < FloorBytes ? "reported"
+            string end = left < FloorBytes ? "reported"
                 : Stopwatch.GetElapsedTime(lastReport) >= Quiet ? "idle"
                 : elapsed >= Cap.TotalSeconds ? "cap"
                 : string.Empty;
             if (end.Length > 0)
             {
-                return new Outcome(elapsed, end, now.UnreportedBytes);
+                return new Outcome(elapsed, end, left);
             }
 
             Thread.Sleep(Poll);
+            if (ReportedMemory.Probe(_order, _maxOrder) is not { } next)
+            {
+                return new Outcome(Stopwatch.GetElapsedTime(started).TotalSeconds, "unreadable", left);
+            }
+
+            if (next.NewlyReported(now) > 0)
+            {
+                lastReport = Stopwatch.GetTimestamp();
+            }
+
+            now = next;
         }
     }
 
