@@ -145,7 +145,7 @@ internal sealed class CommonOptions(long defaultSize = CommonOptions.DefaultSize
         foreach (string bug in report.Bugs)
         {
             Console.Out.WriteLine();
-            Console.Out.WriteLine("!!! " + bug);
+            WriteWrapped("!!! " + bug, indent: string.Empty);
             Console.Error.WriteLine(bug);
         }
 
