@@ -85,6 +85,8 @@ internal sealed class ColdStartCommand
 
     private readonly Option<string> _settle = ReportingSettle.CreateOption();
 
+    private readonly Option<string> _device = DeviceSpec.CreateOption();
+
     private readonly Option<bool> _wide = new("--wide")
     {
         Description = "Print every column (faults, disk GiB/s, residency, method) and the full notes; the default keeps to 100 columns.",
@@ -96,7 +98,7 @@ internal sealed class ColdStartCommand
         var self = new ColdStartCommand();
         self._common.AddTo(command);
         foreach (Option option in (Option[])[self._strategies, self._cache, self._request, self._layers, self._experts, self._tokens, self._topK, self._seed,
-            self._readAhead, self._settle, self._threads, self._chunk, self._firstPassThreads, self._limitThreads, self._wide])
+            self._readAhead, self._settle, self._device, self._threads, self._chunk, self._firstPassThreads, self._limitThreads, self._wide])
         {
             command.Options.Add(option);
         }
@@ -119,6 +121,7 @@ internal sealed class ColdStartCommand
             List<CacheState> caches = SelectCaches(parse.GetValue(_cache)!);
             RequestSpec spec = SelectRequest(parse);
             int[] readAheads = ReadAheadPasses.Parse(parse.GetValue(_readAhead));
+            List<DeviceSpec> devices = DeviceSpec.Parse(parse.GetValue(_device)!);
             int repeat = parse.GetValue(_common.Repeat);
 
             WeightsFile file = _common.ResolveFile(parse, progress);
@@ -135,20 +138,37 @@ internal sealed class ColdStartCommand
             var warm = new List<WarmSample>();
             bool reportingOn;
             ReportingSettle? settle;
-            string? warmSkipped;
+            string? warmSkipped = null;
             using (FreePageReporting.Suspension? reporting = _common.SuspendPageReporting(parse, notes, progress))
             {
                 reportingOn = reporting is null && FreePageReporting.IsActive();
                 settle = ReportingSettle.Create(parse.GetValue(_settle)!, reportingOn, file.Length, notes, progress);
-                var runner = new ColdStartRunner(file, settings, strategies, caches, repeat, progress, settle);
-                foreach (int? readAheadKb in ReadAheadPasses.Each(file.Path, readAheads, notes, progress))
+                bool named = devices.Any(static d => !d.IsMain);
+                foreach (DeviceSpec device in devices)
                 {
-                    (List<Sample> s, List<WarmSample> w) = runner.Run(readAheadKb);
-                    samples.AddRange(s);
-                    warm.AddRange(w);
-                }
+                    // A scratch device lives for its own passes only: made (and said) before them, removed after them.
+                    using ScratchDevice? scratch = device.IsMain ? null : ScratchDevice.TryCreate(device, file, parse.GetValue(_common.Dir)!, progress, notes);
+                    if (!device.IsMain && scratch is null)
+                    {
+                        continue;
+                    }
 
-                warmSkipped = runner.WarmRequestSkipped;
+                    WeightsFile onDevice = scratch?.File ?? file;
+                    var runner = new ColdStartRunner(onDevice, settings, strategies, caches, repeat, progress, settle, named ? device.Name : null);
+                    foreach (int? readAheadKb in ReadAheadPasses.Each(onDevice.Path, readAheads, notes, progress, scratch?.ReadAheadBeforeAttach))
+                    {
+                        (List<Sample> s, List<WarmSample> w) = runner.Run(readAheadKb);
+                        samples.AddRange(s);
+                        warm.AddRange(w);
+                    }
+
+                    warmSkipped ??= runner.WarmRequestSkipped;
+                }
+            }
+
+            if (samples.Count == 0)
+            {
+                throw new BenchException("No pass ran: " + string.Join(" ", notes.Where(static n => n.Contains("skipped", StringComparison.Ordinal))));
             }
 
             if (settle is not null)
@@ -191,6 +211,12 @@ internal sealed class ColdStartCommand
             _common.Publish(parse, report, $"coldstart, {Sizes.Format(file.Length)}, request {RequestSpec.Name(spec.Shape)}", progress, wide: parse.GetValue(_wide));
             _common.CleanUp(parse, file, progress);
             return 0;
+        }
+        catch (Exception) when (SignalExit.IsStopping)
+        {
+            // A signal handler is removing a scratch device under the rows and will end the process.
+            SignalExit.Park();
+            return 1;
         }
         catch (BenchException e)
         {

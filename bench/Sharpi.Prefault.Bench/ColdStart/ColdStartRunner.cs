@@ -10,7 +10,7 @@ namespace Sharpi.Prefault.Bench;
 /// </summary>
 [SupportedOSPlatform("linux")]
 internal sealed class ColdStartRunner(WeightsFile file, BenchSettings settings, IReadOnlyList<ColdStartStrategy> strategies,
-    IReadOnlyList<CacheState> caches, int repeat, ProgressLine progress, ReportingSettle? settle = null)
+    IReadOnlyList<CacheState> caches, int repeat, ProgressLine progress, ReportingSettle? settle = null, string? deviceName = null)
 {
     private readonly BlockDevice _device = BlockDevice.Of(file.Path);
 
@@ -22,7 +22,8 @@ internal sealed class ColdStartRunner(WeightsFile file, BenchSettings settings, 
     {
         var samples = new List<Sample>();
         var warm = new List<WarmSample>();
-        string pass = readAheadKb is int kb ? $"read_ahead_kb {kb}, " : string.Empty;
+        var runPass = new RunPass(deviceName, readAheadKb);
+        string pass = runPass == default ? string.Empty : runPass.Describe() + ", ";
         int steps = repeat * (1 + caches.Sum(c => strategies.Count(s => s.RunsIn(c))));
         int step = 0;
         for (int r = 0; r < repeat; r++)
@@ -32,7 +33,7 @@ internal sealed class ColdStartRunner(WeightsFile file, BenchSettings settings, 
             {
                 try
                 {
-                    warm.Add(new WarmSample(readAheadKb, WarmRequest.Measure(file, settings.Request, settings.FirstPassThreads)));
+                    warm.Add(new WarmSample(readAheadKb, WarmRequest.Measure(file, settings.Request, settings.FirstPassThreads), deviceName));
                 }
                 catch (BenchException e)
                 {
@@ -56,7 +57,7 @@ internal sealed class ColdStartRunner(WeightsFile file, BenchSettings settings, 
                     string label = $"[{++step}/{steps}] {pass}repetition {r + 1}/{repeat}, {CacheControl.Name(cache)}, {strategy.Name}";
                     progress.Begin(label);
                     Func<double>? settled = settle is null ? null : () => settle.Wait(label);
-                    samples.Add(Measure(file, _device, strategy, cache, settings, settled) with { ReadAheadKb = readAheadKb });
+                    samples.Add(Measure(file, _device, strategy, cache, settings, settled) with { ReadAheadKb = readAheadKb, Device = deviceName });
                 }
             }
         }

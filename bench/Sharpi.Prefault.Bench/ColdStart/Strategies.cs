@@ -212,7 +212,7 @@ internal abstract partial class ColdStartStrategy(string name, string descriptio
     /// <summary>The external peer: <c>vmtouch -t FILE</c> loads the file into the page cache, then the row maps it and runs the first pass.</summary>
     private sealed class VmTouch() : ColdStartStrategy("vmtouch", "vmtouch -t FILE (external process), then map and the first pass")
     {
-        private static readonly string? s_path = FindOnPath("vmtouch");
+        private static readonly string? s_path = ExternalTool.Find("vmtouch");
 
         internal override string? Unavailable => s_path is null ? "vmtouch is not installed; install it with `apt-get install vmtouch` to compare with it" : null;
 
@@ -231,21 +231,6 @@ internal abstract partial class ColdStartStrategy(string name, string descriptio
             double seconds = Stopwatch.GetElapsedTime(started).TotalSeconds;
             using MappedFile mapped = Map(file);
             return WithRequests(seconds, mapped.Start, settings, "vmtouch -t");
-        }
-
-        private static string? FindOnPath(string name)
-        {
-            string[] directories = (Environment.GetEnvironmentVariable("PATH") ?? "/usr/bin:/bin").Split(Path.PathSeparator, StringSplitOptions.RemoveEmptyEntries);
-            foreach (string directory in directories)
-            {
-                string candidate = Path.Combine(directory, name);
-                if (File.Exists(candidate))
-                {
-                    return candidate;
-                }
-            }
-
-            return null;
         }
     }
 }
