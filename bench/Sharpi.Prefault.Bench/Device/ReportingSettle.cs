@@ -48,13 +48,30 @@ internal sealed class ReportingSettle
     /// </summary>
     internal readonly record struct Outcome(double Seconds, string End, long UnreportedBytes);
 
-    internal static Option<string> CreateOption() => new("--settle")
+    internal static Option<string> CreateOption()
     {
-        Description = "auto (default): on a VM whose free page reporting is on (and not suspended), each cold row waits after its eviction until " +
-            "the freed memory was reported to the host (/proc/kpageflags, root; otherwise a fixed wait the kernel's pace bounds), so every " +
-            "row starts on memory the host took back. none: no wait. SECONDS: a fixed wait after each eviction, on any machine.",
-        DefaultValueFactory = _ => "auto",
-    };
+        var option = new Option<string>("--settle")
+        {
+            Description = "auto (default): on a VM whose free page reporting is on (and not suspended), each cold row waits after its eviction until " +
+                "the freed memory was reported to the host (/proc/kpageflags, root; otherwise a fixed wait the kernel's pace bounds), so every " +
+                "row starts on memory the host took back. none: no wait. SECONDS: a fixed wait after each eviction, on any machine.",
+            DefaultValueFactory = _ => "auto",
+        };
+
+        // Checked with the command line, before a weights file is written.
+        option.Validators.Add(static result =>
+        {
+            string value = result.GetValueOrDefault<string>() ?? string.Empty;
+            if (value is not ("auto" or "none") && FixedSeconds(value) is null)
+            {
+                result.AddError($"--settle: '{value}' is not auto, none or a number of seconds (0-3600).");
+            }
+        });
+        return option;
+    }
+
+    private static double? FixedSeconds(string value) =>
+        double.TryParse(value, NumberStyles.Float, CultureInfo.InvariantCulture, out double seconds) && seconds >= 0 && seconds <= 3600 ? seconds : null;
 
     /// <summary>
     /// The wait the option asks for, or null for none (<c>none</c>, or <c>auto</c> where nothing is reported to a
@@ -97,7 +114,7 @@ internal sealed class ReportingSettle
                 }
 
             default:
-                if (double.TryParse(value, NumberStyles.Float, CultureInfo.InvariantCulture, out double fixedSeconds) && fixedSeconds >= 0 && fixedSeconds <= 3600)
+                if (FixedSeconds(value) is double fixedSeconds)
                 {
                     return new ReportingSettle(string.Create(CultureInfo.InvariantCulture, $"after each cold row's eviction the bench waited {fixedSeconds:0.###} s"),
                         fixedSeconds, order, progress);
