@@ -117,7 +117,11 @@ internal sealed class CommonOptions(long defaultSize = CommonOptions.DefaultSize
         if (report.Verdict is { } verdict)
         {
             Console.Out.WriteLine();
-            Console.Out.WriteLine(verdict);
+            foreach (string line in verdict.Split(Environment.NewLine))
+            {
+                string trimmed = line.TrimStart(' ');
+                WriteWrapped(trimmed, indent: line[..(line.Length - trimmed.Length)]);
+            }
         }
 
         Console.Out.WriteLine();
@@ -141,7 +145,7 @@ internal sealed class CommonOptions(long defaultSize = CommonOptions.DefaultSize
         foreach (string bug in report.Bugs)
         {
             Console.Out.WriteLine();
-            Console.Out.WriteLine("!!! " + bug);
+            WriteWrapped("!!! " + bug, indent: string.Empty);
             Console.Error.WriteLine(bug);
         }
 

@@ -27,6 +27,11 @@ internal static class CacheControl
         if (state == CacheState.Cold)
         {
             PageCache.Evict(file.Path);
+            if (file.AlsoEvict is { } beneath)
+            {
+                PageCache.Evict(beneath);
+            }
+
             double percent = Residency.OfFile(file.Path).Percent;
             if (percent > ColdMaxPercent)
             {

@@ -83,6 +83,10 @@ internal sealed class ColdStartCommand
 
     private readonly Option<string?> _readAhead = ReadAheadPasses.CreateOption();
 
+    private readonly Option<string> _settle = ReportingSettle.CreateOption();
+
+    private readonly Option<string> _device = DeviceSpec.CreateOption();
+
     private readonly Option<bool> _wide = new("--wide")
     {
         Description = "Print every column (faults, disk GiB/s, residency, method) and the full notes; the default keeps to 100 columns.",
@@ -94,7 +98,7 @@ internal sealed class ColdStartCommand
         var self = new ColdStartCommand();
         self._common.AddTo(command);
         foreach (Option option in (Option[])[self._strategies, self._cache, self._request, self._layers, self._experts, self._tokens, self._topK, self._seed,
-            self._readAhead, self._threads, self._chunk, self._firstPassThreads, self._limitThreads, self._wide])
+            self._readAhead, self._settle, self._device, self._threads, self._chunk, self._firstPassThreads, self._limitThreads, self._wide])
         {
             command.Options.Add(option);
         }
@@ -117,6 +121,7 @@ internal sealed class ColdStartCommand
             List<CacheState> caches = SelectCaches(parse.GetValue(_cache)!);
             RequestSpec spec = SelectRequest(parse);
             int[] readAheads = ReadAheadPasses.Parse(parse.GetValue(_readAhead));
+            List<DeviceSpec> devices = DeviceSpec.Parse(parse.GetValue(_device)!);
             int repeat = parse.GetValue(_common.Repeat);
 
             WeightsFile file = _common.ResolveFile(parse, progress);
@@ -129,24 +134,51 @@ internal sealed class ColdStartCommand
                 LimitBlockSize: BenchSettings.DefaultLimitBlockSize,
                 Request: request);
 
-            var runner = new ColdStartRunner(file, settings, strategies, caches, repeat, progress);
             var samples = new List<Sample>();
             var warm = new List<WarmSample>();
             bool reportingOn;
+            ReportingSettle? settle;
+            string? warmSkipped = null;
             using (FreePageReporting.Suspension? reporting = _common.SuspendPageReporting(parse, notes, progress))
             {
                 reportingOn = reporting is null && FreePageReporting.IsActive();
-                foreach (int? readAheadKb in ReadAheadPasses.Each(file.Path, readAheads, notes, progress))
+                settle = ReportingSettle.Create(parse.GetValue(_settle)!, reportingOn, file.Length, notes, progress);
+                bool named = devices.Any(static d => !d.IsMain);
+                foreach (DeviceSpec device in devices)
                 {
-                    (List<Sample> s, List<WarmSample> w) = runner.Run(readAheadKb);
-                    samples.AddRange(s);
-                    warm.AddRange(w);
+                    // A scratch device lives for its own passes only: made (and said) before them, removed after them.
+                    using ScratchDevice? scratch = device.IsMain ? null : ScratchDevice.TryCreate(device, file, parse.GetValue(_common.Dir)!, progress, notes);
+                    if (!device.IsMain && scratch is null)
+                    {
+                        continue;
+                    }
+
+                    WeightsFile onDevice = scratch?.File ?? file;
+                    var runner = new ColdStartRunner(onDevice, settings, strategies, caches, repeat, progress, settle, named ? device.Name : null);
+                    foreach (int? readAheadKb in ReadAheadPasses.Each(onDevice.Path, readAheads, notes, progress, scratch?.ReadAheadBeforeAttach))
+                    {
+                        (List<Sample> s, List<WarmSample> w) = runner.Run(readAheadKb);
+                        samples.AddRange(s);
+                        warm.AddRange(w);
+                    }
+
+                    warmSkipped ??= runner.WarmRequestSkipped;
                 }
+            }
+
+            if (samples.Count == 0)
+            {
+                throw new BenchException("No pass ran: " + string.Join(" ", notes.Where(static n => n.Contains("skipped", StringComparison.Ordinal))));
+            }
+
+            if (settle is not null)
+            {
+                notes.Add(settle.Summary());
             }
 
             string[] limitReaders = [.. strategies.Where(static s => s.IsLimit).Select(static s => s.Name)];
             double? warmRequest = warm.Count > 0 ? Statistics.Median(warm.Select(static w => w.Seconds)) : null;
-            if (runner.WarmRequestSkipped is { } skipped)
+            if (warmSkipped is { } skipped)
             {
                 notes.Add($"x warm: not measured: {skipped}");
             }
@@ -171,13 +203,20 @@ internal sealed class ColdStartCommand
                 Request = request.Description,
                 WarmRequestSeconds = warmRequest,
                 Bugs = bugs,
-                Verdict = Verdict(rows, reportingOn),
+                Verdict = ColdStartVerdict.Build(rows, limitReaders,
+                    reportingOn ? (settle is null ? ", free page reporting on, not settled" : ", free page reporting on, settled") : string.Empty),
                 Legend = Legend,
                 Conditions = conditions,
             };
             _common.Publish(parse, report, $"coldstart, {Sizes.Format(file.Length)}, request {RequestSpec.Name(spec.Shape)}", progress, wide: parse.GetValue(_wide));
             _common.CleanUp(parse, file, progress);
             return 0;
+        }
+        catch (Exception) when (SignalExit.IsStopping)
+        {
+            // A signal handler is removing a scratch device under the rows and will end the process.
+            SignalExit.Park();
+            return 1;
         }
         catch (BenchException e)
         {
@@ -194,39 +233,9 @@ internal sealed class ColdStartCommand
         "first request s: the request after the strategy; to first done s: start of strategy to its end",
         "x warm: first request over the same request run again at once (1.00x: nothing left to fault)",
         "x limit: the run's best O_DIRECT or buffered reader over the row's load s (1.00: the disk)",
+        ColdStartVerdict.Legend,
         "--wide: every column (faults, disk GiB/s, residency, method) and the full notes",
     ];
-
-    /// <summary>
-    /// The lines a newcomer reads first, one per read-ahead pass with a cold row: the prefault's first request against
-    /// warm and its load against the limit, demand faults' first request, and the time until each first request was done.
-    /// </summary>
-    private static string? Verdict(List<ResultRow> rows, bool reportingOn)
-    {
-        var lines = new List<string>();
-        foreach (int? pass in rows.Select(static r => r.ReadAheadKb).Distinct())
-        {
-            ResultRow? prefault = rows.FirstOrDefault(r => r.ReadAheadKb == pass && r.Cache == "cold" && r.Strategy == "prefault");
-            ResultRow? none = rows.FirstOrDefault(r => r.ReadAheadKb == pass && r.Cache == "cold" && r.Strategy == "none");
-            if (prefault is null || none is null)
-            {
-                continue;
-            }
-
-            string where = pass is int kb ? $"read_ahead_kb {kb}" : "read_ahead_kb as set";
-            string limit = prefault.RatioToLimit is double ratio ? $", load {ratio:0.00}x disk limit" : string.Empty;
-            lines.Add($"Verdict, cold, {where}{(reportingOn ? ", free page reporting on" : string.Empty)}:");
-            lines.Add($"  prefault: first request {ResultTable.Ratio(prefault.RatioToWarm)} warm{limit}; " +
-                $"demand faults: first request {ResultTable.Ratio(none.RatioToWarm)} warm");
-            string sooner = prefault.TotalSeconds <= none.TotalSeconds
-                ? $"{ResultTable.Ratio(none.TotalSeconds / prefault.TotalSeconds)} sooner"
-                : $"{ResultTable.Ratio(prefault.TotalSeconds / none.TotalSeconds)} later";
-            lines.Add($"  first request done {ResultTable.Seconds(prefault.TotalSeconds)} s after the start with the prefault ({sooner}), " +
-                $"{ResultTable.Seconds(none.TotalSeconds)} s without");
-        }
-
-        return lines.Count == 0 ? null : string.Join(Environment.NewLine, lines);
-    }
 
     /// <summary>The layers and experts the request reads: a real model's tensor table, or equal slices of a generated file.</summary>
     private static ModelLayout Layout(WeightsFile file, RequestSpec spec, List<string> notes)

@@ -10,7 +10,7 @@ namespace Sharpi.Prefault.Bench;
 /// </summary>
 [SupportedOSPlatform("linux")]
 internal sealed class ColdStartRunner(WeightsFile file, BenchSettings settings, IReadOnlyList<ColdStartStrategy> strategies,
-    IReadOnlyList<CacheState> caches, int repeat, ProgressLine progress)
+    IReadOnlyList<CacheState> caches, int repeat, ProgressLine progress, ReportingSettle? settle = null, string? deviceName = null)
 {
     private readonly BlockDevice _device = BlockDevice.Of(file.Path);
 
@@ -22,7 +22,8 @@ internal sealed class ColdStartRunner(WeightsFile file, BenchSettings settings, 
     {
         var samples = new List<Sample>();
         var warm = new List<WarmSample>();
-        string pass = readAheadKb is int kb ? $"read_ahead_kb {kb}, " : string.Empty;
+        var runPass = new RunPass(deviceName, readAheadKb);
+        string pass = runPass == default ? string.Empty : runPass.Describe() + ", ";
         int steps = repeat * (1 + caches.Sum(c => strategies.Count(s => s.RunsIn(c))));
         int step = 0;
         for (int r = 0; r < repeat; r++)
@@ -32,7 +33,7 @@ internal sealed class ColdStartRunner(WeightsFile file, BenchSettings settings, 
             {
                 try
                 {
-                    warm.Add(new WarmSample(readAheadKb, WarmRequest.Measure(file, settings.Request, settings.FirstPassThreads)));
+                    warm.Add(new WarmSample(readAheadKb, WarmRequest.Measure(file, settings.Request, settings.FirstPassThreads), deviceName));
                 }
                 catch (BenchException e)
                 {
@@ -53,8 +54,10 @@ internal sealed class ColdStartRunner(WeightsFile file, BenchSettings settings, 
                         continue;
                     }
 
-                    progress.Begin($"[{++step}/{steps}] {pass}repetition {r + 1}/{repeat}, {CacheControl.Name(cache)}, {strategy.Name}");
-                    samples.Add(Measure(file, _device, strategy, cache, settings) with { ReadAheadKb = readAheadKb });
+                    string label = $"[{++step}/{steps}] {pass}repetition {r + 1}/{repeat}, {CacheControl.Name(cache)}, {strategy.Name}";
+                    progress.Begin(label);
+                    Func<double>? settled = settle is null ? null : () => settle.Wait(label);
+                    samples.Add(Measure(file, _device, strategy, cache, settings, settled) with { ReadAheadKb = readAheadKb, Device = deviceName });
                 }
             }
         }
@@ -63,10 +66,14 @@ internal sealed class ColdStartRunner(WeightsFile file, BenchSettings settings, 
         return (samples, warm);
     }
 
-    /// <summary>One row once: the cache state set and checked, the faults, disk reads and residency around the strategy.</summary>
-    internal static Sample Measure(WeightsFile file, BlockDevice device, ColdStartStrategy strategy, CacheState cache, BenchSettings settings)
+    /// <summary>
+    /// One row once: the cache state set and checked (a cold row then waits for <paramref name="settle"/>), the faults,
+    /// disk reads and residency around the strategy.
+    /// </summary>
+    internal static Sample Measure(WeightsFile file, BlockDevice device, ColdStartStrategy strategy, CacheState cache, BenchSettings settings,
+        Func<double>? settle = null)
     {
-        var counters = RowCounters.Start(file, cache, device);
+        var counters = RowCounters.Start(file, cache, device, settle);
         return counters.Stop(strategy.Name, cache, strategy.Execute(file, cache, settings));
     }
 }

@@ -32,6 +32,18 @@ internal abstract partial class ColdStartStrategy(string name, string descriptio
     /// <summary>A reader of the file at the device's (or, warm, the page tables') limit: a candidate for the <c>limit</c> row. It runs no request.</summary>
     internal virtual bool IsLimit => false;
 
+    /// <summary>How the row gets the bytes in: <see cref="Direct"/>, <see cref="Mmap"/> or <see cref="Read"/> (the verdict's fastest way in per pass).</summary>
+    internal virtual string Mechanism => Mmap;
+
+    internal const string Direct = "O_DIRECT";
+
+    internal const string Mmap = "mmap";
+
+    internal const string Read = "read()";
+
+    /// <summary>The mechanism of the row named <paramref name="name"/>, or null for a name that is no strategy (the <c>limit</c> row).</summary>
+    internal static string? MechanismOf(string name) => All.FirstOrDefault(s => s.Name == name)?.Mechanism;
+
     /// <summary>Whether the row means something in <paramref name="cache"/> (the limit readers each belong to one state).</summary>
     internal virtual bool RunsIn(CacheState cache) => true;
 
@@ -128,6 +140,8 @@ internal abstract partial class ColdStartStrategy(string name, string descriptio
     private sealed class BufferedRead() : ColdStartStrategy("buffered-read",
         "no mmap: FileStream reads (16 MiB, one thread) into a native buffer, then the request over the buffer")
     {
+        internal override string Mechanism => Read;
+
         private const int ReadSize = 16 * 1024 * 1024;
 
         internal override unsafe StrategyTimes Execute(WeightsFile file, CacheState cache, BenchSettings settings)
@@ -151,6 +165,8 @@ internal abstract partial class ColdStartStrategy(string name, string descriptio
     private sealed class DirectIORead() : ColdStartStrategy("direct-io",
         "no mmap: DirectFileReader (O_DIRECT, default options) into a pre-faulted 2 MiB-page buffer, then the request over it")
     {
+        internal override string Mechanism => Direct;
+
         internal override unsafe StrategyTimes Execute(WeightsFile file, CacheState cache, BenchSettings settings)
         {
             // As an engine should give it: a destination backed by 2 MiB pages, so each O_DIRECT read reaches the
@@ -196,7 +212,7 @@ internal abstract partial class ColdStartStrategy(string name, string descriptio
     /// <summary>The external peer: <c>vmtouch -t FILE</c> loads the file into the page cache, then the row maps it and runs the first pass.</summary>
     private sealed class VmTouch() : ColdStartStrategy("vmtouch", "vmtouch -t FILE (external process), then map and the first pass")
     {
-        private static readonly string? s_path = FindOnPath("vmtouch");
+        private static readonly string? s_path = ExternalTool.Find("vmtouch");
 
         internal override string? Unavailable => s_path is null ? "vmtouch is not installed; install it with `apt-get install vmtouch` to compare with it" : null;
 
@@ -215,21 +231,6 @@ internal abstract partial class ColdStartStrategy(string name, string descriptio
             double seconds = Stopwatch.GetElapsedTime(started).TotalSeconds;
             using MappedFile mapped = Map(file);
             return WithRequests(seconds, mapped.Start, settings, "vmtouch -t");
-        }
-
-        private static string? FindOnPath(string name)
-        {
-            string[] directories = (Environment.GetEnvironmentVariable("PATH") ?? "/usr/bin:/bin").Split(Path.PathSeparator, StringSplitOptions.RemoveEmptyEntries);
-            foreach (string directory in directories)
-            {
-                string candidate = Path.Combine(directory, name);
-                if (File.Exists(candidate))
-                {
-                    return candidate;
-                }
-            }
-
-            return null;
         }
     }
 }

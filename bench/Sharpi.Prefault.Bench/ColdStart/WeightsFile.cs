@@ -9,6 +9,12 @@ internal sealed record WeightsFile(string Path, long Length, bool Generated)
     private const int WriteBlock = 8 * 1024 * 1024;
     private const long FreeSpaceMargin = 256L * 1024 * 1024;
 
+    /// <summary>
+    /// A file a cold row evicts with this one: the image under a scratch device's filesystem (<see cref="ScratchDevice"/>),
+    /// whose own page cache would otherwise serve a "cold" read where its loop device fell back to buffered I/O.
+    /// </summary>
+    internal string? AlsoEvict { get; init; }
+
     internal static string DefaultDirectory => System.IO.Path.Combine(System.IO.Path.GetTempPath(), "sharpi-prefault-bench");
 
     /// <summary>The caller's file, as it is.</summary>

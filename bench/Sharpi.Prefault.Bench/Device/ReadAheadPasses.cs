@@ -26,10 +26,11 @@ internal static class ReadAheadPasses
     /// <summary>
     /// The passes to run, each value of <paramref name="readAheads"/> set on the disk of <paramref name="path"/> before
     /// it is yielded, or one pass of null (the disk as it is). Every value set is put back when the enumeration ends
-    /// (a <c>foreach</c> left by an exception included), and the notes say so.
+    /// (a <c>foreach</c> left by an exception included), and the notes say so; to <paramref name="restoreTo"/> where
+    /// given (a scratch loop device's value from before it was attached).
     /// </summary>
     [SupportedOSPlatform("linux")]
-    internal static IEnumerable<int?> Each(string path, int[] readAheads, List<string> notes, ProgressLine progress)
+    internal static IEnumerable<int?> Each(string path, int[] readAheads, List<string> notes, ProgressLine progress, int? restoreTo = null)
     {
         if (readAheads.Length == 0)
         {
@@ -38,7 +39,7 @@ internal static class ReadAheadPasses
         }
 
         BlockDevice device = BlockDevice.Of(path);
-        using SysfsOverride? readAhead = SysfsOverride.TryCreate(device, out string? why);
+        using SysfsOverride? readAhead = SysfsOverride.TryCreate(device, out string? why, device.BdiReadAheadPath is null ? restoreTo : null);
         if (readAhead is null)
         {
             string message = $"--read-ahead-kb: not set: {why}. Ran once at the current read_ahead_kb ({device.ReadAheadKb?.ToString(CultureInfo.InvariantCulture) ?? "n/a"}).";
@@ -50,13 +51,13 @@ internal static class ReadAheadPasses
 
         foreach (int kb in readAheads)
         {
-            progress.Note($"Setting read_ahead_kb of {device.Name} to {kb} (--read-ahead-kb; it is {readAhead.Original} outside this run and is restored at the end).");
+            progress.Note($"Setting read_ahead_kb of {device.ReadAheadOwner} to {kb} (--read-ahead-kb; it is {readAhead.Original} outside this run and is restored at the end).");
             readAhead.Set(kb);
             yield return kb;
         }
 
         readAhead.Dispose();
-        string restored = $"read_ahead_kb of {device.Name} restored to {readAhead.Original} after the runs at {string.Join(", ", readAheads)}.";
+        string restored = $"read_ahead_kb of {device.ReadAheadOwner} restored to {readAhead.Original} after the runs at {string.Join(", ", readAheads)}.";
         progress.Note(restored);
         notes.Add(restored);
     }

@@ -33,9 +33,11 @@ internal sealed class SysfsOverride : IDisposable
 
     /// <summary>
     /// An override of <paramref name="device"/>'s read_ahead_kb, or null with the reason where this process may not
-    /// write it (not root, a read-only sysfs, no block device behind the file).
+    /// write it (not root, a read-only sysfs, no block device behind the file). It puts back the value it finds, or
+    /// <paramref name="restoreTo"/> where the device's own value is not the one to keep (a scratch loop device, whose
+    /// value attaching it changed).
     /// </summary>
-    internal static SysfsOverride? TryCreate(BlockDevice device, out string? why)
+    internal static SysfsOverride? TryCreate(BlockDevice device, out string? why, int? restoreTo = null)
     {
         if (device.Name is null || device.ReadAheadKb is not int original)
         {
@@ -43,7 +45,7 @@ internal sealed class SysfsOverride : IDisposable
             return null;
         }
 
-        return TryCreate(device.ReadAheadPath, original, out why);
+        return TryCreate(device.ReadAheadPath, restoreTo ?? original, out why);
     }
 
     /// <summary>An override of the integer setting at <paramref name="path"/>, or null with the reason where it may not be written.</summary>
@@ -99,11 +101,29 @@ internal sealed class SysfsOverride : IDisposable
 
     private void OnSignal(PosixSignalContext context)
     {
-        Restore();
-        Console.Error.WriteLine($"{context.Signal}: restored {_path} to {_original}.");
+        try
+        {
+            Restore();
+            Console.Error.WriteLine($"{context.Signal}: restored {_path} to {_original}.");
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+        {
+            // A scratch device removed by its own handler first takes its setting with it; the others still go back.
+            Console.Error.WriteLine($"{context.Signal}: could not restore {_path} to {_original}: {e.Message}");
+        }
     }
 
-    private void OnProcessExit(object? sender, EventArgs e) => Restore();
+    private void OnProcessExit(object? sender, EventArgs e)
+    {
+        try
+        {
+            Restore();
+        }
+        catch (Exception ex) when (ex is IOException or UnauthorizedAccessException)
+        {
+            Console.Error.WriteLine($"could not restore {_path} to {_original}: {ex.Message}");
+        }
+    }
 
     private void Restore()
     {

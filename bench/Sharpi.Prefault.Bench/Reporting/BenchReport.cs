@@ -87,6 +87,13 @@ internal sealed record ResultRow
     /// <summary>The disk's read_ahead_kb during the row, where the run set it (<c>--read-ahead-kb</c>).</summary>
     public int? ReadAheadKb { get; init; }
 
+    /// <summary>coldstart <c>--device</c>: the scratch device the row ran on (ram-ext4, disk-btrfs...); null for the file where it is.</summary>
+    public string? Device { get; init; }
+
+    /// <summary>The pass the row belongs to: its device and read_ahead_kb.</summary>
+    [JsonIgnore]
+    internal RunPass Pass => new(Device, ReadAheadKb);
+
     /// <summary>How many repetitions the medians come from.</summary>
     public required int Repeat { get; init; }
 
@@ -110,6 +117,11 @@ internal sealed record ResultRow
 
     /// <summary>The median of the row's second request, run right after its first on the same memory (what <see cref="RatioToWarm"/> divides by).</summary>
     public double? SecondPassSeconds { get; init; }
+
+    /// <summary>The fastest repetition's <see cref="LoadSeconds"/> (with <see cref="MaxLoadSeconds"/>, the spread a verdict calls noise).</summary>
+    public double MinLoadSeconds { get; init; }
+
+    public double MaxLoadSeconds { get; init; }
 
     public required double MinTotalSeconds { get; init; }
 
@@ -161,6 +173,9 @@ internal sealed record ResultRow
 
     /// <summary>Overlap rows only: from the start of init to the end of the request's first layer.</summary>
     public double? FirstLayerSeconds { get; init; }
+
+    /// <summary>Cold coldstart rows with <c>--settle</c>: the median wait for free page reporting to settle after the eviction, before the row began.</summary>
+    public double? SettleSeconds { get; init; }
 
     /// <summary>Overlap rows with a prefault only: the sweep's own throughput, its bytes over its elapsed time.</summary>
     public double? SweepGibPerSecond { get; init; }

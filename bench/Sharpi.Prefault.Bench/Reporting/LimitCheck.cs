@@ -21,11 +21,11 @@ internal static class LimitCheck
         var bugs = new List<string>();
         foreach (ResultRow limit in rows.Where(static r => r.Strategy == ColdStartStrategy.LimitName))
         {
-            string pass = limit.ReadAheadKb is int kb ? string.Create(CultureInfo.InvariantCulture, $", read_ahead_kb {kb}") : string.Empty;
+            string pass = limit.Pass == default ? string.Empty : ", " + limit.Pass.Describe();
             string best = limit.Method ?? "limit";
             foreach (ResultRow row in rows)
             {
-                if (row.Cache != limit.Cache || row.ReadAheadKb != limit.ReadAheadKb || row.Strategy == ColdStartStrategy.LimitName || limitReaders.Contains(row.Strategy))
+                if (row.Cache != limit.Cache || row.Pass != limit.Pass || row.Strategy == ColdStartStrategy.LimitName || limitReaders.Contains(row.Strategy))
                 {
                     continue;
                 }

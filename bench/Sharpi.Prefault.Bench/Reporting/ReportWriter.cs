@@ -58,15 +58,15 @@ internal static class ReportWriter
 
     /// <summary>
     /// A Mermaid xychart-beta bar chart (GitHub renders it): time to first request per row, cold bars behind warm
-    /// ones (engine: prepacking off behind on); of a run over several read_ahead_kb values, the first value's rows.
+    /// ones (engine: prepacking off behind on); of a run over several passes (read_ahead_kb values, devices), the first pass's rows.
     /// </summary>
     private static string Chart(BenchReport report, string title)
     {
-        int? pass = report.Results.Count == 0 ? null : report.Results[0].ReadAheadKb;
-        ResultRow[] results = [.. report.Results.Where(r => r.ReadAheadKb == pass)];
-        if (pass is int kb && report.Results.Any(r => r.ReadAheadKb != pass))
+        RunPass pass = report.Results.Count == 0 ? default : report.Results[0].Pass;
+        ResultRow[] results = [.. report.Results.Where(r => r.Pass == pass)];
+        if (pass != default && report.Results.Any(r => r.Pass != pass))
         {
-            title += $", read_ahead_kb {kb}";
+            title += ", " + pass.Describe();
         }
 
         // A series per cache state; of engine rows, per prepacking setting, with the limit row (which has none) in each.

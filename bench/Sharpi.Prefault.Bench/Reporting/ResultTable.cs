@@ -7,7 +7,7 @@ namespace Sharpi.Prefault.Bench;
 internal static class ResultTable
 {
     private static readonly string[] Headers =
-        ["strategy", "cache", "strategy s", "first pass s", "total s", "load s", "min-max s", "GiB/s", "disk GiB/s", "req KiB", "x limit", "x warm", "faults minor/major", "first pass faults", "2M-mapped", "cached before", "cached after", "method"];
+        ["strategy", "cache", "strategy s", "first pass s", "total s", "load s", "min-max s", "GiB/s", "disk GiB/s", "req KiB", "x limit", "x warm", "faults minor/major", "first pass faults", "2M-mapped", "cached before", "cached after", "settle s", "method"];
 
     /// <summary>The coldstart columns that fit 100 characters (without <c>--wide</c>); <see cref="Headers"/> are all of them.</summary>
     private static readonly string[] ColdStartHeaders =
@@ -24,28 +24,28 @@ internal static class ResultTable
         [.. EngineHeaders, "init s", "prefault s", "load s", "min-max s", "disk GiB/s", "first faults minor/major", "cached before", "cached after", "method"];
 
     /// <summary>
-    /// The table; a run over several read_ahead_kb values (<c>--read-ahead-kb</c>) gets one table per value, each
-    /// under a heading. <paramref name="wide"/>: every column of the coldstart and engine rows (overlap always shows all its own).
+    /// The table; a run over several passes (read_ahead_kb values, <c>--read-ahead-kb</c>; devices, <c>--device</c>)
+    /// gets one table per pass, each under a heading. <paramref name="wide"/>: every column of the coldstart and engine rows (overlap always shows all its own).
     /// </summary>
     internal static string Render(IReadOnlyList<ResultRow> rows, bool markdown, bool wide = true)
     {
-        int?[] passes = [.. rows.Select(static r => r.ReadAheadKb).Distinct()];
+        RunPass[] passes = [.. rows.Select(static r => r.Pass).Distinct()];
         if (passes.Length <= 1)
         {
             return RenderOne(rows, markdown, wide);
         }
 
         var text = new StringBuilder();
-        foreach (int? pass in passes)
+        foreach (RunPass pass in passes)
         {
-            string heading = pass is int kb ? $"read_ahead_kb {kb}" : "read_ahead_kb unchanged";
+            string heading = pass.Describe(unchanged: "read_ahead_kb unchanged");
             text.AppendLine(markdown ? $"#### {heading}" : $"{heading}:");
             if (markdown)
             {
                 text.AppendLine();
             }
 
-            text.Append(RenderOne([.. rows.Where(r => r.ReadAheadKb == pass)], markdown, wide));
+            text.Append(RenderOne([.. rows.Where(r => r.Pass == pass)], markdown, wide));
             text.AppendLine();
         }
 
@@ -103,7 +103,7 @@ internal static class ResultTable
         r.RatioToLimit is double ratio ? Number(ratio, "0.00") : "-", Ratio(r.RatioToWarm),
         $"{Count(r.MinorFaults)}/{Count(r.MajorFaults)}",
         $"{Count(r.FirstPassMinorFaults)}/{Count(r.FirstPassMajorFaults)}", r.PmdMappedPercent is double pmd ? Percent(pmd) : "-",
-        Percent(r.ResidentPercentBefore), Percent(r.ResidentPercentAfter), r.Method ?? string.Empty,
+        Percent(r.ResidentPercentBefore), Percent(r.ResidentPercentAfter), Optional(r.SettleSeconds), r.Method ?? string.Empty,
     ];
 
     /// <summary>A coldstart row's compact cells: the load, the first request, the time until it was done, and the two ratios.</summary>

@@ -7,6 +7,14 @@ internal sealed record Sample(string Strategy, CacheState Cache, StrategyTimes T
     /// <inheritdoc cref="ResultRow.ReadAheadKb"/>
     internal int? ReadAheadKb { get; init; }
 
+    /// <inheritdoc cref="ResultRow.Device"/>
+    internal string? Device { get; init; }
+
+    internal RunPass Pass => new(Device, ReadAheadKb);
+
+    /// <summary>A cold row's wait for free page reporting to settle after its eviction (<c>--settle</c>), before anything was counted.</summary>
+    internal double? SettleSeconds { get; init; }
+
     /// <summary>The disk's read counters over the row (strategy and request), where the file has a disk.</summary>
     internal DiskStats? Disk { get; init; }
 
@@ -42,9 +50,9 @@ internal sealed record Sample(string Strategy, CacheState Cache, StrategyTimes T
         var rows = new List<ResultRow>();
         string[] order = [.. strategyOrder];
         CacheState[] states = [.. caches];
-        foreach (int? readAhead in samples.Select(static s => s.ReadAheadKb).Distinct())
+        foreach (RunPass pass in samples.Select(static s => s.Pass).Distinct())
         {
-            double[] warmOfPass = [.. (warmRequests ?? []).Where(w => w.ReadAheadKb == readAhead).Select(static w => w.Seconds)];
+            double[] warmOfPass = [.. (warmRequests ?? []).Where(w => w.Pass == pass).Select(static w => w.Seconds)];
             double? warmRequestSeconds = warmOfPass.Length > 0 ? Statistics.Median(warmOfPass) : null;
             foreach (CacheState cache in states)
             {
@@ -53,7 +61,7 @@ internal sealed record Sample(string Strategy, CacheState Cache, StrategyTimes T
                 {
                     foreach (string strategy in order)
                     {
-                        Sample[] runs = [.. samples.Where(s => s.ReadAheadKb == readAhead && s.Cache == cache && s.Prepacking == prepacking && s.Strategy == strategy)];
+                        Sample[] runs = [.. samples.Where(s => s.Pass == pass && s.Cache == cache && s.Prepacking == prepacking && s.Strategy == strategy)];
                         if (runs.Length > 0)
                         {
                             group.Add(Row(strategy, cache, runs, bytes, warmRequestSeconds, isLimitReader: limitReaders.Contains(strategy)));
@@ -85,10 +93,10 @@ internal sealed record Sample(string Strategy, CacheState Cache, StrategyTimes T
     /// that loads before the request and one that loads during it are compared with the limit alike. Warm, a limit
     /// reader, or no warm request measured (the overlap rows): the total.
     /// </summary>
-    private static double LoadSeconds(CacheState cache, Sample[] runs, double total, double? warmRequestSeconds, bool isLimitReader) =>
+    private static double[] LoadSeconds(CacheState cache, Sample[] runs, double? warmRequestSeconds, bool isLimitReader) =>
         cache == CacheState.Cold && !isLimitReader && runs.All(s => WarmOf(s, warmRequestSeconds) > 0)
-            ? Statistics.Median(runs.Select(s => (s.CreateSeconds ?? 0) + s.Times.Seconds + Math.Max(0, s.Times.FirstPassSeconds - WarmOf(s, warmRequestSeconds))))
-            : total;
+            ? [.. runs.Select(s => (s.CreateSeconds ?? 0) + s.Times.Seconds + Math.Max(0, s.Times.FirstPassSeconds - WarmOf(s, warmRequestSeconds)))]
+            : [.. runs.Select(static s => s.TotalSeconds)];
 
     /// <summary>
     /// The row's own second request (timed beside its first); else the pass's warm request, for a row that times no
@@ -128,16 +136,20 @@ internal sealed record Sample(string Strategy, CacheState Cache, StrategyTimes T
         double firstPass = Statistics.Median(runs.Select(static s => s.Times.FirstPassSeconds));
         long storage = Statistics.Median(runs.Select(static s => s.Faults.StorageBytes));
         double gib = bytes / (double)(1L << 30);
+        double[] loads = LoadSeconds(cache, runs, warmRequestSeconds, isLimitReader);
         return new ResultRow
         {
             Strategy = strategy,
             Cache = CacheControl.Name(cache),
             ReadAheadKb = runs[0].ReadAheadKb,
+            Device = runs[0].Device,
             Repeat = runs.Length,
             Seconds = Statistics.Median(runs.Select(static s => s.Times.Seconds)),
             FirstPassSeconds = firstPass,
             TotalSeconds = total,
-            LoadSeconds = LoadSeconds(cache, runs, total, warmRequestSeconds, isLimitReader),
+            LoadSeconds = Statistics.Median(loads),
+            MinLoadSeconds = loads.Min(),
+            MaxLoadSeconds = loads.Max(),
             MinTotalSeconds = runs.Min(static s => s.TotalSeconds),
             MaxTotalSeconds = runs.Max(static s => s.TotalSeconds),
             GibPerSecond = total > 0 ? gib / total : 0,
@@ -159,6 +171,7 @@ internal sealed record Sample(string Strategy, CacheState Cache, StrategyTimes T
             Prepacking = runs[0].Prepacking,
             FirstLayerSeconds = runs[0].FirstLayerSeconds is null ? null : Statistics.Median(runs.Select(static s => s.FirstLayerSeconds ?? 0)),
             SweepGibPerSecond = runs[0].SweepGibPerSecond is null ? null : Statistics.Median(runs.Select(static s => s.SweepGibPerSecond ?? 0)),
+            SettleSeconds = runs.All(static s => s.SettleSeconds is not null) ? Statistics.Median(runs.Select(static s => s.SettleSeconds!.Value)) : null,
         };
     }
 }

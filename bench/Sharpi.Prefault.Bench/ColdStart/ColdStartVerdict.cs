@@ -1,0 +1,157 @@
+using System.Globalization;
+
+namespace Sharpi.Prefault.Bench;
+
+/// <summary>
+/// The lines a newcomer reads first, one block per pass with cold rows: the default <c>prefault</c> row's first
+/// request against warm and its load against the limit, demand faults' first request, when each first request was
+/// done; then the default row against every other strategy row of the pass (not the limit readers), by load and by
+/// "first request done", with its place and the first row where it is not first; then the fastest way in per
+/// mechanism (O_DIRECT, mmap, read()), which says which was faster on the pass's filesystem. A difference is
+/// "noise" where the two rows' min-max over the repetitions overlap (with one repetition, only equal times do).
+/// </summary>
+internal static class ColdStartVerdict
+{
+    /// <summary>The row the verdict is about: <c>MmapPrefault.Run</c> with the defaults.</summary>
+    internal const string Default = "prefault";
+
+    /// <summary>The legend's line for the comparisons, printed under the table.</summary>
+    internal const string Legend =
+        "verdict: prefault against every other row of its pass, by load s and by first done s; others (x prefault's) is each row's time " +
+        "over prefault's (under 1: sooner); (noise): the two rows' min-max over the repetitions overlap";
+
+    /// <param name="rows">Every row of the run (all passes, both cache states).</param>
+    /// <param name="limitReaders">The limit-* rows, which run no request: left out of the comparison, kept in the mechanisms.</param>
+    /// <param name="conditions">What every pass ran under, for the heading (", free page reporting on, settled"), or empty.</param>
+    internal static string? Build(IReadOnlyList<ResultRow> rows, IReadOnlyCollection<string> limitReaders, string conditions)
+    {
+        string cold = CacheControl.Name(CacheState.Cold);
+        var lines = new List<string>();
+        foreach (RunPass pass in rows.Select(static r => r.Pass).Distinct())
+        {
+            ResultRow[] coldRows = [.. rows.Where(r => r.Pass == pass && r.Cache == cold && r.Strategy != ColdStartStrategy.LimitName)];
+            ResultRow[] strategies = [.. coldRows.Where(r => !limitReaders.Contains(r.Strategy))];
+            ResultRow? prefault = strategies.FirstOrDefault(static r => r.Strategy == Default);
+            ResultRow? none = strategies.FirstOrDefault(static r => r.Strategy == "none");
+            var block = new List<string>();
+            if (prefault is not null && none is not null)
+            {
+                block.AddRange(AgainstDemandFaults(prefault, none));
+            }
+
+            if (prefault is not null && strategies.Length > 1)
+            {
+                block.Add(Compare("by load", prefault, strategies, static r => new Spread(r.LoadSeconds, r.MinLoadSeconds, r.MaxLoadSeconds)));
+                block.Add(Compare("by first request done", prefault, strategies, static r => new Spread(r.TotalSeconds, r.MinTotalSeconds, r.MaxTotalSeconds)));
+            }
+
+            if (FastestWayIn(coldRows) is { } mechanisms)
+            {
+                block.Add(mechanisms);
+            }
+
+            if (block.Count > 0)
+            {
+                lines.Add($"Verdict, cold, {pass.Describe()}{conditions}:");
+                lines.AddRange(block);
+            }
+        }
+
+        return lines.Count == 0 ? null : string.Join(Environment.NewLine, lines);
+    }
+
+    /// <summary>A row's median and its min-max over the repetitions.</summary>
+    private readonly record struct Spread(double Median, double Min, double Max)
+    {
+        internal bool Overlaps(Spread other) => Min <= other.Max && other.Min <= Max;
+    }
+
+    private static IEnumerable<string> AgainstDemandFaults(ResultRow prefault, ResultRow none)
+    {
+        string limit = prefault.RatioToLimit is double ratio ? string.Create(CultureInfo.InvariantCulture, $", load {ratio:0.00}x disk limit") : string.Empty;
+        yield return $"  prefault: first request {ResultTable.Ratio(prefault.RatioToWarm)} warm{limit}; " +
+            $"demand faults: first request {ResultTable.Ratio(none.RatioToWarm)} warm";
+        string sooner = prefault.TotalSeconds <= none.TotalSeconds
+            ? $"{ResultTable.Ratio(none.TotalSeconds / prefault.TotalSeconds)} sooner"
+            : $"{ResultTable.Ratio(prefault.TotalSeconds / none.TotalSeconds)} later";
+        yield return $"  first request done {ResultTable.Seconds(prefault.TotalSeconds)} s after the start with the prefault ({sooner}), " +
+            $"{ResultTable.Seconds(none.TotalSeconds)} s without";
+    }
+
+    /// <summary>
+    /// "by load: prefault 0.660 s, 3rd of 9, beyond noise of the first, direct-io 0.567 s; others (x prefault's):
+    /// direct-io 0.86x, prefault-touch 0.91x (noise), ..." in the order of their medians.
+    /// </summary>
+    private static string Compare(string by, ResultRow prefault, ResultRow[] strategies, Func<ResultRow, Spread> measure)
+    {
+        Spread own = measure(prefault);
+        ResultRow[] others = [.. strategies.Where(r => r != prefault).OrderBy(r => measure(r).Median)];
+        ResultRow first = others[0];
+        Spread best = measure(first);
+        int place = 1 + others.Count(r => measure(r).Median < own.Median);
+        string standing = place == 1
+            ? $"prefault {ResultTable.Seconds(own.Median)} s, first of {strategies.Length}"
+            : $"prefault {ResultTable.Seconds(own.Median)} s, {Ordinal(place)} of {strategies.Length}, " +
+                $"{(own.Overlaps(best) ? "within" : "beyond")} noise of the first, {first.Strategy} {ResultTable.Seconds(best.Median)} s";
+        IEnumerable<string> each = others.Select(r =>
+        {
+            Spread theirs = measure(r);
+            string ratio = own.Median > 0 ? Number(theirs.Median / own.Median) + "x" : "-";
+            return $"{r.Strategy} {ratio}{(theirs.Overlaps(own) ? " (noise)" : string.Empty)}";
+        });
+        return $"  {by}: {standing}; others (x prefault's): {string.Join(", ", each)}";
+    }
+
+    /// <summary>
+    /// "fastest way in (load): O_DIRECT, limit-direct-4 0.564 s; mmap: prefault-touch 0.612 s (1.09x); read(): ..."
+    /// where rows of two mechanisms or more ran cold; a row whose O_DIRECT fell back to buffered reads counts as read().
+    /// </summary>
+    private static string? FastestWayIn(ResultRow[] coldRows)
+    {
+        var best = new Dictionary<string, ResultRow>();
+        foreach (ResultRow row in coldRows)
+        {
+            string? mechanism = ColdStartStrategy.MechanismOf(row.Strategy);
+            if (mechanism is null)
+            {
+                continue;
+            }
+
+            if (mechanism == ColdStartStrategy.Direct && row.Method is { } method && !method.Contains("O_DIRECT", StringComparison.Ordinal))
+            {
+                mechanism = ColdStartStrategy.Read;
+            }
+
+            if (!best.TryGetValue(mechanism, out ResultRow? held) || row.LoadSeconds < held.LoadSeconds)
+            {
+                best[mechanism] = row;
+            }
+        }
+
+        if (best.Count < 2)
+        {
+            return null;
+        }
+
+        KeyValuePair<string, ResultRow>[] ranked = [.. best.OrderBy(static b => b.Value.LoadSeconds)];
+        ResultRow fastest = ranked[0].Value;
+        var fastestSpread = new Spread(fastest.LoadSeconds, fastest.MinLoadSeconds, fastest.MaxLoadSeconds);
+        IEnumerable<string> rest = ranked.Skip(1).Select(b =>
+        {
+            var spread = new Spread(b.Value.LoadSeconds, b.Value.MinLoadSeconds, b.Value.MaxLoadSeconds);
+            string ratio = fastest.LoadSeconds > 0 ? Number(b.Value.LoadSeconds / fastest.LoadSeconds) + "x" : "-";
+            return $"{b.Key}: {b.Value.Strategy} {ResultTable.Seconds(b.Value.LoadSeconds)} s ({ratio}{(spread.Overlaps(fastestSpread) ? ", noise" : string.Empty)})";
+        });
+        return $"  fastest way in (load): {ranked[0].Key}, {fastest.Strategy} {ResultTable.Seconds(fastest.LoadSeconds)} s; {string.Join("; ", rest)}";
+    }
+
+    private static string Number(double ratio) => ratio.ToString(ratio >= 10 ? "0" : "0.00", CultureInfo.InvariantCulture);
+
+    private static string Ordinal(int n) => n.ToString(CultureInfo.InvariantCulture) + ((n % 100) is 11 or 12 or 13 ? "th" : (n % 10) switch
+    {
+        1 => "st",
+        2 => "nd",
+        3 => "rd",
+        _ => "th",
+    });
+}
