@@ -187,20 +187,22 @@ internal static class LockCommand
             }
         }
 
+        // One pass over the regions in address order (a file's tensors never overlap; files are mapped apart).
         long locked = 0;
-        foreach (PrefaultRegion region in regions)
+        int first = 0;
+        foreach (PrefaultRegion region in regions.OrderBy(r => (ulong)r.Address))
         {
             ulong start = (ulong)region.Address;
             ulong end = start + (ulong)region.Length;
-            ulong left = 0;
-            foreach ((ulong fStart, ulong fEnd) in merged)
+            while (first < merged.Count && merged[first].End <= start)
             {
-                ulong from = Math.Max(start, fStart);
-                ulong to = Math.Min(end, fEnd);
-                if (to > from)
-                {
-                    left += to - from;
-                }
+                first++;
+            }
+
+            ulong left = 0;
+            for (int i = first; i < merged.Count && merged[i].Start < end; i++)
+            {
+                left += Math.Min(end, merged[i].End) - Math.Max(start, merged[i].Start);
             }
 
             locked += region.Length - (long)left;
