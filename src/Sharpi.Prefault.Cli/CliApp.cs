@@ -53,9 +53,9 @@ internal static class CliApp
         // System.CommandLine answers a parse error with 1; scripts need usage errors (2) apart from partial failures (1).
         if (parsed.Errors.Count > 0)
         {
-            foreach (ParseError parseError in parsed.Errors)
+            foreach (string message in UsageErrors(parsed))
             {
-                await error.WriteLineAsync($"{Name}: {parseError.Message}").ConfigureAwait(false);
+                await error.WriteLineAsync($"{Name}: {message}").ConfigureAwait(false);
             }
 
             await error.WriteLineAsync($"Run '{Name} --help' for usage.").ConfigureAwait(false);
@@ -81,6 +81,25 @@ internal static class CliApp
         {
             return ReportUnexpected(error, e);
         }
+    }
+
+    /// <summary>
+    /// What was wrong with the command line, once. A word where a command belongs (<c>sharpi-prefault bogus FILE</c>) is
+    /// one error naming the commands, not System.CommandLine's "Required command was not provided" followed by each
+    /// word it could not match.
+    /// </summary>
+    internal static IEnumerable<string> UsageErrors(ParseResult parsed)
+    {
+        if (parsed.CommandResult.Command is RootCommand root && parsed.UnmatchedTokens.Count > 0)
+        {
+            string first = parsed.UnmatchedTokens[0];
+            string commands = string.Join(", ", root.Subcommands.Select(c => c.Name));
+            return [first.StartsWith('-')
+                ? $"unknown option '{Output.SafeText.Escape(first)}'; give a command first: {commands}."
+                : $"unknown command '{Output.SafeText.Escape(first)}'; the commands are {commands}."];
+        }
+
+        return parsed.Errors.Select(e => e.Message).Distinct(StringComparer.Ordinal);
     }
 
     private static int ReportUnexpected(TextWriter error, Exception e)

@@ -30,6 +30,33 @@ internal sealed class Interruption : IDisposable
 
     public CancellationToken Token => _cancel.Token;
 
+    /// <summary>
+    /// True when this process started with SIGINT ignored, which the runtime keeps however the signal is registered:
+    /// POSIX has a non-interactive shell start its background jobs so (<c>sharpi-prefault lock FILE &amp;</c> in a
+    /// script). Such a process ends on SIGTERM only, which the commands that hold say, with the id to send it to.
+    /// </summary>
+    public static bool IsSigintIgnored()
+    {
+        if (!OperatingSystem.IsLinux())
+        {
+            return false;
+        }
+
+        string? status = Files.KernelFile.TryReadText("/proc/self/status");
+        foreach (string line in (status ?? string.Empty).Split('\n'))
+        {
+            if (line.StartsWith("SigIgn:", StringComparison.Ordinal))
+            {
+                return ulong.TryParse(line.AsSpan("SigIgn:".Length).Trim(), System.Globalization.NumberStyles.HexNumber, System.Globalization.CultureInfo.InvariantCulture, out ulong mask)
+                    && (mask & (1UL << (SigInt - 1))) != 0;
+            }
+        }
+
+        return false;
+    }
+
+    private const int SigInt = 2; // signal N is bit N-1 of /proc/self/status's SigIgn mask
+
     /// <summary>The exit code for a command that returned <paramref name="code"/>: an interrupted one says which signal ended it.</summary>
     public int ExitCode(int code) =>
         code == ExitCodes.Interrupted && Volatile.Read(ref _signal) == (int)PosixSignal.SIGTERM ? ExitCodes.Terminated : code;

@@ -7,8 +7,11 @@ namespace Sharpi.Prefault.Consumer;
 /// <summary>README.md's C# snippets, verbatim, each in a method whose parameters are what the snippet takes as given.</summary>
 internal static class ReadmeSnippets
 {
-    public static void QuickStart(long embdOffset, long embdLength, long expertsOffset, long expertsLength, ILogger logger)
+    public static void QuickStart(long embdOffset, long embdLength, long expertsOffset, long expertsLength)
     {
+        using ILoggerFactory loggerFactory = LoggerFactory.Create(b => b.AddSimpleConsole(o => o.SingleLine = true));
+        ILogger logger = loggerFactory.CreateLogger("engine");
+
         using var mmf = MemoryMappedFile.CreateFromFile("model.gguf", FileMode.Open, null, 0, MemoryMappedFileAccess.Read);
         using var view = mmf.CreateViewAccessor(0, 0, MemoryMappedFileAccess.Read);
 
@@ -20,7 +23,7 @@ internal static class ReadmeSnippets
         ];
 
         PrefaultResult result = MmapPrefault.Run(regions, PrefaultOptions.Default with { Label = "engine", Logger = logger });
-        // logs, for example: [engine] Pre-faulted 16.39 GiB (2.10 GiB already resident) in 3.10 s (5.3 GiB/s) via populate
+        // logs (console provider, one line): info: engine[1] [engine] Pre-faulted 17,598,029,824 bytes (2,254,857,216 already resident) in 3.10 s (5.29 GiB/s) via populate; MADV_HUGEPAGE on 16.39 GiB of file mappings
         Console.WriteLine($"{result.Method}: {result.Bytes} bytes in {result.Elapsed} ({result.GiBPerSecond:F1} GiB/s); {result.Reason}");
     }
 

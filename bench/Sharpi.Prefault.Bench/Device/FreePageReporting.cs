@@ -102,11 +102,19 @@ internal static class FreePageReporting
         }
     }
 
-    /// <summary>Reporting turned off; disposing it restores the order and says so.</summary>
+    /// <summary>Reporting turned off; disposing it restores the order and says so, once however often it is disposed.</summary>
     internal sealed class Suspension(SysfsOverride setting, ProgressLine progress) : IDisposable
     {
+        private int _disposed;
+
         public void Dispose()
         {
+            // A command restores it before printing its table and its `using` disposes it again at the end.
+            if (Interlocked.Exchange(ref _disposed, 1) != 0)
+            {
+                return;
+            }
+
             setting.Dispose();
             progress.Note($"Free page reporting restored (page_reporting_order {setting.Original}).");
         }

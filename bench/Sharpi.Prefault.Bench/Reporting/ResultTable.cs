@@ -16,6 +16,10 @@ internal static class ResultTable
     private static readonly string[] OverlapHeaders =
         ["scenario", "cache", "init s", "prefault s", "first pass s", "first layer done s", "time to first request s", "min-max s", "sweep GiB/s", "minor faults", "major faults", "cached before", "cached after", "method"];
 
+    /// <summary>The overlap columns that fit 100 characters (without <c>--wide</c>); every row is cold, so no cache column.</summary>
+    private static readonly string[] OverlapCompactHeaders =
+        ["scenario", "init s", "prefault s", "first pass s", "first layer done s", "to first request s"];
+
     /// <summary>The engine command's columns that fit 100 characters; <see cref="EngineWideHeaders"/> add the rest.</summary>
     private static readonly string[] EngineHeaders =
         ["row", "prepacking", "create s", "first s", "second s", "x warm", "to-first s", "x limit"];
@@ -25,7 +29,7 @@ internal static class ResultTable
 
     /// <summary>
     /// The table; a run over several passes (read_ahead_kb values, <c>--read-ahead-kb</c>; devices, <c>--device</c>)
-    /// gets one table per pass, each under a heading. <paramref name="wide"/>: every column of the coldstart and engine rows (overlap always shows all its own).
+    /// gets one table per pass, each under a heading. <paramref name="wide"/>: every column of the rows (otherwise the ones that fit 100 characters).
     /// </summary>
     internal static string Render(IReadOnlyList<ResultRow> rows, bool markdown, bool wide = true)
     {
@@ -56,12 +60,12 @@ internal static class ResultTable
     {
         bool engine = rows.Any(static r => r.CreateSeconds is not null);
         bool overlap = !engine && rows.Count > 0 && rows[0].InitSeconds is not null;
-        string[] headers = engine ? (wide ? EngineWideHeaders : EngineHeaders) : overlap ? OverlapHeaders : wide ? Headers : ColdStartHeaders;
+        string[] headers = engine ? (wide ? EngineWideHeaders : EngineHeaders) : overlap ? (wide ? OverlapHeaders : OverlapCompactHeaders) : wide ? Headers : ColdStartHeaders;
         bool[] left = [.. headers.Select(static (h, i) => i < 2 || h == "method")];
         var cells = new List<string[]>(rows.Count);
         foreach (ResultRow row in rows)
         {
-            cells.Add(engine ? EngineCells(row)[..headers.Length] : overlap ? OverlapCells(row) : wide ? Cells(row) : ColdStartCells(row));
+            cells.Add(engine ? EngineCells(row)[..headers.Length] : overlap ? (wide ? OverlapCells(row) : OverlapCompactCells(row)) : wide ? Cells(row) : ColdStartCells(row));
         }
 
         var widths = new int[headers.Length];
@@ -120,6 +124,13 @@ internal static class ResultTable
         $"{Seconds(r.MinTotalSeconds)}-{Seconds(r.MaxTotalSeconds)}", r.SweepGibPerSecond is double sweep ? Number(sweep, "0.00") : "-",
         Count(r.MinorFaults), Count(r.MajorFaults),
         Percent(r.ResidentPercentBefore), Percent(r.ResidentPercentAfter), r.Method ?? string.Empty,
+    ];
+
+    /// <summary>An overlap row's compact cells: the init, the prefault's unhidden time, the request, and when it was done.</summary>
+    private static string[] OverlapCompactCells(ResultRow r) =>
+    [
+        r.Strategy, Seconds(r.InitSeconds ?? 0), Seconds(r.Seconds), Seconds(r.FirstPassSeconds),
+        r.FirstLayerSeconds is double firstLayer ? Seconds(firstLayer) : "-", Seconds(r.TotalSeconds),
     ];
 
     /// <summary>

@@ -26,12 +26,13 @@ internal static class KeepCommand
             DefaultValueFactory = _ => "fits",
         };
         gate.AcceptOnlyFromAmong("always", "fits");
-        var interval = new Option<TimeSpan>("--interval")
+        // No DefaultValueFactory: help would print the default as a TimeSpan (00:00:10), which --interval does not
+        // accept; the description names it the way it is typed.
+        var interval = new Option<TimeSpan?>("--interval")
         {
             Description = "How often to look: 10s (the default), 500ms, 2m, 1h, or seconds as a plain number.",
             HelpName = "DURATION",
-            DefaultValueFactory = _ => DefaultInterval,
-            CustomParser = ParseInterval,
+            CustomParser = result => ParseInterval(result),
         };
 
         Command command = selection.CreateCommand(
@@ -42,7 +43,7 @@ internal static class KeepCommand
             CliContext.From(parse),
             selection.Read(parse),
             parse.GetValue(gate) == "always" ? RamGate.Always : RamGate.FitsInRam,
-            parse.GetValue(interval),
+            parse.GetValue(interval) ?? DefaultInterval,
             cancellationToken));
         return command;
     }

@@ -91,8 +91,11 @@ internal static class LockCommand
             return ExitCodes.Partial;
         }
 
-        long locked = lease.LockedBytes;
-        string holding = $"locked {Sizes.Format(locked)} of {Sizes.Format(lease.RequestedBytes)} in {mappings.Items.Count} file(s); holding until Ctrl+C or SIGTERM";
+        // mlock works in whole pages: a selection that ends mid-page locks the whole page. Said apart, so that what was
+        // locked is never more than what was asked for, and the pages (what VmLck counts) are still named.
+        long locked = SelectedBytesLocked(regions, lease);
+        string pages = lease.LockedBytes == locked ? string.Empty : $" ({Sizes.Format(lease.LockedBytes)} in whole pages)";
+        string holding = $"locked {Sizes.Format(locked)} of {Sizes.Format(requested)}{pages} in {mappings.Items.Count} file(s); holding until {HowToStop()}";
         TextWriter status = json ? context.Err : context.Out; // with --json, stdout carries the one JSON document only
         PidFile? claimed = null;
         try
@@ -101,7 +104,7 @@ internal static class LockCommand
             if (pidFile is not null && (claimed = PidFile.Claim(pidFile, out string? refusal)) is null)
             {
                 context.Fail(pidFile, $"cannot be this lock's pid file: {refusal} Unlocked.");
-                return WriteJson(context, json, lease, requested, false);
+                return WriteJson(context, json, lease, requested, false, locked);
             }
 
             await status.WriteLineAsync(holding).ConfigureAwait(false);
@@ -134,14 +137,77 @@ internal static class LockCommand
         }
     }
 
-    private static int WriteJson(CliContext context, bool json, LockLease? lease, long requested, bool unlocked, long? locked = null)
+    /// <summary>How this lock ends: Ctrl+C in the foreground, SIGTERM always; a lock started with SIGINT ignored says so.</summary>
+    private static string HowToStop()
+    {
+        string pid = Environment.ProcessId.ToString(CultureInfo.InvariantCulture);
+        return Interruption.IsSigintIgnored()
+            ? $"SIGTERM (kill {pid}); SIGINT and Ctrl+C are ignored, as in a script's background job"
+            : $"Ctrl+C or SIGTERM (kill {pid})";
+    }
+
+    private static int WriteJson(CliContext context, bool json, LockLease? lease, long requested, bool unlocked, long locked = 0)
     {
         if (json)
         {
             // Every failure reported (a missing file as well as a refused range: the lease's failures were reported too).
-            CliJsonContext.Write(context.Out, new LockJson(locked ?? lease?.LockedBytes ?? 0, requested, unlocked, [.. context.Failures]), CliJsonContext.Output.LockJson);
+            // The lease's figures stay readable after it is disposed: they say what it held.
+            var document = new LockJson(locked, requested, lease?.LockedBytes ?? 0, unlocked, [.. context.Failures]);
+            CliJsonContext.Write(context.Out, document, CliJsonContext.Output.LockJson);
         }
 
         return context.ExitCode;
+    }
+
+    /// <summary>
+    /// The bytes of the selection inside the pages the lease locked: the selection less what its failures left out
+    /// (refused, past the RAM gate, no room under vm.max_map_count). Never more than the selection, where the lease's
+    /// <see cref="LockLease.LockedBytes"/> counts whole pages.
+    /// </summary>
+    internal static long SelectedBytesLocked(IReadOnlyList<PrefaultRegion> regions, LockLease lease)
+    {
+        if (lease.LockedBytes == 0)
+        {
+            return 0;
+        }
+
+        // The failures' ranges, sorted and merged, so a byte left out twice is counted once.
+        var notLocked = lease.Failures.Select(f => (Start: (ulong)f.Address, End: (ulong)f.Address + (ulong)f.Length))
+            .Where(r => r.End > r.Start).OrderBy(r => r.Start).ToList();
+        var merged = new List<(ulong Start, ulong End)>(notLocked.Count);
+        foreach ((ulong start, ulong end) in notLocked)
+        {
+            if (merged.Count > 0 && start <= merged[^1].End)
+            {
+                merged[^1] = (merged[^1].Start, Math.Max(merged[^1].End, end));
+            }
+            else
+            {
+                merged.Add((start, end));
+            }
+        }
+
+        // One pass over the regions in address order (a file's tensors never overlap; files are mapped apart).
+        long locked = 0;
+        int first = 0;
+        foreach (PrefaultRegion region in regions.OrderBy(r => (ulong)r.Address))
+        {
+            ulong start = (ulong)region.Address;
+            ulong end = start + (ulong)region.Length;
+            while (first < merged.Count && merged[first].End <= start)
+            {
+                first++;
+            }
+
+            ulong left = 0;
+            for (int i = first; i < merged.Count && merged[i].Start < end; i++)
+            {
+                left += Math.Min(end, merged[i].End) - Math.Max(start, merged[i].Start);
+            }
+
+            locked += region.Length - (long)left;
+        }
+
+        return locked;
     }
 }

@@ -74,7 +74,8 @@ internal static class ResidentCommand
             }
         }
 
-        if (!WriteJson(context, json, report))
+        // No file measured (each failure named on stderr): no table either, rather than a header over nothing.
+        if (!WriteJson(context, json, report) && report.Count > 0)
         {
             WriteText(context.Out, report);
         }

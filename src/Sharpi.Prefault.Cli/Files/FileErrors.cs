@@ -13,8 +13,15 @@ internal static class FileErrors
     public static bool IsExpected(Exception e) =>
         e is (IOException and not Output.OutputUnavailableException) or UnauthorizedAccessException or ModelFormatException or NotSupportedException or PlatformNotSupportedException;
 
-    public static string Describe(Exception e) => e switch
+    /// <param name="e">The failure.</param>
+    /// <param name="subject">
+    /// The file the message will be printed after (<c>sharpi-prefault: FILE: message</c>): a model error about that same
+    /// file leaves out its path rather than name the file twice. A shard's error keeps the shard's path.
+    /// </param>
+    public static string Describe(Exception e, string? subject = null) => e switch
     {
+        ModelFormatException { FilePath: string file } model when subject is not null && IsSameFile(file, subject)
+            && model.Message.StartsWith(file + ": ", StringComparison.Ordinal) => model.Message[(file.Length + 2)..],
         PathTooLongException => PathKinds.TooLongMessage,
         FileNotFoundException { FileName: string name } => $"no such file: {name}.",
         FileNotFoundException or DirectoryNotFoundException => "no such file.",
@@ -23,4 +30,16 @@ internal static class FileErrors
         ModelFormatException model => model.Message,
         _ => e.Message,
     };
+
+    private static bool IsSameFile(string a, string b)
+    {
+        try
+        {
+            return string.Equals(Path.GetFullPath(a), Path.GetFullPath(b), StringComparison.Ordinal);
+        }
+        catch (Exception e) when (e is ArgumentException or PathTooLongException or NotSupportedException or System.Security.SecurityException)
+        {
+            return false;
+        }
+    }
 }

@@ -60,7 +60,7 @@ internal static class Targets
         }
         catch (Exception e) when (FileErrors.IsExpected(e))
         {
-            context.Fail(path, FileErrors.Describe(e));
+            context.Fail(path, FileErrors.Describe(e, path));
         }
     }
 
@@ -233,7 +233,7 @@ internal static class Targets
                 // Working on a file's bytes does not need its header: a model file whose header cannot be read (or a file
                 // that merely starts like one) is worked on whole, as touch, evict and lock (which read no header unless
                 // tensors are named) do, and the note says why it shows no tensors. Only naming tensors needs the table.
-                context.Note(path, $"read as a plain file ({e.Message})");
+                context.Note(path, $"read as a plain file ({FileErrors.Describe(e, path)})");
                 Add(targets, seen, Plain(path));
                 return;
             }

@@ -82,8 +82,12 @@ internal sealed record ResidentTensorJson(string Name, long Bytes, long Resident
     public long UnknownBytes { get; init; }
 }
 
-/// <summary><c>lock --json</c>, written once when the lock ends (or fails).</summary>
-internal sealed record LockJson(long LockedBytes, long RequestedBytes, bool Unlocked, IReadOnlyList<FailureJson> Failures);
+/// <summary>
+/// <c>lock --json</c>, written once when the lock ends (or fails): the selection's bytes asked for and locked (never
+/// more than asked), and the whole pages locked (mlock's unit, what VmLck counts; a selection that ends mid-page locks
+/// the whole page).
+/// </summary>
+internal sealed record LockJson(long LockedBytes, long RequestedBytes, long LockedPageBytes, bool Unlocked, IReadOnlyList<FailureJson> Failures);
 
 /// <summary><c>evict --json</c>.</summary>
 internal sealed record EvictJson(IReadOnlyList<EvictFileJson> Files);

@@ -164,8 +164,8 @@ public sealed class CliFileKindTests
 
         Assert.True(exitCode == 0, $"exit {exitCode}: {error}");
         // The shards (whole pages of each), not the index's few hundred bytes.
-        // Every byte of both shards locked, none of the index: "locked X of X in 2 file(s)".
-        Assert.Matches(@"locked (\S+ \S+) of \1 in 2 file\(s\)", output.ToString());
+        // Every byte of both shards locked, none of the index: "locked X of X (Y in whole pages) in 2 file(s)".
+        Assert.Matches(@"locked (\S+ \S+) of \1( \(\S+ \S+ in whole pages\))? in 2 file\(s\)", output.ToString());
     }
 
     [LinuxFact]

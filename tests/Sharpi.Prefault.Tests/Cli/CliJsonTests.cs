@@ -33,8 +33,9 @@ public sealed class CliJsonTests
         Assert.True(held, run.Err);
         Assert.Equal(0, run.ExitCode);
         JsonElement json = run.Json();
-        Assert.Equal(["lockedBytes", "requestedBytes", "unlocked", "failures"], JsonShape.Names(json));
+        Assert.Equal(["lockedBytes", "requestedBytes", "lockedPageBytes", "unlocked", "failures"], JsonShape.Names(json));
         Assert.Equal(TestFile.MiB, json.GetProperty("lockedBytes").GetInt64());
+        Assert.Equal(TestFile.MiB, json.GetProperty("lockedPageBytes").GetInt64());
         Assert.True(json.GetProperty("unlocked").GetBoolean());
     }
 

@@ -35,6 +35,25 @@ public sealed class CliMalformedModelTests
         Assert.Contains($"{gguf}: read as a plain file (", run.Err);
     }
 
+    /// <summary>
+    /// The error line is <c>sharpi-prefault: FILE: at offset N: what</c>, the file named once: the reader's message
+    /// starts with the file's full path, and was printed after the file as given (<c>x.gguf: /tmp/.../x.gguf: at ...</c>).
+    /// </summary>
+    [Theory]
+    [InlineData("tensors")]
+    [InlineData("resident")]
+    public void AMalformedGguf_IsNamedOnce(string command)
+    {
+        using var model = new CliModelFiles();
+        string gguf = model.Write("x.gguf", "not a model at all, despite its name");
+
+        CliRun run = CliRun.Of(command, gguf);
+
+        string line = Assert.Single(run.Err.Split('\n', StringSplitOptions.RemoveEmptyEntries), l => l.Contains("at offset 0", StringComparison.Ordinal));
+        Assert.Equal(1, line.Split("x.gguf").Length - 1);
+        Assert.StartsWith($"sharpi-prefault: {gguf}: ", line, StringComparison.Ordinal);
+    }
+
     [Theory]
     [InlineData("tensors")]
     [InlineData("resident", "--tensor", "*")]

@@ -43,7 +43,7 @@ public sealed class CliMapCountTests(CliMapCountTests.ManyFiles files, ITestOutp
         string[] leftOut = [.. run.Err.Split('\n').Where(l => l.Contains(": not mapped: ", StringComparison.Ordinal))];
         Assert.NotEmpty(leftOut);
         Assert.All(leftOut, l => Assert.Contains("vm.max_map_count", l, StringComparison.Ordinal));
-        int locked = int.Parse(run.Out.Split(" in ")[1].Split(' ')[0], System.Globalization.CultureInfo.InvariantCulture);
+        int locked = int.Parse(System.Text.RegularExpressions.Regex.Match(run.Out, @" in (\d+) file\(s\)").Groups[1].Value, System.Globalization.CultureInfo.InvariantCulture);
         Assert.Equal(Count, locked + leftOut.Length);
         Assert.Contains("unlocked", run.Out, StringComparison.Ordinal);
     }

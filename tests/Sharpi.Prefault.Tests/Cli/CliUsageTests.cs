@@ -1,3 +1,4 @@
+using Sharpi.Prefault.Cli;
 using Sharpi.Prefault.Tests.TestSupport;
 
 namespace Sharpi.Prefault.Tests.Cli;
@@ -25,6 +26,53 @@ public sealed class CliUsageTests
 
         Assert.Equal(2, run.ExitCode);
         Assert.Empty(run.Out);
+    }
+
+    [Theory]
+    [InlineData("frobnicate", "x.bin")]
+    [InlineData("frobnicate")]
+    public void UnknownCommand_IsOneErrorNamingTheCommands(params string[] args)
+    {
+        CliRun run = CliRun.Of(args);
+
+        Assert.Equal(2, run.ExitCode);
+        Assert.Equal(
+            ["sharpi-prefault: unknown command 'frobnicate'; the commands are touch, resident, evict, tensors, lock, keep.", "Run 'sharpi-prefault --help' for usage."],
+            run.Err.Split('\n', StringSplitOptions.RemoveEmptyEntries));
+    }
+
+    [Fact]
+    public void UnknownOptionBeforeAnyCommand_IsOneError()
+    {
+        CliRun run = CliRun.Of("--jsn");
+
+        Assert.Equal(2, run.ExitCode);
+        Assert.Equal(2, run.Err.Split('\n', StringSplitOptions.RemoveEmptyEntries).Length);
+        Assert.StartsWith("sharpi-prefault: unknown option '--jsn'; give a command first: touch, ", run.Err, StringComparison.Ordinal);
+    }
+
+    /// <summary>
+    /// Every default that help shows is one the option takes back as written: keep's --interval showed
+    /// <c>[default: 00:00:10]</c> (a TimeSpan's text), which --interval refuses (it takes 10s).
+    /// </summary>
+    [Fact]
+    public void Help_EveryDefaultShown_IsAValueTheOptionAccepts()
+    {
+        var checkedDefaults = new List<string>();
+        foreach (string command in new[] { "touch", "resident", "evict", "tensors", "lock", "keep" })
+        {
+            CliRun help = CliRun.Of(command, "--help");
+            foreach (System.Text.RegularExpressions.Match m in System.Text.RegularExpressions.Regex.Matches(help.Out, @"(--[a-z-]+)[^\n]*\[default: ([^\]]+)\]"))
+            {
+                string option = m.Groups[1].Value, value = m.Groups[2].Value;
+                IReadOnlyList<System.CommandLine.Parsing.ParseError> errors = CliApp.Build().Parse([command, option, value, "x.bin"]).Errors;
+                Assert.True(errors.Count == 0, $"{command} --help shows '{option}' defaulting to '{value}', which it refuses: {string.Join("; ", errors.Select(e => e.Message))}");
+                checkedDefaults.Add($"{command} {option} {value}");
+            }
+        }
+
+        Assert.Contains("touch --gate fits", checkedDefaults);
+        Assert.Contains("keep --gate fits", checkedDefaults);
     }
 
     [Fact]
@@ -55,6 +103,18 @@ public sealed class CliUsageTests
         Assert.Contains($"{missing}: no such file.", run.Err);
         Assert.DoesNotContain("   at ", run.Err);
         Assert.DoesNotContain("Exception", run.Err);
+    }
+
+    [Fact]
+    public void Resident_OfNoUsableFile_PrintsNoTableHeader()
+    {
+        string missing = Path.Combine(Path.GetTempPath(), $"sharpi-missing-{Guid.NewGuid():N}.gguf");
+
+        CliRun run = CliRun.Of("resident", missing);
+
+        Assert.Equal(1, run.ExitCode);
+        Assert.Contains($"{missing}: no such file.", run.Err);
+        Assert.Empty(run.Out);
     }
 
     [Fact]
