@@ -25,6 +25,8 @@ internal static class ChildProgram
                 return LockSplitPages(args[1], int.Parse(args[2], CultureInfo.InvariantCulture));
             case ChildCases.NoThreadsLeft:
                 return NoThreadsLeft(args[1], args[2], args[3]);
+            case ChildCases.TouchUnderSeccomp:
+                return TouchUnderSeccomp(args[1], args[2], Enum.Parse<PrefaultStrategy>(args[3]), int.Parse(args[4], CultureInfo.InvariantCulture), args[5] == "mask-maps");
             case ChildCases.StageAtMapLimit:
                 return StageAtMapLimit(args[1], int.Parse(args[2], CultureInfo.InvariantCulture), int.Parse(args[3], CultureInfo.InvariantCulture));
             default:
@@ -74,6 +76,100 @@ internal static class ChildProgram
         Console.WriteLine($"bytes={result.Bytes}");
         Console.WriteLine("done");
         return 0;
+    }
+
+    /// <summary>
+    /// Under a seccomp filter that refuses process_vm_readv and MADV_POPULATE_READ (so the sweep cannot read through
+    /// the kernel and <see cref="PrefaultStrategy.Auto"/> falls back to the touch), prefaults a mapping of
+    /// <paramref name="path"/> <paramref name="iterations"/> times while the file shrinks: <paramref name="when"/>
+    /// "during" truncates it from another thread once the run's first chunk is swept, "before" before each run. A load
+    /// past the file's end raises SIGBUS, which ends this process (exit 134 or 135) before it prints <c>done</c>. With
+    /// <paramref name="maskMaps"/> (started in a mount namespace of its own) its /proc/PID/maps reads empty.
+    /// </summary>
+    private static int TouchUnderSeccomp(string path, string when, PrefaultStrategy strategy, int iterations, bool maskMaps)
+    {
+        if (!OperatingSystem.IsLinux())
+        {
+            return 2;
+        }
+
+        long length = new FileInfo(path).Length;
+        using var stream = new FileStream(path, FileMode.Open, FileAccess.ReadWrite, FileShare.ReadWrite);
+        using var map = System.IO.MemoryMappedFiles.MemoryMappedFile.CreateFromFile(stream, null, length,
+            System.IO.MemoryMappedFiles.MemoryMappedFileAccess.Read, HandleInheritability.None, leaveOpen: true);
+        using var view = map.CreateViewAccessor(0, length, System.IO.MemoryMappedFiles.MemoryMappedFileAccess.Read);
+        PrefaultRegion region = PrefaultRegion.FromView(view, "racing");
+
+        if (maskMaps)
+        {
+            ChildProcess.MaskOwnProcMaps();
+        }
+
+        SeccompFilter.Install(refusePopulate: true);
+        Console.WriteLine($"kernelChecked={SafeTouch.IsKernelChecked}");
+        Console.WriteLine($"populate={PopulateSupport.IsSupported(out _)}");
+        Console.WriteLine($"maps={ProcMaps.ReadSelf().Length}");
+
+        using var swept = new ManualResetEventSlim();
+        PrefaultOptions options = PrefaultOptions.Default with
+        {
+            Strategy = strategy,
+            RamGate = RamGate.Always,
+            ChunkSize = 256 * 1024,
+            MaxDegreeOfParallelism = 2,
+            Progress = new ReportSignal(swept),
+        };
+
+        var random = new Random(20261124);
+        int failed = 0;
+        long bytes = 0;
+        PrefaultMethod method = PrefaultMethod.None;
+        for (int i = 0; i < iterations; i++)
+        {
+            stream.SetLength(length);
+            PageCache.Evict(path);
+            long newLength = random.NextInt64(0, length);
+            int spins = random.Next(0, 20_000);
+            swept.Reset();
+            Thread? truncator = null;
+            if (when == "before")
+            {
+                stream.SetLength(newLength);
+            }
+            else
+            {
+                truncator = new Thread(() =>
+                {
+                    swept.Wait(TimeSpan.FromSeconds(10));
+                    Thread.SpinWait(spins);
+                    stream.SetLength(newLength);
+                });
+                truncator.Start();
+            }
+
+            PrefaultResult result = MmapPrefault.Run([region], options);
+            swept.Set();
+            truncator?.Join();
+            failed += result.Failures.Count > 0 ? 1 : 0;
+            bytes += result.Bytes;
+            method = result.Method;
+            if (i == 0 && result.Failures.Count > 0)
+            {
+                Console.WriteLine($"failure={result.Failures[0].Message}");
+            }
+        }
+
+        Console.WriteLine($"method={method}");
+        Console.WriteLine($"runsWithFailures={failed}");
+        Console.WriteLine($"bytes={bytes}");
+        Console.WriteLine("done");
+        return 0;
+    }
+
+    /// <summary>Sets the event on every report, on the reporting thread.</summary>
+    private sealed class ReportSignal(ManualResetEventSlim swept) : IProgress<PrefaultProgress>
+    {
+        public void Report(PrefaultProgress value) => swept.Set();
     }
 
     /// <summary>Locks <paramref name="count"/> one-page regions two pages apart of a mapping of <paramref name="path"/>: each lock splits the mapping.</summary>
@@ -167,4 +263,5 @@ internal static class ChildCases
     public const string LockSplitPages = "lock-split-pages";
     public const string NoThreadsLeft = "no-threads-left";
     public const string StageAtMapLimit = "stage-at-map-limit";
+    public const string TouchUnderSeccomp = "touch-under-seccomp";
 }
