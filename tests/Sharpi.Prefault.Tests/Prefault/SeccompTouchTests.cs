@@ -22,7 +22,21 @@ public sealed class SeccompTouchTests(ITestOutputHelper output)
         CliRun run = RunChild("during", strategy, iterations: 40, maskProcMaps: false);
 
         Assert.Equal("Touch", ChildProcess.Value(run, "method"));
-        Assert.NotEqual("0", ChildProcess.Value(run, "runsWithFailures")); // the truncations were seen, and reported
+        string truncated = ChildProcess.Value(run, "truncatedWhileRunning");
+        Assert.NotEqual("0", truncated); // the case is real: runs saw their file shrink mid-sweep
+        Assert.Equal(truncated, ChildProcess.Value(run, "runsWithFailures")); // and each reported the pages past the new end
+    }
+
+    [SeccompTheory]
+    [InlineData(PrefaultStrategy.Touch)]
+    [InlineData(PrefaultStrategy.Auto)]
+    public void Run_WithoutProcessVmReadv_OnADeletedFileThatShrank_TouchesNothingOfIt_AndSaysWhy(PrefaultStrategy strategy)
+    {
+        CliRun run = RunChild("deleted", strategy, iterations: 1, maskProcMaps: false);
+
+        Assert.Equal("Touch", ChildProcess.Value(run, "method"));
+        Assert.Equal("0", ChildProcess.Value(run, "bytes")); // no path gives its length: nothing of it is read
+        Assert.Contains("cannot be opened again as the mapped file", ChildProcess.Value(run, "failure"), StringComparison.Ordinal);
     }
 
     [SeccompTheory(masksProcMaps: true)]

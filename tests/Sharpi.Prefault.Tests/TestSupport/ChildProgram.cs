@@ -82,8 +82,10 @@ internal static class ChildProgram
     /// Under a seccomp filter that refuses process_vm_readv and MADV_POPULATE_READ (so the sweep cannot read through
     /// the kernel and <see cref="PrefaultStrategy.Auto"/> falls back to the touch), prefaults a mapping of
     /// <paramref name="path"/> <paramref name="iterations"/> times while the file shrinks: <paramref name="when"/>
-    /// "during" truncates it from another thread once the run's first chunk is swept, "before" before each run. A load
-    /// past the file's end raises SIGBUS, which ends this process (exit 134 or 135) before it prints <c>done</c>. With
+    /// "during" truncates it from the run's first progress report (on the sweep's calling thread, once its first
+    /// chunk is swept, while the other sweep thread goes on), "before" before each run, "deleted" before each run and
+    /// the file is deleted too (so no path names it, and its length cannot be asked). A load past the file's end
+    /// raises SIGBUS, which ends this process (exit 134 or 135) before it prints <c>done</c>. With
     /// <paramref name="maskMaps"/> (started in a mount namespace of its own) its /proc/PID/maps reads empty.
     /// </summary>
     private static int TouchUnderSeccomp(string path, string when, PrefaultStrategy strategy, int iterations, bool maskMaps)
@@ -93,7 +95,8 @@ internal static class ChildProgram
             return 2;
         }
 
-        long length = new FileInfo(path).Length;
+        byte[] content = File.ReadAllBytes(path);
+        long length = content.Length;
         using var stream = new FileStream(path, FileMode.Open, FileAccess.ReadWrite, FileShare.ReadWrite);
         using var map = System.IO.MemoryMappedFiles.MemoryMappedFile.CreateFromFile(stream, null, length,
             System.IO.MemoryMappedFiles.MemoryMappedFileAccess.Read, HandleInheritability.None, leaveOpen: true);
@@ -110,46 +113,40 @@ internal static class ChildProgram
         Console.WriteLine($"populate={PopulateSupport.IsSupported(out _)}");
         Console.WriteLine($"maps={ProcMaps.ReadSelf().Length}");
 
-        using var swept = new ManualResetEventSlim();
+        var random = new Random(20261124);
+        var truncation = new TruncateOnFirstReport(stream);
         PrefaultOptions options = PrefaultOptions.Default with
         {
             Strategy = strategy,
             RamGate = RamGate.Always,
-            ChunkSize = 256 * 1024,
+            ChunkSize = 16 * 1024, // many chunks: the sweep goes on well past the truncation
             MaxDegreeOfParallelism = 2,
-            Progress = new ReportSignal(swept),
+            Progress = when == "during" ? truncation : null,
         };
 
-        var random = new Random(20261124);
         int failed = 0;
         long bytes = 0;
         PrefaultMethod method = PrefaultMethod.None;
+        long newLength = length;
         for (int i = 0; i < iterations; i++)
         {
-            stream.SetLength(length);
-            PageCache.Evict(path);
-            long newLength = random.NextInt64(0, length);
-            int spins = random.Next(0, 20_000);
-            swept.Reset();
-            Thread? truncator = null;
-            if (when == "before")
+            // Written back, not just lengthened: a file lengthened by SetLength is a hole there, which the plan leaves out.
+            stream.Position = newLength;
+            stream.Write(content, (int)newLength, (int)(length - newLength));
+            stream.Flush();
+            newLength = random.NextInt64(0, length / 8);
+            if (when is "before" or "deleted")
             {
                 stream.SetLength(newLength);
             }
-            else
+
+            if (when == "deleted")
             {
-                truncator = new Thread(() =>
-                {
-                    swept.Wait(TimeSpan.FromSeconds(10));
-                    Thread.SpinWait(spins);
-                    stream.SetLength(newLength);
-                });
-                truncator.Start();
+                File.Delete(path); // the open stream and the mapping keep it alive
             }
 
+            truncation.Arm(newLength);
             PrefaultResult result = MmapPrefault.Run([region], options);
-            swept.Set();
-            truncator?.Join();
             failed += result.Failures.Count > 0 ? 1 : 0;
             bytes += result.Bytes;
             method = result.Method;
@@ -161,15 +158,30 @@ internal static class ChildProgram
 
         Console.WriteLine($"method={method}");
         Console.WriteLine($"runsWithFailures={failed}");
+        Console.WriteLine($"truncatedWhileRunning={truncation.Count}");
         Console.WriteLine($"bytes={bytes}");
         Console.WriteLine("done");
         return 0;
     }
 
-    /// <summary>Sets the event on every report, on the reporting thread.</summary>
-    private sealed class ReportSignal(ManualResetEventSlim swept) : IProgress<PrefaultProgress>
+    /// <summary>Truncates the file at the run's first progress report, on the reporting thread, while the sweep's other threads go on.</summary>
+    private sealed class TruncateOnFirstReport(FileStream stream) : IProgress<PrefaultProgress>
     {
-        public void Report(PrefaultProgress value) => swept.Set();
+        private long _length = -1;
+
+        public int Count { get; private set; }
+
+        public void Arm(long length) => _length = length;
+
+        public void Report(PrefaultProgress value)
+        {
+            if (_length >= 0 && value.BytesDone < value.BytesTotal)
+            {
+                stream.SetLength(_length);
+                _length = -1;
+                Count++;
+            }
+        }
     }
 
     /// <summary>Locks <paramref name="count"/> one-page regions two pages apart of a mapping of <paramref name="path"/>: each lock splits the mapping.</summary>
