@@ -20,8 +20,8 @@ internal static class SweepFailureText
     {
         if (OperatingSystem.IsLinux() && error.Kind == PlatformErrorKind.Errno)
         {
-            if (error.Code == Interop.LinuxConstants.EFAULT && MappingOf(address, maps) is ProcMapEntry m && m.IsFileBacked && !m.IsDeleted
-                && DescribeFault(m, address) is string fault)
+            if (error.Code == Interop.LinuxConstants.EFAULT && MappingOf(address, maps) is ProcMapEntry m && m.IsFileBacked
+                && (m.IsDeleted ? DescribeDeletedFault(m) : DescribeFault(m, address)) is string fault)
             {
                 return $"{fault}; the sweep stopped there instead of a fatal SIGBUS ({error})";
             }
@@ -68,8 +68,7 @@ internal static class SweepFailureText
             return $"pages past the end of the mapped file (truncated?): '{m.Path}' is {length:N0} bytes now, the page at offset {offset:N0}";
         }
 
-        Interop.Libc.StatfsBuffer fs;
-        if (Interop.Libc.Fstatfs(file, &fs) == 0 && fs.Blocks > 0 && fs.BlocksFree == 0)
+        if (IsFull(file))
         {
             return $"no space left on the file system of '{m.Path}' (it is full): the page at offset {offset:N0} is inside the file "
                 + "but a hole, and the file system (tmpfs) had no page left to give it";
@@ -77,6 +76,35 @@ internal static class SweepFailureText
 
         return $"the page at offset {offset:N0} of '{m.Path}' ({length:N0} bytes) is inside the file, but the kernel could not read it in "
             + "(an I/O error, a hole the file system had no room for, or memory that ran out)";
+    }
+
+    /// <summary>
+    /// Why a page of a deleted file's mapping could not be faulted in: its length cannot be asked any more, but its
+    /// directory, where it still is the same file system (the device the mapping names), tells whether that is full.
+    /// </summary>
+    [SupportedOSPlatform("linux")]
+    private static string? DescribeDeletedFault(ProcMapEntry m)
+    {
+        string path = m.Path[..^" (deleted)".Length];
+        string? directory = Path.GetDirectoryName(path);
+        if (directory is null || FileStatus.TryOf(directory) is not { Kind: FileKind.Directory } status || status.Device != m.Device)
+        {
+            return null;
+        }
+
+        using SafeFileHandle handle = Interop.Libc.Open(directory, Interop.LinuxConstants.O_RDONLY | Interop.LinuxConstants.O_CLOEXEC, 0);
+        return !handle.IsInvalid && IsFull(handle)
+            ? $"no space left on the file system of '{directory}' (it is full): a hole of the deleted file '{path}' had no page to be given "
+                + "(or the page is past the file's end: a deleted file's length cannot be asked)"
+            : null;
+    }
+
+    /// <summary>Whether the file system of <paramref name="file"/> has no free block left.</summary>
+    [SupportedOSPlatform("linux")]
+    private static unsafe bool IsFull(SafeFileHandle file)
+    {
+        Interop.Libc.StatfsBuffer fs;
+        return Interop.Libc.Fstatfs(file, &fs) == 0 && fs.Blocks > 0 && fs.BlocksFree == 0;
     }
 
     private static ProcMapEntry? MappingOf(nint address, ProcMapEntry[] maps)
