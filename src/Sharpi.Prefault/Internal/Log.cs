@@ -75,4 +75,8 @@ internal static partial class Log
     [LoggerMessage(EventId = 13, Level = LogLevel.Warning,
         Message = "[{Label}] No thread could be started for the background prefault (the process or its pids cgroup is at its thread limit); it runs on the calling thread, and Start returns when it is done")]
     internal static partial void BackgroundThreadUnavailable(ILogger logger, string label);
+
+    [LoggerMessage(EventId = 14, Level = LogLevel.Warning,
+        Message = "[{Label}] The touch is refused: the kernel will not read this process's memory for it (process_vm_readv refused, a seccomp filter?) and /proc/self/maps cannot be read, so it cannot prove a page is inside its file, and a load past a file's end would be fatal (SIGBUS). Issuing the read-ahead hint only.")]
+    internal static partial void TouchRefused(ILogger logger, string label);
 }

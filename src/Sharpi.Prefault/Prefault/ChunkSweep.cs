@@ -22,8 +22,12 @@ internal sealed unsafe class ChunkSweep : IChunkSweep
     private readonly bool _populate;
     private readonly bool _touchAfterPopulate;
     private readonly FileStaging? _staging;
-    private readonly int[] _failed; // per region: 1 once a failure is recorded; the thread that sets it writes _error
+    private readonly FileReadTouch? _fileRead;
+    private readonly ProcMapEntry[] _maps;
+    private readonly int[] _failed; // per region: 1 once a failure is recorded; the thread that sets it writes _error, _failedAt and _why
     private readonly PlatformError[] _error; // per region: the first call that failed in it
+    private readonly nint[] _failedAt; // per region: where its first failure stopped a chunk
+    private readonly string?[] _why; // per region: its first failure in words, where the sweep knew them (else told from the errno)
     private readonly long[] _failedBytes;
     private readonly nint _page = Pages.Size;
     private long _spansSampled;
@@ -40,8 +44,12 @@ internal sealed unsafe class ChunkSweep : IChunkSweep
         _populate = mechanism.Populates;
         _touchAfterPopulate = mechanism.TouchesAfterPopulate;
         _staging = mechanism.Staging;
+        _fileRead = mechanism.FileRead;
+        _maps = mechanism.Maps ?? [];
         _failed = new int[regions.Length];
         _error = new PlatformError[regions.Length];
+        _failedAt = new nint[regions.Length];
+        _why = new string?[regions.Length];
         _failedBytes = new long[regions.Length];
     }
 
@@ -109,17 +117,21 @@ internal sealed unsafe class ChunkSweep : IChunkSweep
             if (_failed[i] != 0)
             {
                 MergedRegion r = _regions[i];
-                failures.Add(new RegionFailure(r.DisplayName, r.Start, _failedBytes[i], _error[i], DescribeError(_error[i])));
+                failures.Add(new RegionFailure(r.DisplayName, r.Start, _failedBytes[i], _error[i], _why[i] ?? SweepFailureText.Describe(_error[i], _failedAt[i], _maps)));
             }
         }
     }
 
     private nint TouchAll(nint start, nint end, int region, ref byte sink)
     {
-        nint touched = SafeTouch.Touch(start, end, ref sink, out PlatformError error);
+        string? why = null;
+        PlatformError error;
+        nint touched = _fileRead is not null && OperatingSystem.IsLinux()
+            ? _fileRead.Touch(start, end, ref sink, out error, out why)
+            : SafeTouch.Touch(start, end, ref sink, out error);
         if (touched != end)
         {
-            Fail(region, error, end - touched);
+            Fail(region, error, touched, end - touched, why);
         }
 
         return touched;
@@ -161,7 +173,7 @@ internal sealed unsafe class ChunkSweep : IChunkSweep
                 nint read = SafeTouch.Touch(span, spanEnd, ref sink, out PlatformError error);
                 if (read != spanEnd)
                 {
-                    Fail(region, error, end - read);
+                    Fail(region, error, read, end - read);
                     touched = read;
                     break;
                 }
@@ -214,7 +226,7 @@ internal sealed unsafe class ChunkSweep : IChunkSweep
             reached = (nuint)good > (nuint)start ? good : start;
         }
 
-        Fail(region, PlatformError.FromErrno(PopulateSupport.Call, errno), end - reached);
+        Fail(region, PlatformError.FromErrno(PopulateSupport.Call, errno), reached, end - reached);
         return reached;
     }
 
@@ -237,12 +249,14 @@ internal sealed unsafe class ChunkSweep : IChunkSweep
         }
     }
 
-    private void Fail(int region, PlatformError error, long bytes)
+    private void Fail(int region, PlatformError error, nint at, long bytes, string? why = null)
     {
         // A region keeps its first failure; it is read only after every worker has stopped.
         if (Interlocked.CompareExchange(ref _failed[region], 1, 0) == 0)
         {
             _error[region] = error;
+            _failedAt[region] = at;
+            _why[region] = why;
         }
 
         Interlocked.Add(ref _failedBytes[region], bytes);

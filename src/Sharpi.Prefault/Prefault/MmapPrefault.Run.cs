@@ -62,7 +62,8 @@ public static partial class MmapPrefault
         PrefaultPlan plan = PrefaultPlan.Measure(merged, run.Failures);
         if (plan.Regions.Length == 0)
         {
-            return Finish(run, NothingToDo("none of the regions is mapped", operators.Mode), plan, sweep: default);
+            string nothing = plan.BytesInHoles > 0 ? "nothing to read: the regions are holes of sparse files" : "none of the regions is mapped";
+            return Finish(run, NothingToDo(nothing, operators.Mode), plan, sweep: default);
         }
 
         // 4. The RAM-fit decision and its budget.
@@ -159,7 +160,7 @@ public static partial class MmapPrefault
         {
             HasRun = ran,
             IsPartial = ran && decision.IsPartial,
-            Reason = sweep.IsCanceled ? $"cancelled after {Sizes.Format(sweep.Bytes)}; {decision.Reason}" : decision.Reason,
+            Reason = ReasonOf(decision, plan, sweep),
             Bytes = sweep.Bytes,
             BytesAlreadyResident = plan?.BytesAlreadyResident ?? 0,
             BytesAlreadyResidentUnknown = plan?.BytesAlreadyResidentUnknown ?? 0,
@@ -179,6 +180,15 @@ public static partial class MmapPrefault
         LogResult(run, result);
         PrefaultMetrics.Record(run.Options.Label, result);
         return result;
+    }
+
+    /// <summary>The decision's reason, after what cut the run short (cancellation) and before what it left unread as nothing to read (holes).</summary>
+    private static string ReasonOf(PrefaultDecision decision, PrefaultPlan? plan, SweepOutcome sweep)
+    {
+        string reason = sweep.IsCanceled ? $"cancelled after {Sizes.Format(sweep.Bytes)}; {decision.Reason}" : decision.Reason;
+        return plan is { BytesInHoles: > 0 } && plan.Regions.Length > 0
+            ? $"{reason}; {Sizes.Format(plan.BytesInHoles)} of holes in sparse files left unread (they read as zeros)"
+            : reason;
     }
 
     private static void LogResult(RunContext run, PrefaultResult result)

@@ -17,6 +17,10 @@ public enum PrefaultMethod
     /// <summary>
     /// A parallel per-page stride touch (one byte per page and each region's last byte), after the OS read-ahead
     /// hint where the platform has a useful one (macOS <c>MADV_WILLNEED</c>, Windows <c>PrefetchVirtualMemory</c>).
+    /// On Linux each read goes through the kernel (<c>process_vm_readv</c>). Where that is refused (a seccomp filter),
+    /// a file mapping's bytes are read through the file instead (<c>pread</c>): they land in the page cache and the
+    /// engine's first access maps them with a minor fault, since a load from a file mapping could fault fatally
+    /// (SIGBUS) if the file shrank.
     /// </summary>
     Touch = 2,
 

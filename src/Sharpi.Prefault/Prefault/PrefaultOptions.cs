@@ -50,7 +50,11 @@ public sealed record PrefaultOptions
     /// <exception cref="ArgumentOutOfRangeException">The value is not in (0, 1] or is not a number.</exception>
     public double RamFraction { get => _ramFraction; init => _ramFraction = ThrowHelper.ValidFraction(value); }
 
-    /// <summary>The most threads that sweep at once (>= 1). Default: <see cref="DefaultMaxDegreeOfParallelism"/>.</summary>
+    /// <summary>
+    /// The most threads that sweep at once (>= 1). Default: <see cref="DefaultMaxDegreeOfParallelism"/>. A sweep starts
+    /// no more threads than it has chunks, nor more than eight per processor (at least the default), whatever is asked:
+    /// past that, threads only wait on the same disk. <see cref="PrefaultResult.Threads"/> says how many swept.
+    /// </summary>
     /// <exception cref="ArgumentOutOfRangeException">The value is less than 1.</exception>
     public int MaxDegreeOfParallelism
     {

@@ -7,7 +7,8 @@ namespace Sharpi.Prefault;
 internal readonly record struct PlannedRegion(MergedRegion Region, long ResidentBytes, long UnknownBytes = 0);
 
 /// <summary>
-/// What one run will sweep: the merged regions that are mapped, in the caller's order, each with its resident bytes,
+/// What one run will sweep: the merged regions that are mapped, in the caller's order, less the holes of sparse files
+/// (<see cref="SparseFiles"/>: nothing to read there, and reading them allocates), each with its resident bytes,
 /// measured once (<see cref="FileCacheProbe.CountResident(ReadOnlySpan{MergedRegion}, ProcMapEntry[], out long, Span{RangeResidency})"/>: cachestat on the files where the kernel has it, else
 /// mincore). The plan owns what every later step reads: its regions as the mechanisms take them (<see cref="Ranges"/>,
 /// built once) and the one snapshot of the mappings under them (<see cref="Maps"/>). The RAM budget cuts the plan
@@ -15,10 +16,11 @@ internal readonly record struct PlannedRegion(MergedRegion Region, long Resident
 /// </summary>
 internal sealed class PrefaultPlan
 {
-    private PrefaultPlan(PlannedRegion[] regions, long bytesRequested, ProcMapEntry[] maps)
+    private PrefaultPlan(PlannedRegion[] regions, long bytesRequested, ProcMapEntry[] maps, long bytesInHoles)
     {
         Regions = regions;
         BytesRequested = bytesRequested;
+        BytesInHoles = bytesInHoles;
         Maps = maps;
         Ranges = new MergedRegion[regions.Length];
         for (int i = 0; i < regions.Length; i++)
@@ -41,6 +43,9 @@ internal sealed class PrefaultPlan
     /// <summary>Bytes of all merged regions, the unmapped ones included: what the caller asked for.</summary>
     internal long BytesRequested { get; }
 
+    /// <summary>Bytes of the merged regions that are holes of sparse files (whole pages), left out of the plan: they read as zeros.</summary>
+    internal long BytesInHoles { get; }
+
     /// <summary>Bytes of the planned regions.</summary>
     internal long BytesPlanned { get; }
 
@@ -53,14 +58,15 @@ internal sealed class PrefaultPlan
     internal long BytesNeeded => BytesPlanned - BytesAlreadyResident;
 
     /// <summary>
-    /// Takes one snapshot of the mappings under <paramref name="merged"/> and measures the residency of each region.
-    /// A region that is not mapped becomes a failure and leaves the plan; where residency cannot be measured, every
-    /// region is planned with nothing resident.
+    /// Takes one snapshot of the mappings under <paramref name="merged"/>, cuts the holes of sparse files out of the
+    /// regions, and measures the residency of each region. A region that is not mapped becomes a failure and leaves
+    /// the plan; where residency cannot be measured, every region is planned with nothing resident.
     /// </summary>
     internal static PrefaultPlan Measure(MergedRegion[] merged, List<RegionFailure> failures)
     {
         long requested = RegionSet.TotalBytes(merged);
         ProcMapEntry[] maps = ProcMaps.ReadFor(merged);
+        merged = SparseFiles.WithoutHoles(merged, maps, out long holes);
         var planned = new PlannedRegion[merged.Length];
         if (!Residency.IsSupported)
         {
@@ -69,7 +75,7 @@ internal sealed class PrefaultPlan
                 planned[i] = new PlannedRegion(merged[i], 0);
             }
 
-            return new PrefaultPlan(planned, requested, maps);
+            return new PrefaultPlan(planned, requested, maps, holes);
         }
 
         var counts = new RangeResidency[merged.Length];
@@ -89,7 +95,7 @@ internal sealed class PrefaultPlan
             }
         }
 
-        return new PrefaultPlan(kept == planned.Length ? planned : planned[..kept], requested, maps);
+        return new PrefaultPlan(kept == planned.Length ? planned : planned[..kept], requested, maps, holes);
     }
 
     /// <summary>
@@ -113,7 +119,7 @@ internal sealed class PrefaultPlan
             kept[^1] = new PlannedRegion(crossing with { End = crossing.Start + (nint)cut.CrossingLength }, 0);
         }
 
-        return new PrefaultPlan(kept, BytesRequested, Maps);
+        return new PrefaultPlan(kept, BytesRequested, Maps, BytesInHoles);
     }
 
     /// <summary>

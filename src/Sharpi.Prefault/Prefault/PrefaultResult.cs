@@ -44,7 +44,10 @@ public sealed record PrefaultResult
     /// </summary>
     public long BytesResidentUnknown { get; init; }
 
-    /// <summary>Bytes of the merged regions left out: by the RAM budget, by cancellation, or by failures.</summary>
+    /// <summary>
+    /// Bytes of the merged regions left out: by the RAM budget, by cancellation, by failures, or as holes of sparse
+    /// files (Linux; nothing to read there, see <see cref="Reason"/>).
+    /// </summary>
     public long BytesSkipped { get; init; }
 
     /// <summary>Bytes of all regions after merging (what was asked for); 0 under <c>SHARPI_PREFAULT=off</c>, which merges nothing.</summary>

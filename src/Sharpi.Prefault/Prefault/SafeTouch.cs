@@ -9,7 +9,9 @@ namespace Sharpi.Prefault;
 /// <c>process_vm_readv</c> on this process (Linux 3.2+, up to 1,024 pages a call) or <c>mach_vm_read_overwrite</c>
 /// (macOS). On Windows a file cannot be truncated while a view of it is mapped (ERROR_USER_MAPPED_FILE), so a range
 /// <c>VirtualQuery</c> found committed and readable is read directly. Where the kernel refuses the call (a seccomp
-/// filter), ranges are read directly after the touch-safety check, as before Linux 3.2.
+/// filter), no file mapping is ever loaded: Linux reads the files through descriptors instead (<see cref="FileReadTouch"/>),
+/// and elsewhere the touch is refused for the hint (<see cref="SweepMechanism.Choose"/>); only private anonymous memory
+/// is read directly, after the touch-safety check.
 /// </summary>
 internal static unsafe class SafeTouch
 {
@@ -18,13 +20,14 @@ internal static unsafe class SafeTouch
 
     private const int MacCopyBytes = 64 * 1024;
 
-    private static readonly Lazy<bool> s_isKernelChecked = new(Probe);
+    private static readonly Lazy<(bool IsKernelChecked, PlatformError Refusal)> s_probe = new(Probe);
 
     /// <summary>
-    /// True when touches go through the kernel and so survive a concurrent truncation; false where they are plain
-    /// loads (Windows, or a kernel that refused the call), which need <see cref="TouchSafety"/>'s check first.
+    /// True when touches go through the kernel and so survive a concurrent truncation; false where they would be plain
+    /// loads (Windows, or a kernel that refused the call), which need <see cref="TouchSafety"/>'s check first and,
+    /// outside Windows, are never made over a file mapping (see <see cref="FileReadTouch"/>).
     /// </summary>
-    internal static bool IsKernelChecked => s_isKernelChecked.Value;
+    internal static bool IsKernelChecked => s_probe.Value.IsKernelChecked;
 
     /// <summary>
     /// Touches every page of [<paramref name="start"/>, <paramref name="end"/>) in address order and returns where it
@@ -53,6 +56,14 @@ internal static unsafe class SafeTouch
             {
                 return TouchThroughMach(start, end, out error);
             }
+        }
+
+        if (!OperatingSystem.IsWindows())
+        {
+            // The kernel refused to read for us, and a plain load of a page past a file's end would be fatal: nothing
+            // is read here (the sweep reads files through FileReadTouch, or refuses the touch for the hint).
+            error = s_probe.Value.Refusal;
+            return start;
         }
 
         sink ^= TouchDirect((byte*)start, (byte*)end);
@@ -119,8 +130,11 @@ internal static unsafe class SafeTouch
         return end;
     }
 
-    /// <summary>Reads one byte per page from <paramref name="start"/> and the last byte: every page of the range faults in once.</summary>
-    private static byte TouchDirect(byte* start, byte* end)
+    /// <summary>
+    /// Reads one byte per page from <paramref name="start"/> and the last byte: every page of the range faults in once.
+    /// Plain loads: only for memory that cannot shrink under them (Windows views, private anonymous memory).
+    /// </summary>
+    internal static byte TouchDirect(byte* start, byte* end)
     {
         byte acc = 0;
         for (byte* p = start; p < end; p += Pages.Size)
@@ -131,20 +145,12 @@ internal static unsafe class SafeTouch
         return (byte)(acc ^ *(end - 1));
     }
 
-    private static bool Probe()
+    private static (bool IsKernelChecked, PlatformError Refusal) Probe()
     {
-        if (OperatingSystem.IsLinux())
-        {
-            byte probe = 1;
-            return TouchThroughKernel((nint)(&probe), (nint)(&probe) + 1, Pages.Size, out _) == (nint)(&probe) + 1;
-        }
-
-        if (OperatingSystem.IsMacOS())
-        {
-            byte probe = 1;
-            return TouchThroughMach((nint)(&probe), (nint)(&probe) + 1, out _) == (nint)(&probe) + 1;
-        }
-
-        return false;
+        byte probe = 1;
+        PlatformError error = PlatformError.None;
+        bool read = OperatingSystem.IsLinux() ? TouchThroughKernel((nint)(&probe), (nint)(&probe) + 1, Pages.Size, out error) == (nint)(&probe) + 1
+            : OperatingSystem.IsMacOS() && TouchThroughMach((nint)(&probe), (nint)(&probe) + 1, out error) == (nint)(&probe) + 1;
+        return (read, error);
     }
 }

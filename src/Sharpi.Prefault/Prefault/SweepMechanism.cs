@@ -20,7 +20,13 @@ namespace Sharpi.Prefault;
 /// it must never be a plain load, which a concurrent truncation could turn into a fatal SIGBUS).
 /// </param>
 /// <param name="Staging">How the file bytes under each mapping come in before a chunk's populate (<see cref="FileStaging"/>); null for nothing.</param>
-internal sealed record SweepMechanism(PrefaultMethod Method, bool HintsFirst, bool TouchesAfterPopulate, FileStaging? Staging) : IDisposable
+/// <param name="FileRead">
+/// The touch's reads where they cannot go through the kernel (Linux, <see cref="SafeTouch.IsKernelChecked"/> false):
+/// file mappings read through their files, never loaded (<see cref="FileReadTouch"/>); null otherwise.
+/// </param>
+/// <param name="Maps">The run's snapshot of the mappings (empty where there is none), to tell what a failed page was.</param>
+internal sealed record SweepMechanism(PrefaultMethod Method, bool HintsFirst, bool TouchesAfterPopulate, FileStaging? Staging,
+    FileReadTouch? FileRead = null, ProcMapEntry[]? Maps = null) : IDisposable
 {
     /// <summary>Each chunk is populated with MADV_POPULATE_READ (else touched).</summary>
     internal bool Populates => Method == PrefaultMethod.Populate;
@@ -33,19 +39,31 @@ internal sealed record SweepMechanism(PrefaultMethod Method, bool HintsFirst, bo
 
     /// <summary>
     /// The mechanism for <paramref name="work"/>: the hint alone when asked; populate (Linux 5.14+, probed once) for
-    /// <see cref="PrefaultStrategy.Auto"/>; else the touch sweep, hinted first where the hint is useful. Then how the
-    /// file bytes under each mapping come in (see <see cref="FileStaging.Prepare"/>: the huge-page advice on read-only
-    /// mappings the regions cover densely, a staging view for dense writable ones, exact reads for sparse selections).
+    /// <see cref="PrefaultStrategy.Auto"/>; else the touch sweep, hinted first where the hint is useful. Where the
+    /// touch cannot read through the kernel, Linux reads the mapped files through descriptors (<see cref="FileReadTouch"/>),
+    /// and where it cannot even tell which pages are a file's (no /proc/self/maps, or not Linux) the touch is refused
+    /// for the hint: it would load pages it has not proven to be inside their files. Then how the file bytes under each
+    /// mapping come in (see <see cref="FileStaging.Prepare"/>: the huge-page advice on read-only mappings the regions
+    /// cover densely, a staging view for dense writable ones, exact reads for sparse selections).
     /// </summary>
     internal static SweepMechanism Choose(PrefaultPlan work, PrefaultOptions options, ILogger log)
     {
         PrefaultMethod method = ChooseMethod(options.Strategy, log);
+        bool uncheckedTouch = method == PrefaultMethod.Touch && !OperatingSystem.IsWindows() && !SafeTouch.IsKernelChecked;
+        if (uncheckedTouch && (!OperatingSystem.IsLinux() || work.Maps.Length == 0))
+        {
+            Log.TouchRefused(log, options.Label);
+            method = PrefaultMethod.Hint;
+        }
+
         bool somethingToRead = work.BytesNeeded > 0;
         return new SweepMechanism(
             method,
             HintsFirst: method == PrefaultMethod.Hint || (method == PrefaultMethod.Touch && !OperatingSystem.IsLinux()),
             TouchesAfterPopulate: method == PrefaultMethod.Populate && somethingToRead && SafeTouch.IsKernelChecked,
-            FileStaging.Prepare(work.Ranges, work.Maps, method, options.IsHugePageAdviceEnabled, somethingToRead, log, options.Label));
+            FileStaging.Prepare(work.Ranges, work.Maps, method, options.IsHugePageAdviceEnabled, somethingToRead, log, options.Label),
+            FileRead: method == PrefaultMethod.Touch && OperatingSystem.IsLinux() && !SafeTouch.IsKernelChecked ? new FileReadTouch(work.Maps) : null,
+            Maps: work.Maps);
     }
 
     /// <summary>Unmaps the staging views: as soon as the sweep is done, not held through the measure and the result.</summary>

@@ -86,6 +86,55 @@ public sealed class ChunkSweepTests
         Assert.Equal(23 * Page, failure.Length);
     }
 
+    /// <summary>
+    /// Where process_vm_readv is refused, the touch reads a file mapping's bytes through the file (pread): the page
+    /// cache fills up to the file's last page and the rest is reported, and no page is loaded or mapped (a load past
+    /// the end would be a fatal SIGBUS, and the file can shrink between any check and a load).
+    /// </summary>
+    [LinuxFact]
+    public void SweepChunk_TouchThroughTheFile_PastATruncatedEnd_CachesUpToTheLastPage_AndLoadsNothing()
+    {
+        using TestFile file = TestFile.Create(64 * Page);
+        using MappedFile map = file.Map();
+        using (var stream = new FileStream(file.Path, FileMode.Open, FileAccess.Write, FileShare.ReadWrite))
+        {
+            stream.SetLength((40 * Page) + 100);
+        }
+
+        file.Evict();
+        nint start = map.Region().Address + 10, end = map.Region().Address + (64 * Page);
+        var sweep = new ChunkSweep([new MergedRegion(start, end, "cut", 0)], Touch with { FileRead = new FileReadTouch(ProcMaps.ReadSelf()) });
+
+        long swept = sweep.SweepChunk(0, start, end);
+
+        Assert.Equal((41 * Page) - 10, swept);
+        RegionFailure failure = Assert.Single(Failures(sweep));
+        Assert.Equal(23 * Page, failure.Length);
+        Assert.Contains("past the end of the mapped file", failure.Message, StringComparison.Ordinal);
+        Assert.Equal(100.0, Residency.Measure(map.Region(0, 41 * Page)).Percent); // in the page cache (mincore)
+        Assert.Equal(0, PageMap.CountPresent(map.Region().Address, 64 * Page)); // and not one page loaded into this process
+    }
+
+    [LinuxFact]
+    public void SweepChunk_TouchThroughTheFile_OfPrivateAnonymousMemory_LoadsItsPages()
+    {
+        const int Pages = 16;
+        nint memory = NativeTestMethods.MapAnonymous(Pages * Page);
+        try
+        {
+            var sweep = new ChunkSweep([new MergedRegion(memory, memory + (Pages * Page), "anon", 0)], Touch with { FileRead = new FileReadTouch(ProcMaps.ReadSelf()) });
+
+            long swept = sweep.SweepChunk(0, memory, memory + (Pages * Page));
+
+            Assert.Equal(Pages * Page, swept);
+            Assert.Equal(Pages, PageMap.CountPresent(memory, Pages * Page));
+        }
+        finally
+        {
+            NativeTestMethods.Unmap(memory, Pages * Page);
+        }
+    }
+
     [LinuxFact]
     public void SweepChunk_OfAnUnmappedRange_SweepsNothing_AndRecordsItAsNotMapped()
     {

@@ -69,6 +69,41 @@ public sealed class MmapPrefaultEnvironmentTests
         Assert.Equal(100.0, map.ResidentPercent(), 3);
     }
 
+    /// <summary>A zero-width space pasted after "off" read as <c>unknown value 'off'</c>: the invisible character is written out.</summary>
+    [Theory]
+    [InlineData("off\u200b", "'off\\u200B'")]
+    [InlineData("\ufeffoff", "'\\uFEFFoff'")]
+    [InlineData("o\u0007ff\u001b[2J", "'o\\u0007ff\\u001B[2J'")]
+    [InlineData("of\u00a0f", "'of\\u00A0f'")]
+    public void Run_WithAnUnknownModeHoldingInvisibleCharacters_WarnsWithThemWrittenOut(string value, string quoted)
+    {
+        using var env = new EnvironmentVariableScope("SHARPI_PREFAULT", value);
+        var log = new ListLogger();
+
+        MmapPrefault.Run([], PrefaultOptions.Default with { Logger = log });
+
+        string warning = Assert.Single(log.At(LogLevel.Warning));
+        Assert.Contains($"unknown value {quoted}", warning, StringComparison.Ordinal);
+        Assert.Contains("accepted values are 0, off, false, 1, on, force, auto", warning, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void Run_WithAnInvalidFractionHoldingInvisibleCharacters_WarnsWithThemWrittenOut()
+    {
+        using var env = new EnvironmentVariableScope("SHARPI_PREFAULT_RAM_FRACTION", "0.5\u200b");
+        var log = new ListLogger();
+
+        MmapPrefault.Run([], PrefaultOptions.Default with { Logger = log });
+
+        Assert.Contains(log.At(LogLevel.Warning), m => m.Contains("invalid value '0.5\\u200B'", StringComparison.Ordinal));
+    }
+
+    [Fact]
+    public void Visible_ShowsEveryPrintableCharacterAsItself()
+    {
+        Assert.Equal("auto sometimes é 😀 日本", OperatorSettings.Visible("auto sometimes é 😀 日本"));
+    }
+
     [LinuxFact]
     public void Run_WhenTheRegionsDoNotFit_PrefaultsInTheGivenOrderUpToTheBudget()
     {

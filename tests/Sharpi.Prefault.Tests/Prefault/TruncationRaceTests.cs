@@ -61,7 +61,8 @@ public sealed class TruncationRaceTests(ITestOutputHelper output)
 
     /// <summary>
     /// Runs <paramref name="run"/> <see cref="Iterations"/> times over a freshly evicted mapping while another thread
-    /// truncates the file to a random length after a random spin, then restores it; counts the truncations that
+    /// truncates the file to a random length after a random spin, then restores it (writes its bytes back: lengthened
+    /// alone, the file would be a hole there, which the plan leaves out); counts the truncations that
     /// began and ended while a run was going on, and of those the runs that reported pages past the end (a truncation
     /// before the run starts is reported too, but races nothing).
     /// </summary>
@@ -69,6 +70,7 @@ public sealed class TruncationRaceTests(ITestOutputHelper output)
         MemoryMappedFileAccess access = MemoryMappedFileAccess.Read)
     {
         using TestFile file = TestFile.Create(FileBytes);
+        byte[] content = File.ReadAllBytes(file.Path);
         using var stream = new FileStream(file.Path, FileMode.Open, FileAccess.ReadWrite, FileShare.ReadWrite);
         using MemoryMappedFile map = MemoryMappedFile.CreateFromFile(stream, null, FileBytes, access, HandleInheritability.None, leaveOpen: true);
         using MemoryMappedViewAccessor view = map.CreateViewAccessor(0, FileBytes, access);
@@ -89,12 +91,16 @@ public sealed class TruncationRaceTests(ITestOutputHelper output)
         int overlapped = 0;
         int cut = 0;
         int cutWhileRunning = 0;
+        long newLength = FileBytes;
         for (int i = 0; i < Iterations; i++)
         {
-            stream.SetLength(FileBytes);
+            stream.Position = newLength;
+            stream.Write(content, (int)newLength, (int)(FileBytes - newLength));
+            stream.Flush();
             PageCache.Evict(file.Path);
             swept.Reset();
-            long newLength = random.NextInt64(0, FileBytes);
+            newLength = random.NextInt64(0, FileBytes);
+            long cutTo = newLength;
             int spins = random.Next(0, 20_000);
             int running = 0; // 1 while run() is on the stack
             bool duringRun = false;
@@ -103,7 +109,7 @@ public sealed class TruncationRaceTests(ITestOutputHelper output)
                 swept.Wait(TimeSpan.FromSeconds(10));
                 Thread.SpinWait(spins);
                 bool before = Volatile.Read(ref running) == 1;
-                stream.SetLength(newLength);
+                stream.SetLength(cutTo);
                 duringRun = before && Volatile.Read(ref running) == 1;
             });
             truncator.Start();

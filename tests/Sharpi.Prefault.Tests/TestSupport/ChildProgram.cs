@@ -27,6 +27,8 @@ internal static class ChildProgram
                 return NoThreadsLeft(args[1], args[2], args[3]);
             case ChildCases.LockUnderMlockall:
                 return LockUnderMlockall(args[1]);
+            case ChildCases.TouchUnderSeccomp:
+                return TouchUnderSeccomp(args[1], args[2], Enum.Parse<PrefaultStrategy>(args[3]), int.Parse(args[4], CultureInfo.InvariantCulture), args[5] == "mask-maps");
             case ChildCases.StageAtMapLimit:
                 return StageAtMapLimit(args[1], int.Parse(args[2], CultureInfo.InvariantCulture), int.Parse(args[3], CultureInfo.InvariantCulture));
             case ChildCases.MeasureAndRun:
@@ -178,6 +180,114 @@ internal static class ChildProgram
         return locked;
     }
 
+    /// <summary>
+    /// Under a seccomp filter that refuses process_vm_readv and MADV_POPULATE_READ (so the sweep cannot read through
+    /// the kernel and <see cref="PrefaultStrategy.Auto"/> falls back to the touch), prefaults a mapping of
+    /// <paramref name="path"/> <paramref name="iterations"/> times while the file shrinks: <paramref name="when"/>
+    /// "during" truncates it from the run's first progress report (once its first chunk is swept, with 511 to go),
+    /// "before" before each run, "deleted" before each run and
+    /// the file is deleted too (so no path names it, and its length cannot be asked). A load past the file's end
+    /// raises SIGBUS, which ends this process (exit 134 or 135) before it prints <c>done</c>. With
+    /// <paramref name="maskMaps"/> (started in a mount namespace of its own) its /proc/PID/maps reads empty.
+    /// </summary>
+    private static int TouchUnderSeccomp(string path, string when, PrefaultStrategy strategy, int iterations, bool maskMaps)
+    {
+        if (!OperatingSystem.IsLinux())
+        {
+            return 2;
+        }
+
+        byte[] content = File.ReadAllBytes(path);
+        long length = content.Length;
+        using var stream = new FileStream(path, FileMode.Open, FileAccess.ReadWrite, FileShare.ReadWrite);
+        using var map = System.IO.MemoryMappedFiles.MemoryMappedFile.CreateFromFile(stream, null, length,
+            System.IO.MemoryMappedFiles.MemoryMappedFileAccess.Read, HandleInheritability.None, leaveOpen: true);
+        using var view = map.CreateViewAccessor(0, length, System.IO.MemoryMappedFiles.MemoryMappedFileAccess.Read);
+        PrefaultRegion region = PrefaultRegion.FromView(view, "racing");
+
+        if (maskMaps)
+        {
+            ChildProcess.MaskOwnProcMaps();
+        }
+
+        SeccompFilter.Install(refusePopulate: true);
+        Console.WriteLine($"kernelChecked={SafeTouch.IsKernelChecked}");
+        Console.WriteLine($"populate={PopulateSupport.IsSupported(out _)}");
+        Console.WriteLine($"maps={ProcMaps.ReadSelf().Length}");
+
+        var random = new Random(20261124);
+        var truncation = new TruncateOnFirstReport(stream);
+        PrefaultOptions options = PrefaultOptions.Default with
+        {
+            Strategy = strategy,
+            RamGate = RamGate.Always,
+            ChunkSize = 16 * 1024, // many chunks: the sweep goes on well past the truncation
+            // One thread, so the first report comes after the first of 512 chunks in every run. With two, the other
+            // thread sometimes swept the whole file before the first report, and the run saw no truncation at all.
+            MaxDegreeOfParallelism = 1,
+            Progress = when == "during" ? truncation : null,
+        };
+
+        int failed = 0;
+        long bytes = 0;
+        PrefaultMethod method = PrefaultMethod.None;
+        long newLength = length;
+        for (int i = 0; i < iterations; i++)
+        {
+            // Written back, not just lengthened: a file lengthened by SetLength is a hole there, which the plan leaves out.
+            stream.Position = newLength;
+            stream.Write(content, (int)newLength, (int)(length - newLength));
+            stream.Flush();
+            newLength = random.NextInt64(0, length / 8);
+            if (when is "before" or "deleted")
+            {
+                stream.SetLength(newLength);
+            }
+
+            if (when == "deleted")
+            {
+                File.Delete(path); // the open stream and the mapping keep it alive
+            }
+
+            truncation.Arm(newLength);
+            PrefaultResult result = MmapPrefault.Run([region], options);
+            failed += result.Failures.Count > 0 ? 1 : 0;
+            bytes += result.Bytes;
+            method = result.Method;
+            if (i == 0 && result.Failures.Count > 0)
+            {
+                Console.WriteLine($"failure={result.Failures[0].Message}");
+            }
+        }
+
+        Console.WriteLine($"method={method}");
+        Console.WriteLine($"runsWithFailures={failed}");
+        Console.WriteLine($"truncatedWhileRunning={truncation.Count}");
+        Console.WriteLine($"bytes={bytes}");
+        Console.WriteLine("done");
+        return 0;
+    }
+
+    /// <summary>Truncates the file at the run's first progress report, on the reporting thread, while the sweep's other threads go on.</summary>
+    private sealed class TruncateOnFirstReport(FileStream stream) : IProgress<PrefaultProgress>
+    {
+        private long _length = -1;
+
+        public int Count { get; private set; }
+
+        public void Arm(long length) => _length = length;
+
+        public void Report(PrefaultProgress value)
+        {
+            if (_length >= 0 && value.BytesDone < value.BytesTotal)
+            {
+                stream.SetLength(_length);
+                _length = -1;
+                Count++;
+            }
+        }
+    }
+
     /// <summary>Locks <paramref name="count"/> one-page regions two pages apart of a mapping of <paramref name="path"/>: each lock splits the mapping.</summary>
     private static int LockSplitPages(string path, int count)
     {
@@ -272,4 +382,5 @@ internal static class ChildCases
     public const string StageAtMapLimit = "stage-at-map-limit";
     public const string MeasureAndRun = "measure-and-run";
     public const string MeasureBesideAnonymous = "measure-beside-anonymous";
+    public const string TouchUnderSeccomp = "touch-under-seccomp";
 }

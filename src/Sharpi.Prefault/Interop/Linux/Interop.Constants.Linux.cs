@@ -16,6 +16,10 @@ internal static partial class Interop
 
         internal const int POSIX_FADV_DONTNEED = 4;
 
+        /// <summary>lseek: the next offset at or after the one given that holds data, or that is a hole (Linux 3.1+).</summary>
+        internal const int SEEK_DATA = 3;
+        internal const int SEEK_HOLE = 4;
+
         /// <summary>mmap: pages may be read; a view shared with the page cache (no private copies).</summary>
         internal const int PROT_READ = 0x1;
         internal const int MAP_SHARED = 0x01;
@@ -33,10 +37,13 @@ internal static partial class Interop
         internal const int EPERM = 1;
         internal const int EINTR = 4;
         internal const int EIO = 5;
+        /// <summary>lseek(SEEK_DATA): no data at or after the offset.</summary>
+        internal const int ENXIO = 6;
         internal const int EAGAIN = 11;
         internal const int ENOMEM = 12;
         internal const int EFAULT = 14;
         internal const int EINVAL = 22;
+        internal const int ENOSPC = 28;
         internal const int ENOSYS = 38;
         internal const int EHWPOISON = 133;
     }

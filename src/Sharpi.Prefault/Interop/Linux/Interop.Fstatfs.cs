@@ -6,14 +6,19 @@ internal static partial class Interop
     internal static unsafe partial class Libc
     {
         /// <summary>
-        /// struct statfs as far as this library reads it: f_type, a long at offset 0 on 64-bit Linux. The kernel
-        /// writes 120 bytes on x86-64 and arm64; the size leaves room.
+        /// struct statfs as far as this library reads it, on 64-bit Linux: f_type (a long at 0), then f_bsize (8),
+        /// f_blocks (16), f_bfree (24) and f_bavail (32), block counts in f_bsize units. The kernel writes 120 bytes on
+        /// x86-64 and arm64; the size leaves room.
         /// </summary>
         [SupportedOSPlatform("linux")]
         [StructLayout(LayoutKind.Explicit, Size = 256)]
         internal struct StatfsBuffer
         {
             [FieldOffset(0)] internal long Type;
+            [FieldOffset(8)] internal long BlockSize;
+            [FieldOffset(16)] internal ulong Blocks;
+            [FieldOffset(24)] internal ulong BlocksFree;
+            [FieldOffset(32)] internal ulong BlocksAvailable;
         }
 
         /// <summary>

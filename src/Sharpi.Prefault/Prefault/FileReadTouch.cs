@@ -1,0 +1,147 @@
+using System.Buffers;
+using System.Runtime.InteropServices;
+using System.Runtime.Versioning;
+using Microsoft.Win32.SafeHandles;
+
+namespace Sharpi.Prefault;
+
+/// <summary>
+/// The Linux touch where the kernel will not read this process's memory for it (<c>process_vm_readv</c> refused, as a
+/// hardened container's seccomp profile does: <see cref="SafeTouch.IsKernelChecked"/> false). A plain load of a
+/// mapped file's page is then never safe: the file can shrink between any check of its length and the load, and the
+/// load past its end raises SIGBUS, which ends the process (a check of the length before each batch of loads only
+/// narrows that window; it cannot close it). So nothing of a file mapping is loaded: its bytes are read through a
+/// descriptor of the file instead (<c>pread</c>, into a scratch buffer), which the kernel answers past the end with a
+/// short read, never a signal. The pages land in the page cache the mapping shares, and the engine's first access
+/// maps them with a minor fault (fault-around maps up to 16 at a time), with no read from the disk.
+/// </summary>
+/// <remarks>
+/// Private anonymous memory (the heap, an engine's own buffers: no inode, not shared) cannot shrink, and is read with
+/// plain loads, after the touch-safety check as before. Anything else that cannot be opened again as the mapped file
+/// (a deleted file, shared memory, a device, a path renamed over) is not touched at all and is reported: there is no
+/// way to read it that cannot fault fatally. Each piece opens its file for the read and closes it at once (no
+/// descriptor is held through the sweep; see <see cref="FileCacheProbe.CountResident"/> for why).
+/// </remarks>
+[SupportedOSPlatform("linux")]
+internal sealed unsafe class FileReadTouch(ProcMapEntry[] maps)
+{
+    private const int ReadBytes = 256 * 1024;
+
+    /// <summary>
+    /// Brings in every page of [<paramref name="start"/>, <paramref name="end"/>) and returns where it stopped:
+    /// <paramref name="end"/>, or the first page that could not be brought in, with the call that failed (if one did)
+    /// and why in words.
+    /// </summary>
+    internal nint Touch(nint start, nint end, ref byte sink, out PlatformError error, out string? why)
+    {
+        error = PlatformError.None;
+        why = null;
+        foreach (MapPiece piece in ProcMaps.Pieces(maps, start, end))
+        {
+            if (piece.IsGap)
+            {
+                why = "not mapped: the range has no mapping in /proc/self/maps";
+                return piece.Start;
+            }
+
+            ProcMapEntry m = maps[piece.Index];
+            if (m.Inode == 0 && !m.Shared)
+            {
+                // Private anonymous memory: nothing can shrink under it.
+                sink ^= SafeTouch.TouchDirect((byte*)piece.Start, (byte*)piece.End);
+                continue;
+            }
+
+            nint reached = ReadFile(m, piece.Start, piece.End, out error, out why);
+            if (reached != piece.End)
+            {
+                return reached;
+            }
+        }
+
+        return end;
+    }
+
+    /// <summary>Reads the file bytes behind [from, to) of mapping <paramref name="m"/> through a descriptor; returns where it stopped.</summary>
+    private static nint ReadFile(ProcMapEntry m, nint from, nint to, out PlatformError error, out string? why)
+    {
+        error = PlatformError.None;
+        why = null;
+        using SafeFileHandle? file = m is { IsFileBacked: true, IsDeleted: false } ? FileCacheProbe.OpenIfSameFile(m.Path, m.Inode) : null;
+        if (file is null)
+        {
+            why = $"not touched: '{m.Path}' cannot be opened again as the mapped file (deleted, shared memory, a device, or renamed over), "
+                + "so its length cannot be checked, and without process_vm_readv a read past its end would be fatal (SIGBUS)";
+            return from;
+        }
+
+        long fileFrom = m.Offset + (Pages.Floor(from) - m.Start);
+        long fileTo = m.Offset + (to - m.Start);
+        byte[] buffer = ArrayPool<byte>.Shared.Rent(ReadBytes);
+        try
+        {
+            fixed (byte* scratch = buffer)
+            {
+                for (long at = fileFrom; at < fileTo;)
+                {
+                    int want = (int)Math.Min(ReadBytes, fileTo - at);
+                    nint read = Interop.Libc.Pread(file, scratch, (nuint)want, at);
+                    if (read < 0)
+                    {
+                        int errno = Marshal.GetLastPInvokeError();
+                        if (errno == Interop.LinuxConstants.EINTR)
+                        {
+                            continue;
+                        }
+
+                        error = PlatformError.FromErrno("pread", errno);
+                        return Reached(m, at, from);
+                    }
+
+                    if (read == 0)
+                    {
+                        // The end of the file (a short read alone may stop early, beside a concurrent truncation): the
+                        // page that holds its last byte reads (zero-filled past it), none after.
+                        nint reached = Reached(m, Pages.Ceiling(at), from);
+                        if ((nuint)reached >= (nuint)to)
+                        {
+                            return to;
+                        }
+
+                        why = $"pages past the end of the mapped file (truncated?): '{m.Path}' is {LengthNow(file, at):N0} bytes now, "
+                            + $"nothing at offset {at:N0}; read through the file (process_vm_readv is refused here), so nothing faulted";
+                        return reached;
+                    }
+
+                    at += read;
+                }
+            }
+        }
+        finally
+        {
+            ArrayPool<byte>.Shared.Return(buffer);
+        }
+
+        return to;
+    }
+
+    /// <summary>The file's length now (for the message); <paramref name="atMost"/> where it cannot be asked.</summary>
+    private static long LengthNow(SafeFileHandle file, long atMost)
+    {
+        try
+        {
+            return Math.Min(RandomAccess.GetLength(file), atMost);
+        }
+        catch (IOException)
+        {
+            return atMost;
+        }
+    }
+
+    /// <summary>The address of file offset <paramref name="offset"/> in mapping <paramref name="m"/>, not before <paramref name="from"/>.</summary>
+    private static nint Reached(ProcMapEntry m, long offset, nint from)
+    {
+        nint address = m.Start + (nint)(offset - m.Offset);
+        return (nuint)address > (nuint)from ? address : from;
+    }
+}

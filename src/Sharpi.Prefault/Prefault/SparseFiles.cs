@@ -1,0 +1,171 @@
+using System.Runtime.Versioning;
+using Microsoft.Win32.SafeHandles;
+
+namespace Sharpi.Prefault;
+
+/// <summary>
+/// Cuts the holes of sparse files out of the regions before anything is measured, gated or read (Linux): a hole reads
+/// as zeros, so there is nothing to bring in, and bringing it in is not free. A read fault on a hole of a tmpfs file
+/// allocates a page of the file system (a 1 GiB sparse file filled a 600 MiB tmpfs until ENOSPC, and the next write
+/// of anyone on it failed); on a disk file system it fills the page cache with pages of zeros. What is left is the
+/// data, in whole pages, and the RAM-fit gate counts only that.
+/// </summary>
+/// <remarks>
+/// The holes are found once, when the run is planned, with <c>SEEK_DATA</c>/<c>SEEK_HOLE</c> on a descriptor of each
+/// mapped file (<see cref="FileHoles"/>), opened by its path only when it is still the mapped file (device and inode),
+/// one at a time and closed at once: a file that cannot be opened (deleted, renamed over, no permission) is read whole,
+/// as before. A file with no hole costs one open and one <c>lseek</c>. Only whole pages inside a hole leave the plan;
+/// a page past the end of the file is no hole (the sweep reports it as past the end).
+/// </remarks>
+internal static class SparseFiles
+{
+    /// <summary>
+    /// The regions without the holes of the files mapped under them (in <paramref name="maps"/>, the plan's snapshot),
+    /// each kept piece with its region's name and order; <paramref name="merged"/> itself where there is no hole.
+    /// </summary>
+    internal static MergedRegion[] WithoutHoles(MergedRegion[] merged, ProcMapEntry[] maps, out long holeBytes)
+    {
+        holeBytes = 0;
+        if (!OperatingSystem.IsLinux() || maps.Length == 0)
+        {
+            return merged;
+        }
+
+        (nint Start, nint End)[]?[] holes = HolesOf(merged, maps);
+        List<MergedRegion>? kept = null;
+        for (int i = 0; i < merged.Length; i++)
+        {
+            MergedRegion r = merged[i];
+            nint keptFrom = r.Start; // the start of the piece of r not yet added
+            foreach (MapPiece piece in ProcMaps.Pieces(maps, r.Start, r.End))
+            {
+                if (piece.IsGap || holes[piece.Index] is not { } mappingHoles)
+                {
+                    continue;
+                }
+
+                foreach ((nint holeStart, nint holeEnd) in mappingHoles)
+                {
+                    nint from = (nuint)holeStart > (nuint)piece.Start ? holeStart : piece.Start;
+                    nint to = (nuint)holeEnd < (nuint)piece.End ? holeEnd : piece.End;
+                    if ((nuint)from >= (nuint)to)
+                    {
+                        continue;
+                    }
+
+                    kept ??= [.. merged.AsSpan(0, i)];
+                    if ((nuint)from > (nuint)keptFrom)
+                    {
+                        kept.Add(r with { Start = keptFrom, End = from });
+                    }
+
+                    holeBytes += to - from;
+                    keptFrom = to;
+                }
+            }
+
+            if (kept is null)
+            {
+                continue;
+            }
+
+            if ((nuint)keptFrom < (nuint)r.End)
+            {
+                kept.Add(r with { Start = keptFrom, End = r.End });
+            }
+        }
+
+        return kept is null ? merged : [.. kept];
+    }
+
+    /// <summary>
+    /// Per mapping under the regions: its holes as whole pages of address space, in address order (null: none, or
+    /// none known). Each file is opened once, and only while its holes are asked.
+    /// </summary>
+    private static (nint Start, nint End)[]?[] HolesOf(MergedRegion[] merged, ProcMapEntry[] maps)
+    {
+        var holes = new (nint Start, nint End)[]?[maps.Length];
+        bool[] used = new bool[maps.Length];
+        foreach (MergedRegion r in merged)
+        {
+            foreach (MapPiece piece in ProcMaps.Pieces(maps, r.Start, r.End))
+            {
+                if (!piece.IsGap)
+                {
+                    used[piece.Index] = true;
+                }
+            }
+        }
+
+        var solid = new HashSet<string>(StringComparer.Ordinal); // files with no hole, or that cannot be asked: asked once
+        var fileHoles = new List<(long Start, long End)>();
+        for (int i = 0; i < maps.Length; i++)
+        {
+            ProcMapEntry m = maps[i];
+            if (OperatingSystem.IsLinux() && used[i] && m is { IsFileBacked: true, IsDeleted: false } && !solid.Contains(m.Path))
+            {
+                holes[i] = HolesOf(m, fileHoles, out bool fileIsSolid);
+                if (fileIsSolid)
+                {
+                    solid.Add(m.Path);
+                }
+            }
+        }
+
+        return holes;
+    }
+
+    /// <summary>
+    /// The holes of mapping <paramref name="m"/> as whole pages of its address range; null where it has none. With
+    /// <paramref name="fileIsSolid"/> true, the file has none anywhere (or cannot be asked): its other mappings need no asking.
+    /// </summary>
+    [SupportedOSPlatform("linux")]
+    private static (nint Start, nint End)[]? HolesOf(ProcMapEntry m, List<(long Start, long End)> fileHoles, out bool fileIsSolid)
+    {
+        fileIsSolid = true;
+        using SafeFileHandle? file = FileCacheProbe.OpenIfSameFile(m.Path, m.Inode);
+        if (file is null)
+        {
+            return null;
+        }
+
+        long length;
+        try
+        {
+            length = RandomAccess.GetLength(file);
+        }
+        catch (IOException)
+        {
+            return null;
+        }
+
+        if (!FileHoles.HasAny(file, length))
+        {
+            return null;
+        }
+
+        fileIsSolid = false;
+        fileHoles.Clear();
+        long mappedEnd = Math.Min(length, m.Offset + (m.End - m.Start));
+        if (mappedEnd <= m.Offset || !FileHoles.TryFind(file, m.Offset, mappedEnd, fileHoles) || fileHoles.Count == 0)
+        {
+            return null;
+        }
+
+        var pages = new List<(nint Start, nint End)>(fileHoles.Count);
+        foreach ((long start, long end) in fileHoles)
+        {
+            // Whole pages only: a page that holds a byte of data is read. A hole that runs to the end of the file
+            // takes the page holding the end along (its tail past the end reads as zeros too).
+            nint from = Pages.Ceiling(m.Start + (nint)(start - m.Offset));
+            nint to = end == length ? Pages.Ceiling(m.Start + (nint)(end - m.Offset)) : Pages.Floor(m.Start + (nint)(end - m.Offset));
+            to = (nuint)to < (nuint)m.End ? to : m.End;
+            if ((nuint)from < (nuint)to)
+            {
+                pages.Add((from, to));
+            }
+        }
+
+        return pages.Count > 0 ? [.. pages] : null;
+    }
+}
