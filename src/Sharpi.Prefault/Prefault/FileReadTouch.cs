@@ -20,7 +20,7 @@ namespace Sharpi.Prefault;
 /// plain loads, after the touch-safety check as before. Anything else that cannot be opened again as the mapped file
 /// (a deleted file, shared memory, a device, a path renamed over) is not touched at all and is reported: there is no
 /// way to read it that cannot fault fatally. Each piece opens its file for the read and closes it at once (no
-/// descriptor is held through the sweep; see <see cref="FileCacheProbe.CountResident"/> for why).
+/// descriptor is held through the sweep; see <see cref="FileCacheProbe.CountResident(ReadOnlySpan{MergedRegion}, ProcMapEntry[], out long, Span{RangeResidency})"/> for why).
 /// </remarks>
 [SupportedOSPlatform("linux")]
 internal sealed unsafe class FileReadTouch(ProcMapEntry[] maps)
