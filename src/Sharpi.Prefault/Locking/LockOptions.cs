@@ -7,7 +7,7 @@ public sealed record LockOptions
 {
     private readonly string _label = "lock";
     private readonly RamGate _ramGate = RamGate.FitsInRam;
-    private readonly double _ramFraction = PrefaultOptions.DefaultRamFraction;
+    private readonly double _ramFraction = RamFitGate.DefaultFraction;
 
     /// <summary>Options with every default: label <c>"lock"</c>, gate <see cref="RamGate.FitsInRam"/>, fraction 0.8, no logger.</summary>
     public static LockOptions Default { get; } = new();

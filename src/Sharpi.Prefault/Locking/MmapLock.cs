@@ -23,12 +23,12 @@ public static class MmapLock
     /// <exception cref="ArgumentNullException"><paramref name="regions"/> is null.</exception>
     /// <exception cref="ArgumentOutOfRangeException">A region has a negative length or runs past the address space.</exception>
     public static LockLease Lock(IReadOnlyList<PrefaultRegion> regions, LockOptions? options = null)
-        => Lock(MmapPrefault.AsSpan(regions), options);
+        => Lock(RegionList.AsSpan(regions), options);
 
     /// <inheritdoc cref="Lock(IReadOnlyList{PrefaultRegion}, LockOptions?)"/>
     /// <remarks>An exact match for arrays: without it, C# 12 and 13 find an array argument ambiguous (CS0121) between the list and span overloads.</remarks>
     public static LockLease Lock(PrefaultRegion[] regions, LockOptions? options = null)
-        => Lock(MmapPrefault.AsSpan(regions), options);
+        => Lock(RegionList.AsSpan(regions), options);
 
     /// <inheritdoc cref="Lock(IReadOnlyList{PrefaultRegion}, LockOptions?)"/>
     public static LockLease Lock(ReadOnlySpan<PrefaultRegion> regions, LockOptions? options = null) => Lock(regions, options, room: null);

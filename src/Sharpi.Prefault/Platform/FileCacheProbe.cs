@@ -20,6 +20,17 @@ namespace Sharpi.Prefault;
 /// </remarks>
 internal sealed unsafe class FileCacheProbe : IDisposable
 {
+    /// <summary>
+    /// True where residency of mapped memory can be counted: mincore (Linux, macOS, FreeBSD) or QueryWorkingSetEx
+    /// (Windows, this process's working set).
+    /// </summary>
+    [SupportedOSPlatformGuard("linux")]
+    [SupportedOSPlatformGuard("macos")]
+    [SupportedOSPlatformGuard("freebsd")]
+    [SupportedOSPlatformGuard("windows")]
+    internal static bool IsSupported =>
+        OperatingSystem.IsLinux() || OperatingSystem.IsMacOS() || OperatingSystem.IsFreeBSD() || OperatingSystem.IsWindows();
+
     private static int s_unsupported; // 1 once the kernel answered ENOSYS
 
     private readonly FilePiece[] _pieces;
@@ -112,7 +123,7 @@ internal sealed unsafe class FileCacheProbe : IDisposable
     internal static long CountResident(ReadOnlySpan<MergedRegion> ranges, ProcMapEntry[] maps, out long unknownBytes, Span<RangeResidency> each = default)
     {
         unknownBytes = 0;
-        if (!Residency.IsSupported)
+        if (!IsSupported)
         {
             each.Clear();
             return 0;

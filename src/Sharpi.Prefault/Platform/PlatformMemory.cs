@@ -19,7 +19,7 @@ internal static unsafe class PlatformMemory
             return IsCommittedAndReadable(start, end, out error, out why);
         }
 
-        if (Residency.IsSupported && !Mincore.TryCountResident(start, end, out _, out int errno))
+        if (FileCacheProbe.IsSupported && !Mincore.TryCountResident(start, end, out _, out int errno))
         {
             error = PlatformError.FromErrno("mincore", errno);
             why = $"not mapped: mincore failed, {error.Describe()}";

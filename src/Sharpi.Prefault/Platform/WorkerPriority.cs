@@ -23,14 +23,6 @@ internal static class WorkerPriority
     /// <summary>The nice value of <see cref="ThreadPriority.Lowest"/> workers on Linux.</summary>
     internal const int LowestNice = 19;
 
-    /// <summary>
-    /// The one place a run's worker priority is worked out: the caller's (<see cref="PrefaultOptions.WorkerPriority"/>)
-    /// when set, else the entry point's default: below normal for a background prefault (<c>Start</c>), whose sweep
-    /// waits on the disk while the init work it overlaps should win the CPU; normal for <c>Run</c>, which the caller waits on.
-    /// </summary>
-    internal static ThreadPriority For(PrefaultOptions options, bool isBackground) =>
-        options.WorkerPriority ?? (isBackground ? ThreadPriority.BelowNormal : ThreadPriority.Normal);
-
     /// <summary>Applies <paramref name="priority"/> to the calling thread; never throws (a refusal leaves it as it was).</summary>
     internal static void ApplyToCurrentThread(ThreadPriority priority)
     {

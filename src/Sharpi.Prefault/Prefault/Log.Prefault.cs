@@ -3,7 +3,7 @@ using Microsoft.Extensions.Logging;
 namespace Sharpi.Prefault;
 
 /// <summary>
-/// Every log message of the library, declared once through the source generator. Partial: a feature's
+/// Prefault's log messages (event ids 1-99), declared once through the source generator. Partial: each feature's
 /// messages live in <c>Log.Feature.cs</c> in the feature's folder, with event ids in its own hundred.
 /// </summary>
 internal static partial class Log

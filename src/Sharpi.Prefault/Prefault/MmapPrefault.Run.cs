@@ -18,19 +18,19 @@ public static partial class MmapPrefault
     /// <exception cref="ArgumentNullException"><paramref name="regions"/> is null.</exception>
     /// <exception cref="ArgumentOutOfRangeException">A region has a negative length or runs past the address space.</exception>
     public static PrefaultResult Run(IReadOnlyList<PrefaultRegion> regions, PrefaultOptions? options = null, CancellationToken cancellationToken = default)
-        => Run(AsSpan(regions), options, cancellationToken);
+        => Run(RegionList.AsSpan(regions), options, cancellationToken);
 
     /// <inheritdoc cref="Run(IReadOnlyList{PrefaultRegion}, PrefaultOptions?, CancellationToken)"/>
     /// <remarks>An exact match for arrays: without it, C# 12 and 13 find an array argument ambiguous (CS0121) between the list and span overloads.</remarks>
     public static PrefaultResult Run(PrefaultRegion[] regions, PrefaultOptions? options = null, CancellationToken cancellationToken = default)
-        => Run(AsSpan(regions), options, cancellationToken);
+        => Run(RegionList.AsSpan(regions), options, cancellationToken);
 
     /// <inheritdoc cref="Run(IReadOnlyList{PrefaultRegion}, PrefaultOptions?, CancellationToken)"/>
     public static PrefaultResult Run(ReadOnlySpan<PrefaultRegion> regions, PrefaultOptions? options = null, CancellationToken cancellationToken = default)
     {
         RegionSet.Validate(regions, nameof(regions));
         options ??= PrefaultOptions.Default;
-        return Execute(regions, options, WorkerPriority.For(options, isBackground: false), readiness: null, cancellationToken);
+        return Execute(regions, options, options.WorkerPriorityFor(isBackground: false), readiness: null, cancellationToken);
     }
 
     /// <summary>

@@ -21,12 +21,12 @@ public static partial class MmapPrefault
     /// <exception cref="ArgumentNullException"><paramref name="regions"/> is null.</exception>
     /// <exception cref="ArgumentOutOfRangeException">A region has a negative length or runs past the address space.</exception>
     public static PrefaultHandle Start(IReadOnlyList<PrefaultRegion> regions, PrefaultOptions? options = null, CancellationToken cancellationToken = default)
-        => Start(AsSpan(regions), options, cancellationToken);
+        => Start(RegionList.AsSpan(regions), options, cancellationToken);
 
     /// <inheritdoc cref="Start(IReadOnlyList{PrefaultRegion}, PrefaultOptions?, CancellationToken)"/>
     /// <remarks>An exact match for arrays: without it, C# 12 and 13 find an array argument ambiguous (CS0121) between the list and span overloads.</remarks>
     public static PrefaultHandle Start(PrefaultRegion[] regions, PrefaultOptions? options = null, CancellationToken cancellationToken = default)
-        => Start(AsSpan(regions), options, cancellationToken);
+        => Start(RegionList.AsSpan(regions), options, cancellationToken);
 
     /// <inheritdoc cref="Start(IReadOnlyList{PrefaultRegion}, PrefaultOptions?, CancellationToken)"/>
     public static PrefaultHandle Start(ReadOnlySpan<PrefaultRegion> regions, PrefaultOptions? options = null, CancellationToken cancellationToken = default)

@@ -1,6 +1,3 @@
-using System.Runtime.CompilerServices;
-using System.Runtime.InteropServices;
-
 namespace Sharpi.Prefault;
 
 /// <summary>
@@ -28,7 +25,7 @@ public static partial class MmapPrefault
     /// </returns>
     /// <exception cref="ArgumentOutOfRangeException">A byte count is negative, the fraction is not in (0, 1], or an enum value is undefined.</exception>
     public static PrefaultDecision Decide(PrefaultMode mode, long bytesNeeded, long bytesAlreadyResident, MemoryFigures memory,
-        RamGate gate = RamGate.FitsInRam, double ramFraction = PrefaultOptions.DefaultRamFraction)
+        RamGate gate = RamGate.FitsInRam, double ramFraction = RamFitGate.DefaultFraction)
     {
         ArgumentOutOfRangeException.ThrowIfNegative(bytesNeeded);
         ArgumentOutOfRangeException.ThrowIfNegative(bytesAlreadyResident);
@@ -45,26 +42,4 @@ public static partial class MmapPrefault
     }
 
     private static PrefaultDecision WithMode(RamGateDecision d, PrefaultMode mode) => new(d.ShouldRun, d.IsPartial, d.BudgetBytes, mode, d.Reason);
-
-    /// <summary>
-    /// The regions a public list overload was given, as the span its span overload takes: without copying where the
-    /// list is an array or a List, a copy otherwise. Throws <see cref="ArgumentNullException"/> for null.
-    /// </summary>
-    internal static ReadOnlySpan<PrefaultRegion> AsSpan(IReadOnlyList<PrefaultRegion> regions, [CallerArgumentExpression(nameof(regions))] string? name = null)
-    {
-        ArgumentNullException.ThrowIfNull(regions, name);
-        return regions switch
-        {
-            PrefaultRegion[] array => array,
-            List<PrefaultRegion> list => CollectionsMarshal.AsSpan(list),
-            _ => regions.ToArray(),
-        };
-    }
-
-    /// <inheritdoc cref="AsSpan(IReadOnlyList{PrefaultRegion}, string?)"/>
-    internal static ReadOnlySpan<PrefaultRegion> AsSpan(PrefaultRegion[] regions, [CallerArgumentExpression(nameof(regions))] string? name = null)
-    {
-        ArgumentNullException.ThrowIfNull(regions, name);
-        return regions;
-    }
 }

@@ -32,7 +32,7 @@ public sealed class PrefaultHandle : IDisposable, IAsyncDisposable
         _readiness = new RegionReadiness(regions.Length);
         _callerRegistration = cancellationToken.UnsafeRegister(static handle => ((PrefaultHandle)handle!).Cancel(), this);
 
-        ThreadPriority priority = WorkerPriority.For(options, isBackground: true);
+        ThreadPriority priority = options.WorkerPriorityFor(isBackground: true);
         var thread = new Thread(() =>
         {
             WorkerPriority.ApplyToCurrentThread(priority);

@@ -23,7 +23,7 @@ public sealed record PrefaultOptions
     public static int DefaultMaxDegreeOfParallelism => Math.Max(8, Environment.ProcessorCount);
 
     /// <summary>The default RAM fraction: 0.8.</summary>
-    public const double DefaultRamFraction = 0.8;
+    public const double DefaultRamFraction = RamFitGate.DefaultFraction;
 
     private readonly string _label = "prefault";
     private readonly double _ramFraction = DefaultRamFraction;
@@ -126,4 +126,12 @@ public sealed record PrefaultOptions
 
     /// <summary>Receives bytes done/total at most about ten times a second, and once at the end. Called on a worker thread.</summary>
     public IProgress<PrefaultProgress>? Progress { get; init; }
+
+    /// <summary>
+    /// The one place a run's worker priority is worked out: the caller's (<see cref="WorkerPriority"/>)
+    /// when set, else the entry point's default: below normal for a background prefault (<c>Start</c>), whose sweep
+    /// waits on the disk while the init work it overlaps should win the CPU; normal for <c>Run</c>, which the caller waits on.
+    /// </summary>
+    internal ThreadPriority WorkerPriorityFor(bool isBackground) =>
+        WorkerPriority ?? (isBackground ? ThreadPriority.BelowNormal : ThreadPriority.Normal);
 }

@@ -68,7 +68,7 @@ internal sealed class PrefaultPlan
         ProcMapEntry[] maps = ProcMaps.ReadFor(merged);
         merged = SparseFiles.WithoutHoles(merged, maps, out long holes);
         var planned = new PlannedRegion[merged.Length];
-        if (!Residency.IsSupported)
+        if (!FileCacheProbe.IsSupported)
         {
             for (int i = 0; i < merged.Length; i++)
             {

@@ -29,6 +29,9 @@ internal readonly record struct BudgetCut(int WholeItems, long CrossingLength)
 /// </summary>
 internal static class RamFitGate
 {
+    /// <summary>The fraction of the memory that can hold the regions a prefault or a lock may fill, unless the caller or the operators say otherwise.</summary>
+    internal const double DefaultFraction = 0.8;
+
     /// <summary>
     /// Run with no limit when the gate is <see cref="RamGate.Always"/>, nothing is needed, or a figure is unknown;
     /// else the budget is <c>ramFraction * min(MemAvailable + bytesAlreadyResident, cgroup limit - cgroup use)</c>: run in

@@ -29,12 +29,12 @@ public static class MmapReclaim
     /// the message names the regions and says why.
     /// </exception>
     public static ReclaimResult Release(IReadOnlyList<PrefaultRegion> regions, ReclaimOptions? options = null)
-        => Release(MmapPrefault.AsSpan(regions), options);
+        => Release(RegionList.AsSpan(regions), options);
 
     /// <inheritdoc cref="Release(IReadOnlyList{PrefaultRegion}, ReclaimOptions?)"/>
     /// <remarks>An exact match for arrays: without it, C# 12 and 13 find an array argument ambiguous (CS0121) between the list and span overloads.</remarks>
     public static ReclaimResult Release(PrefaultRegion[] regions, ReclaimOptions? options = null)
-        => Release(MmapPrefault.AsSpan(regions), options);
+        => Release(RegionList.AsSpan(regions), options);
 
     /// <inheritdoc cref="Release(IReadOnlyList{PrefaultRegion}, ReclaimOptions?)"/>
     public static ReclaimResult Release(ReadOnlySpan<PrefaultRegion> regions, ReclaimOptions? options = null)

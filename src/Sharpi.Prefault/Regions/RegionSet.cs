@@ -1,13 +1,5 @@
 namespace Sharpi.Prefault;
 
-/// <summary>A region after merging: a byte range, the name it is reported under, and its place in the caller's order.</summary>
-internal readonly record struct MergedRegion(nint Start, nint End, string? Name, int Order)
-{
-    internal long Length => End - Start;
-
-    internal string DisplayName => Name ?? $"0x{Start:X}";
-}
-
 /// <summary>
 /// Turns the caller's regions into disjoint ranges: empty ones dropped, overlapping and duplicate ones merged
 /// (the same tensor passed twice counts once), and the result kept in the caller's order (a merged range takes

@@ -25,8 +25,7 @@ public static class Residency
     [SupportedOSPlatformGuard("macos")]
     [SupportedOSPlatformGuard("freebsd")]
     [SupportedOSPlatformGuard("windows")]
-    public static bool IsSupported =>
-        OperatingSystem.IsLinux() || OperatingSystem.IsMacOS() || OperatingSystem.IsFreeBSD() || OperatingSystem.IsWindows();
+    public static bool IsSupported => FileCacheProbe.IsSupported;
 
     /// <summary>Residency of one region.</summary>
     /// <exception cref="ArgumentOutOfRangeException">The region has a negative length.</exception>
@@ -36,12 +35,12 @@ public static class Residency
     /// <exception cref="ArgumentNullException"><paramref name="regions"/> is null.</exception>
     /// <exception cref="ArgumentOutOfRangeException">A region has a negative length.</exception>
     public static ResidencyInfo Measure(IReadOnlyList<PrefaultRegion> regions)
-        => Measure(MmapPrefault.AsSpan(regions));
+        => Measure(RegionList.AsSpan(regions));
 
     /// <inheritdoc cref="Measure(IReadOnlyList{PrefaultRegion})"/>
     /// <remarks>An exact match for arrays: without it, C# 12 and 13 find an array argument ambiguous (CS0121) between the list and span overloads.</remarks>
     public static ResidencyInfo Measure(PrefaultRegion[] regions)
-        => Measure(MmapPrefault.AsSpan(regions));
+        => Measure(RegionList.AsSpan(regions));
 
     /// <summary>Residency of regions, merged first so overlapping regions count once.</summary>
     /// <exception cref="ArgumentOutOfRangeException">A region has a negative length.</exception>
@@ -75,12 +74,12 @@ public static class Residency
     /// <exception cref="ArgumentNullException"><paramref name="regions"/> is null.</exception>
     /// <exception cref="ArgumentOutOfRangeException">A region has a negative length.</exception>
     public static ResidencyInfo[] MeasureEach(IReadOnlyList<PrefaultRegion> regions)
-        => MeasureEach(MmapPrefault.AsSpan(regions));
+        => MeasureEach(RegionList.AsSpan(regions));
 
     /// <inheritdoc cref="MeasureEach(IReadOnlyList{PrefaultRegion})"/>
     /// <remarks>An exact match for arrays: without it, C# 12 and 13 find an array argument ambiguous (CS0121) between the list and span overloads.</remarks>
     public static ResidencyInfo[] MeasureEach(PrefaultRegion[] regions)
-        => MeasureEach(MmapPrefault.AsSpan(regions));
+        => MeasureEach(RegionList.AsSpan(regions));
 
     /// <inheritdoc cref="MeasureEach(IReadOnlyList{PrefaultRegion})"/>
     public static ResidencyInfo[] MeasureEach(ReadOnlySpan<PrefaultRegion> regions)
