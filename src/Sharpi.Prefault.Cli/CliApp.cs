@@ -39,9 +39,9 @@ internal static class CliApp
             KeepCommand.Create(),
         };
 
-    /// <summary>True for the commands that end their own way on SIGINT/SIGTERM: touch (prints what it did), lock (unlocks) and keep (stops looking, exits 0).</summary>
+    /// <summary>True for the commands that end their own way on SIGINT/SIGTERM: each says so by being an <see cref="InterruptibleCommand"/>.</summary>
     public static bool FinishesOnInterruption(string[] args) =>
-        Build().Parse(args).CommandResult.Command.Name is "touch" or "lock" or "keep";
+        Build().Parse(args).CommandResult.Command is InterruptibleCommand;
 
     public static int Run(string[] args, TextWriter output, TextWriter error) =>
         RunAsync(args, output, error, CancellationToken.None).GetAwaiter().GetResult();

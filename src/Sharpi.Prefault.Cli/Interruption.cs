@@ -42,7 +42,7 @@ internal sealed class Interruption : IDisposable
             return false;
         }
 
-        string? status = Files.KernelFile.TryReadText("/proc/self/status");
+        string? status = KernelFile.TryReadText("/proc/self/status");
         foreach (string line in (status ?? string.Empty).Split('\n'))
         {
             if (line.StartsWith("SigIgn:", StringComparison.Ordinal))

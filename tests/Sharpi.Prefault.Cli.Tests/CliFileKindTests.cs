@@ -1,5 +1,4 @@
 using System.Text.Json;
-using Sharpi.Prefault.Tests.Locking;
 using Sharpi.Prefault.Tests.TestSupport;
 
 namespace Sharpi.Prefault.Tests.Cli;

@@ -1,6 +1,5 @@
 using System.Text.Json;
 using Sharpi.Prefault.Cli;
-using Sharpi.Prefault.Tests.Locking;
 using Sharpi.Prefault.Tests.TestSupport;
 
 namespace Sharpi.Prefault.Tests.Cli;

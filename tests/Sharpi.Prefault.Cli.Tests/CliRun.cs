@@ -1,10 +1,10 @@
 using System.Text.Json;
 using Sharpi.Prefault.Cli;
 
-namespace Sharpi.Prefault.Tests.Cli;
+namespace Sharpi.Prefault.Tests.TestSupport;
 
-/// <summary>What one in-process run of the tool printed and returned.</summary>
-internal sealed record CliRun(int ExitCode, string Out, string Err)
+/// <summary>One in-process run of the tool.</summary>
+internal sealed partial record CliRun
 {
     public static CliRun Of(params string[] args)
     {
@@ -13,14 +13,9 @@ internal sealed record CliRun(int ExitCode, string Out, string Err)
         int code = CliApp.Run(args, output, error);
         return new CliRun(code, output.ToString(), error.ToString());
     }
-
-    public JsonElement Json()
-    {
-        using var document = JsonDocument.Parse(Out);
-        return document.RootElement.Clone();
-    }
 }
 
+/// <summary>The shape of the tool's JSON documents.</summary>
 internal static class JsonShape
 {
     /// <summary>The property names of an object, in order: the contract tests compare these exactly.</summary>

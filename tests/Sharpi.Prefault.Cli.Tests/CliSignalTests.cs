@@ -1,4 +1,3 @@
-using Sharpi.Prefault.Tests.Locking;
 using Sharpi.Prefault.Tests.TestSupport;
 
 namespace Sharpi.Prefault.Tests.Cli;

@@ -27,10 +27,10 @@ internal static class BackgroundPriority
         }
 
         var refused = new List<string>();
-        int tid = Interop.Libc.Gettid();
-        if (Interop.Libc.Setpriority(Interop.Libc.PRIO_PROCESS, (uint)tid, Nice) != 0)
+        int tid = WorkerPriority.CurrentThreadId();
+        if (!WorkerPriority.TrySetNice(Nice, out int errno))
         {
-            refused.Add($"nice {Nice}: {Marshal.GetPInvokeErrorMessage(Marshal.GetLastPInvokeError())}");
+            refused.Add($"nice {Nice}: {Marshal.GetPInvokeErrorMessage(errno)}");
         }
 
         long syscall = Interop.Libc.SYS_ioprio_set;

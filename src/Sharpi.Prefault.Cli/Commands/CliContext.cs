@@ -50,14 +50,14 @@ internal sealed class CliContext
     public void Note(string subject, string message) => Err.WriteLine($"{CliApp.Name}: {SafeText.Escape(subject)}: {SafeText.Escape(message)}");
 
     /// <summary>
-    /// True when <c>SHARPI_PREFAULT</c> switches prefaulting off (<c>0</c>, <c>off</c>, <c>false</c>, as the library reads
-    /// it): the operators' kill switch, which wins over every option, and which the tool names when it does nothing.
+    /// True when <c>SHARPI_PREFAULT</c> switches prefaulting off (<c>0</c>, <c>off</c>, <c>false</c>: the library's parse):
+    /// the operators' kill switch, which wins over every option, and which the tool names when it does nothing.
     /// </summary>
     public static bool KillSwitchIsOn(out string reason)
     {
-        string value = (Environment.GetEnvironmentVariable("SHARPI_PREFAULT") ?? string.Empty).Trim();
-        bool off = value == "0" || value.Equals("off", StringComparison.OrdinalIgnoreCase) || value.Equals("false", StringComparison.OrdinalIgnoreCase);
-        reason = off ? $"SHARPI_PREFAULT={value}: prefault switched off by the operator" : string.Empty;
+        string? value = EnvironmentGate.ReadMode();
+        bool off = EnvironmentGate.ParseMode(value, out _) == PrefaultMode.Off;
+        reason = off ? $"SHARPI_PREFAULT={value!.Trim()}: prefault switched off by the operator" : string.Empty;
         return off;
     }
 }

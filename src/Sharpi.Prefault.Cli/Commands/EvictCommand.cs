@@ -10,7 +10,7 @@ internal static class EvictCommand
     public static Command Create()
     {
         var selection = new FileSelectionOptions();
-        Command command = selection.CreateCommand("evict", "Drop FILEs (or the selected tensors) from the page cache, without root. Linux only.");
+        Command command = selection.CreateCommand("evict", "Drop FILEs (or the selected tensors) from the page cache, without root. Linux only.", endsOnSignal: false);
         command.SetAction(parse => Run(CliContext.From(parse), selection.Read(parse)));
         return command;
     }

@@ -17,11 +17,16 @@ internal sealed class FileSelectionOptions
 
     /// <summary>
     /// A command with the shared selection and <paramref name="own"/> options, in the order help lists them: FILE,
-    /// --tensor, --exclude, --recursive, the command's own options, --json last.
+    /// --tensor, --exclude, --recursive, the command's own options, --json last. With <paramref name="endsOnSignal"/>
+    /// it is an <see cref="InterruptibleCommand"/>: its action finishes its own way on SIGINT or SIGTERM.
     /// </summary>
-    public Command CreateCommand(string name, string description, params Option[] own)
+    public Command CreateCommand(string name, string description, bool endsOnSignal, params Option[] own)
     {
-        var command = new Command(name, description) { _files, _tensor, _exclude, _recursive };
+        Command command = endsOnSignal ? new InterruptibleCommand(name, description) : new Command(name, description);
+        command.Arguments.Add(_files);
+        command.Options.Add(_tensor);
+        command.Options.Add(_exclude);
+        command.Options.Add(_recursive);
         foreach (Option option in own)
         {
             command.Options.Add(option);

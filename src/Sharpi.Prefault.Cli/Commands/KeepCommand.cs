@@ -1,3 +1,4 @@
+using Microsoft.Extensions.Logging.Abstractions;
 using System.CommandLine;
 using System.Diagnostics;
 using System.Globalization;
@@ -36,7 +37,7 @@ internal static class KeepCommand
         };
 
         Command command = selection.CreateCommand(
-            "keep", "Keep FILEs (or the selected tensors) in the page cache until SIGTERM: each interval, read back only what left it, at low CPU and I/O priority.", gate, interval);
+            "keep", "Keep FILEs (or the selected tensors) in the page cache until SIGTERM: each interval, read back only what left it, at low CPU and I/O priority.", endsOnSignal: true, gate, interval);
 
         // The token is cancelled on SIGINT and SIGTERM (Program's Interruption): the way a keeper is meant to end.
         command.SetAction((parse, cancellationToken) => RunAsync(
@@ -195,7 +196,8 @@ internal static class KeepCommand
             // The gate weighs the whole selection, not only what left: read back only the first budget's worth of it
             // (in argument order), so keep never reads what the kernel must then reclaim from the same memory (a
             // cgroup's limit), only to read it back at the next look.
-            PrefaultDecision decision = SelectionGate.Decide(gate, files.Sum(f => f.Bytes));
+            // A bad operators' value is warned about at the first look, not at every one.
+            PrefaultDecision decision = SelectionGate.Decide(gate, files.Sum(f => f.Bytes), number == 1 ? context.Logger : NullLogger.Instance);
             long budget = decision.ShouldRun ? decision.BudgetBytes : 0;
             long bytes = 0, resident = 0, restored = 0, before = 0, unknown = 0;
             int ranges = 0;

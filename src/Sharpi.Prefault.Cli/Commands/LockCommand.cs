@@ -20,7 +20,7 @@ internal static class LockCommand
             HelpName = "PATH",
         };
         Command command = selection.CreateCommand(
-            "lock", "Prefault FILEs (or the selected tensors) and hold their pages locked in memory until Ctrl+C or SIGTERM.", pidFile);
+            "lock", "Prefault FILEs (or the selected tensors) and hold their pages locked in memory until Ctrl+C or SIGTERM.", endsOnSignal: true, pidFile);
 
         // The token is cancelled on SIGINT and SIGTERM (Program's Interruption): the signal to unlock and exit.
         command.SetAction((parse, cancellationToken) => RunAsync(

@@ -12,7 +12,7 @@ internal static class ResidentCommand
         var selection = new FileSelectionOptions();
         Option<double?> min = MinPercent();
         Command command = selection.CreateCommand(
-            "resident", "Show how much of each FILE (and of each tensor of a model) is in the page cache. Touches no page.", min);
+            "resident", "Show how much of each FILE (and of each tensor of a model) is in the page cache. Touches no page.", endsOnSignal: false, min);
         command.SetAction(parse => parse.GetValue(min) is double minPercent
             ? ResidentProbe.Run(CliContext.From(parse), selection.Read(parse), minPercent)
             : Run(CliContext.From(parse), selection.Read(parse)));

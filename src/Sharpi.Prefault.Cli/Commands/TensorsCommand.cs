@@ -20,7 +20,7 @@ internal static class TensorsCommand
 
     private static int Run(CliContext context, string path, bool json)
     {
-        List<FileTarget> targets = PathKinds.Of(path) == PathKind.Directory
+        List<FileTarget> targets = PathCheck.Of(path).Kind == FileKind.Directory
             ? Refuse(context, path, "is a directory; name a model file or a sharded model's index.")
             : Targets.Resolve(context, [path], new TensorFilter([], []), readModels: true, requireModels: true);
         if (targets.Count > 0 && !targets[0].IsModel)

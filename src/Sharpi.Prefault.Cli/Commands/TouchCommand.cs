@@ -18,7 +18,7 @@ internal static class TouchCommand
         };
         gate.AcceptOnlyFromAmong("always", "fits");
 
-        Command command = selection.CreateCommand("touch", "Map FILEs and prefault them (or the selected tensors) into the page cache.", gate);
+        Command command = selection.CreateCommand("touch", "Map FILEs and prefault them (or the selected tensors) into the page cache.", endsOnSignal: true, gate);
         // The token is cancelled on Ctrl+C / SIGTERM: the sweep stops between chunks and the partial result is printed.
         command.SetAction((parse, cancellationToken) => Task.FromResult(Run(
             CliContext.From(parse),

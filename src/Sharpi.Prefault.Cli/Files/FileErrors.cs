@@ -22,7 +22,7 @@ internal static class FileErrors
     {
         ModelFormatException { FilePath: string file } model when subject is not null && IsSameFile(file, subject)
             && model.Message.StartsWith(file + ": ", StringComparison.Ordinal) => model.Message[(file.Length + 2)..],
-        PathTooLongException => PathKinds.TooLongMessage,
+        PathTooLongException => PathCheck.TooLongMessage,
         FileNotFoundException { FileName: string name } => $"no such file: {name}.",
         FileNotFoundException or DirectoryNotFoundException => "no such file.",
         IOException { HResult: TooManyOpenFiles } => "too many open files: the descriptor limit (ulimit -n) is reached.",

@@ -27,7 +27,7 @@ internal sealed class FileMapping : IDisposable
     public static FileMapping Open(FileTarget target)
     {
         // The tool's own words for what it refuses, before the library's (the same checks, told for a command line).
-        if (PathKinds.Refusal(PathKinds.Of(target.FullPath)) is string refusal)
+        if (PathCheck.Of(target.FullPath).Refusal is string refusal)
         {
             throw new IOException(refusal);
         }

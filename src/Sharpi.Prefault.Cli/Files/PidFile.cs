@@ -23,9 +23,9 @@ internal sealed class PidFile
     /// <summary>A pid file is a number and a newline; anything longer is some other file.</summary>
     private const int MaxPidFileBytes = 32;
 
-    private readonly FileKey _key;
+    private readonly FileStatus _key;
 
-    private PidFile(string path, FileKey key)
+    private PidFile(string path, FileStatus key)
     {
         Path = path;
         _key = key;
@@ -48,7 +48,7 @@ internal sealed class PidFile
         // path is looked at again.
         for (int attempt = 0; attempt < 3; attempt++)
         {
-            refusal = Inspect(path, out int stalePid, out FileKey staleKey);
+            refusal = Inspect(path, out int stalePid, out FileStatus staleKey);
             if (refusal is not null)
             {
                 return null;
@@ -89,13 +89,13 @@ internal sealed class PidFile
         leftBecause = null;
         try
         {
-            PathKind kind = PathKinds.OfLink(Path, out FileKey key);
-            if (kind == PathKind.Missing)
+            FileStatus key = PathCheck.OfLink(Path).Status;
+            if (key.Kind == FileKind.Missing)
             {
                 return false; // removed by someone else: nothing to do
             }
 
-            if (kind != PathKind.Regular || (_key.IsKnown && key != _key) || ReadSmall(Path) != Content)
+            if (key.Kind != FileKind.Regular || (_key.HasIdentity && key.Identity != _key.Identity) || ReadSmall(Path) != Content)
             {
                 leftBecause = "not removed: it is no longer the pid file this process wrote (replaced or rewritten since).";
                 return false;
@@ -115,31 +115,33 @@ internal sealed class PidFile
     /// Null when <paramref name="path"/> is absent or a stale pid file (then <paramref name="stalePid"/> and
     /// <paramref name="staleKey"/> name it); otherwise why this lock may not write it.
     /// </summary>
-    private static string? Inspect(string path, out int stalePid, out FileKey staleKey)
+    private static string? Inspect(string path, out int stalePid, out FileStatus staleKey)
     {
         stalePid = 0;
-        PathKind kind = PathKinds.OfLink(path, out staleKey);
+        PathCheck check = PathCheck.OfLink(path);
+        staleKey = check.Status;
+        if (check.IsUnusable)
+        {
+            return check.Refusal;
+        }
+
+        FileKind kind = check.Kind;
         string? what = kind switch
         {
-            PathKind.Missing or PathKind.Regular => null,
-            PathKind.Directory => "a directory",
-            PathKind.Fifo => "a FIFO",
-            PathKind.Socket => "a socket",
-            PathKind.Device => "a device",
-            PathKind.Symlink => "a symbolic link",
-            _ => string.Empty,
+            FileKind.Missing or FileKind.Regular => null,
+            FileKind.Directory => "a directory",
+            FileKind.Fifo => "a FIFO",
+            FileKind.Socket => "a socket",
+            FileKind.Symlink => "a symbolic link",
+            _ => "a device",
         };
-        if (what == string.Empty)
-        {
-            return PathKinds.Refusal(kind);
-        }
 
         if (what is not null)
         {
             return $"is {what}, not a pid file; it is neither written nor removed. Choose another --pidfile.";
         }
 
-        if (kind == PathKind.Missing)
+        if (kind == FileKind.Missing)
         {
             return DirectoryOf(path) is string directory && !Directory.Exists(directory)
                 ? $"its directory {directory} does not exist; nothing was written."
@@ -189,7 +191,7 @@ internal sealed class PidFile
     /// Moves a stale pid file aside and deletes it, if what was moved is still that file; null when the path is free to
     /// create (or changed meanwhile: look again), otherwise why not.
     /// </summary>
-    private static string? TakeOver(string path, int stalePid, FileKey staleKey)
+    private static string? TakeOver(string path, int stalePid, FileStatus staleKey)
     {
         string aside = $"{path}.stale-{Environment.ProcessId.ToString(CultureInfo.InvariantCulture)}";
         try
@@ -205,8 +207,9 @@ internal sealed class PidFile
             return $"holds the id of process {stalePid}, which no longer runs, but cannot be replaced ({FileErrors.Describe(e).TrimEnd('.')}); nothing was written.";
         }
 
-        bool same = PathKinds.OfLink(aside, out FileKey movedKey) == PathKind.Regular
-            && (!staleKey.IsKnown || movedKey == staleKey)
+        FileStatus moved = PathCheck.OfLink(aside).Status;
+        bool same = moved.Kind == FileKind.Regular
+            && (!staleKey.HasIdentity || moved.Identity == staleKey.Identity)
             && TryParsePid(ReadSmallOrEmpty(aside), out int movedPid) && movedPid == stalePid;
         if (same)
         {
@@ -236,7 +239,7 @@ internal sealed class PidFile
         {
             handle = File.OpenHandle(path, FileMode.CreateNew, FileAccess.Write, FileShare.Read);
         }
-        catch (IOException) when (PathKinds.OfLink(path, out _) != PathKind.Missing)
+        catch (IOException) when (PathCheck.OfLink(path).Kind != FileKind.Missing)
         {
             return false; // created by someone else since the look: look again
         }
@@ -246,10 +249,10 @@ internal sealed class PidFile
             return false;
         }
 
-        FileKey key;
+        FileStatus key;
         using (handle)
         {
-            key = PathKinds.KeyOf(handle);
+            key = FileStatus.Of(handle);
             try
             {
                 RandomAccess.Write(handle, Encoding.ASCII.GetBytes(Content), 0);
@@ -263,7 +266,7 @@ internal sealed class PidFile
         }
 
         // This process created the file and could not fill it: remove it, as long as it is still that file.
-        if (PathKinds.OfLink(path, out FileKey now) == PathKind.Regular && (!key.IsKnown || now == key))
+        if (PathCheck.OfLink(path).Status is { Kind: FileKind.Regular } now && (!key.HasIdentity || now.Identity == key.Identity))
         {
             try
             {

@@ -49,7 +49,7 @@ internal sealed class ResidencySnapshot
 
     private void TakeOne(string path)
     {
-        if (PathKinds.Of(path) != PathKind.Regular)
+        if (PathCheck.Of(path).Kind != FileKind.Regular)
         {
             return;
         }
@@ -68,7 +68,7 @@ internal sealed class ResidencySnapshot
     internal static List<string> Shards(string indexPath)
     {
         var shards = new List<string>();
-        if (PathKinds.Of(indexPath) != PathKind.Regular || new FileInfo(indexPath).Length > MaxIndexBytes)
+        if (PathCheck.Of(indexPath).Kind != FileKind.Regular || new FileInfo(indexPath).Length > MaxIndexBytes)
         {
             return shards;
         }

@@ -37,7 +37,7 @@ internal sealed class ResidentTotals
 
     private void TakeOne(string path)
     {
-        if (PathKinds.Of(path) != PathKind.Regular)
+        if (PathCheck.Of(path).Kind != FileKind.Regular)
         {
             return;
         }

@@ -25,8 +25,8 @@ internal static class Targets
         TensorSelection selection = filter.ToSelection();
         foreach (string path in paths)
         {
-            PathKind kind = PathKinds.Of(path);
-            if (kind == PathKind.Directory && recursive)
+            PathCheck check = PathCheck.Of(path);
+            if (check.Kind == FileKind.Directory && recursive)
             {
                 foreach (string file in FilesUnder(context, path, filter))
                 {
@@ -37,7 +37,7 @@ internal static class Targets
                 continue;
             }
 
-            if (PathKinds.Refusal(kind) is string refusal)
+            if (check.Refusal is string refusal)
             {
                 context.Fail(path, refusal);
                 continue;
@@ -77,12 +77,12 @@ internal static class Targets
     /// </remarks>
     private static List<string> FilesUnder(CliContext context, string directory, TensorFilter filter)
     {
-        var candidates = new Dictionary<FileKey, (string Path, bool ViaLink)>();
+        var candidates = new Dictionary<(ulong Device, ulong Inode), (string Path, bool ViaLink)>();
         var unkeyed = new List<string>();
-        var walked = new HashSet<FileKey>();
-        if (PathKinds.Of(directory, out FileKey root) == PathKind.Directory && root.IsKnown)
+        var walked = new HashSet<(ulong Device, ulong Inode)>();
+        if (FileStatus.Of(directory, followLinks: true, out _) is { Kind: FileKind.Directory, HasIdentity: true } root)
         {
-            walked.Add(root);
+            walked.Add(root.Identity);
         }
 
         // Real directories first, symlinked ones after: a tree's files are named by their real paths, and a link into
@@ -94,10 +94,16 @@ internal static class Targets
             string current = real.Count > 0 ? real.Dequeue() : linked.Dequeue();
             foreach ((string entry, bool isLink) in Entries(context, current))
             {
-                PathKind kind = PathKinds.Of(entry, out FileKey key);
-                switch (kind)
+                PathCheck check = PathCheck.Of(entry);
+                (ulong Device, ulong Inode) key = check.Status.Identity;
+                switch (check)
                 {
-                    case PathKind.Directory when !key.IsKnown:
+                    case { IsUnusable: true }:
+                        // A file (or directory) of the tree that cannot be used: named, and the run is partial, so a
+                        // readiness probe never calls a tree warm while part of it went unmeasured.
+                        context.Fail(entry, check.Refusal!);
+                        break;
+                    case { Kind: FileKind.Directory, Status.HasIdentity: false }:
                         if (isLink)
                         {
                             context.Note(entry, "skipped: a symlinked directory (followed only where files have inode numbers).");
@@ -108,17 +114,17 @@ internal static class Targets
                         }
 
                         break;
-                    case PathKind.Directory:
+                    case { Kind: FileKind.Directory }:
                         if (walked.Add(key))
                         {
                             (isLink ? linked : real).Enqueue(entry);
                         }
 
                         break;
-                    case PathKind.Regular when !key.IsKnown:
+                    case { Kind: FileKind.Regular, Status.HasIdentity: false }:
                         unkeyed.Add(entry);
                         break;
-                    case PathKind.Regular:
+                    case { Kind: FileKind.Regular }:
                         if (!candidates.TryGetValue(key, out (string Path, bool ViaLink) taken)
                             || (taken.ViaLink && !isLink)
                             || (taken.ViaLink == isLink && string.CompareOrdinal(entry, taken.Path) < 0))
@@ -127,15 +133,10 @@ internal static class Targets
                         }
 
                         break;
-                    case PathKind.Missing:
+                    case { Kind: FileKind.Missing }:
                         break; // a dangling symlink, or gone since the listing
-                    case PathKind.Unreadable or PathKind.TooLong or PathKind.NotUtf8 or PathKind.Invalid:
-                        // A file (or directory) of the tree that cannot be used: named, and the run is partial, so a
-                        // readiness probe never calls a tree warm while part of it went unmeasured.
-                        context.Fail(entry, PathKinds.Refusal(kind)!);
-                        break;
                     default:
-                        context.Note(entry, "skipped: " + PathKinds.Refusal(kind));
+                        context.Note(entry, "skipped: " + check.Refusal);
                         break;
                 }
             }

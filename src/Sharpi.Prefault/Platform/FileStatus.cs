@@ -14,6 +14,9 @@ internal enum FileKind
     CharacterDevice,
     BlockDevice,
     Socket,
+
+    /// <summary>A symbolic link, told only where links are not followed (<see cref="FileStatus.Of(string, bool, out int)"/>).</summary>
+    Symlink,
     Other,
 }
 
@@ -28,6 +31,43 @@ internal enum FileKind
 internal readonly record struct FileStatus(FileKind Kind, ulong Device, ulong Inode, long Length)
 {
     internal bool HasIdentity => Inode != 0;
+
+    /// <summary>Which file this is, whatever path reached it (device and inode): two paths to one file share it.</summary>
+    internal (ulong Device, ulong Inode) Identity => (Device, Inode);
+
+    /// <summary>
+    /// The status of <paramref name="path"/>, never throwing: a path stat cannot see (nothing there, no permission, too
+    /// long, a symlink loop) has kind <see cref="FileKind.Missing"/> and its errno in <paramref name="errno"/> (Linux;
+    /// 0 elsewhere). With <paramref name="followLinks"/> false a symlink is <see cref="FileKind.Symlink"/>, not what it
+    /// points at. For a caller (the tool) that says in its own words why a path cannot be used.
+    /// </summary>
+    internal static FileStatus Of(string path, bool followLinks, out int errno)
+    {
+        errno = 0;
+        if (OperatingSystem.IsLinux())
+        {
+            return StatxLinux(path, followLinks ? 0 : Interop.LinuxConstants.AT_SYMLINK_NOFOLLOW, out errno) ?? OfManaged(path);
+        }
+
+        if (!followLinks && new FileInfo(path) is { Exists: true, LinkTarget: not null })
+        {
+            return new FileStatus(FileKind.Symlink, 0, 0, 0);
+        }
+
+        return TryOf(path) ?? default;
+    }
+
+    /// <summary>The status of an open file (Linux: statx of the descriptor; elsewhere <see langword="default"/>).</summary>
+    internal static unsafe FileStatus Of(SafeFileHandle handle)
+    {
+        if (!OperatingSystem.IsLinux())
+        {
+            return default;
+        }
+
+        Interop.Libc.StatxBuffer stx;
+        return Interop.Libc.Statx(handle, string.Empty, Interop.LinuxConstants.AT_EMPTY_PATH, Mask, &stx) == 0 ? FromStatx(stx) : default;
+    }
 
     /// <summary>The status of the file <paramref name="path"/> names (symlinks followed), read with stat, never open.</summary>
     /// <exception cref="IOException">stat failed for a reason other than a missing file.</exception>
@@ -125,9 +165,30 @@ internal readonly record struct FileStatus(FileKind Kind, ulong Device, ulong In
         ThrowHelper.ThrowNotRegularFile(path, status.Kind);
     }
 
+    private const uint Mask = Interop.LinuxConstants.STATX_TYPE | Interop.LinuxConstants.STATX_INO | Interop.LinuxConstants.STATX_SIZE;
+
     [SupportedOSPlatform("linux")]
-    private static unsafe FileStatus OfLinux(string path)
+    private static FileStatus OfLinux(string path)
     {
+        FileStatus? status = StatxLinux(path, 0, out int errno);
+        if (status is null)
+        {
+            return OfManaged(path);
+        }
+
+        if (errno is not (0 or Interop.LinuxConstants.ENOENT or Interop.LinuxConstants.ENOTDIR))
+        {
+            ThrowHelper.ThrowStatFailed(path, errno);
+        }
+
+        return status.Value;
+    }
+
+    // Null where the C library has no statx (glibc < 2.28): no identity then, and a FIFO reads as a file.
+    [SupportedOSPlatform("linux")]
+    private static unsafe FileStatus? StatxLinux(string path, int flags, out int errno)
+    {
+        errno = 0;
         Interop.Libc.StatxBuffer stx;
         int result;
         // AT_FDCWD is a constant, not a descriptor this code owns: it travels in a handle that never closes it.
@@ -135,31 +196,26 @@ internal readonly record struct FileStatus(FileKind Kind, ulong Device, ulong In
         {
             try
             {
-                result = Interop.Libc.Statx(cwd, path, 0,
-                    Interop.LinuxConstants.STATX_TYPE | Interop.LinuxConstants.STATX_INO | Interop.LinuxConstants.STATX_SIZE, &stx);
+                result = Interop.Libc.Statx(cwd, path, flags, Mask, &stx);
             }
             catch (EntryPointNotFoundException)
             {
-                // A C library older than statx (glibc < 2.28): no identity, and a FIFO reads as a file.
-                return OfManaged(path);
+                return null;
             }
         }
 
         if (result != 0)
         {
-            int errno = Marshal.GetLastPInvokeError();
-            if (errno is Interop.LinuxConstants.ENOENT or Interop.LinuxConstants.ENOTDIR)
-            {
-                return default;
-            }
-
-            ThrowHelper.ThrowStatFailed(path, errno);
+            errno = Marshal.GetLastPInvokeError();
+            return default(FileStatus);
         }
 
-        FileKind kind = KindOf(stx.Mode & Interop.LinuxConstants.S_IFMT);
-        ulong device = ((ulong)stx.DevMajor << 32) | stx.DevMinor;
-        return new FileStatus(kind, device, stx.Inode, (long)stx.Size);
+        return FromStatx(stx);
     }
+
+    [SupportedOSPlatform("linux")]
+    private static FileStatus FromStatx(in Interop.Libc.StatxBuffer stx) =>
+        new(KindOf(stx.Mode & Interop.LinuxConstants.S_IFMT), ((ulong)stx.DevMajor << 32) | stx.DevMinor, stx.Inode, (long)stx.Size);
 
     [SupportedOSPlatform("macos")]
     private static unsafe FileStatus OfMacOS(string path)
@@ -189,6 +245,7 @@ internal readonly record struct FileStatus(FileKind Kind, ulong Device, ulong In
         Interop.LinuxConstants.S_IFCHR => FileKind.CharacterDevice,
         Interop.LinuxConstants.S_IFBLK => FileKind.BlockDevice,
         Interop.LinuxConstants.S_IFSOCK => FileKind.Socket,
+        Interop.LinuxConstants.S_IFLNK => FileKind.Symlink,
         _ => FileKind.Other,
     };
 

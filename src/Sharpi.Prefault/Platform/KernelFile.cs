@@ -1,9 +1,4 @@
-// Compiled into the tool too (MappingRoom reads with it), under its own namespace there: the tests see both assemblies' internals.
-#if SHARPI_CLI
-namespace Sharpi.Prefault.Cli.Files;
-#else
 namespace Sharpi.Prefault;
-#endif
 
 /// <summary>
 /// Reads the small text files the kernel generates (/proc, /sys): a file that is missing, unreadable or refused reads

@@ -1,11 +1,6 @@
 using System.Globalization;
 
-// Compiled into the tool too, under its own namespace there: the tests see both assemblies' internals.
-#if SHARPI_CLI
-namespace Sharpi.Prefault.Cli.Files;
-#else
 namespace Sharpi.Prefault;
-#endif
 
 /// <summary>
 /// How many more mappings this process may make under <c>vm.max_map_count</c> (Linux): the limit less the mappings it

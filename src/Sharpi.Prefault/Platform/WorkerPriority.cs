@@ -1,4 +1,5 @@
 using System.Runtime.InteropServices;
+using System.Runtime.Versioning;
 
 namespace Sharpi.Prefault;
 
@@ -34,9 +35,20 @@ internal static class WorkerPriority
         Thread.CurrentThread.Priority = priority;
         if (OperatingSystem.IsLinux() && priority < ThreadPriority.Normal)
         {
-            int nice = priority == ThreadPriority.Lowest ? LowestNice : BelowNormalNice;
-            _ = Interop.Libc.Setpriority(Interop.Libc.PRIO_PROCESS, (uint)Interop.Libc.Gettid(), nice);
-            _ = Marshal.GetLastPInvokeError(); // a refusal is not an error: the sweep runs at the normal priority
+            _ = TrySetNice(priority == ThreadPriority.Lowest ? LowestNice : BelowNormalNice, out _); // a refusal is not an error: the sweep runs at the normal priority
         }
+    }
+
+    /// <summary>The calling thread's kernel id (gettid).</summary>
+    [SupportedOSPlatform("linux")]
+    internal static int CurrentThreadId() => Interop.Libc.Gettid();
+
+    /// <summary>Sets the calling thread's nice value (<c>setpriority(PRIO_PROCESS, tid)</c>); false with the errno when refused.</summary>
+    [SupportedOSPlatform("linux")]
+    internal static bool TrySetNice(int nice, out int errno)
+    {
+        bool set = Interop.Libc.Setpriority(Interop.Libc.PRIO_PROCESS, (uint)Interop.Libc.Gettid(), nice) == 0;
+        errno = set ? 0 : Marshal.GetLastPInvokeError();
+        return set;
     }
 }

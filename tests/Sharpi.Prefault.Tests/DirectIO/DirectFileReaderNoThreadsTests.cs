@@ -1,4 +1,3 @@
-using Sharpi.Prefault.Tests.Cli;
 using Sharpi.Prefault.Tests.TestSupport;
 using Xunit.Abstractions;
 

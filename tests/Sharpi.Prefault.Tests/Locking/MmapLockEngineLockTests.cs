@@ -104,7 +104,7 @@ public sealed class MmapLockEngineLockTests(ITestOutputHelper output)
     {
         using TestFile file = TestFile.Create(32 * TestFile.MiB);
 
-        Cli.CliRun run = ChildProcess.Run([ChildCases.LockUnderMlockall, file.Path]);
+        CliRun run = ChildProcess.Run([ChildCases.LockUnderMlockall, file.Path]);
 
         output.WriteLine(run.Out);
         output.WriteLine(run.Err);
@@ -117,5 +117,5 @@ public sealed class MmapLockEngineLockTests(ITestOutputHelper output)
         Assert.True(Bytes(run, "vmLckChange") >= 0, "VmLck fell: the lease unlocked pages (under MCL_FUTURE it may rise: the runtime's own new memory is locked as it is made)");
     }
 
-    private static long Bytes(Cli.CliRun run, string key) => long.Parse(ChildProcess.Value(run, key), CultureInfo.InvariantCulture);
+    private static long Bytes(CliRun run, string key) => long.Parse(ChildProcess.Value(run, key), CultureInfo.InvariantCulture);
 }

@@ -26,7 +26,7 @@ public sealed class MmapLockMapCountTests(ITestOutputHelper output)
         long limit = MappingRoom.ReadLimit()!.Value;
         using TestFile file = TestFile.CreateSparse(2 * count * Page);
 
-        Cli.CliRun run = ChildProcess.Run([ChildCases.LockSplitPages, file.Path, count.ToString(System.Globalization.CultureInfo.InvariantCulture)]);
+        CliRun run = ChildProcess.Run([ChildCases.LockSplitPages, file.Path, count.ToString(System.Globalization.CultureInfo.InvariantCulture)]);
 
         output.WriteLine($"exit {run.ExitCode}\n{run.Out}\n{run.Err}");
         Assert.Equal(0, run.ExitCode);

@@ -23,7 +23,7 @@ public sealed class FileStagingMapCountTests
                 File.WriteAllBytes(Path.Combine(folder, $"f{i}"), bytes);
             }
 
-            Cli.CliRun run = ChildProcess.Run([ChildCases.StageAtMapLimit, folder, Files.ToString(CultureInfo.InvariantCulture), "500"]);
+            CliRun run = ChildProcess.Run([ChildCases.StageAtMapLimit, folder, Files.ToString(CultureInfo.InvariantCulture), "500"]);
 
             Assert.Equal(0, run.ExitCode);
             Assert.Equal((long)Files * bytes.Length, long.Parse(ChildProcess.Value(run, "bytes"), CultureInfo.InvariantCulture));

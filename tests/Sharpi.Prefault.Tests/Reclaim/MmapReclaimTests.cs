@@ -1,6 +1,5 @@
 using System.IO.MemoryMappedFiles;
 using System.Runtime.InteropServices;
-using Sharpi.Prefault.Tests.Locking;
 using Sharpi.Prefault.Tests.TestSupport;
 using Xunit.Abstractions;
 

@@ -1,5 +1,5 @@
 using System.Diagnostics;
-using Sharpi.Prefault.Tests.Cli;
+using Sharpi.Prefault.Tests.TestSupport;
 
 namespace Sharpi.Prefault.Tests.TestSupport;
 

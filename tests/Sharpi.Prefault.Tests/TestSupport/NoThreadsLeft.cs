@@ -1,4 +1,4 @@
-using Sharpi.Prefault.Tests.Cli;
+using Sharpi.Prefault.Tests.TestSupport;
 using Xunit.Abstractions;
 
 namespace Sharpi.Prefault.Tests.TestSupport;

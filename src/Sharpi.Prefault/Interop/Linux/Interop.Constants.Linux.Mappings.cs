@@ -8,13 +8,20 @@ internal static partial class Interop
 
         internal const uint STATX_SIZE = 0x200;
 
+        /// <summary>statx's flag: a symlink itself, not what it points at.</summary>
+        internal const int AT_SYMLINK_NOFOLLOW = 0x100;
+
         internal const int ENOENT = 2;
+        internal const int EACCES = 13;
         internal const int ENOTDIR = 20;
+        internal const int ENAMETOOLONG = 36;
+        internal const int ELOOP = 40;
 
         internal const int S_IFIFO = 0x1000;
         internal const int S_IFCHR = 0x2000;
         internal const int S_IFDIR = 0x4000;
         internal const int S_IFBLK = 0x6000;
+        internal const int S_IFLNK = 0xA000;
         internal const int S_IFSOCK = 0xC000;
     }
 }

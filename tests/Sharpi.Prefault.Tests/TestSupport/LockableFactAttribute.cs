@@ -1,6 +1,6 @@
 using Sharpi.Prefault.Tests.TestSupport;
 
-namespace Sharpi.Prefault.Tests.Locking;
+namespace Sharpi.Prefault.Tests.TestSupport;
 
 /// <summary>
 /// A fact that locks <c>Bytes</c> of memory: it runs on Linux as root (CAP_IPC_LOCK bypasses RLIMIT_MEMLOCK) or

@@ -1,4 +1,4 @@
-namespace Sharpi.Prefault.Tests.Locking;
+namespace Sharpi.Prefault.Tests.TestSupport;
 
 /// <summary>The theory form of <see cref="LockableFactAttribute"/>.</summary>
 [AttributeUsage(AttributeTargets.Method)]
