@@ -98,7 +98,13 @@ internal sealed record ModelLayout(IReadOnlyList<LayerLayout> Layers, string Sou
 
         int moeLayers = result.Count(static l => l.Experts.Count > 0);
         int maxExperts = result.Count == 0 ? 0 : result.Max(static l => l.Experts.Count);
-        string format = index.Format == TensorFormat.Gguf ? "GGUF" : "safetensors";
+        string format = index.Format switch
+        {
+            TensorFormat.Gguf => "GGUF",
+            TensorFormat.Safetensors => "safetensors",
+            TensorFormat.ShardedSafetensors => "sharded safetensors",
+            _ => index.Format.ToString(),
+        };
         return new ModelLayout(result, string.Create(CultureInfo.InvariantCulture,
             $"{format} tensor table: {index.Tensors.Count} tensors, {layers.Count} layers, {moeLayers} with up to {maxExperts} routed experts"));
     }

@@ -10,9 +10,6 @@ namespace Sharpi.Prefault.Cli.Files;
 /// </summary>
 internal sealed class ResidencySnapshot
 {
-    /// <summary>An index larger than this is left to the index reader to reject; its shards are then measured when reported.</summary>
-    private const long MaxIndexBytes = 64L << 20;
-
     private readonly Dictionary<string, ResidentPages> _before = new(StringComparer.Ordinal);
 
     /// <summary>Measures <paramref name="path"/> (and, for a shard index, its shards); files that cannot be read are skipped.</summary>
@@ -20,7 +17,7 @@ internal sealed class ResidencySnapshot
     {
         try
         {
-            if (ModelFiles.IsShardIndex(path))
+            if (TensorFormats.IsShardIndex(path))
             {
                 foreach (string shard in Shards(path))
                 {
@@ -65,29 +62,16 @@ internal sealed class ResidencySnapshot
         _before[full] = ResidentPages.Measure(mapping);
     }
 
+    /// <summary>The shards a sharded model's index names (the library's one read of an index); none where it cannot be read.</summary>
     internal static List<string> Shards(string indexPath)
     {
-        var shards = new List<string>();
-        if (PathCheck.Of(indexPath).Kind != FileKind.Regular || new FileInfo(indexPath).Length > MaxIndexBytes)
+        try
         {
-            return shards;
+            return SafetensorsIndexReader.ShardPaths(SafetensorsIndexReader.Read(indexPath), indexPath);
         }
-
-        using JsonDocument index = JsonDocument.Parse(File.ReadAllBytes(indexPath));
-        if (!index.RootElement.TryGetProperty("weight_map", out JsonElement map) || map.ValueKind != JsonValueKind.Object)
+        catch (Exception e) when (e is ModelFormatException or IOException or UnauthorizedAccessException)
         {
-            return shards;
+            return [];
         }
-
-        string directory = Path.GetDirectoryName(Path.GetFullPath(indexPath)) ?? string.Empty;
-        foreach (JsonProperty entry in map.EnumerateObject())
-        {
-            if (entry.Value.ValueKind == JsonValueKind.String && entry.Value.GetString() is string shard && !shards.Contains(Path.Combine(directory, shard)))
-            {
-                shards.Add(Path.Combine(directory, shard));
-            }
-        }
-
-        return shards;
     }
 }

@@ -18,7 +18,7 @@ internal sealed class ResidentTotals
     {
         try
         {
-            foreach (string file in ModelFiles.IsShardIndex(path) ? ResidencySnapshot.Shards(path) : [path])
+            foreach (string file in TensorFormats.IsShardIndex(path) ? ResidencySnapshot.Shards(path) : [path])
             {
                 TakeOne(file);
             }

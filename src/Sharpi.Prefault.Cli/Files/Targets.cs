@@ -145,7 +145,7 @@ internal static class Targets
         var files = new List<string>(candidates.Count + unkeyed.Count);
         foreach (string file in candidates.Values.Select(c => c.Path).Concat(unkeyed))
         {
-            if (!filter.NamesTensors || ModelFiles.LooksLikeModel(file))
+            if (!filter.NamesTensors || TensorFormats.IsModel(file))
             {
                 files.Add(file);
             }
@@ -153,8 +153,8 @@ internal static class Targets
 
         // Indexes first, so their shards are taken as the model's (with tensors) rather than as lone files; in path
         // order otherwise. One sort: List.Sort is not stable, so a second sort by index-ness could shuffle the paths.
-        files.Sort((a, b) => ModelFiles.IsShardIndex(a) != ModelFiles.IsShardIndex(b)
-            ? ModelFiles.IsShardIndex(b).CompareTo(ModelFiles.IsShardIndex(a))
+        files.Sort((a, b) => TensorFormats.IsShardIndex(a) != TensorFormats.IsShardIndex(b)
+            ? TensorFormats.IsShardIndex(b).CompareTo(TensorFormats.IsShardIndex(a))
             : string.CompareOrdinal(a, b));
         if (files.Count == 0)
         {
@@ -213,7 +213,7 @@ internal static class Targets
     private static void ResolveOne(
         CliContext context, string path, TensorFilter filter, TensorSelection selection, bool readModels, bool requireModels, List<FileTarget> targets, HashSet<string> seen)
     {
-        bool looksLikeModel = ModelFiles.LooksLikeModel(path);
+        bool looksLikeModel = TensorFormats.IsModel(path);
         if (filter.NamesTensors && !looksLikeModel)
         {
             context.Fail(path, "not a GGUF or safetensors model; --tensor and --exclude select tensors of model files only.");
@@ -222,14 +222,14 @@ internal static class Targets
 
         // A shard index always resolves to its shards: touching, evicting or locking the small JSON file itself would
         // do nothing useful, and say it had.
-        if (looksLikeModel && (readModels || filter.NamesTensors || ModelFiles.IsShardIndex(path)))
+        if (looksLikeModel && (readModels || filter.NamesTensors || TensorFormats.IsShardIndex(path)))
         {
             TensorIndex index;
             try
             {
                 index = TensorIndex.Read(path);
             }
-            catch (ModelFormatException e) when (!filter.NamesTensors && !requireModels && !ModelFiles.IsShardIndex(path))
+            catch (ModelFormatException e) when (!filter.NamesTensors && !requireModels && !TensorFormats.IsShardIndex(path))
             {
                 // Working on a file's bytes does not need its header: a model file whose header cannot be read (or a file
                 // that merely starts like one) is worked on whole, as touch, evict and lock (which read no header unless
@@ -247,7 +247,7 @@ internal static class Targets
 
             foreach (string file in index.Files)
             {
-                string display = index.Files.Count == 1 && !ModelFiles.IsShardIndex(path)
+                string display = index.Files.Count == 1 && !TensorFormats.IsShardIndex(path)
                     ? path
                     : Path.Combine(Path.GetDirectoryName(path) ?? string.Empty, Path.GetFileName(file));
                 var tensors = new List<TensorInfo>();

@@ -286,54 +286,21 @@ public sealed class MappedModel : IDisposable
 
     private static TensorIndex? ReadIndex(string full)
     {
-        if (full.EndsWith(".json", StringComparison.OrdinalIgnoreCase))
+        if (TensorFormats.IsShardIndex(full))
         {
-            RequireRegularShards(full);
-            return TensorIndex.Read(full);
+            // The index is read once; every shard it names is checked to be a regular file before the reader opens it
+            // by path: a shard that is a FIFO would block that open forever.
+            List<(string Tensor, string Shard)> map = SafetensorsIndexReader.Read(full);
+            foreach (string shard in SafetensorsIndexReader.ShardPaths(map, full))
+            {
+                FileStatus.RequireRegular(shard);
+            }
+
+            return TensorIndex.ReadSharded(full, map);
         }
 
         using FileStream stream = OpenRead(full, FileOptions.RandomAccess);
-        bool named = full.EndsWith(".gguf", StringComparison.OrdinalIgnoreCase) || full.EndsWith(".safetensors", StringComparison.OrdinalIgnoreCase);
-        return named || StartsWithGgufMagic(stream) ? TensorIndex.Read(stream, full) : null;
-    }
-
-    private static bool StartsWithGgufMagic(FileStream stream)
-    {
-        Span<byte> magic = stackalloc byte[4];
-        bool isGguf = stream.ReadAtLeast(magic, magic.Length, throwOnEndOfStream: false) == magic.Length
-            && System.Buffers.Binary.BinaryPrimitives.ReadUInt32LittleEndian(magic) == GgufReader.Magic;
-        stream.Position = 0;
-        return isGguf;
-    }
-
-    /// <summary>
-    /// Checks every shard the index names before the index reader opens them by path: a shard that is a FIFO would
-    /// block that open forever.
-    /// </summary>
-    private static void RequireRegularShards(string indexPath)
-    {
-        byte[] content;
-        using (FileStream stream = OpenRead(indexPath, FileOptions.SequentialScan))
-        {
-            if (stream.Length > SafetensorsIndexReader.MaxIndexBytes)
-            {
-                // TensorIndex.Read reports this with the details.
-                return;
-            }
-
-            content = new byte[stream.Length];
-            stream.ReadExactly(content);
-        }
-
-        string directory = System.IO.Path.GetDirectoryName(indexPath)!;
-        var seen = new HashSet<string>(StringComparer.Ordinal);
-        foreach ((_, string shard) in SafetensorsIndexReader.Parse(content, indexPath))
-        {
-            if (seen.Add(shard))
-            {
-                FileStatus.RequireRegular(System.IO.Path.Combine(directory, shard));
-            }
-        }
+        return TensorFormats.Detect(stream, full) != TensorFormat.Unknown || TensorFormats.HasModelName(full) ? TensorIndex.Read(stream, full) : null;
     }
 
     /// <summary>

@@ -11,6 +11,47 @@ internal static class SafetensorsIndexReader
 {
     internal const long MaxIndexBytes = 100L << 20;
 
+    /// <summary>
+    /// Reads and parses the index at <paramref name="indexPath"/>: the one read of a shard index, for the library and
+    /// the tool. Refuses what is not a regular file before opening it (a FIFO would block the open).
+    /// </summary>
+    /// <exception cref="ModelFormatException">The index is larger than <see cref="MaxIndexBytes"/> or malformed.</exception>
+    /// <exception cref="IOException">The index cannot be opened or read.</exception>
+    internal static List<(string Tensor, string Shard)> Read(string indexPath)
+    {
+        FileStatus.ThrowIfNotRegular(indexPath);
+        byte[] content;
+        using (var stream = new FileStream(indexPath, FileMode.Open, FileAccess.Read, FileShare.ReadWrite | FileShare.Delete, bufferSize: 1, FileOptions.SequentialScan))
+        {
+            if (stream.Length > MaxIndexBytes)
+            {
+                ThrowHelper.ThrowModelFormat(indexPath, 0, $"the index is {stream.Length} bytes, more than the {MaxIndexBytes} this reader accepts.");
+            }
+
+            content = new byte[stream.Length];
+            stream.ReadExactly(content);
+        }
+
+        return Parse(content, indexPath);
+    }
+
+    /// <summary>The full paths of the shards <paramref name="map"/> names, once each, in the order the index first names them.</summary>
+    internal static List<string> ShardPaths(List<(string Tensor, string Shard)> map, string indexPath)
+    {
+        string directory = Path.GetDirectoryName(Path.GetFullPath(indexPath)) ?? string.Empty;
+        var seen = new HashSet<string>(StringComparer.Ordinal);
+        var paths = new List<string>();
+        foreach ((_, string shard) in map)
+        {
+            if (seen.Add(shard))
+            {
+                paths.Add(Path.Combine(directory, shard));
+            }
+        }
+
+        return paths;
+    }
+
     /// <summary>Parses the index JSON into (tensor, shard file) pairs, shard names as written (checked to be plain file names).</summary>
     internal static List<(string Tensor, string Shard)> Parse(ReadOnlySpan<byte> content, string path)
     {

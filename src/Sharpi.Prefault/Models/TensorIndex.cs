@@ -37,8 +37,8 @@ public sealed class TensorIndex
     public IReadOnlyList<TensorInfo> Tensors { get; }
 
     /// <summary>
-    /// Reads the tensor table of a model. The format is told by the file: a name ending in <c>.json</c> is a sharded
-    /// safetensors index (<c>model.safetensors.index.json</c>) whose shards lie beside it; a file starting with
+    /// Reads the tensor table of a model. The format is told by the file: a name ending in <c>.index.json</c> is a
+    /// sharded safetensors index (<c>model.safetensors.index.json</c>) whose shards lie beside it; a file starting with
     /// <c>GGUF</c> is GGUF; a <c>.safetensors</c> file, or one that starts like one, is safetensors.
     /// </summary>
     /// <exception cref="ArgumentException"><paramref name="path"/> is null or empty.</exception>
@@ -48,9 +48,9 @@ public sealed class TensorIndex
     {
         ArgumentException.ThrowIfNullOrEmpty(path);
         string full = System.IO.Path.GetFullPath(path);
-        if (full.EndsWith(".json", StringComparison.OrdinalIgnoreCase))
+        if (TensorFormats.IsShardIndex(full))
         {
-            return ReadSharded(full);
+            return ReadSharded(full, SafetensorsIndexReader.Read(full));
         }
 
         using FileStream stream = OpenRead(full);
@@ -60,23 +60,16 @@ public sealed class TensorIndex
     /// <summary>Reads a single-file model from a seekable stream positioned anywhere; <paramref name="path"/> names it in errors.</summary>
     internal static TensorIndex Read(Stream stream, string path)
     {
-        Span<byte> first = stackalloc byte[9];
-        stream.Position = 0;
-        int n = stream.ReadAtLeast(first, first.Length, throwOnEndOfStream: false);
-        stream.Position = 0;
-        first = first[..n];
-        if (n >= 4 && System.Buffers.Binary.BinaryPrimitives.ReadUInt32LittleEndian(first) == GgufReader.Magic)
+        switch (TensorFormats.Detect(stream, path))
         {
-            return Create(path, TensorFormat.Gguf, [path], GgufReader.Read(stream, path));
+            case TensorFormat.Gguf:
+                return Create(path, TensorFormat.Gguf, [path], GgufReader.Read(stream, path));
+            case TensorFormat.Safetensors:
+                return Create(path, TensorFormat.Safetensors, [path], SafetensorsReader.Read(stream, path));
+            default:
+                ThrowHelper.ThrowModelFormat(path, 0, "neither a GGUF file (no \"GGUF\" magic) nor a safetensors file (no header length followed by '{').");
+                return null;
         }
-
-        if (path.EndsWith(".safetensors", StringComparison.OrdinalIgnoreCase) || SafetensorsReader.LooksLikeSafetensors(first, stream.Length))
-        {
-            return Create(path, TensorFormat.Safetensors, [path], SafetensorsReader.Read(stream, path));
-        }
-
-        ThrowHelper.ThrowModelFormat(path, 0, "neither a GGUF file (no \"GGUF\" magic) nor a safetensors file (no header length followed by '{').");
-        return null;
     }
 
     /// <summary>
@@ -280,22 +273,9 @@ public sealed class TensorIndex
         return true;
     }
 
-    private static TensorIndex ReadSharded(string indexPath)
+    /// <summary>The tensors of a sharded model, from its index's <paramref name="map"/> (read once, by the caller).</summary>
+    internal static TensorIndex ReadSharded(string indexPath, List<(string Tensor, string Shard)> map)
     {
-        byte[] content;
-        using (FileStream stream = OpenRead(indexPath))
-        {
-            if (stream.Length > SafetensorsIndexReader.MaxIndexBytes)
-            {
-                ThrowHelper.ThrowModelFormat(indexPath, 0,
-                    $"the index is {stream.Length} bytes, more than the {SafetensorsIndexReader.MaxIndexBytes} this reader accepts.");
-            }
-
-            content = new byte[stream.Length];
-            stream.ReadExactly(content);
-        }
-
-        List<(string Tensor, string Shard)> map = SafetensorsIndexReader.Parse(content, indexPath);
         string directory = System.IO.Path.GetDirectoryName(indexPath)!;
         var files = new List<string>();
         var byShard = new Dictionary<string, HashSet<string>>(StringComparer.Ordinal);

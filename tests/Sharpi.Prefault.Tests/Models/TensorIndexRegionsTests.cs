@@ -117,7 +117,7 @@ public sealed class TensorIndexRegionsTests : IDisposable
     {
         string shard = _dir.Write("s1.safetensors", new SafetensorsBuilder().Tensor("a", "U8", [4], 1).Build());
         _dir.Write("s2.safetensors", new SafetensorsBuilder().Tensor("b", "U8", [4], 1).Build());
-        TensorIndex index = TensorIndex.Read(_dir.Write("i.json", "{\"weight_map\":{\"a\":\"s1.safetensors\",\"b\":\"s2.safetensors\"}}"));
+        TensorIndex index = TensorIndex.Read(_dir.Write("i.index.json", "{\"weight_map\":{\"a\":\"s1.safetensors\",\"b\":\"s2.safetensors\"}}"));
         using var map = MappedFile.WithView(shard, new FileInfo(shard).Length);
 
         Assert.Throws<ArgumentException>(() => index.Regions(map.View));

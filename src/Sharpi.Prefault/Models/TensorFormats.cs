@@ -1,0 +1,79 @@
+using System.Buffers.Binary;
+
+namespace Sharpi.Prefault;
+
+/// <summary>
+/// The one place a model file's format is told, for the library, the tool and the bench alike: a sharded safetensors
+/// model by its index's name (<c>*.index.json</c>, as <c>model.safetensors.index.json</c>; any other JSON, such as
+/// <c>config.json</c> beside the weights, is no model), GGUF by its magic (llama.cpp's files often have no extension),
+/// safetensors by its header (a little-endian header length the file can hold, then <c>{</c>) or by its
+/// <c>.safetensors</c> name, so a malformed one is reported as a safetensors file.
+/// </summary>
+internal static class TensorFormats
+{
+    /// <summary>How many bytes of a file's start <see cref="Detect(string, ReadOnlySpan{byte}, long)"/> looks at.</summary>
+    internal const int SniffBytes = 9;
+
+    /// <summary>A sharded safetensors model's index, by its name.</summary>
+    internal static bool IsShardIndex(string path) => path.EndsWith(".index.json", StringComparison.OrdinalIgnoreCase);
+
+    /// <summary>A name that claims a model (a GGUF or safetensors extension, or a shard index), whatever the file holds.</summary>
+    internal static bool HasModelName(string path) =>
+        path.EndsWith(".gguf", StringComparison.OrdinalIgnoreCase)
+        || path.EndsWith(".safetensors", StringComparison.OrdinalIgnoreCase)
+        || IsShardIndex(path);
+
+    /// <summary>
+    /// A model: a name that claims one, or the first bytes of one (read with read-ahead off). A plain file, such as a
+    /// <c>config.json</c> beside the weights, is not.
+    /// </summary>
+    internal static bool IsModel(string path) => HasModelName(path) || Detect(path) != TensorFormat.Unknown;
+
+    /// <summary>The format of the file <paramref name="path"/> names, from its name and its first bytes; <see cref="TensorFormat.Unknown"/> for none.</summary>
+    internal static TensorFormat Detect(string path, ReadOnlySpan<byte> first, long length)
+    {
+        if (IsShardIndex(path))
+        {
+            return TensorFormat.ShardedSafetensors;
+        }
+
+        if (path.EndsWith(".json", StringComparison.OrdinalIgnoreCase))
+        {
+            return TensorFormat.Unknown; // config.json, tokenizer.json: beside the weights, never weights
+        }
+
+        if (first.Length >= 4 && BinaryPrimitives.ReadUInt32LittleEndian(first) == GgufReader.Magic)
+        {
+            return TensorFormat.Gguf;
+        }
+
+        return path.EndsWith(".safetensors", StringComparison.OrdinalIgnoreCase) || SafetensorsReader.LooksLikeSafetensors(first[..Math.Min(first.Length, SniffBytes)], length)
+            ? TensorFormat.Safetensors
+            : TensorFormat.Unknown;
+    }
+
+    /// <summary>The format of the file open in <paramref name="stream"/> (seekable; left at its start).</summary>
+    internal static TensorFormat Detect(Stream stream, string path)
+    {
+        Span<byte> first = stackalloc byte[SniffBytes];
+        stream.Position = 0;
+        int n = stream.ReadAtLeast(first, first.Length, throwOnEndOfStream: false);
+        stream.Position = 0;
+        return Detect(path, first[..n], stream.Length);
+    }
+
+    /// <summary>
+    /// The format of the file at <paramref name="path"/>, reading its first bytes with read-ahead off (sniffing must not
+    /// bring in pages a residency report is about to count); a shard index is told by its name without opening it.
+    /// </summary>
+    internal static TensorFormat Detect(string path)
+    {
+        if (IsShardIndex(path))
+        {
+            return TensorFormat.ShardedSafetensors;
+        }
+
+        using var stream = new FileStream(path, FileMode.Open, FileAccess.Read, FileShare.ReadWrite | FileShare.Delete, 1, FileOptions.RandomAccess);
+        return Detect(stream, path);
+    }
+}
