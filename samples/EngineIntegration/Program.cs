@@ -62,7 +62,7 @@ foreach ((string layer, List<int> tensors) in Layers(cpuRegions))
         await prefault.WhenReady(i);
     }
 
-    bool stillLoading = !prefault.IsCompleted;
+    bool stillLoading = !prefault.Completion.IsCompleted;
     checksum += Compute(cpuRegions, tensors);
     double milliseconds = Stopwatch.GetElapsedTime(started).TotalMilliseconds;
     Log.LayerComputed(log, layer, milliseconds, stillLoading);

@@ -68,7 +68,7 @@ internal static class OverloadResolution
         await using PrefaultHandle first = MmapPrefault.Start(array, options, cancellationToken);
         await using PrefaultHandle second = MmapPrefault.Start(readOnlyList, cancellationToken: cancellationToken);
         await using PrefaultHandle third = MmapPrefault.Start([region], options, cancellationToken);
-        PrefaultResult result = await first.WaitAsync(cancellationToken);
+        PrefaultResult result = await first.Completion.WaitAsync(cancellationToken);
         GC.KeepAlive(result);
     }
 }

@@ -18,8 +18,8 @@ internal sealed record BenchSettings(int FirstPassThreads, int PrefaultThreads, 
     /// </summary>
     internal static BenchSettings Defaults(RequestPlan request) => new(
         FirstPassThreads: Environment.ProcessorCount,
-        PrefaultThreads: PrefaultOptions.DefaultMaxDegreeOfParallelism,
-        ChunkSize: PrefaultOptions.DefaultChunkSize,
+        PrefaultThreads: PrefaultOptions.Default.MaxDegreeOfParallelism,
+        ChunkSize: PrefaultOptions.Default.ChunkSize,
         LimitThreads: Math.Max(2, Environment.ProcessorCount),
         LimitBlockSize: DefaultLimitBlockSize,
         Request: request);

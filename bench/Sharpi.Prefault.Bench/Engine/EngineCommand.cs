@@ -184,7 +184,7 @@ internal sealed class EngineCommand
             $"Every row: the weights evicted (cold), the session created, {initMs} ms of simulated init (busy CPU on one thread, an engine's other start-up work), " +
                 "two inferences of the same input. prefault-after-create: MmapPrefault.Run over NativeMappings.OfFile(weights) after create; " +
                 "prefault-before-create: MappedModel.OpenFile(weights) + MmapPrefault.Run, create, then the MappedModel disposed; " +
-                "start-during-init: MmapPrefault.Start over NativeMappings.OfFile after create, the init while it sweeps, then handle.Wait().",
+                "start-during-init: MmapPrefault.Start over NativeMappings.OfFile after create, the init while it sweeps, then handle.Completion.GetAwaiter().GetResult().",
             "to-first s: from the row's start to the end of its first inference (create + prefault + init + first; start-during-init's sweep overlaps the init). " +
                 "x warm: the first inference over the second, the median of that ratio over repetitions. prefault s (--wide): Run's time; start-during-init's, " +
                 "the background sweep's own (PrefaultResult.Elapsed).",

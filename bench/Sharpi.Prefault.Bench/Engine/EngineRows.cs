@@ -95,7 +95,7 @@ internal static class EngineRows
                 IReadOnlyList<PrefaultRegion> regions = NativeMappings.OfFile(data);
                 using PrefaultHandle handle = MmapPrefault.Start(regions, options);
                 initSeconds = init.Run();
-                PrefaultResult result = handle.Wait();
+                PrefaultResult result = handle.Completion.GetAwaiter().GetResult();
                 method = Prefaulted(result, regions.Count, "MmapPrefault.Start", " in the background");
                 prefault = result.Elapsed.TotalSeconds;
                 mappings = regions.Count;

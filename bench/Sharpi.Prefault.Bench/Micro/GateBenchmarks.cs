@@ -34,7 +34,7 @@ public class GateBenchmarks
     public void Cleanup() => Environment.SetEnvironmentVariable("SHARPI_PREFAULT", _previousMode);
 
     [Benchmark]
-    public PrefaultDecision Decide() => MmapPrefault.Decide(PrefaultMode.Auto, RegionCount * RegionBytes, 0, _memory);
+    public RamGateDecision Decide() => MmapPrefault.Decide(PrefaultMode.Auto, RegionCount * RegionBytes, 0, _memory);
 
     [Benchmark]
     public PrefaultResult RunUnderKillSwitch() => MmapPrefault.Run(_regions);

@@ -197,7 +197,7 @@ internal static class KeepCommand
             // (in argument order), so keep never reads what the kernel must then reclaim from the same memory (a
             // cgroup's limit), only to read it back at the next look.
             // A bad operators' value is warned about at the first look, not at every one.
-            PrefaultDecision decision = SelectionGate.Decide(gate, files.Sum(f => f.Bytes), number == 1 ? context.Logger : NullLogger.Instance);
+            RamGateDecision decision = SelectionGate.Decide(gate, files.Sum(f => f.Bytes), number == 1 ? context.Logger : NullLogger.Instance);
             long budget = decision.ShouldRun ? decision.BudgetBytes : 0;
             long bytes = 0, resident = 0, restored = 0, before = 0, unknown = 0;
             int ranges = 0;

@@ -14,7 +14,7 @@ internal static class SelectionGate
     /// The decision for <paramref name="selectionBytes"/> as if none of it were resident; its budget is how much of the
     /// selection may be held. A bad operators' value is warned about on <paramref name="log"/> as a run warns about it.
     /// </summary>
-    public static PrefaultDecision Decide(RamGate gate, long selectionBytes, ILogger log)
+    public static RamGateDecision Decide(RamGate gate, long selectionBytes, ILogger log)
     {
         OperatorSettings settings = OperatorSettings.Read(RamFitGate.DefaultFraction, log);
         return MmapPrefault.Decide(settings.Mode, selectionBytes, 0, MemoryFigures.Current(), gate, settings.RamFraction);

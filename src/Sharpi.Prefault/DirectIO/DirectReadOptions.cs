@@ -1,3 +1,5 @@
+using System.Globalization;
+using System.Text;
 using Microsoft.Extensions.Logging;
 
 namespace Sharpi.Prefault;
@@ -13,30 +15,31 @@ namespace Sharpi.Prefault;
 /// </remarks>
 public sealed record DirectReadOptions
 {
-    /// <summary>The default size of one read: 32 MiB.</summary>
-    public const int DefaultBlockSize = 32 * 1024 * 1024;
+    // The default size of one read: 32 MiB.
+    internal const int DefaultBlockSize = 32 * 1024 * 1024;
 
-    /// <summary>The default number of reads in flight: 2.</summary>
-    public const int DefaultMaxReadsInFlight = 2;
+    // The default number of reads in flight: 2.
+    internal const int DefaultMaxReadsInFlight = 2;
 
-    /// <summary>The default cap on staging-buffer bytes: 64 MiB.</summary>
-    public const long DefaultMaxInFlightBytes = 64L * 1024 * 1024;
+    // The default cap on staging-buffer bytes: 64 MiB.
+    internal const long DefaultMaxInFlightBytes = 64L * 1024 * 1024;
 
-    /// <summary>The smallest block and cap: 4 KiB, the largest alignment Direct I/O asks for in practice.</summary>
-    public const int MinBlockSize = 4096;
+    // The smallest block and cap: 4 KiB, the largest alignment Direct I/O asks for in practice.
+    internal const int MinBlockSize = 4096;
 
-    /// <summary>The largest block: 1 GiB.</summary>
-    public const int MaxBlockSize = 1 << 30;
+    // The largest block: 1 GiB.
+    internal const int MaxBlockSize = 1 << 30;
 
-    /// <summary>The most reads in flight: 64.</summary>
-    public const int MaxReadsInFlightLimit = 64;
+    // The most reads in flight: 64.
+    internal const int MaxReadsInFlightLimit = 64;
 
-    /// <summary>The largest cap on staging-buffer bytes: 16 GiB.</summary>
-    public const long MaxInFlightBytesLimit = 16L << 30;
+    // The largest cap on staging-buffer bytes: 16 GiB.
+    internal const long MaxInFlightBytesLimit = 16L << 30;
 
     private readonly int _blockSize = DefaultBlockSize;
     private readonly int _maxReadsInFlight = DefaultMaxReadsInFlight;
     private readonly long _maxInFlightBytes = DefaultMaxInFlightBytes;
+    private readonly Attachment<ILogger> _logger;
 
     /// <summary>Options with every default: Direct I/O, 32 MiB blocks, 2 reads in flight, 64 MiB of buffers at most.</summary>
     public static DirectReadOptions Default { get; } = new();
@@ -93,8 +96,15 @@ public sealed record DirectReadOptions
     public bool IsDirectIOEnabled { get; init; } = true;
 
     /// <summary>Where the reader logs its mode at open (Debug) and any fallback to buffered reads (Information, once). Default: none.</summary>
-    public ILogger? Logger { get; init; }
+    public ILogger? Logger { get => _logger.Value; init => _logger = new(value); }
 
     /// <summary>Test seam: when nonzero, the first Direct I/O read fails with this errno instead of reading.</summary>
     internal int SimulatedFirstReadErrno { get; init; }
+
+    // The logger is an attachment, not a setting: no part of Equals, GetHashCode or ToString.
+    private bool PrintMembers(StringBuilder builder)
+    {
+        builder.Append(CultureInfo.InvariantCulture, $"BlockSize = {BlockSize}, MaxReadsInFlight = {MaxReadsInFlight}, MaxInFlightBytes = {MaxInFlightBytes}, IsDirectIOEnabled = {IsDirectIOEnabled}");
+        return true;
+    }
 }

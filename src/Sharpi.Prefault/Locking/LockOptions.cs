@@ -1,3 +1,5 @@
+using System.Globalization;
+using System.Text;
 using Microsoft.Extensions.Logging;
 
 namespace Sharpi.Prefault;
@@ -8,6 +10,7 @@ public sealed record LockOptions
     private readonly string _label = "lock";
     private readonly RamGate _ramGate = RamGate.FitsInRam;
     private readonly double _ramFraction = RamFitGate.DefaultFraction;
+    private readonly Attachment<ILogger> _logger;
 
     /// <summary>Options with every default: label <c>"lock"</c>, gate <see cref="RamGate.FitsInRam"/>, fraction 0.8, no logger.</summary>
     public static LockOptions Default { get; } = new();
@@ -30,5 +33,12 @@ public sealed record LockOptions
     public double RamFraction { get => _ramFraction; init => _ramFraction = ThrowHelper.ValidFraction(value); }
 
     /// <summary>Where the lease logs (Information when locked, a Warning per refused range, Debug on unlock). Default: none.</summary>
-    public ILogger? Logger { get; init; }
+    public ILogger? Logger { get => _logger.Value; init => _logger = new(value); }
+
+    // The logger is an attachment, not a setting: no part of Equals, GetHashCode or ToString.
+    private bool PrintMembers(StringBuilder builder)
+    {
+        builder.Append(CultureInfo.InvariantCulture, $"Label = {Label}, RamGate = {RamGate}, RamFraction = {RamFraction}");
+        return true;
+    }
 }

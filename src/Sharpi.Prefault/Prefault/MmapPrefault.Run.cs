@@ -45,7 +45,7 @@ public static partial class MmapPrefault
 
         // 1. The operators' gate, read and decided once: under the kill switch nothing is merged, measured or touched.
         OperatorSettings operators = OperatorSettings.Read(options.RamFraction, run.Log);
-        if (operators.KillSwitch is PrefaultDecision off)
+        if (operators.KillSwitch is RamGateDecision off)
         {
             return Finish(run, off, plan: null, sweep: default);
         }
@@ -55,7 +55,7 @@ public static partial class MmapPrefault
         MergedRegion[] merged = readiness?.Merge(regions) ?? RegionSet.Merge(regions);
         if (merged.Length == 0)
         {
-            return Finish(run, NothingToDo("no regions to prefault (all empty)", operators.Mode), plan: null, sweep: default);
+            return Finish(run, NothingToDo("no regions to prefault (all empty)"), plan: null, sweep: default);
         }
 
         // 3. The plan: one snapshot of the mappings (Linux), each mapped region with its resident bytes; it owns both.
@@ -63,11 +63,11 @@ public static partial class MmapPrefault
         if (plan.Regions.Length == 0)
         {
             string nothing = plan.BytesInHoles > 0 ? "nothing to read: the regions are holes of sparse files" : "none of the regions is mapped";
-            return Finish(run, NothingToDo(nothing, operators.Mode), plan, sweep: default);
+            return Finish(run, NothingToDo(nothing), plan, sweep: default);
         }
 
         // 4. The RAM-fit decision and its budget.
-        PrefaultDecision decision = Decide(operators.Mode, plan.BytesNeeded, plan.BytesAlreadyResident,
+        RamGateDecision decision = Decide(operators.Mode, plan.BytesNeeded, plan.BytesAlreadyResident,
             MemoryFor(operators.Mode, options.RamGate), options.RamGate, operators.RamFraction);
         if (!decision.ShouldRun)
         {
@@ -113,7 +113,7 @@ public static partial class MmapPrefault
     private readonly record struct SweepOutcome(PrefaultMethod Method, long Bytes, int Threads, bool IsCanceled, long BytesResidentAfter = 0, long HugePageAdvisedBytes = 0,
         long BytesUnknownAfter = 0);
 
-    private static PrefaultDecision NothingToDo(string reason, PrefaultMode mode) => new(false, false, 0, mode, reason);
+    private static RamGateDecision NothingToDo(string reason) => new(false, false, 0, reason);
 
     /// <summary>The memory figures, read only when the RAM-fit gate will look at them.</summary>
     private static MemoryFigures MemoryFor(PrefaultMode mode, RamGate gate) =>
@@ -152,7 +152,7 @@ public static partial class MmapPrefault
     }
 
     /// <summary>Builds the result, logs it and records its metrics: the one place every run ends, skipped or not.</summary>
-    private static PrefaultResult Finish(RunContext run, PrefaultDecision decision, PrefaultPlan? plan, SweepOutcome sweep)
+    private static PrefaultResult Finish(RunContext run, RamGateDecision decision, PrefaultPlan? plan, SweepOutcome sweep)
     {
         bool ran = sweep.Method != PrefaultMethod.None;
         long requested = plan?.BytesRequested ?? 0;
@@ -183,7 +183,7 @@ public static partial class MmapPrefault
     }
 
     /// <summary>The decision's reason, after what cut the run short (cancellation) and before what it left unread as nothing to read (holes).</summary>
-    private static string ReasonOf(PrefaultDecision decision, PrefaultPlan? plan, SweepOutcome sweep)
+    private static string ReasonOf(RamGateDecision decision, PrefaultPlan? plan, SweepOutcome sweep)
     {
         string reason = sweep.IsCanceled ? $"cancelled after {Sizes.Format(sweep.Bytes)}; {decision.Reason}" : decision.Reason;
         return plan is { BytesInHoles: > 0 } && plan.Regions.Length > 0

@@ -24,7 +24,7 @@ public static partial class MmapPrefault
     /// run limited to that budget when it is smaller; no run when the mode is off or the budget is zero.
     /// </returns>
     /// <exception cref="ArgumentOutOfRangeException">A byte count is negative, the fraction is not in (0, 1], or an enum value is undefined.</exception>
-    public static PrefaultDecision Decide(PrefaultMode mode, long bytesNeeded, long bytesAlreadyResident, MemoryFigures memory,
+    public static RamGateDecision Decide(PrefaultMode mode, long bytesNeeded, long bytesAlreadyResident, MemoryFigures memory,
         RamGate gate = RamGate.FitsInRam, double ramFraction = RamFitGate.DefaultFraction)
     {
         ArgumentOutOfRangeException.ThrowIfNegative(bytesNeeded);
@@ -36,10 +36,8 @@ public static partial class MmapPrefault
         return mode switch
         {
             PrefaultMode.Off => OperatorSettings.Off,
-            PrefaultMode.Force => new PrefaultDecision(true, false, long.MaxValue, mode, "SHARPI_PREFAULT is force: RAM gate bypassed"),
-            _ => WithMode(RamFitGate.Decide(bytesNeeded, bytesAlreadyResident, memory, gate, ramFraction), mode),
+            PrefaultMode.Force => new RamGateDecision(true, false, long.MaxValue, "SHARPI_PREFAULT is force: RAM gate bypassed"),
+            _ => RamFitGate.Decide(bytesNeeded, bytesAlreadyResident, memory, gate, ramFraction),
         };
     }
-
-    private static PrefaultDecision WithMode(RamGateDecision d, PrefaultMode mode) => new(d.ShouldRun, d.IsPartial, d.BudgetBytes, mode, d.Reason);
 }

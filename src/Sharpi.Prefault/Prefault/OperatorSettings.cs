@@ -18,10 +18,10 @@ internal readonly record struct OperatorSettings(PrefaultMode Mode, double RamFr
     /// run's whole decision (nothing is merged, measured or touched, and the RAM gate is never asked); null otherwise.
     /// It is the decision <see cref="MmapPrefault.Decide"/> gives for <see cref="PrefaultMode.Off"/>: one value, made in one place.
     /// </summary>
-    internal PrefaultDecision? KillSwitch { get; } = Mode == PrefaultMode.Off ? Off : null;
+    internal RamGateDecision? KillSwitch { get; } = Mode == PrefaultMode.Off ? Off : null;
 
     /// <summary>The kill switch's decision: nothing runs, and the reason says the operator switched it off.</summary>
-    internal static PrefaultDecision Off { get; } = new(false, false, 0, PrefaultMode.Off, "SHARPI_PREFAULT is off: prefault switched off by the operator");
+    internal static RamGateDecision Off { get; } = new(false, false, 0, "SHARPI_PREFAULT is off: prefault switched off by the operator");
 
     internal static OperatorSettings Read(double optionsFraction, ILogger log)
     {

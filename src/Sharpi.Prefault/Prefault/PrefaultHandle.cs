@@ -57,28 +57,12 @@ public sealed class PrefaultHandle : IDisposable, IAsyncDisposable
         }
     }
 
-    /// <summary>Completes with the result when the regions are resident, the sweep was cancelled, or the gate skipped it. Never faults.</summary>
+    /// <summary>
+    /// Completes with the result when the regions are resident, the sweep was cancelled, or the gate skipped it. Never
+    /// faults. Await it, or use what <see cref="Task{TResult}"/> offers: <c>IsCompleted</c>, <c>WaitAsync(timeout)</c>,
+    /// <c>GetAwaiter().GetResult()</c> to block.
+    /// </summary>
     public Task<PrefaultResult> Completion => _completion.Task;
-
-    /// <summary>True once the sweep has finished (or was skipped or cancelled).</summary>
-    public bool IsCompleted => _completion.Task.IsCompleted;
-
-    /// <summary>Blocks until the sweep finishes and returns its result.</summary>
-    public PrefaultResult Wait() => _completion.Task.GetAwaiter().GetResult();
-
-    /// <summary>Blocks until the sweep finishes or <paramref name="timeout"/> passes; true when it finished.</summary>
-    /// <exception cref="ArgumentOutOfRangeException"><paramref name="timeout"/> is negative (other than <see cref="Timeout.InfiniteTimeSpan"/>).</exception>
-    public bool Wait(TimeSpan timeout) => _completion.Task.Wait(timeout);
-
-    /// <summary>Waits for the result without blocking a thread.</summary>
-    /// <exception cref="OperationCanceledException"><paramref name="cancellationToken"/> stopped the wait (the sweep goes on).</exception>
-    public Task<PrefaultResult> WaitAsync(CancellationToken cancellationToken = default) => _completion.Task.WaitAsync(cancellationToken);
-
-    /// <summary>Waits for the result for at most <paramref name="timeout"/>.</summary>
-    /// <exception cref="TimeoutException">The sweep did not finish in time (it goes on; dispose the handle to stop it).</exception>
-    /// <exception cref="OperationCanceledException"><paramref name="cancellationToken"/> stopped the wait.</exception>
-    public Task<PrefaultResult> WaitAsync(TimeSpan timeout, CancellationToken cancellationToken = default) =>
-        _completion.Task.WaitAsync(timeout, cancellationToken);
 
     /// <summary>
     /// Completes when the sweep is done with region <paramref name="regionIndex"/> (its index in the list given to
@@ -92,14 +76,6 @@ public sealed class PrefaultHandle : IDisposable, IAsyncDisposable
     {
         ThrowHelper.ThrowIfIndexOutOfRange(regionIndex, _readiness.Count);
         return _readiness.WhenReady(regionIndex);
-    }
-
-    /// <summary>True once the sweep is done with region <paramref name="regionIndex"/>; see <see cref="WhenReady"/>.</summary>
-    /// <exception cref="ArgumentOutOfRangeException"><paramref name="regionIndex"/> is not an index of the regions given to Start.</exception>
-    public bool IsReady(int regionIndex)
-    {
-        ThrowHelper.ThrowIfIndexOutOfRange(regionIndex, _readiness.Count);
-        return _readiness.WhenReady(regionIndex).IsCompleted;
     }
 
     /// <summary>Asks the sweep to stop after the chunks in flight; <see cref="Completion"/> then reports <see cref="PrefaultResult.IsCanceled"/>.</summary>
@@ -181,7 +157,7 @@ public sealed class PrefaultHandle : IDisposable, IAsyncDisposable
         }
         finally
         {
-            // Every region is ready before the result is: once Completion is done, IsReady is true for all.
+            // Every region is ready before the result is: once Completion is done, WhenReady is complete for all.
             _readiness.CompleteAll();
 
             // Nothing is left to stop: the caller's token lets go of the handle now, disposed or not. (Unregister does

@@ -1,3 +1,5 @@
+using System.Globalization;
+using System.Text;
 using Microsoft.Extensions.Logging;
 
 namespace Sharpi.Prefault;
@@ -9,21 +11,19 @@ namespace Sharpi.Prefault;
 /// </summary>
 public sealed record PrefaultOptions
 {
-    /// <summary>The default chunk size: 32 MiB.</summary>
-    public const long DefaultChunkSize = 32 * 1024 * 1024;
+    // The default chunk size: 32 MiB.
+    internal const long DefaultChunkSize = 32 * 1024 * 1024;
 
-    /// <summary>The largest chunk size: 1 TiB (a chunk that size is one chunk per region; larger values are a mistake).</summary>
-    public const long MaxChunkSize = 1L << 40;
+    // The largest chunk size: 1 TiB (a chunk that size is one chunk per region; larger values are a mistake).
+    internal const long MaxChunkSize = 1L << 40;
 
-    /// <summary>
-    /// The default number of sweep threads: the processor count, and at least 8. A sweep waits on the disk far more
-    /// than it computes, and each thread keeps one read in flight: on a cold 2 GiB file (2 cores, read_ahead_kb 128)
-    /// 2 threads populated at 1.4-2.6 GiB/s, 4 to 16 threads at 2.9-3.0 GiB/s.
-    /// </summary>
-    public static int DefaultMaxDegreeOfParallelism => Math.Max(8, Environment.ProcessorCount);
+    // The default number of sweep threads: the processor count, and at least 8. A sweep waits on the disk far more
+    // than it computes, and each thread keeps one read in flight: on a cold 2 GiB file (2 cores, read_ahead_kb 128)
+    // 2 threads populated at 1.4-2.6 GiB/s, 4 to 16 threads at 2.9-3.0 GiB/s.
+    internal static int DefaultMaxDegreeOfParallelism => Math.Max(8, Environment.ProcessorCount);
 
-    /// <summary>The default RAM fraction: 0.8.</summary>
-    public const double DefaultRamFraction = RamFitGate.DefaultFraction;
+    // The default RAM fraction: 0.8.
+    internal const double DefaultRamFraction = RamFitGate.DefaultFraction;
 
     private readonly string _label = "prefault";
     private readonly double _ramFraction = DefaultRamFraction;
@@ -32,8 +32,10 @@ public sealed record PrefaultOptions
     private readonly RamGate _ramGate = RamGate.FitsInRam;
     private readonly PrefaultStrategy _strategy = PrefaultStrategy.Auto;
     private readonly ThreadPriority? _workerPriority;
+    private readonly Attachment<ILogger> _logger;
+    private readonly Attachment<IProgress<PrefaultProgress>> _progress;
 
-    /// <summary>Options with every default: gate <see cref="RamGate.FitsInRam"/>, fraction 0.8, <see cref="DefaultMaxDegreeOfParallelism"/> workers, 32 MiB chunks.</summary>
+    /// <summary>Options with every default: gate <see cref="RamGate.FitsInRam"/>, fraction 0.8, as many workers as processors (at least 8), 32 MiB chunks.</summary>
     public static PrefaultOptions Default { get; } = new();
 
     /// <summary>A short name for logs and progress, e.g. the engine or model name. Default <c>"prefault"</c>.</summary>
@@ -51,7 +53,9 @@ public sealed record PrefaultOptions
     public double RamFraction { get => _ramFraction; init => _ramFraction = ThrowHelper.ValidFraction(value); }
 
     /// <summary>
-    /// The most threads that sweep at once (>= 1). Default: <see cref="DefaultMaxDegreeOfParallelism"/>. A sweep starts
+    /// The most threads that sweep at once (>= 1). Default: the processor count, and at least 8 (a sweep waits on the
+    /// disk far more than it computes; on a cold 2 GiB file, 2 cores, 2 threads populated at 1.4-2.6 GiB/s and 4 to 16
+    /// threads at 2.9-3.0 GiB/s). A sweep starts
     /// no more threads than it has chunks, nor more than eight per processor (at least the default), whatever is asked:
     /// past that, threads only wait on the same disk. <see cref="PrefaultResult.Threads"/> says how many swept.
     /// </summary>
@@ -71,7 +75,7 @@ public sealed record PrefaultOptions
     /// The threads take chunks in the order given from one shared counter, and cancellation and progress are checked
     /// between chunks. Default 32 MiB.
     /// </summary>
-    /// <exception cref="ArgumentOutOfRangeException">The value is less than 1 or greater than <see cref="MaxChunkSize"/>.</exception>
+    /// <exception cref="ArgumentOutOfRangeException">The value is less than 1 or greater than 1 TiB.</exception>
     public long ChunkSize
     {
         get => _chunkSize;
@@ -122,10 +126,10 @@ public sealed record PrefaultOptions
     public bool IsHugePageAdviceEnabled { get; init; } = true;
 
     /// <summary>Where the run logs (one Information line per run, warnings for failures, errno details at Debug). Default: none.</summary>
-    public ILogger? Logger { get; init; }
+    public ILogger? Logger { get => _logger.Value; init => _logger = new(value); }
 
     /// <summary>Receives bytes done/total at most about ten times a second, and once at the end. Called on a worker thread.</summary>
-    public IProgress<PrefaultProgress>? Progress { get; init; }
+    public IProgress<PrefaultProgress>? Progress { get => _progress.Value; init => _progress = new(value); }
 
     /// <summary>
     /// The one place a run's worker priority is worked out: the caller's (<see cref="WorkerPriority"/>)
@@ -134,4 +138,12 @@ public sealed record PrefaultOptions
     /// </summary>
     internal ThreadPriority WorkerPriorityFor(bool isBackground) =>
         WorkerPriority ?? (isBackground ? ThreadPriority.BelowNormal : ThreadPriority.Normal);
+
+    // The logger and the progress sink are attachments, not settings: no part of Equals, GetHashCode or ToString.
+    private bool PrintMembers(StringBuilder builder)
+    {
+        builder.Append(CultureInfo.InvariantCulture,
+            $"Label = {Label}, RamGate = {RamGate}, RamFraction = {RamFraction}, MaxDegreeOfParallelism = {MaxDegreeOfParallelism}, ChunkSize = {ChunkSize}, Strategy = {Strategy}, WorkerPriority = {WorkerPriority}, IsHugePageAdviceEnabled = {IsHugePageAdviceEnabled}");
+        return true;
+    }
 }

@@ -3,31 +3,36 @@ namespace Sharpi.Prefault;
 /// <summary>What a prefault did. Immutable; never thrown, always returned.</summary>
 public sealed record PrefaultResult
 {
+    // Built by the library only: a result reports what a call did.
+    internal PrefaultResult()
+    {
+    }
+
     /// <summary>True when the sweep (or hint) ran over at least part of the regions.</summary>
-    public required bool HasRun { get; init; }
+    public bool HasRun { get; internal init; }
 
     /// <summary>True when the RAM budget covered only the first regions (in the order given); see <see cref="BytesSkipped"/>.</summary>
-    public bool IsPartial { get; init; }
+    public bool IsPartial { get; internal init; }
 
     /// <summary>Why it ran, ran in part, or did not run, in words for a log.</summary>
-    public required string Reason { get; init; }
+    public string Reason { get; internal init; } = string.Empty;
 
     /// <summary>Bytes covered by the sweep, after merging overlapping and duplicate regions.</summary>
-    public long Bytes { get; init; }
+    public long Bytes { get; internal init; }
 
     /// <summary>
     /// Of the merged regions' bytes, those already resident before the sweep (cachestat on Linux 6.5+ for file
     /// mappings, else mincore; 0 where unsupported). Bytes the kernel would not say of are not counted here but in
     /// <see cref="BytesAlreadyResidentUnknown"/>.
     /// </summary>
-    public long BytesAlreadyResident { get; init; }
+    public long BytesAlreadyResident { get; internal init; }
 
     /// <summary>
     /// Of the merged regions' bytes, those whose residency before the sweep the kernel would not tell (see
     /// <see cref="ResidencyInfo.UnknownBytes"/>: a file this process may not write); they are planned as not resident,
     /// so the sweep covers them and the RAM-fit gate weighs them as memory still needed.
     /// </summary>
-    public long BytesAlreadyResidentUnknown { get; init; }
+    public long BytesAlreadyResidentUnknown { get; internal init; }
 
     /// <summary>
     /// Of the merged regions' bytes, those resident when the run ended (measured as <see cref="BytesAlreadyResident"/>
@@ -36,48 +41,48 @@ public sealed record PrefaultResult
     /// file whose page cache the kernel hides, the pages the run's process maps (after a sweep, those reclaim has not
     /// taken back); the rest is in <see cref="BytesResidentUnknown"/>.
     /// </summary>
-    public long BytesResident { get; init; }
+    public long BytesResident { get; internal init; }
 
     /// <summary>
     /// Of the merged regions' bytes, those whose residency when the run ended the kernel would not tell (see
     /// <see cref="ResidencyInfo.UnknownBytes"/>); not in <see cref="BytesResident"/>.
     /// </summary>
-    public long BytesResidentUnknown { get; init; }
+    public long BytesResidentUnknown { get; internal init; }
 
     /// <summary>
     /// Bytes of the merged regions left out: by the RAM budget, by cancellation, by failures, or as holes of sparse
     /// files (Linux; nothing to read there, see <see cref="Reason"/>).
     /// </summary>
-    public long BytesSkipped { get; init; }
+    public long BytesSkipped { get; internal init; }
 
     /// <summary>Bytes of all regions after merging (what was asked for); 0 under <c>SHARPI_PREFAULT=off</c>, which merges nothing.</summary>
-    public long BytesRequested { get; init; }
+    public long BytesRequested { get; internal init; }
 
     /// <summary>Wall time of the sweep (zero when nothing ran).</summary>
-    public TimeSpan Elapsed { get; init; }
+    public TimeSpan Elapsed { get; internal init; }
 
     /// <summary><see cref="Bytes"/> per second of <see cref="Elapsed"/>, in GiB/s (0 when nothing ran).</summary>
     public double GiBPerSecond => Elapsed > TimeSpan.Zero ? Bytes / (double)(1L << 30) / Elapsed.TotalSeconds : 0;
 
     /// <summary>The mechanism that brought the pages in.</summary>
-    public PrefaultMethod Method { get; init; }
+    public PrefaultMethod Method { get; internal init; }
 
     /// <summary>The regions (or parts) that failed; the rest still ran.</summary>
-    public IReadOnlyList<RegionFailure> Failures { get; init; } = [];
+    public IReadOnlyList<RegionFailure> Failures { get; internal init; } = [];
 
     /// <summary>True when the run's cancellation token stopped the sweep early.</summary>
-    public bool IsCanceled { get; init; }
+    public bool IsCanceled { get; internal init; }
 
     /// <summary>Number of regions after merging.</summary>
-    public int RegionCount { get; init; }
+    public int RegionCount { get; internal init; }
 
     /// <summary>
     /// Bytes of the mappings given <c>madvise(MADV_HUGEPAGE)</c> before the sweep (whole read-only file mappings under
     /// the regions; Linux with THP on); 0 when none were. The advice stays on those mappings after the run. See
     /// <see cref="PrefaultOptions.IsHugePageAdviceEnabled"/>.
     /// </summary>
-    public long HugePageAdvisedBytes { get; init; }
+    public long HugePageAdvisedBytes { get; internal init; }
 
     /// <summary>Threads that swept.</summary>
-    public int Threads { get; init; }
+    public int Threads { get; internal init; }
 }

@@ -1,3 +1,5 @@
+using System.Globalization;
+using System.Text;
 using Microsoft.Extensions.Logging;
 
 namespace Sharpi.Prefault;
@@ -7,6 +9,7 @@ public sealed record ReclaimOptions
 {
     private readonly string _label = "reclaim";
     private readonly ReclaimMechanism _mechanism = ReclaimMechanism.PageOut;
+    private readonly Attachment<ILogger> _logger;
 
     /// <summary>Options with every default: label <c>"reclaim"</c>, mechanism <see cref="ReclaimMechanism.PageOut"/>, no logger.</summary>
     public static ReclaimOptions Default { get; } = new();
@@ -25,5 +28,12 @@ public sealed record ReclaimOptions
     public ReclaimMechanism Mechanism { get => _mechanism; init => _mechanism = ThrowHelper.Defined(value); }
 
     /// <summary>Where the call logs (one Information line, one per skipped range). Default: none.</summary>
-    public ILogger? Logger { get; init; }
+    public ILogger? Logger { get => _logger.Value; init => _logger = new(value); }
+
+    // The logger is an attachment, not a setting: no part of Equals, GetHashCode or ToString.
+    private bool PrintMembers(StringBuilder builder)
+    {
+        builder.Append(CultureInfo.InvariantCulture, $"Label = {Label}, Mechanism = {Mechanism}");
+        return true;
+    }
 }

@@ -3,14 +3,19 @@ namespace Sharpi.Prefault;
 /// <summary>What a reclaim did. Immutable; refusals throw before anything is released, everything else is returned.</summary>
 public sealed record ReclaimResult
 {
+    // Built by the library only: a result reports what a call did.
+    internal ReclaimResult()
+    {
+    }
+
     /// <summary>False where the platform cannot reclaim (anywhere but Linux); nothing was released and <see cref="Reason"/> says why.</summary>
-    public required bool IsSupported { get; init; }
+    public bool IsSupported { get; internal init; }
 
     /// <summary>What happened, in words for a log.</summary>
-    public required string Reason { get; init; }
+    public string Reason { get; internal init; } = string.Empty;
 
     /// <summary>Bytes of all regions after merging (what was asked for).</summary>
-    public long BytesRequested { get; init; }
+    public long BytesRequested { get; internal init; }
 
     /// <summary>
     /// Bytes of the whole pages inside the regions that this process no longer maps after the call, whether they were
@@ -18,15 +23,15 @@ public sealed record ReclaimResult
     /// <see cref="Skipped"/>: with <see cref="ReclaimMechanism.PageOut"/> that includes the pages the kernel kept mapped
     /// (read back from /proc/self/pagemap); with <see cref="ReclaimMechanism.DontNeed"/> every page advised counts.
     /// </summary>
-    public long BytesReleased { get; init; }
+    public long BytesReleased { get; internal init; }
 
     /// <summary>
     /// The regions (or parts) left resident, and why: locked, smaller than a page, a failed call, or (with
     /// <see cref="ReclaimMechanism.PageOut"/>) pages the kernel kept mapped: mapped elsewhere too, or of a file this
     /// process may not write.
     /// </summary>
-    public IReadOnlyList<RegionFailure> Skipped { get; init; } = [];
+    public IReadOnlyList<RegionFailure> Skipped { get; internal init; } = [];
 
     /// <summary>Number of regions after merging.</summary>
-    public int RegionCount { get; init; }
+    public int RegionCount { get; internal init; }
 }

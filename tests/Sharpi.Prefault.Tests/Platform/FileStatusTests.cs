@@ -1,7 +1,7 @@
 using Sharpi.Prefault.Tests.Models;
 using Sharpi.Prefault.Tests.TestSupport;
 
-namespace Sharpi.Prefault.Tests.Internal;
+namespace Sharpi.Prefault.Tests.Platform;
 
 /// <summary>
 /// FileStatus's asking form (null where stat fails, no length but a regular file's), and the library's file-opening

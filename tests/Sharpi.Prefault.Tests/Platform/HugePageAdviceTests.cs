@@ -1,7 +1,7 @@
 using System.Runtime.InteropServices;
 using Sharpi.Prefault.Tests.TestSupport;
 
-namespace Sharpi.Prefault.Tests.Prefault;
+namespace Sharpi.Prefault.Tests.Platform;
 
 /// <summary>MADV_HUGEPAGE before the sweep: whole read-only file mappings only, no mapping split, and an opt-out.</summary>
 public sealed class HugePageAdviceTests

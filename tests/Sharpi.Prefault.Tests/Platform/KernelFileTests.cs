@@ -1,6 +1,6 @@
 using Sharpi.Prefault.Tests.TestSupport;
 
-namespace Sharpi.Prefault.Tests.Internal;
+namespace Sharpi.Prefault.Tests.Platform;
 
 /// <summary>The one reader of /proc and /sys files: their text, or null where there is none to read, never a throw.</summary>
 public sealed class KernelFileTests

@@ -1,4 +1,4 @@
-namespace Sharpi.Prefault.Tests.Locking;
+namespace Sharpi.Prefault.Tests.Platform;
 
 public sealed class LockRegistryTests
 {

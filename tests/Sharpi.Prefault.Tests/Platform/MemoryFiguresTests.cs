@@ -1,4 +1,4 @@
-namespace Sharpi.Prefault.Tests.Prefault;
+namespace Sharpi.Prefault.Tests.Platform;
 
 public sealed class MemoryFiguresTests
 {

@@ -1,6 +1,6 @@
 using Sharpi.Prefault.Tests.TestSupport;
 
-namespace Sharpi.Prefault.Tests.Internal;
+namespace Sharpi.Prefault.Tests.Platform;
 
 public sealed class ProcMapsTests
 {

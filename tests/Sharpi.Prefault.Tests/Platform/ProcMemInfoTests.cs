@@ -2,7 +2,7 @@ using System.Globalization;
 using System.Text.RegularExpressions;
 using Sharpi.Prefault.Tests.TestSupport;
 
-namespace Sharpi.Prefault.Tests.Prefault;
+namespace Sharpi.Prefault.Tests.Platform;
 
 /// <summary>/proc/meminfo's MemAvailable, from the real file and from crafted text.</summary>
 public sealed class ProcMemInfoTests

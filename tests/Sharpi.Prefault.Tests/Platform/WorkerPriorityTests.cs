@@ -1,6 +1,6 @@
 using Sharpi.Prefault.Tests.TestSupport;
 
-namespace Sharpi.Prefault.Tests.Prefault;
+namespace Sharpi.Prefault.Tests.Platform;
 
 /// <summary>
 /// The sweep threads' real priority on Linux. Serialized: the check reads every thread named "Sharpi.Prefault" in the
@@ -65,7 +65,7 @@ public sealed class WorkerPriorityTests
 
         using PrefaultHandle handle = MmapPrefault.Start([map.Region()],
             PrefaultOptions.Default with { Progress = progress, ChunkSize = 1 * MiB, MaxDegreeOfParallelism = 2, WorkerPriority = workerPriority });
-        handle.Wait();
+        handle.Completion.GetAwaiter().GetResult();
         return nices;
     }
 

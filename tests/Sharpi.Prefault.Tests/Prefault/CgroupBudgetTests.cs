@@ -15,7 +15,7 @@ public sealed class CgroupBudgetTests
         CgroupMemory figures = CgroupMemory.Read(group.ProcSelfCgroupText, KernelFile.TryReadText)!.Value;
         var memory = new MemoryFigures(AvailableBytes: 16L << 30, CgroupLimitBytes: figures.LimitBytes) { CgroupUsedBytes = figures.UsedBytes };
 
-        PrefaultDecision decision = MmapPrefault.Decide(PrefaultMode.Auto, 1L << 30, 0, memory);
+        RamGateDecision decision = MmapPrefault.Decide(PrefaultMode.Auto, 1L << 30, 0, memory);
 
         // 0.8 x (512 - ~380) MiB, not 0.8 x 512 MiB = 409.6 MiB.
         Assert.True(decision.IsPartial);

@@ -29,7 +29,7 @@ public sealed class MmapPrefaultStartTests
         var progress = new CallbackProgress(_ => seen ??= Thread.CurrentThread.Priority);
 
         using PrefaultHandle handle = MmapPrefault.Start([map.Region()], PrefaultOptions.Default with { Progress = progress });
-        handle.Wait();
+        handle.Completion.GetAwaiter().GetResult();
 
         Assert.Equal(ThreadPriority.BelowNormal, seen);
     }
@@ -70,7 +70,7 @@ public sealed class MmapPrefaultStartTests
         {
             await handle.WhenReady(i);
 
-            Assert.True(handle.IsReady(i));
+            Assert.True(handle.WhenReady(i).IsCompleted);
             Assert.Equal(100.0, Residency.Measure(layers[i]).Percent, 3);
         }
 
@@ -96,7 +96,7 @@ public sealed class MmapPrefaultStartTests
         await using PrefaultHandle handle = MmapPrefault.Start([new PrefaultRegion(0x1000, 0)]);
 
         await Assert.ThrowsAsync<ArgumentOutOfRangeException>(async () => await handle.WhenReady(1));
-        Assert.Throws<ArgumentOutOfRangeException>(() => handle.IsReady(-1));
+        Assert.Throws<ArgumentOutOfRangeException>(() => handle.WhenReady(-1).IsCompleted);
     }
 
     [LinuxFact]
@@ -121,7 +121,7 @@ public sealed class MmapPrefaultStartTests
         Assert.True(sweeping.Wait(TimeSpan.FromSeconds(30)));
         handle.Dispose();
 
-        Assert.True(handle.IsCompleted);
+        Assert.True(handle.Completion.IsCompleted);
         PrefaultResult result = handle.Completion.Result;
         Assert.True(result.IsCanceled, result.Reason);
         Assert.True(result.Bytes < file.Length);
@@ -157,7 +157,7 @@ public sealed class MmapPrefaultStartTests
         disposing.Set();
         await disposed;
 
-        Assert.True(handle.IsCompleted);
+        Assert.True(handle.Completion.IsCompleted);
         PrefaultResult result = handle.Completion.Result;
         Assert.True(result.IsCanceled, result.Reason);
         Assert.InRange(result.Bytes, 1, file.Length - 1);
@@ -175,10 +175,10 @@ public sealed class MmapPrefaultStartTests
         // The first progress report blocks the sweep until the gate opens, so the timeout surely passes first.
         await using PrefaultHandle handle = MmapPrefault.Start([map.Region()], PrefaultOptions.Default with { Progress = progress });
 
-        await Assert.ThrowsAsync<TimeoutException>(() => handle.WaitAsync(TimeSpan.FromMilliseconds(50)));
-        Assert.False(handle.Wait(TimeSpan.FromMilliseconds(10)));
+        await Assert.ThrowsAsync<TimeoutException>(() => handle.Completion.WaitAsync(TimeSpan.FromMilliseconds(50)));
+        Assert.False(handle.Completion.Wait(TimeSpan.FromMilliseconds(10)));
         gate.Set();
-        Assert.True(handle.Wait(TimeSpan.FromSeconds(30)));
+        Assert.True(handle.Completion.Wait(TimeSpan.FromSeconds(30)));
     }
 
     [LinuxFact]
@@ -232,7 +232,7 @@ public sealed class MmapPrefaultStartTests
         regions[0] = new PrefaultRegion(0x1000, 1L << 40, "replaced later");
         regions.Add(new PrefaultRegion(0x2000, 1L << 40, "added later"));
 
-        PrefaultResult result = await handle.WaitAsync(TimeSpan.FromSeconds(10));
+        PrefaultResult result = await handle.Completion.WaitAsync(TimeSpan.FromSeconds(10));
         Assert.Equal(file.Length, result.Bytes);
         Assert.Equal(file.Length, result.BytesRequested);
     }

@@ -26,21 +26,21 @@ public sealed class PrefaultHandleRegistrationTests
     }
 
     [Fact]
-    public void Start_OnATokenCancelledAfterTheSweepCompleted_StaysComplete_AndDoesNotThrow()
+    public async Task Start_OnATokenCancelledAfterTheSweepCompleted_StaysComplete_AndDoesNotThrow()
     {
         using var caller = new CancellationTokenSource();
         PrefaultHandle handle = MmapPrefault.Start([], cancellationToken: caller.Token);
-        PrefaultResult result = handle.Wait();
+        PrefaultResult result = await handle.Completion;
 
         caller.Cancel(); // the registration is gone: nothing runs, nothing throws
         handle.Dispose();
 
         Assert.False(result.IsCanceled);
-        Assert.True(handle.IsCompleted);
+        Assert.True(handle.Completion.IsCompleted);
     }
 
     [Fact]
-    public void Start_OnACancelledToken_CompletesCancelledOrSkipped()
+    public async Task Start_OnACancelledToken_CompletesCancelledOrSkipped()
     {
         using var caller = new CancellationTokenSource();
         caller.Cancel();
@@ -48,7 +48,7 @@ public sealed class PrefaultHandleRegistrationTests
         using PrefaultHandle handle = MmapPrefault.Start([], cancellationToken: caller.Token);
 
         Assert.True(handle.CancellationSource.IsCancellationRequested); // the caller's cancellation reached the sweep at once
-        Assert.False(handle.Wait().HasRun);
+        Assert.False((await handle.Completion).HasRun);
     }
 
     /// <summary>Starts the handles and waits for each, keeping nothing of them but a weak reference to each one's cancellation source.</summary>
@@ -59,7 +59,7 @@ public sealed class PrefaultHandleRegistrationTests
         for (int i = 0; i < Handles; i++)
         {
             PrefaultHandle handle = MmapPrefault.Start([], cancellationToken: token);
-            handle.Wait();
+            handle.Completion.GetAwaiter().GetResult();
             sources[i] = new WeakReference(handle.CancellationSource);
         }
 

@@ -34,7 +34,7 @@ public sealed class TruncationRaceTests(ITestOutputHelper output)
         Race race = RaceTruncation((region, options) =>
         {
             using PrefaultHandle handle = MmapPrefault.Start([region], options);
-            return handle.Wait();
+            return handle.Completion.GetAwaiter().GetResult();
         }, PrefaultStrategy.Auto);
 
         race.AssertExercised(output);

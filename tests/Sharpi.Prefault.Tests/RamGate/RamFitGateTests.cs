@@ -1,4 +1,4 @@
-namespace Sharpi.Prefault.Tests.Prefault;
+namespace Sharpi.Prefault.Tests.RamFit; // (the folder's name, RamGate, is the enum's)
 
 /// <summary>
 /// The RAM-fit gate prefault and lock share: one decision over the same figures, and one cut of an ordered list of
@@ -9,30 +9,42 @@ public sealed class RamFitGateTests
     private const long GiB = 1L << 30;
     private const long Page = 4096;
 
-    public static TheoryData<long, long, long?, long?, long?, RamGate, double> Figures => new()
+    /// <summary>bytes asked, already resident, MemAvailable, cgroup limit, cgroup use, gate, fraction; then the decision: full, partial or none, the budget (-1: any), a word of its reason.</summary>
+    public static TheoryData<long, long, long?, long?, long?, RamGate, double, string, long, string> Figures => new()
     {
-        // bytes asked, already resident, MemAvailable, cgroup limit, cgroup use, gate, fraction
-        { 10 * GiB, 0, 10 * GiB, null, null, RamGate.FitsInRam, 0.8 },
-        { 6 * GiB, 12 * GiB, 6 * GiB, null, null, RamGate.FitsInRam, 0.8 },
-        { 3 * GiB, GiB, 64 * GiB, 2 * GiB, null, RamGate.FitsInRam, 0.5 },
-        { 3 * GiB, 0, 64 * GiB, 4 * GiB, 3 * GiB, RamGate.FitsInRam, 0.8 },
-        { GiB, 0, 0, null, null, RamGate.FitsInRam, 0.8 },
-        { 1000 * GiB, 0, null, null, null, RamGate.FitsInRam, 0.8 },
-        { 100 * GiB, 0, GiB, GiB, null, RamGate.Always, 0.8 },
+        // Part fits: 0.8 x 10 GiB.
+        { 10 * GiB, 0, 10 * GiB, null, null, RamGate.FitsInRam, 0.8, "partial", 8 * GiB, "" },
+        { 8 * GiB, 0, 10 * GiB, null, null, RamGate.FitsInRam, 0.8, "full", -1, "fits" },
+        { 10 * GiB, 0, 10 * GiB, null, null, RamGate.FitsInRam, 0.5, "partial", 5 * GiB, "" },
+        // A second process mapping a model the first already loaded: 6 GiB to come, 6 GiB available. Alone, 0.8 x 6 =
+        // 4.8 GiB does not fit; with the 12 GiB already cached as room, 0.8 x 18 = 14.4 GiB does.
+        { 6 * GiB, 0, 6 * GiB, null, null, RamGate.FitsInRam, 0.8, "partial", -1, "" },
+        { 6 * GiB, 12 * GiB, 6 * GiB, null, null, RamGate.FitsInRam, 0.8, "full", -1, "" },
+        // The smaller of MemAvailable and the cgroup's room (its limit less what it uses).
+        { 3 * GiB, 0, 64 * GiB, 2 * GiB, null, RamGate.FitsInRam, 0.8, "partial", (long)(0.8 * 2 * GiB), "cgroup" },
+        { 3 * GiB, GiB, 64 * GiB, 2 * GiB, null, RamGate.FitsInRam, 0.5, "partial", -1, "cgroup" },
+        { 3 * GiB, 0, 64 * GiB, 4 * GiB, 3 * GiB, RamGate.FitsInRam, 0.8, "partial", (long)(0.8 * GiB), "cgroup" },
+        { GiB, 0, 0, null, null, RamGate.FitsInRam, 0.8, "none", 0, "does not fit" },
+        // Unknown figures never block.
+        { 1000 * GiB, 0, null, null, null, RamGate.FitsInRam, 0.8, "full", long.MaxValue, "unknown" },
+        { 100 * GiB, 0, GiB, GiB, null, RamGate.Always, 0.8, "full", long.MaxValue, "" },
     };
 
     [Theory]
     [MemberData(nameof(Figures))]
     public void LockAndPrefault_ForTheSameFigures_GiveTheSameDecisionAndBudget(
-        long bytes, long resident, long? available, long? limit, long? used, RamGate gate, double fraction)
+        long bytes, long resident, long? available, long? limit, long? used, RamGate gate, double fraction,
+        string outcome, long budget, string reasonWord)
     {
         var memory = new MemoryFigures(available, limit) { CgroupUsedBytes = used };
 
-        PrefaultDecision prefault = MmapPrefault.Decide(PrefaultMode.Auto, bytes, resident, memory, gate, fraction);
+        RamGateDecision prefault = MmapPrefault.Decide(PrefaultMode.Auto, bytes, resident, memory, gate, fraction);
         RamGateDecision locked = MmapLock.Decide(bytes, resident, memory, LockOptions.Default with { RamGate = gate, RamFraction = fraction });
 
-        Assert.Equal(prefault.BudgetBytes, locked.BudgetBytes);
-        Assert.Equal((prefault.ShouldRun, prefault.IsPartial, prefault.Reason), (locked.ShouldRun, locked.IsPartial, locked.Reason));
+        Assert.Equal(prefault, locked);
+        Assert.Equal(outcome, prefault switch { { ShouldRun: false } => "none", { IsPartial: true } => "partial", _ => "full" });
+        Assert.True(budget < 0 || budget == prefault.BudgetBytes, $"budget {prefault.BudgetBytes}, expected {budget}");
+        Assert.Contains(reasonWord, prefault.Reason, StringComparison.Ordinal);
     }
 
     [Fact]

@@ -1,4 +1,4 @@
-namespace Sharpi.Prefault.Tests.Internal;
+namespace Sharpi.Prefault.Tests.Regions;
 
 /// <summary>
 /// Rounding outward for a lock: neighbours sharing a page group into one range, split by member for naming failures

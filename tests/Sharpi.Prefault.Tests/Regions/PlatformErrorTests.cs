@@ -1,6 +1,6 @@
 using Sharpi.Prefault.Tests.TestSupport;
 
-namespace Sharpi.Prefault.Tests.Internal;
+namespace Sharpi.Prefault.Tests.Regions;
 
 /// <summary>
 /// A failure's error says which call failed and in which numbering: 87 is ERROR_INVALID_PARAMETER on Windows and

@@ -1,4 +1,4 @@
-namespace Sharpi.Prefault.Tests.Internal;
+namespace Sharpi.Prefault.Tests.Regions;
 
 public sealed class RegionSetTests
 {

@@ -339,7 +339,7 @@ internal static class ChildProgram
         if (what == "start")
         {
             using PrefaultHandle handle = MmapPrefault.Start([region], PrefaultOptions.Default with { RamGate = RamGate.Always });
-            PrefaultResult result = handle.Wait();
+            PrefaultResult result = handle.Completion.GetAwaiter().GetResult();
             Console.WriteLine($"startRan={result.HasRun}");
             Console.WriteLine($"startBytes={result.Bytes}");
         }

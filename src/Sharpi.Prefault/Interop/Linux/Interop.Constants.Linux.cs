@@ -3,7 +3,6 @@ internal static partial class Interop
     /// <summary>Linux values (asm-generic; x86-64 and arm64 agree on all of these).</summary>
     internal static partial class LinuxConstants
     {
-        internal const int MADV_NORMAL = 0;
         internal const int MADV_WILLNEED = 3;
         internal const int MADV_DONTNEED = 4;
         /// <summary>Allow transparent huge pages in the range; on a file mapping, page-cache folios of PMD size per fault.</summary>

@@ -14,10 +14,5 @@ internal static partial class Interop
         [LibraryImport(Libraries.Libc, EntryPoint = "setpriority", SetLastError = true)]
         [SupportedOSPlatform("linux")]
         internal static partial int Setpriority(int which, uint who, int priority);
-
-        /// <summary>int getpriority(int which, id_t who); returns the nice value (errno tells -1 from failure).</summary>
-        [LibraryImport(Libraries.Libc, EntryPoint = "getpriority", SetLastError = true)]
-        [SupportedOSPlatform("linux")]
-        internal static partial int Getpriority(int which, uint who);
     }
 }

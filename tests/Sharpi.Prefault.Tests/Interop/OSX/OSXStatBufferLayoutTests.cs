@@ -3,7 +3,7 @@ using System.Runtime.InteropServices;
 using System.Runtime.Versioning;
 using OSXStatBuffer = Interop.Libc.OSXStatBuffer;
 
-namespace Sharpi.Prefault.Tests.Mappings;
+namespace Sharpi.Prefault.Tests.Interop;
 
 /// <summary>
 /// struct stat with 64-bit inodes (macOS sys/stat.h, __DARWIN_STRUCT_STAT64): 144 bytes; st_dev, st_mode, st_ino and

@@ -3,7 +3,7 @@ using System.Runtime.InteropServices;
 using System.Runtime.Versioning;
 using VmRegionBasicInfo64 = Interop.Libc.VmRegionBasicInfo64;
 
-namespace Sharpi.Prefault.Tests.Mappings;
+namespace Sharpi.Prefault.Tests.Interop;
 
 /// <summary>
 /// vm_region_basic_info_data_64_t (mach/vm_region.h, under #pragma pack(4)): 36 bytes, nine ints as

@@ -3,7 +3,7 @@ using System.Runtime.InteropServices;
 using System.Runtime.Versioning;
 using BY_HANDLE_FILE_INFORMATION = Interop.Kernel32.BY_HANDLE_FILE_INFORMATION;
 
-namespace Sharpi.Prefault.Tests.Mappings;
+namespace Sharpi.Prefault.Tests.Interop;
 
 /// <summary>
 /// BY_HANDLE_FILE_INFORMATION (fileapi.h): 52 bytes, every FILETIME 4-aligned (two DWORDs), so the volume serial
