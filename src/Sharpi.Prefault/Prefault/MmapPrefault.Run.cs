@@ -111,7 +111,7 @@ public static partial class MmapPrefault
     /// whether cancellation cut it short, and what was resident after it.
     /// </summary>
     private readonly record struct SweepOutcome(PrefaultMethod Method, long Bytes, int Threads, bool IsCanceled, long BytesResidentAfter = 0, long HugePageAdvisedBytes = 0,
-        long BytesUnknownAfter = 0);
+        long BytesUnknownAfter = 0, string ReadAhead = "");
 
     private static PrefaultDecision NothingToDo(string reason, PrefaultMode mode) => new(false, false, 0, mode, reason);
 
@@ -129,9 +129,10 @@ public static partial class MmapPrefault
         }
 
         long advised = mechanism.Staging?.HugePageAdvisedBytes ?? 0;
+        string readAhead = mechanism.Staging?.Describe() ?? string.Empty;
         if (!mechanism.SweepsChunks)
         {
-            return new SweepOutcome(mechanism.Method, plan.BytesPlanned, 0, false, HugePageAdvisedBytes: advised);
+            return new SweepOutcome(mechanism.Method, plan.BytesPlanned, 0, false, HugePageAdvisedBytes: advised, ReadAhead: readAhead);
         }
 
         RegionReadiness? readiness = run.Readiness;
@@ -148,7 +149,7 @@ public static partial class MmapPrefault
         }
 
         bool cancelled = run.CancellationToken.IsCancellationRequested && sweep.BytesDone < sweep.BytesTotal;
-        return new SweepOutcome(mechanism.Method, sweep.BytesDone, threads, cancelled, HugePageAdvisedBytes: advised);
+        return new SweepOutcome(mechanism.Method, sweep.BytesDone, threads, cancelled, HugePageAdvisedBytes: advised, ReadAhead: readAhead);
     }
 
     /// <summary>Builds the result, logs it and records its metrics: the one place every run ends, skipped or not.</summary>
@@ -175,6 +176,7 @@ public static partial class MmapPrefault
             RegionCount = plan?.Regions.Length ?? 0,
             Threads = sweep.Threads,
             HugePageAdvisedBytes = sweep.HugePageAdvisedBytes,
+            ReadAheadDescription = sweep.ReadAhead ?? string.Empty,
         };
 
         LogResult(run, result);
