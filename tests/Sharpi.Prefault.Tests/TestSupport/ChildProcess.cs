@@ -10,9 +10,10 @@ internal static class ChildProcess
 
     /// <summary>
     /// Runs the case to its end (killed and failed past <paramref name="timeout"/>); with <paramref name="procsFile"/>
-    /// (a cgroup's cgroup.procs) the child joins that group before the runtime starts, so nothing of the test host does.
+    /// (a cgroup's cgroup.procs) the child joins that group before the runtime starts, so nothing of the test host does;
+    /// <paramref name="environment"/> adds variables to the child's.
     /// </summary>
-    public static CliRun Run(IEnumerable<string> args, string? procsFile = null, TimeSpan? timeout = null)
+    public static CliRun Run(IEnumerable<string> args, string? procsFile = null, TimeSpan? timeout = null, IReadOnlyDictionary<string, string>? environment = null)
     {
         string dotnet = Environment.ProcessPath is string host && Path.GetFileNameWithoutExtension(host) == "dotnet" ? host : "dotnet";
         var start = new ProcessStartInfo("/bin/sh") { RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false };
@@ -29,6 +30,11 @@ internal static class ChildProcess
         if (procsFile is not null)
         {
             start.Environment["PROCS"] = procsFile;
+        }
+
+        foreach ((string name, string value) in environment ?? new Dictionary<string, string>())
+        {
+            start.Environment[name] = value;
         }
 
         using Process child = Process.Start(start)!;
