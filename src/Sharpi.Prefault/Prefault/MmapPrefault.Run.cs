@@ -135,9 +135,11 @@ public static partial class MmapPrefault
         readiness?.Expect(regions);
         Action<int>? regionDone = readiness is null ? null : i => readiness.Swept(regions[i].Order);
         var chunks = new ChunkSweep(regions, mechanism);
-        var sweep = new StrideSweep(regions, options.ChunkSize, chunks, regionDone, run.CancellationToken);
+        var sweep = new StrideSweep(regions, options.ChunkSize, chunks, regionDone, run.CancellationToken, options.Clock);
         ProgressReporter? progress = options.Progress is null ? null : new ProgressReporter(options.Progress, sweep.BytesTotal, options.Label, run.Log);
-        int threads = sweep.Execute(options.MaxDegreeOfParallelism, priority, progress);
+
+        // Where everything is resident already, only page tables are left to fill: often less than starting a thread.
+        int threads = sweep.Execute(options.MaxDegreeOfParallelism, priority, progress, helpersOnDemand: plan.BytesNeeded == 0);
         chunks.CollectFailures(run.Failures);
         if (chunks.SpansSampled > 0)
         {
