@@ -76,7 +76,7 @@ internal sealed class StrideSweep
     /// Sweeps on up to <paramref name="maxThreads"/> threads, no more than there are chunks (the calling thread is one
     /// of them), and returns when every worker has stopped, so nothing touches the regions after this returns. With
     /// <paramref name="helpersOnDemand"/> (nothing left to read: only page tables to fill) the calling thread starts
-    /// alone and starts the others only once it has swept for <see cref="HelpersAfter"/> with chunks left.
+    /// alone and starts the others only once it has swept for <see cref="HelpersAfter"/> past its first chunk with chunks left.
     /// </summary>
     /// <returns>The number of threads that swept.</returns>
     internal int Execute(int maxThreads, ThreadPriority priority, ProgressReporter? progress, bool helpersOnDemand = false)
@@ -87,8 +87,9 @@ internal sealed class StrideSweep
         {
             StartHelpers(threads - 1, priority, helpers);
         }
-        else if (threads > 1)
+        else if (threads > 1 && SweepNext(progress))
         {
+            // Timed from the end of the first chunk, which pays what runs once (compiling the sweep, the first page tables).
             long started = _clock.GetTimestamp();
             while (SweepNext(progress))
             {

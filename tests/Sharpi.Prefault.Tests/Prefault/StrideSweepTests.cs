@@ -117,17 +117,27 @@ public sealed class StrideSweepTests
     }
 
     [Fact]
-    public void Execute_HelpersOnDemand_OnceTheCallerHasSweptLongerThanHelpersCost_StartsThemForTheChunksLeft()
+    public void Execute_HelpersOnDemand_OnceTheCallerHasSweptLongerThanHelpersCostAfterItsFirstChunk_StartsThem()
     {
-        // The clock moves past the threshold over the caller's first chunk: then 5 of the 6 chunks are left, for 3 helpers.
+        // The first chunk is not timed (it pays what runs once); the clock moves past the threshold over the second:
+        // then 4 of the 6 chunks are left, for 3 helpers.
         var clock = new TestClock();
-        var chunks = new RecordingChunks { OnChunk = n => { if (n == 0) { clock.Advance(StrideSweep.HelpersAfter); } } };
+        var chunks = new RecordingChunks
+        {
+            OnChunk = n =>
+            {
+                if (n <= 1)
+                {
+                    clock.Advance(StrideSweep.HelpersAfter);
+                }
+            },
+        };
         var sweep = new StrideSweep(Regions, Chunk, chunks, regionDone: null, CancellationToken.None, clock);
 
         int threads = sweep.Execute(maxThreads: 4, ThreadPriority.Normal, progress: null, helpersOnDemand: true);
 
         Assert.Equal(4, threads);
-        Assert.Equal(Environment.CurrentManagedThreadId, chunks.Swept[0].Thread);
+        Assert.All(chunks.Swept.Take(2), c => Assert.Equal(Environment.CurrentManagedThreadId, c.Thread));
         Assert.Equal(ExpectedChunks().Order(), chunks.Swept.Select(c => (c.Region, c.Start, c.End)).Order());
         Assert.Equal(sweep.BytesTotal, sweep.BytesDone);
     }
