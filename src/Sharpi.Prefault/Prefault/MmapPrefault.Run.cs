@@ -66,7 +66,7 @@ public static partial class MmapPrefault
         }
 
         // 4. The RAM-fit decision and its budget.
-        PrefaultDecision decision = Decide(operators.Mode, plan.BytesNeeded, plan.BytesAlreadyResident,
+        PrefaultDecision decision = DecideValidated(operators.Mode, plan.BytesNeeded, plan.BytesAlreadyResident,
             MemoryFor(operators.Mode, options.RamGate), options.RamGate, operators.RamFraction);
         if (!decision.ShouldRun)
         {

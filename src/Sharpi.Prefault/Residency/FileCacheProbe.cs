@@ -55,7 +55,7 @@ internal sealed unsafe class FileCacheProbe : IDisposable
         }
 
         var opened = new Dictionary<string, SafeFileHandle?>(StringComparer.Ordinal);
-        var pieces = new List<FilePiece>();
+        var pieces = new ArrayBuilder<FilePiece>();
         var handles = new List<SafeFileHandle>();
         for (int i = 0; i < maps.Length; i++)
         {
@@ -80,7 +80,7 @@ internal sealed unsafe class FileCacheProbe : IDisposable
             }
         }
 
-        return new FileCacheProbe([.. pieces], handles);
+        return new FileCacheProbe(pieces.ToArray(), handles);
     }
 
     /// <summary>
