@@ -11,5 +11,6 @@ root.Subcommands.Add(coldstart);
 root.Subcommands.Add(OverlapCommand.Create());
 root.Subcommands.Add(EngineCommand.Create());
 root.Subcommands.Add(MicroCommand.Create());
+root.Subcommands.Add(FirstCallCommand.Create());
 
 return root.Parse(args).Invoke();

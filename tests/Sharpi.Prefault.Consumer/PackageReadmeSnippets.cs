@@ -20,7 +20,7 @@ internal static class PackageReadmeSnippets
         await using PrefaultHandle prefault = MmapPrefault.Start(regions, PrefaultOptions.Default with { Label = "engine", Logger = logger });
         BuildGraph(); UploadToGpu();
         PrefaultResult result = await prefault.Completion;
-        // logs: [engine] Pre-faulted 17,598,029,824 bytes (2,254,857,216 already resident) in 3.10 s (5.29 GiB/s) via populate; MADV_HUGEPAGE on 16.39 GiB of file mappings
+        // logs: [engine] Pre-faulted 17,598,029,824 bytes (2,254,857,216 already resident) in 3.10 s (5.29 GiB/s) via populate; MADV_HUGEPAGE on 16.39 GiB of file mappings (2 MiB folios)
         GC.KeepAlive(result);
     }
 

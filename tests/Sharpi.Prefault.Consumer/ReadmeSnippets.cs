@@ -23,7 +23,7 @@ internal static class ReadmeSnippets
         ];
 
         PrefaultResult result = MmapPrefault.Run(regions, PrefaultOptions.Default with { Label = "engine", Logger = logger });
-        // logs (console provider, one line): info: engine[1] [engine] Pre-faulted 17,598,029,824 bytes (2,254,857,216 already resident) in 3.10 s (5.29 GiB/s) via populate; MADV_HUGEPAGE on 16.39 GiB of file mappings
+        // logs (console provider, one line): info: engine[1] [engine] Pre-faulted 17,598,029,824 bytes (2,254,857,216 already resident) in 3.10 s (5.29 GiB/s) via populate; MADV_HUGEPAGE on 16.39 GiB of file mappings (2 MiB folios)
         Console.WriteLine($"{result.Method}: {result.Bytes} bytes in {result.Elapsed} ({result.GiBPerSecond:F1} GiB/s); {result.Reason}");
     }
 

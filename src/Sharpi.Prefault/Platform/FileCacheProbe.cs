@@ -74,7 +74,7 @@ internal sealed unsafe class FileCacheProbe : IDisposable
         }
 
         var opened = new Dictionary<string, (SafeFileHandle? Handle, bool HidesCache)>(StringComparer.Ordinal);
-        var pieces = new List<FilePiece>();
+        var pieces = new ArrayBuilder<FilePiece>();
         var handles = new List<SafeFileHandle>();
         for (int i = 0; i < maps.Length; i++)
         {
@@ -100,7 +100,7 @@ internal sealed unsafe class FileCacheProbe : IDisposable
             }
         }
 
-        return new FileCacheProbe([.. pieces], handles);
+        return new FileCacheProbe(pieces.ToArray(), handles);
     }
 
     /// <summary>

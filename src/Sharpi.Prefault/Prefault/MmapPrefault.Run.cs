@@ -67,7 +67,7 @@ public static partial class MmapPrefault
         }
 
         // 4. The RAM-fit decision and its budget.
-        RamGateDecision decision = Decide(operators.Mode, plan.BytesNeeded, plan.BytesAlreadyResident,
+        RamGateDecision decision = DecideValidated(operators.Mode, plan.BytesNeeded, plan.BytesAlreadyResident,
             MemoryFor(operators.Mode, options.RamGate), options.RamGate, operators.RamFraction);
         if (!decision.ShouldRun)
         {
@@ -111,7 +111,7 @@ public static partial class MmapPrefault
     /// whether cancellation cut it short, and what was resident after it.
     /// </summary>
     private readonly record struct SweepOutcome(PrefaultMethod Method, long Bytes, int Threads, bool IsCanceled, long BytesResidentAfter = 0, long HugePageAdvisedBytes = 0,
-        long BytesUnknownAfter = 0);
+        long BytesUnknownAfter = 0, string ReadAhead = "");
 
     private static RamGateDecision NothingToDo(string reason) => new(false, false, 0, reason);
 
@@ -129,18 +129,21 @@ public static partial class MmapPrefault
         }
 
         long advised = mechanism.Staging?.HugePageAdvisedBytes ?? 0;
+        string readAhead = mechanism.Staging?.Describe() ?? string.Empty;
         if (!mechanism.SweepsChunks)
         {
-            return new SweepOutcome(mechanism.Method, plan.BytesPlanned, 0, false, HugePageAdvisedBytes: advised);
+            return new SweepOutcome(mechanism.Method, plan.BytesPlanned, 0, false, HugePageAdvisedBytes: advised, ReadAhead: readAhead);
         }
 
         RegionReadiness? readiness = run.Readiness;
         readiness?.Expect(regions);
         Action<int>? regionDone = readiness is null ? null : i => readiness.Swept(regions[i].Order);
         var chunks = new ChunkSweep(regions, mechanism);
-        var sweep = new StrideSweep(regions, options.ChunkSize, chunks, regionDone, run.CancellationToken);
+        var sweep = new StrideSweep(regions, options.ChunkSize, chunks, regionDone, run.CancellationToken, options.Clock);
         ProgressReporter? progress = options.Progress is null ? null : new ProgressReporter(options.Progress, sweep.BytesTotal, options.Label, run.Log);
-        int threads = sweep.Execute(options.MaxDegreeOfParallelism, priority, progress);
+
+        // Where everything is resident already, only page tables are left to fill: often less than starting a thread.
+        int threads = sweep.Execute(options.MaxDegreeOfParallelism, priority, progress, helpersOnDemand: plan.BytesNeeded == 0);
         chunks.CollectFailures(run.Failures);
         if (chunks.SpansSampled > 0)
         {
@@ -148,7 +151,7 @@ public static partial class MmapPrefault
         }
 
         bool cancelled = run.CancellationToken.IsCancellationRequested && sweep.BytesDone < sweep.BytesTotal;
-        return new SweepOutcome(mechanism.Method, sweep.BytesDone, threads, cancelled, HugePageAdvisedBytes: advised);
+        return new SweepOutcome(mechanism.Method, sweep.BytesDone, threads, cancelled, HugePageAdvisedBytes: advised, ReadAhead: readAhead);
     }
 
     /// <summary>Builds the result, logs it and records its metrics: the one place every run ends, skipped or not.</summary>
@@ -175,6 +178,7 @@ public static partial class MmapPrefault
             RegionCount = plan?.Regions.Length ?? 0,
             Threads = sweep.Threads,
             HugePageAdvisedBytes = sweep.HugePageAdvisedBytes,
+            ReadAheadDescription = sweep.ReadAhead ?? string.Empty,
         };
 
         LogResult(run, result);

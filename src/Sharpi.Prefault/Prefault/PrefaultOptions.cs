@@ -146,4 +146,7 @@ public sealed record PrefaultOptions
             $"Label = {Label}, RamGate = {RamGate}, RamFraction = {RamFraction}, MaxDegreeOfParallelism = {MaxDegreeOfParallelism}, ChunkSize = {ChunkSize}, Strategy = {Strategy}, WorkerPriority = {WorkerPriority}, IsHugePageAdviceEnabled = {IsHugePageAdviceEnabled}");
         return true;
     }
+
+    /// <summary>The sweep's clock (see <see cref="StrideSweep.HelpersAfter"/>); the system's unless a test freezes it.</summary>
+    internal TimeProvider Clock { get; init; } = TimeProvider.System;
 }

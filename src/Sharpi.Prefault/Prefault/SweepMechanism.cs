@@ -61,7 +61,7 @@ internal sealed record SweepMechanism(PrefaultMethod Method, bool HintsFirst, bo
             method,
             HintsFirst: method == PrefaultMethod.Hint || (method == PrefaultMethod.Touch && !OperatingSystem.IsLinux()),
             TouchesAfterPopulate: method == PrefaultMethod.Populate && somethingToRead && SafeTouch.IsKernelChecked,
-            FileStaging.Prepare(work.Ranges, work.Maps, method, options.IsHugePageAdviceEnabled, somethingToRead, log, options.Label),
+            FileStaging.Prepare(work.Ranges, work.Maps, method, options.IsHugePageAdviceEnabled, FreePageReporting.IsActive, somethingToRead, log, options.Label),
             FileRead: method == PrefaultMethod.Touch && OperatingSystem.IsLinux() && !SafeTouch.IsKernelChecked ? new FileReadTouch(work.Maps) : null,
             Maps: work.Maps);
     }

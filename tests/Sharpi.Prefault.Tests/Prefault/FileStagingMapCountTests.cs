@@ -10,7 +10,7 @@ namespace Sharpi.Prefault.Tests.Prefault;
 [System.Runtime.Versioning.SupportedOSPlatform("linux")]
 public sealed class FileStagingMapCountTests
 {
-    [HugePageFact]
+    [HugePageRunFact]
     public void Run_OverManyCopyOnWriteFilesNearTheMapLimit_MakesOnlyTheViewsThatFit_AndSweepsAll()
     {
         const int Files = 2000;

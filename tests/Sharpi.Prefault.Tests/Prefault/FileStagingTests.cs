@@ -45,7 +45,7 @@ public sealed class FileStagingTests
         Assert.Equal(FileBytes, staging.HugePageAdvisedBytes);
     }
 
-    [HugePageFact]
+    [HugePageRunFact]
     public void Run_OverCopyOnWriteMappings_StagesThem_AndLeavesThemWhole()
     {
         using TestFile file = TestFile.Create(FileBytes);
@@ -160,22 +160,66 @@ public sealed class FileStagingTests
         }
     }
 
-    [HugePageFact]
-    public void Run_OverADenseSelection_KeepsTheHugePagePath_AndSpillsOnlyTheReadAheadPastItsEnd()
+    [LinuxTheory]
+    [InlineData(3, 1)] // three quarters of every 4 MiB: one long run each (huge-page advice read 84 MiB for 48 before)
+    [InlineData(1, 3)] // a quarter: sparse
+    public void Run_OverRunsOfAdjacentTensors_ReadsTheRunsAndNoNeighbours(int selectedMiB, int skippedMiB)
     {
-        // Three quarters of a cold mapping: read in 2 MiB folios. Past the selection's end the kernel's read-ahead goes
-        // on for up to its window (measured: 2 MiB past it at read_ahead_kb 128, 8 MiB at 8192), not to the file's end.
-        const long Folio = 2 * TestFile.MiB;
+        // Runs of adjacent 256 KiB tensors, each run followed by unselected ones (an expert selection of a GGUF): read
+        // in the device's read-ahead windows, exactly, so nothing around a run comes in, whatever read_ahead_kb says.
+        const long Tensor = TestFile.MiB / 4;
         using TestFile file = TestFile.Create(64 * TestFile.MiB);
         using MappedFile view = file.Map();
-        PrefaultRegion selected = view.Region(0, file.Length * 3 / 4, "dense");
-        long window = Math.Max(2 * Folio, ReadAheadBytes(file.Path));
+        var regions = new List<PrefaultRegion>();
+        long period = (selectedMiB + skippedMiB) * TestFile.MiB;
+        for (long at = 0; at + period <= file.Length; at += period)
+        {
+            for (long t = 0; t < selectedMiB * TestFile.MiB; t += Tensor)
+            {
+                regions.Add(view.Region(at + t, Tensor, $"blk.{at / period}.t{t / Tensor}"));
+            }
+        }
 
-        PrefaultResult result = MmapPrefault.Run([selected], PrefaultOptions.Default with { RamGate = RamGate.Always });
+        PrefaultResult result = MmapPrefault.Run(regions, PrefaultOptions.Default with { RamGate = RamGate.Always });
 
-        Assert.Equal(file.Length, result.HugePageAdvisedBytes);
-        Assert.InRange(Residency.OfFile(file.Path).ResidentBytes, selected.Length, selected.Length + window);
-        Assert.True(selected.Length + window < file.Length, $"the read-ahead window ({window} bytes) is too large for this test's file to show a bound");
+        long selected = regions.Sum(r => r.Length);
+        Assert.Empty(result.Failures);
+        Assert.Equal(selected, result.Bytes);
+        Assert.Equal(0, result.HugePageAdvisedBytes);
+        Assert.Contains("read ahead in", result.ReadAheadDescription, StringComparison.Ordinal);
+        Assert.Equal(selected, Residency.OfFile(file.Path).ResidentBytes);
+    }
+
+    [HugePageFact]
+    public void Prepare_OnAVmThatReportsFreePages_WithholdsTheAdvice_AndReadsTheMappingInWindows()
+    {
+        using TestFile file = TestFile.Create(FileBytes);
+        using MappedFile view = file.Map(MemoryMappedFileAccess.Read);
+        MergedRegion[] merged = RegionSet.Merge([view.Region()], null);
+
+        using FileStaging staging = FileStaging.Prepare(merged, ProcMaps.ReadFor(merged), PrefaultMethod.Populate, hugePages: true, freePagesReported: true,
+            somethingToRead: true, Microsoft.Extensions.Logging.Abstractions.NullLogger.Instance, "test");
+        staging.Read(merged[0].Start, merged[0].End);
+
+        Assert.Equal(0, staging.HugePageAdvisedBytes);
+        Assert.Equal(1, staging.ExactMappingCount);
+        Assert.Equal(FileBytes, staging.WindowedBytes);
+        Assert.DoesNotContain("hg", Platform.HugePageAdviceTests.VmFlags(merged[0].Start));
+        Assert.Contains("free page reporting", staging.Describe(), StringComparison.Ordinal);
+        Assert.Equal(FileBytes, Residency.OfFile(file.Path).ResidentBytes); // every window was read, not just the first
+    }
+
+    [FreePageReportingFact]
+    public void Run_OnThisVmThatReportsFreePages_SaysWhyItReadInWindows()
+    {
+        using TestFile file = TestFile.Create(FileBytes);
+        using MappedFile view = file.Map();
+
+        PrefaultResult result = MmapPrefault.Run([view.Region()], PrefaultOptions.Default with { RamGate = RamGate.Always });
+
+        Assert.Equal(0, result.HugePageAdvisedBytes);
+        Assert.Contains("free page reporting", result.ReadAheadDescription, StringComparison.Ordinal);
+        Assert.Equal(100.0, Residency.OfFile(file.Path).Percent);
     }
 
     /// <summary>read_ahead_kb of the block device holding <paramref name="path"/>, in bytes (sysfs; a partition reads its disk's).</summary>
@@ -190,7 +234,7 @@ public sealed class FileStagingTests
     }
 
     private static FileStaging Prepare(MergedRegion[] merged) =>
-        FileStaging.Prepare(merged, ProcMaps.ReadFor(merged), PrefaultMethod.Populate, hugePages: true, somethingToRead: true, Microsoft.Extensions.Logging.Abstractions.NullLogger.Instance, "test");
+        FileStaging.Prepare(merged, ProcMaps.ReadFor(merged), PrefaultMethod.Populate, hugePages: true, freePagesReported: false, somethingToRead: true, Microsoft.Extensions.Logging.Abstractions.NullLogger.Instance, "test");
 
     /// <summary>The lines of /proc/self/maps that map <paramref name="path"/>: address range, permissions and offset.</summary>
     private static string MappingsOf(string path) =>

@@ -82,6 +82,9 @@ public sealed class DocumentationLogLineTests
         return (attribute.Message, attribute.EventId);
     }
 
+    /// <summary>A size as <c>Sizes.Format</c> writes it.</summary>
+    private const string Size = @"\d+\.\d{2} (B|KiB|MiB|GiB|TiB)";
+
     /// <summary>
     /// The template as a pattern: its text literal; <c>{X:N0}</c> a grouped integer, <c>{X:F2}</c> two decimals,
     /// <c>{Method}</c> a method's name, <c>{Outcome}</c> the outcome's optional clauses, any other hole some text.
@@ -92,7 +95,8 @@ public sealed class DocumentationLogLineTests
             (_, "N0") => @"\d{1,3}(,\d{3})*",
             (_, "F2") => @"\d+\.\d{2}",
             ("Method", _) => "(none|populate|touch|hint)",
-            ("Outcome", _) => @"(; (cancelled, \S+ \S+ left|partial, \S+ \S+ skipped by the RAM budget|\d+ region\(s\) failed))?(; MADV_HUGEPAGE on \d+\.\d{2} (B|KiB|MiB|GiB|TiB) of file mappings)?",
+            ("Outcome", _) => @"(; (cancelled, \S+ \S+ left|partial, \S+ \S+ skipped by the RAM budget|\d+ region\(s\) failed))?"
+                + $@"(; (MADV_HUGEPAGE on {Size} of file mappings \(2 MiB folios\)|\d+ huge-page staging view\(s\) over {Size}|{Size} read ahead in {Size} windows \(MADV_WILLNEED, 4 KiB folios\))(; [^;]+)*)?",
             _ => @"[^\]]+",
         });
 }

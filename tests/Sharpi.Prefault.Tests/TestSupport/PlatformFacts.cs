@@ -45,6 +45,39 @@ public sealed class HugePageFactAttribute : FactAttribute
 }
 
 /// <summary>
+/// A fact about a run whose own choice gives the huge-page advice (and makes staging views): Linux with THP on, on a
+/// machine that does not report free pages to a host (there the library withholds the advice, see
+/// <see cref="FreePageReporting"/>, and reads in windows); skipped, with the reason, elsewhere. The advice's own
+/// mechanics are tested through <see cref="FileStaging.Prepare"/>, which takes the reporting as an argument.
+/// </summary>
+public sealed class HugePageRunFactAttribute : FactAttribute
+{
+    public HugePageRunFactAttribute()
+    {
+        if (new HugePageFactAttribute().Skip is string skip)
+        {
+            Skip = skip;
+        }
+        else if (FreePageReporting.IsActive)
+        {
+            Skip = "this VM reports free pages to its host (virtio-balloon free page reporting): a run withholds the huge-page advice and reads in windows (FileStagingTests cover the advice through Prepare).";
+        }
+    }
+}
+
+/// <summary>A fact for a machine that reports free pages to its host (a microVM); skipped, with the reason, elsewhere.</summary>
+public sealed class FreePageReportingFactAttribute : FactAttribute
+{
+    public FreePageReportingFactAttribute()
+    {
+        if (!FreePageReporting.IsActive)
+        {
+            Skip = "this machine does not report free pages to a host (no virtio balloon with VIRTIO_BALLOON_F_REPORTING, or page_reporting_order above the largest order).";
+        }
+    }
+}
+
+/// <summary>
 /// A fact that runs on Linux as root only (it makes device nodes, or runs a child as another user), and shows as
 /// skipped, with the reason, elsewhere.
 /// </summary>
