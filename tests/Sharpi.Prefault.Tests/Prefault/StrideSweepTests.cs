@@ -100,7 +100,7 @@ public sealed class StrideSweepTests
         Assert.Equal(3, threads);
         Assert.Equal(0, chunks.InFlight);
         Assert.Equal(3, chunks.Swept.Count);
-        Assert.InRange(chunks.Swept.Select(c => c.Thread).Distinct().Count(), 1, 3);
+        Assert.Equal([0L, Chunk, 2 * Chunk], chunks.Swept.Select(c => (long)(c.Start - threeChunks[0].Start)).Order()); // each chunk once
     }
 
     [Fact]

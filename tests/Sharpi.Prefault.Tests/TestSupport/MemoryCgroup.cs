@@ -8,7 +8,7 @@ namespace Sharpi.Prefault.Tests.TestSupport;
 /// </summary>
 public sealed class MemoryCgroup : IDisposable
 {
-    private static readonly Lazy<string?> Unavailable = new(Probe);
+    private static readonly Lazy<string?> Unavailable = new(() => CgroupDirectory.WhyUnavailable("memory", () => Create(1L << 30)));
     private readonly List<string> _shmFiles = [];
 
     private MemoryCgroup(string path, string procSelfCgroupLine, bool isV2)
@@ -51,11 +51,18 @@ public sealed class MemoryCgroup : IDisposable
 
     public static MemoryCgroup Create(long limitBytes)
     {
-        string name = $"sharpi-test-{Guid.NewGuid():N}";
-        bool v2 = IsV2MemoryOn();
-        string path = v2 ? $"/sys/fs/cgroup/{name}" : $"/sys/fs/cgroup/memory/{name}";
-        Directory.CreateDirectory(path);
-        File.WriteAllText(System.IO.Path.Combine(path, v2 ? "memory.max" : "memory.limit_in_bytes"), limitBytes.ToString(System.Globalization.CultureInfo.InvariantCulture));
+        string path = CgroupDirectory.Create("memory", out bool v2);
+        try
+        {
+            File.WriteAllText(System.IO.Path.Combine(path, v2 ? "memory.max" : "memory.limit_in_bytes"), limitBytes.ToString(System.Globalization.CultureInfo.InvariantCulture));
+        }
+        catch
+        {
+            Directory.Delete(path);
+            throw;
+        }
+
+        string name = System.IO.Path.GetFileName(path);
         return new MemoryCgroup(path, v2 ? $"0::/{name}" : $"4:memory:/{name}", v2);
     }
 
@@ -107,30 +114,6 @@ public sealed class MemoryCgroup : IDisposable
 
         // The group is empty once its children exit; its remaining charges move to the parent on removal.
         CgroupDirectory.RemoveWhenEmpty(Path);
-    }
-
-    private static bool IsV2MemoryOn() =>
-        File.Exists("/sys/fs/cgroup/cgroup.controllers")
-        && File.ReadAllText("/sys/fs/cgroup/cgroup.controllers").Split(' ', '\n').Contains("memory");
-
-    private static string? Probe()
-    {
-        if (!OperatingSystem.IsLinux())
-        {
-            return "cgroups are Linux only";
-        }
-
-        try
-        {
-            using MemoryCgroup group = Create(1L << 30);
-            return null;
-        }
-#pragma warning disable CA1031 // Any failure means "no group here", told in the skip reason.
-        catch (Exception ex)
-#pragma warning restore CA1031
-        {
-            return $"cannot create a memory cgroup here ({ex.GetType().Name}: {ex.Message}); run as root on a machine with a memory controller";
-        }
     }
 }
 

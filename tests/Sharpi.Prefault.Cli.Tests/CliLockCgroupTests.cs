@@ -2,7 +2,7 @@ using System.Diagnostics;
 using Sharpi.Prefault.Tests.TestSupport;
 using Xunit.Abstractions;
 
-namespace Sharpi.Prefault.Tests.Locking;
+namespace Sharpi.Prefault.Tests.Cli;
 
 /// <summary>
 /// The real thing: `sharpi-prefault lock` (LockOptions.Default) in a child process inside a memory cgroup smaller than
@@ -10,7 +10,7 @@ namespace Sharpi.Prefault.Tests.Locking;
 /// reads the cgroup's limit and locks the file's first part only.
 /// </summary>
 [Collection(ProcessMemoryFigures.Name)]
-public sealed class MmapLockCgroupTests(ITestOutputHelper output)
+public sealed class CliLockCgroupTests(ITestOutputHelper output)
 {
     private const long Limit = 512 * TestFile.MiB;
 
