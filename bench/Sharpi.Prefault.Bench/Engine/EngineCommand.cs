@@ -89,7 +89,7 @@ internal sealed class EngineCommand
             }
 
             string[] limitNames = [.. limits.Select(static s => s.Name)];
-            List<ResultRow> rows = Sample.Summarize([.. limitSamples, .. runs.Select(static r => r.Sample)], [.. limitNames, .. EngineRows.All],
+            List<ResultRow> rows = Sample.Summarize([.. limitSamples, .. runs.Select(static r => r.Sample)], [.. limitNames, .. EngineRows.All.Select(static r => r.Name)],
                 [CacheState.Cold], model.Data.Length, limitNames);
             List<string> mismatches = EngineOutputs.Compare(runs, notes);
             notes.InsertRange(0, Explain(model, initMs, runs));
@@ -129,9 +129,9 @@ internal sealed class EngineCommand
 
         foreach (bool prepacking in prepackings)
         {
-            foreach (string row in EngineRows.All)
+            foreach (EngineRow row in EngineRows.All)
             {
-                steps.Add(($"{row}, prepacking {EngineRows.Setting(prepacking)}", () =>
+                steps.Add(($"{row.Name}, prepacking {EngineRows.Setting(prepacking)}", () =>
                 {
                     EngineRun run = EngineRows.Measure(row, model, prepacking, init, settings, device);
                     runs.Add(run with { Sample = run.Sample with { ReadAheadKb = readAheadKb } });
@@ -166,9 +166,9 @@ internal sealed class EngineCommand
         SimulatedInit none = SimulatedInit.Calibrate(TimeSpan.Zero, sideFile: null);
         foreach (bool prepacking in prepackings)
         {
-            foreach (string row in EngineRows.All)
+            foreach (EngineRow row in EngineRows.All)
             {
-                progress.Begin($"warm-up over {Path.GetFileName(tiny.ModelPath)}: {row}, prepacking {EngineRows.Setting(prepacking)}");
+                progress.Begin($"warm-up over {Path.GetFileName(tiny.ModelPath)}: {row.Name}, prepacking {EngineRows.Setting(prepacking)}");
                 EngineRows.Measure(row, tiny, prepacking, none, settings, device);
             }
         }
@@ -184,7 +184,7 @@ internal sealed class EngineCommand
             $"Every row: the weights evicted (cold), the session created, {initMs} ms of simulated init (busy CPU on one thread, an engine's other start-up work), " +
                 "two inferences of the same input. prefault-after-create: MmapPrefault.Run over NativeMappings.OfFile(weights) after create; " +
                 "prefault-before-create: MappedModel.OpenFile(weights) + MmapPrefault.Run, create, then the MappedModel disposed; " +
-                "start-during-init: MmapPrefault.Start over NativeMappings.OfFile after create, the init while it sweeps, then handle.Completion.GetAwaiter().GetResult().",
+                "start-during-init: MmapPrefault.Start over NativeMappings.OfFile after create, the init while it sweeps, then a blocking wait on handle.Completion.",
             "to-first s: from the row's start to the end of its first inference (create + prefault + init + first; start-during-init's sweep overlaps the init). " +
                 "x warm: the first inference over the second, the median of that ratio over repetitions. prefault s (--wide): Run's time; start-during-init's, " +
                 "the background sweep's own (PrefaultResult.Elapsed).",

@@ -13,9 +13,27 @@ namespace Sharpi.Prefault.Bench;
 /// <param name="GivenBackBytes">prefault-before-create: the RssFile its <see cref="MappedModel"/>'s disposal gave back after create; null otherwise.</param>
 internal sealed record EngineRun(Sample Sample, float[] FirstOutput, float[] SecondOutput, int? Mappings, long? GivenBackBytes);
 
+/// <summary>One engine row before its first inference: how it creates the session and where it puts the prefault.</summary>
+/// <param name="Name">The row's name in the table.</param>
+/// <param name="Prepare">Creates the session, prefaults (or not) and runs the simulated init: what the row did before its first inference.</param>
+internal sealed record EngineRow(string Name, Func<EngineRowRun, PreparedSession> Prepare);
+
+/// <summary>What a row runs over: the model, the prepacking setting, the init, and the prefault's options.</summary>
+internal sealed record EngineRowRun(EngineModel Model, bool Prepacking, SimulatedInit Init, PrefaultOptions Options);
+
+/// <summary>A row's session before its first inference, and what getting there took.</summary>
+/// <param name="Mappings">
+/// Mapped ranges of the weights found after the session was created (<see cref="NativeMappings.OfFile"/>: one per
+/// mapping, where the kernel has not merged neighbours); null where the row did not look.
+/// </param>
+/// <param name="GivenBackBytes">prefault-before-create: the RssFile its <see cref="MappedModel"/>'s disposal gave back after create; null otherwise.</param>
+internal sealed record PreparedSession(InferenceSession Session, double CreateSeconds, double PrefaultSeconds, double InitSeconds, string Method,
+    int? Mappings = null, long? GivenBackBytes = null);
+
 /// <summary>
 /// The engine rows: a real ONNX Runtime session (CPU provider) over <see cref="EngineModel"/>, created cold, then the
-/// same simulated init, then two inferences, with the prefault placed where an integration would put it.
+/// same simulated init, then two inferences, with the prefault placed where an integration would put it (as
+/// coldstart's <see cref="ColdStartStrategy"/> rows, one record each).
 /// </summary>
 internal static class EngineRows
 {
@@ -24,7 +42,60 @@ internal static class EngineRows
     internal const string BeforeCreate = "prefault-before-create";
     internal const string StartDuringInit = "start-during-init";
 
-    internal static readonly string[] All = [None, AfterCreate, BeforeCreate, StartDuringInit];
+    /// <summary>Every row, in the order the table shows them.</summary>
+    internal static IReadOnlyList<EngineRow> All { get; } =
+    [
+        new(None, static run =>
+        {
+            InferenceSession session = Create(run.Model, run.Prepacking, out double create);
+            return new PreparedSession(session, create, 0, run.Init.Run(), "none");
+        }),
+        new(AfterCreate, static run =>
+        {
+            InferenceSession session = Create(run.Model, run.Prepacking, out double create);
+            long prefaultStarted = Stopwatch.GetTimestamp();
+            IReadOnlyList<PrefaultRegion> regions = NativeMappings.OfFile(run.Model.Data.Path);
+            string method = Prefaulted(MmapPrefault.Run(regions, run.Options), regions.Count, "MmapPrefault.Run", string.Empty);
+            double prefault = Stopwatch.GetElapsedTime(prefaultStarted).TotalSeconds;
+            return new PreparedSession(session, create, prefault, run.Init.Run(), method, Mappings: regions.Count);
+        }),
+        new(BeforeCreate, static run =>
+        {
+            long prefaultStarted = Stopwatch.GetTimestamp();
+            MappedModel mapped = MappedModel.OpenFile(run.Model.Data.Path);
+            InferenceSession session;
+            double create, prefault;
+            string method;
+            try
+            {
+                method = ColdStartStrategy.Covered(MmapPrefault.Run([mapped.FileRegion(mapped.Files[0])], run.Options), "MmapPrefault.Run");
+                prefault = Stopwatch.GetElapsedTime(prefaultStarted).TotalSeconds;
+                session = Create(run.Model, run.Prepacking, out create);
+            }
+            catch
+            {
+                mapped.Dispose();
+                throw;
+            }
+
+            // The engine has its own view now (or its own copy): the library's mapping goes, and its resident pages with it.
+            long rss = ProcessMemory.RssFileBytes;
+            mapped.Dispose();
+            long givenBack = Math.Max(0, rss - ProcessMemory.RssFileBytes);
+            method += $"; dispose gave back {Sizes.Format(givenBack)} RssFile";
+            return new PreparedSession(session, create, prefault, run.Init.Run(), method, GivenBackBytes: givenBack);
+        }),
+        new(StartDuringInit, static run =>
+        {
+            InferenceSession session = Create(run.Model, run.Prepacking, out double create);
+            IReadOnlyList<PrefaultRegion> regions = NativeMappings.OfFile(run.Model.Data.Path);
+            using PrefaultHandle handle = MmapPrefault.Start(regions, run.Options);
+            double init = run.Init.Run();
+            PrefaultResult result = handle.Completion.GetAwaiter().GetResult();
+            string method = Prefaulted(result, regions.Count, "MmapPrefault.Start", " in the background");
+            return new PreparedSession(session, create, result.Elapsed.TotalSeconds, init, method, Mappings: regions.Count);
+        }),
+    ];
 
     /// <summary>"on" or "off", as the rows and the table name the prepacking setting.</summary>
     internal static string Setting(bool prepacking) => prepacking ? "on" : "off";
@@ -37,97 +108,32 @@ internal static class EngineRows
     /// second inference after that; the session is disposed before the row ends.
     /// </summary>
     [SupportedOSPlatform("linux")]
-    internal static EngineRun Measure(string row, EngineModel model, bool prepacking, SimulatedInit init, BenchSettings settings, BlockDevice device)
+    internal static EngineRun Measure(EngineRow row, EngineModel model, bool prepacking, SimulatedInit init, BenchSettings settings, BlockDevice device)
     {
         var counters = RowCounters.Start(model.Data, CacheState.Cold, device);
-        PrefaultOptions options = settings.Prefault(PrefaultStrategy.Auto);
-        string data = model.Data.Path;
+        var run = new EngineRowRun(model, prepacking, init, settings.Prefault(PrefaultStrategy.Auto));
         long started = Stopwatch.GetTimestamp();
-        double create;
-        double prefault = 0;
-        double initSeconds;
-        int? mappings = null;
-        long? givenBack = null;
-        string method;
-        InferenceSession session;
-        switch (row)
-        {
-            case AfterCreate:
-            {
-                session = Create(model, prepacking, out create);
-                long prefaultStarted = Stopwatch.GetTimestamp();
-                IReadOnlyList<PrefaultRegion> regions = NativeMappings.OfFile(data);
-                method = Prefaulted(MmapPrefault.Run(regions, options), regions.Count, "MmapPrefault.Run", string.Empty);
-                prefault = Stopwatch.GetElapsedTime(prefaultStarted).TotalSeconds;
-                mappings = regions.Count;
-                initSeconds = init.Run();
-                break;
-            }
-
-            case BeforeCreate:
-            {
-                long prefaultStarted = Stopwatch.GetTimestamp();
-                MappedModel mapped = MappedModel.OpenFile(data);
-                try
-                {
-                    method = ColdStartStrategy.Covered(MmapPrefault.Run([mapped.FileRegion(mapped.Files[0])], options), "MmapPrefault.Run");
-                    prefault = Stopwatch.GetElapsedTime(prefaultStarted).TotalSeconds;
-                    session = Create(model, prepacking, out create);
-                }
-                catch
-                {
-                    mapped.Dispose();
-                    throw;
-                }
-
-                // The engine has its own view now (or its own copy): the library's mapping goes, and its resident pages with it.
-                long rss = ProcessMemory.RssFileBytes;
-                mapped.Dispose();
-                givenBack = Math.Max(0, rss - ProcessMemory.RssFileBytes);
-                method += $"; dispose gave back {Sizes.Format(givenBack.Value)} RssFile";
-                initSeconds = init.Run();
-                break;
-            }
-
-            case StartDuringInit:
-            {
-                session = Create(model, prepacking, out create);
-                IReadOnlyList<PrefaultRegion> regions = NativeMappings.OfFile(data);
-                using PrefaultHandle handle = MmapPrefault.Start(regions, options);
-                initSeconds = init.Run();
-                PrefaultResult result = handle.Completion.GetAwaiter().GetResult();
-                method = Prefaulted(result, regions.Count, "MmapPrefault.Start", " in the background");
-                prefault = result.Elapsed.TotalSeconds;
-                mappings = regions.Count;
-                break;
-            }
-
-            default:
-                session = Create(model, prepacking, out create);
-                method = "none";
-                initSeconds = init.Run();
-                break;
-        }
+        PreparedSession prepared = row.Prepare(run);
 
         float[] input = MatMulChainModel.Input(model.Dim);
         Inference first;
         Inference second;
         double elapsed;
-        using (session)
+        using (prepared.Session)
         {
-            first = Infer(session, input, model.Dim);
+            first = Infer(prepared.Session, input, model.Dim);
             elapsed = Stopwatch.GetElapsedTime(started).TotalSeconds;
-            second = Infer(session, input, model.Dim);
+            second = Infer(prepared.Session, input, model.Dim);
         }
 
-        var times = new StrategyTimes(prefault, first.Seconds, method, first.Faults) { SecondPassSeconds = second.Seconds };
-        Sample sample = counters.Stop(row, CacheState.Cold, times, initSeconds) with
+        var times = new StrategyTimes(prepared.PrefaultSeconds, first.Seconds, prepared.Method, first.Faults) { SecondPassSeconds = second.Seconds };
+        Sample sample = counters.Stop(row.Name, CacheState.Cold, times, prepared.InitSeconds) with
         {
-            CreateSeconds = create,
+            CreateSeconds = prepared.CreateSeconds,
             Prepacking = Setting(prepacking),
             ElapsedSeconds = elapsed,
         };
-        return new EngineRun(sample, first.Output, second.Output, mappings, givenBack);
+        return new EngineRun(sample, first.Output, second.Output, prepared.Mappings, prepared.GivenBackBytes);
     }
 
     /// <summary>

@@ -4,9 +4,9 @@ using BenchmarkDotNet.Diagnosers;
 namespace Sharpi.Prefault.Bench;
 
 /// <summary>
-/// The micro-benchmarks' setup. BenchmarkDotNet 0.14.0 predates .NET 10 and its default toolchain builds a child
-/// project per run (slow on two cores, and fragile for a moniker it does not know), so <see cref="MicroCommand"/>
-/// adds <c>--inProcess</c> (InProcessEmitToolchain) unless the caller chose a toolchain.
+/// The micro-benchmarks' setup. BenchmarkDotNet's default toolchain builds and starts a child project per benchmark
+/// (minutes of builds on two cores), so <see cref="MicroCommand"/> adds <c>--inProcess</c> (InProcessEmitToolchain)
+/// unless the caller chose a toolchain.
 /// </summary>
 internal static class MicroConfig
 {

@@ -13,10 +13,6 @@ namespace Sharpi.Prefault.Bench;
 /// </summary>
 internal sealed class OverlapCommand
 {
-    private const string LayerByLayer = "start-layer-by-layer";
-
-    private static readonly string[] Scenarios = ["no-prefault", "run-after-init", "start-before-init", LayerByLayer];
-
     private readonly CommonOptions _common = new();
 
     private readonly Option<int> _initMs = new("--init-ms")
@@ -130,10 +126,10 @@ internal sealed class OverlapCommand
             int step = 0;
             for (int r = 0; r < repeat; r++)
             {
-                for (int i = 0; i < Scenarios.Length; i++)
+                for (int i = 0; i < OverlapScenario.All.Count; i++)
                 {
-                    string scenario = Scenarios[(i + r) % Scenarios.Length];
-                    progress.Begin($"[{++step}/{repeat * Scenarios.Length}] repetition {r + 1}/{repeat}, cold, {scenario}");
+                    OverlapScenario scenario = OverlapScenario.All[(i + r) % OverlapScenario.All.Count];
+                    progress.Begin($"[{++step}/{repeat * OverlapScenario.All.Count}] repetition {r + 1}/{repeat}, cold, {scenario.Name}");
                     samples.Add(await MeasureAsync(scenario, file, layout, request, init, firstPassThreads).ConfigureAwait(false));
                     cancellationToken.ThrowIfCancellationRequested();
                 }
@@ -145,7 +141,7 @@ internal sealed class OverlapCommand
                 $"{initMs} ms of busy CPU work on one thread (calibrated idle); it takes longer when the prefault competes for the cores or the disk.";
             string requestNote = $"Request: {request.Description}; {firstPassThreads} thread(s), run layer by layer in every row.";
             BenchReport report = BenchReport.Create(CommonOptions.CommandLine(parse, "overlap"), file, repeat,
-                Sample.Summarize(samples, Scenarios, [CacheState.Cold], file.Length, limitReaders: []),
+                Sample.Summarize(samples, [.. OverlapScenario.All.Select(static s => s.Name)], [CacheState.Cold], file.Length, limitReaders: []),
                 [
                     initNote,
                     requestNote,
@@ -177,75 +173,21 @@ internal sealed class OverlapCommand
     }
 
     [SupportedOSPlatform("linux")]
-    private static async Task<Sample> MeasureAsync(string scenario, WeightsFile file, ModelLayout layout, RequestPlan request, SimulatedInit init, int firstPassThreads)
+    private static async Task<Sample> MeasureAsync(OverlapScenario scenario, WeightsFile file, ModelLayout layout, RequestPlan request, SimulatedInit init, int firstPassThreads)
     {
         init.MakeCold();
         var counters = RowCounters.Start(file, CacheState.Cold, device: null);
-        double initSeconds;
-        double prefaultSeconds = 0;
-        double? sweep = null;
-        string method = "none";
-        RequestWalk walk;
+        OverlapTimes row;
         using (ColdStartStrategy.MappedFile mapped = ColdStartStrategy.Map(file))
         {
-            PrefaultRegion[] regions = [mapped.Region];
-            long started = Stopwatch.GetTimestamp();
-            switch (scenario)
-            {
-                case LayerByLayer:
-                    // The engine's layers in execution order, one region each: WhenReady(i) is layer i.
-                    await using (PrefaultHandle handle = MmapPrefault.Start(LayerRegions(mapped.Region, layout)))
-                    {
-                        // From the row's start, as start-before-init counts it: Start's own time (the gate, the plan)
-                        // is the engine's too. init.Run() alone left it out of the total but not out of the first
-                        // layer's time, so the first layer could end after the whole request.
-                        init.Run();
-                        initSeconds = Stopwatch.GetElapsedTime(started).TotalSeconds;
-                        walk = await WalkAsync(mapped, request, firstPassThreads, handle, started).ConfigureAwait(false);
-                        prefaultSeconds = walk.WaitSeconds;
-                        PrefaultResult result = await handle.Completion.ConfigureAwait(false);
-                        sweep = result.GiBPerSecond;
-                        method = $"{PrefaultMethodNames.Of(result.Method)} in the background ({result.Elapsed.TotalSeconds:0.00} s), {layout.Layers.Count} regions";
-                    }
-
-                    break;
-                case "start-before-init":
-                    await using (PrefaultHandle handle = MmapPrefault.Start(regions))
-                    {
-                        init.Run();
-                        initSeconds = Stopwatch.GetElapsedTime(started).TotalSeconds;
-                        PrefaultResult result = await handle.Completion.ConfigureAwait(false);
-                        prefaultSeconds = Stopwatch.GetElapsedTime(started).TotalSeconds - initSeconds;
-                        sweep = result.GiBPerSecond;
-                        method = $"{PrefaultMethodNames.Of(result.Method)} in the background ({result.Elapsed.TotalSeconds:0.00} s)";
-                        walk = await WalkAsync(mapped, request, firstPassThreads, readiness: null, started).ConfigureAwait(false);
-                    }
-
-                    break;
-                case "run-after-init":
-                {
-                    initSeconds = init.Run();
-                    long prefaultStarted = Stopwatch.GetTimestamp();
-                    PrefaultResult result = MmapPrefault.Run(regions);
-                    prefaultSeconds = Stopwatch.GetElapsedTime(prefaultStarted).TotalSeconds;
-                    sweep = result.GiBPerSecond;
-                    method = PrefaultMethodNames.Of(result.Method);
-                    walk = await WalkAsync(mapped, request, firstPassThreads, readiness: null, started).ConfigureAwait(false);
-                    break;
-                }
-
-                default:
-                    initSeconds = init.Run();
-                    walk = await WalkAsync(mapped, request, firstPassThreads, readiness: null, started).ConfigureAwait(false);
-                    break;
-            }
+            row = await scenario.Run(new OverlapRun(mapped, layout, request, init, firstPassThreads, Stopwatch.GetTimestamp())).ConfigureAwait(false);
         }
 
-        var times = new StrategyTimes(prefaultSeconds, walk.ComputeSeconds, method, walk.Faults);
-        return counters.Stop(scenario, CacheState.Cold, times, initSeconds) with
+        var times = new StrategyTimes(row.PrefaultSeconds, row.Walk.ComputeSeconds, row.Method, row.Walk.Faults);
+        return counters.Stop(scenario.Name, CacheState.Cold, times, row.InitSeconds) with
         {
-            FirstLayerSeconds = walk.FirstLayerSeconds,
-            SweepGibPerSecond = sweep,
+            FirstLayerSeconds = row.Walk.FirstLayerSeconds,
+            SweepGibPerSecond = row.SweepGibPerSecond,
         };
     }
 
@@ -253,7 +195,7 @@ internal sealed class OverlapCommand
     /// The engine's first request, layer by layer on the first-pass threads; with <paramref name="readiness"/>, each
     /// layer first awaits <see cref="PrefaultHandle.WhenReady(int)"/> of its region, so it computes while later layers load.
     /// </summary>
-    private static async Task<RequestWalk> WalkAsync(ColdStartStrategy.MappedFile mapped, RequestPlan request, int threads, PrefaultHandle? readiness, long started)
+    internal static async Task<RequestWalk> WalkAsync(ColdStartStrategy.MappedFile mapped, RequestPlan request, int threads, PrefaultHandle? readiness, long started)
     {
         double waited = 0;
         double computed = 0;
@@ -285,7 +227,7 @@ internal sealed class OverlapCommand
         FirstPass.Run(mapped.Start, layer, threads);
 
     /// <summary>One region per layer of <paramref name="layout"/> over the mapping, in layer order, named by layer.</summary>
-    private static PrefaultRegion[] LayerRegions(PrefaultRegion file, ModelLayout layout)
+    internal static PrefaultRegion[] LayerRegions(PrefaultRegion file, ModelLayout layout)
     {
         var regions = new PrefaultRegion[layout.Layers.Count];
         for (int i = 0; i < regions.Length; i++)
@@ -301,5 +243,5 @@ internal sealed class OverlapCommand
     }
 
     /// <summary>What the request's walk took: the waits on readiness, the compute, the end of its first layer (from the start of init).</summary>
-    private readonly record struct RequestWalk(double WaitSeconds, double ComputeSeconds, double FirstLayerSeconds, FaultCounts Faults);
+    internal readonly record struct RequestWalk(double WaitSeconds, double ComputeSeconds, double FirstLayerSeconds, FaultCounts Faults);
 }
