@@ -7,7 +7,7 @@ namespace Sharpi.Prefault;
 /// outright (a private writable view even when unwritten: a write can land between the check and the madvise);
 /// locked ranges are skipped and reported.
 /// </summary>
-internal sealed class ReclaimPlan
+internal sealed partial class ReclaimPlan
 {
     private ReclaimPlan()
     {

@@ -14,6 +14,9 @@ internal static partial class Interop
 
         internal const int POSIX_FADV_DONTNEED = 4;
 
+        /// <summary>statfs f_type of hugetlbfs (include/uapi/linux/magic.h).</summary>
+        internal const long HUGETLBFS_MAGIC = unchecked((int)0x958458f6);
+
         /// <summary>mmap: pages may be read; a view shared with the page cache (no private copies).</summary>
         internal const int PROT_READ = 0x1;
         internal const int MAP_SHARED = 0x01;
