@@ -12,7 +12,7 @@ namespace Sharpi.Prefault;
 /// The kernel keeps pages that are mapped into a live process or dirty; <see cref="Evict(string)"/> writes dirty
 /// pages back first (fsync), but a mapping still open anywhere keeps its resident pages. Dispose your views first.
 /// </remarks>
-public static class PageCache
+public static partial class PageCache
 {
     /// <summary>True where <see cref="Evict(string)"/> works (Linux).</summary>
     public static bool IsEvictSupported => OperatingSystem.IsLinux();

@@ -12,6 +12,7 @@ internal static partial class Interop
         /// <summary>Since Linux 5.14: fault in pages readable, like a read of each; EFAULT past a file's end.</summary>
         internal const int MADV_POPULATE_READ = 22;
 
+        internal const int POSIX_FADV_WILLNEED = 3;
         internal const int POSIX_FADV_DONTNEED = 4;
 
         /// <summary>statfs f_type of hugetlbfs (include/uapi/linux/magic.h).</summary>
