@@ -50,8 +50,8 @@ public sealed class LLamaLoadResult : IDisposable
     public PageCacheWarmResult? Warm { get; init; }
 
     /// <summary>
-    /// Every tensor of the model with its residency in llama.cpp's mapping now (mincore). In the read modes nothing
-    /// maps the file, and every tensor shows 0 bytes.
+    /// Every tensor of the model with the page cache residency of its bytes in llama.cpp's mapping now (mincore). In
+    /// the read modes nothing maps the file, and every tensor shows 0 bytes.
     /// </summary>
     /// <returns>The tensors in file order; empty where the model's tensor table could not be read.</returns>
     public IReadOnlyList<LLamaTensorResidency> MeasureResidency()
