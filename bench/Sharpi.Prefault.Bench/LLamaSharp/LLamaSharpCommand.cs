@@ -271,7 +271,7 @@ internal sealed class LLamaSharpCommand
         text.AppendLine(inv, $"- Every row: its own process; the native library loaded before the clock; cold: the model evicted (PageCache.Evict) before the process starts, warm: cached. " +
             $"ready = from the row's start (its warm-up, {initMs} ms of busy init on the loading thread, the load) to the end of the first token's decode; first/second: " +
             $"the first two decodes (BOS, then the token it gave); {tokens} tokens decoded greedily, compared with read's. peak RSS: VmHWM of the row's process; RSS/RssFile after: after the tokens. " +
-            "Rows run with quick JIT on (DOTNET_TC_QuickJit=1), as a host's process does.");
+            $"Rows run with quick JIT on (DOTNET_TC_QuickJit=1), as a host's process does.");
         foreach (string note in notes)
         {
             text.AppendLine("- " + note);
