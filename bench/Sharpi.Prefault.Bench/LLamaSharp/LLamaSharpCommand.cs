@@ -56,12 +56,17 @@ internal sealed class LLamaSharpCommand
 
     private readonly Option<string?> _readAhead = ReadAheadPasses.CreateOption();
 
+    // Only its --free-page-reporting option: each row's process frees 1-2 GiB, which a reporting VM hands to the host.
+    private readonly CommonOptions _common = new();
+
     internal static Command Create()
     {
         var self = new LLamaSharpCommand();
         var command = new Command("llamasharp",
             "LLamaSharp (llama.cpp, CPU) loading a 1 GiB Q4_0 llama GGUF per load mode, alone and with Sharpi.Prefault.LLamaSharp: load, ready, tokens, peak RSS, RSS after; a process per row.");
-        foreach (Option option in (Option[])[self._layers, self._rows, self._cache, self._repeat, self._initMs, self._tokens, self._dir, self._readAhead, self._markdown, self._json])
+        self._common.FreePageReporting.AcceptOnlyFromAmong("suspend", "keep");
+        foreach (Option option in (Option[])[self._layers, self._rows, self._cache, self._repeat, self._initMs, self._tokens, self._dir, self._readAhead,
+                     self._common.FreePageReporting, self._markdown, self._json])
         {
             command.Options.Add(option);
         }
@@ -105,6 +110,7 @@ internal sealed class LLamaSharpCommand
             string load = LoadAverage();
             var notes = new List<string>();
             var results = new List<(int? ReadAheadKb, CacheState Cache, LLamaRowResult Row)>();
+            using FreePageReporting.Suspension? reporting = _common.SuspendPageReporting(parse, notes, progress);
             foreach (int? readAheadKb in ReadAheadPasses.Each(model.Path, ReadAheadPasses.Parse(parse.GetValue(_readAhead)), notes, progress))
             {
                 for (int r = 0; r < repeat; r++)

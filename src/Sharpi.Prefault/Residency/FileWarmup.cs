@@ -7,8 +7,8 @@ namespace Sharpi.Prefault;
 
 /// <summary>
 /// One <see cref="PageCache.WarmAsync"/>: a few dedicated threads (blocking reads never occupy the thread pool) take
-/// 8 MiB chunks in file order from a shared counter, advise each with WILLNEED, then read it (sendfile into /dev/null on
-/// Linux, a reused buffer elsewhere). The last thread to finish builds the result.
+/// 8 MiB chunks in file order from a shared counter, skip one the page cache holds whole (cachestat), advise the rest
+/// with WILLNEED, then read them (sendfile into /dev/null on Linux, a reused buffer elsewhere). The last thread to finish builds the result.
 /// </summary>
 internal sealed class FileWarmup
 {
@@ -26,6 +26,8 @@ internal sealed class FileWarmup
     private readonly TaskCompletionSource<PageCacheWarmResult> _done = new(TaskCreationOptions.RunContinuationsAsynchronously);
     private long _nextChunk;
     private long _bytesRead;
+    private long _bytesAlreadyCached;
+    private volatile bool _noCachestat;
     private int _running;
     private volatile bool _useRead;
     private volatile bool _canceled;
@@ -74,6 +76,15 @@ internal sealed class FileWarmup
                 int length = (int)Math.Min(ChunkBytes, _length - offset);
                 if (OperatingSystem.IsLinux())
                 {
+                    if (IsCached(offset, length))
+                    {
+                        // Nothing to read: a warm file costs one cachestat per chunk, not a pass over its pages.
+                        Interlocked.Add(ref _bytesAlreadyCached, length);
+                        long cached = Interlocked.Add(ref _bytesRead, length);
+                        _progress?.Report(cached);
+                        continue;
+                    }
+
                     Interop.Libc.PosixFadvise(_file, offset, length, Interop.LinuxConstants.POSIX_FADV_WILLNEED);
                 }
 
@@ -102,6 +113,27 @@ internal sealed class FileWarmup
                 Finish();
             }
         }
+    }
+
+    /// <summary>Whether every page of the chunk is cached already (cachestat, Linux 6.5+; false where it is missing).</summary>
+    [SupportedOSPlatform("linux")]
+    private unsafe bool IsCached(long offset, int length)
+    {
+        if (_noCachestat)
+        {
+            return false;
+        }
+
+        Interop.Libc.CachestatRange range = new() { Offset = (ulong)offset, Length = (ulong)length };
+        Interop.Libc.Cachestat stat = default;
+        if (Interop.Libc.SyscallCachestat(Interop.Libc.SYS_cachestat, _file, &range, &stat, 0) != 0)
+        {
+            _noCachestat = true;
+            return false;
+        }
+
+        long page = Environment.SystemPageSize;
+        return (long)stat.Cached * page >= (length + page - 1) / page * page;
     }
 
     /// <summary>Bytes sent to /dev/null from <paramref name="offset"/>; -1 where this kernel or file system refuses sendfile (then read instead).</summary>
@@ -167,6 +199,7 @@ internal sealed class FileWarmup
             Path = _path,
             FileLength = _length,
             BytesRead = Interlocked.Read(ref _bytesRead),
+            BytesAlreadyCached = Interlocked.Read(ref _bytesAlreadyCached),
             Elapsed = Stopwatch.GetElapsedTime(_started),
             IsCanceled = _canceled && Interlocked.Read(ref _bytesRead) < _length,
             Method = _useRead ? "read" : "sendfile",

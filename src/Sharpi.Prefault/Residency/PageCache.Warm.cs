@@ -11,7 +11,8 @@ public static partial class PageCache
     /// before the host's other init, the engine's load finds the pages cached.
     /// </summary>
     /// <remarks>
-    /// A few background threads read the file in 8 MiB chunks, each first advised with
+    /// A few background threads read the file in 8 MiB chunks; a chunk the page cache already holds whole (cachestat,
+    /// Linux 6.5+) is not read again, and the others are first advised with
     /// <c>posix_fadvise(POSIX_FADV_WILLNEED)</c> so the device sees whole chunks whatever the read-ahead setting; on
     /// Linux the chunks are sent to /dev/null with <c>sendfile</c> (the kernel reads them into the page cache and
     /// copies nothing), elsewhere (or where sendfile is refused) read into one small buffer per thread. Best effort:

@@ -9,8 +9,11 @@ public sealed record PageCacheWarmResult
     /// <summary>The file's length when the warm-up began.</summary>
     public long FileLength { get; init; }
 
-    /// <summary>Bytes read through the page cache (whether they were cached already or came from the device).</summary>
+    /// <summary>Bytes the warm-up saw to: read through the page cache, or found cached whole already (<see cref="BytesAlreadyCached"/>).</summary>
     public long BytesRead { get; init; }
+
+    /// <summary>Of <see cref="BytesRead"/>, the bytes of chunks the page cache already held whole (Linux 6.5+'s cachestat), which were not read again.</summary>
+    public long BytesAlreadyCached { get; init; }
 
     /// <summary>Wall time from the call to the last read.</summary>
     public TimeSpan Elapsed { get; init; }

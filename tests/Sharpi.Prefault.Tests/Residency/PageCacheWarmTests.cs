@@ -22,7 +22,21 @@ public sealed class PageCacheWarmTests(ITestOutputHelper output)
         Assert.Equal(file.Length, result.BytesRead);
         Assert.Equal(file.Length, result.FileLength);
         Assert.Equal("sendfile", result.Method);
+        Assert.Equal(0, result.BytesAlreadyCached);
         Assert.Equal(100.0, Residency.OfFile(file.Path).Percent);
+    }
+
+    [CachestatFact]
+    public async Task WarmAsync_OfACachedFile_ReadsNoChunkAgain()
+    {
+        using TestFile file = TestFile.Create(64 * TestFile.MiB);
+        await PageCache.WarmAsync(file.Path);
+
+        PageCacheWarmResult again = await PageCache.WarmAsync(file.Path);
+
+        Assert.True(again.IsComplete, again.ToString());
+        Assert.Equal(file.Length, again.BytesAlreadyCached);
+        Assert.Equal(file.Length, again.BytesRead);
     }
 
     [LinuxFact]
