@@ -11,7 +11,8 @@ namespace Sharpi.Prefault.LLamaSharp;
 /// A load begun with <see cref="LLamaPrefault.Start"/>: for a read mode the page cache warm-up runs from the start;
 /// <see cref="LoadAsync"/> loads the model (once). The data flow of the load: read the GGUF's tensor table -> load with
 /// LLamaSharp (giving back repacked tensors as llama.cpp finishes copying them) -> learn the repacked set (llama.cpp's
-/// lines, else the prediction) -> give back the rest -> lock what is read in place -> settle the warm-up.
+/// lines, else the prediction) -> give back the rest -> fence what is read in place into pieces of the mapping of its own -> lock
+/// it (MemoryMapAndLock) -> settle the warm-up.
 /// </summary>
 public sealed class LLamaModelLoad : IAsyncDisposable
 {
@@ -83,6 +84,11 @@ public sealed class LLamaModelLoad : IAsyncDisposable
         if (release && repacked.Count > 0)
         {
             mapping = GiveBackTheRest(mapping, index!, repacked, progress.Released, logger);
+        }
+
+        if (mapping is not null && mapping.Released > 0 && OperatingSystem.IsLinux())
+        {
+            FolioFence.Apply(mapping.RegionsExcept(new HashSet<string>(repacked, StringComparer.Ordinal)));
         }
 
         LockLease? lease = lockInPlace ? LockInPlace(ref mapping, index!, repacked, logger) : null;

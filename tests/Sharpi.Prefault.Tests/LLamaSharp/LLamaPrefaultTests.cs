@@ -109,6 +109,28 @@ public sealed class LLamaPrefaultTests(ITestOutputHelper output) : IDisposable
     }
 
     [LLamaSharpFact(NeedsRepack = true)]
+    public async Task Decode_AfterTheGiveBack_MapsNoGivenBackPageBackIn()
+    {
+        // A fault on a small tensor read in place maps its whole page-cache folio, given-back neighbours included, unless
+        // the mapping was split at the in-place tensors' edges after the give-back.
+        string path = Write(TinyLlamaModel.WeightType.Q4_0, layers: 8);
+        // The page cache in 2 MiB folios, as a big model's read-ahead leaves it: read through a huge-page view, then closed.
+        PageCache.Evict(path);
+        using (MappedModel view = MappedModel.OpenFile(path))
+        {
+            MmapPrefault.Run([view.FileRegion(path)], PrefaultOptions.Default with { RamGate = RamGate.Always });
+        }
+
+        using LLamaLoadResult mapped = await LLamaPrefault.LoadAsync(LLamaHost.Parameters(path, LLamaLoadMode.MemoryMap), LLamaLoadOptions.Default with { LogTap = LLamaLogTap.Install() });
+
+        LLamaHost.Greedy(mapped.Weights, path, 8);
+
+        (long present, long bytes) = Present(path, mapped.RepackedTensors);
+        output.WriteLine($"after decoding: {present} of {bytes} bytes of repacked tensors mapped");
+        Assert.True(present == 0, $"decoding mapped {present} of {bytes} bytes of given-back tensors back in");
+    }
+
+    [LLamaSharpFact(NeedsRepack = true)]
     public async Task Decode_AfterATensorReadInPlaceWasGivenBack_TakesMajorFaults()
     {
         // The check above can fail: give back a tensor llama.cpp still reads (output.weight, read in place) and decoding
