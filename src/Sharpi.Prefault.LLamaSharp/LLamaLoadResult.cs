@@ -6,11 +6,12 @@ namespace Sharpi.Prefault.LLamaSharp;
 /// <summary>A model loaded by <see cref="LLamaPrefault"/>: LLamaSharp's weights, and what the library gave back, locked and warmed.</summary>
 public sealed class LLamaLoadResult : IDisposable
 {
-    private readonly TensorIndex? _index;
+    private readonly string _path;
+    private TensorIndex? _index;
 
-    internal LLamaLoadResult(LLamaWeights weights, TensorIndex? index)
+    internal LLamaLoadResult(LLamaWeights weights, TensorIndex? index, string path)
     {
-        (Weights, _index) = (weights, index);
+        (Weights, _index, _path) = (weights, index, path);
     }
 
     /// <summary>The weights, as <c>LLamaWeights.LoadFromFileAsync</c> returns them. Disposed with the result.</summary>
@@ -53,13 +54,12 @@ public sealed class LLamaLoadResult : IDisposable
     /// Every tensor of the model with the page cache residency of its bytes in llama.cpp's mapping now (mincore). In
     /// the read modes nothing maps the file, and every tensor shows 0 bytes.
     /// </summary>
-    /// <returns>The tensors in file order; empty where the model's tensor table could not be read.</returns>
+    /// <returns>The tensors in file order.</returns>
+    /// <exception cref="ModelFormatException">The model's tensor table could not be read (not a GGUF the library reads).</exception>
+    /// <exception cref="IOException">The model file can no longer be read.</exception>
     public IReadOnlyList<LLamaTensorResidency> MeasureResidency()
     {
-        if (_index is null)
-        {
-            return [];
-        }
+        _index ??= TensorIndex.Read(_path);
 
         TensorMapping mapping = OperatingSystem.IsWindows() ? TensorMapping.Empty : TensorMapping.Find(_index);
         var repacked = new HashSet<string>(RepackedTensors, StringComparer.Ordinal);

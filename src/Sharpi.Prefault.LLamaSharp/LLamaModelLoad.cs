@@ -54,7 +54,8 @@ public sealed class LLamaModelLoad : IAsyncDisposable
         string path = Parameters.ModelPath;
         LLamaLoadMode requested = Parameters.LoadMode;
         bool mapped = requested is LLamaLoadMode.MemoryMap or LLamaLoadMode.MemoryMapAndLock;
-        TensorIndex? index = ReadIndex(path, logger);
+        // The read modes map nothing, so nothing is given back or locked: their tensor table is read only if asked for.
+        TensorIndex? index = mapped ? ReadIndex(path, logger) : null;
         bool linux = OperatingSystem.IsLinux() && index is not null;
         bool lockInPlace = linux && requested == LLamaLoadMode.MemoryMapAndLock && _options.IsLockInPlaceEnabled;
         bool release = linux && mapped && _options.IsReleaseEnabled;
@@ -74,6 +75,7 @@ public sealed class LLamaModelLoad : IAsyncDisposable
             capture?.Close();
         }
 
+        await progress.GiveBacks.ConfigureAwait(false);
         TimeSpan loadTime = Stopwatch.GetElapsedTime(started);
         (List<string> repacked, RepackSource source) = capture is { HeardTheLoad: true } ? ([.. capture.Names], RepackSource.Log)
             : index is not null && RepackRules.AreKnown ? (RepackRules.Predict(index), RepackSource.Prediction)
@@ -95,7 +97,7 @@ public sealed class LLamaModelLoad : IAsyncDisposable
         PageCacheWarmResult? warm = await SettleWarmUp(path, logger).ConfigureAwait(false);
         long afterLoad = (mapping?.Released ?? 0) - duringLoad;
         Log.Loaded(logger, _options.Label, path, mode, loadTime.TotalSeconds, repacked.Count, source, duringLoad, afterLoad);
-        return new LLamaLoadResult(weights, index)
+        return new LLamaLoadResult(weights, index, path)
         {
             RequestedLoadMode = requested,
             LoadMode = mode,

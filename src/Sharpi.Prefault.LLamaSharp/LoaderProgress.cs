@@ -8,23 +8,27 @@ namespace Sharpi.Prefault.LLamaSharp;
 /// before its first tensor (the file is mapped by then) and after each one. At the first call it binds the load's log
 /// capture to that thread and finds the tensors in the mapping; at each later call every tensor named by a repack line
 /// so far has been copied (the line is written as its copy begins, the call comes after it ends), and once a batch of
-/// them is pending, their pages are given back. Never throws into llama.cpp: a failure stops the give-back, says why,
-/// and the load goes on.
+/// them is pending, their pages are given back on a pool thread, off the loader's critical path, one batch after
+/// another. Never throws into llama.cpp: a failure stops the give-back, says why, and the load goes on.
 /// </summary>
 internal sealed class LoaderProgress(LLamaLoadOptions options, LoadCapture? capture, TensorIndex? index, bool releaseDuringLoad) : IProgress<float>
 {
     private readonly ILogger _logger = options.Logger ?? NullLogger.Instance;
     private readonly List<string> _pending = [];
     private bool _started;
-    private bool _releasing = releaseDuringLoad && capture is not null && index is not null;
+    private volatile bool _releasing = releaseDuringLoad && capture is not null && index is not null;
     private int _seen;
     private long _pendingBytes;
+    private Task _giveBacks = Task.CompletedTask;
 
     /// <summary>The tensors' places in the mapping, found at the first call; null where the load gives nothing back while it runs.</summary>
     internal TensorMapping? Mapping { get; private set; }
 
-    /// <summary>The repacked tensors given back while the load ran.</summary>
+    /// <summary>The repacked tensors handed to a give-back while the load ran (read once <see cref="GiveBacks"/> completed).</summary>
     internal HashSet<string> Released { get; } = new(StringComparer.Ordinal);
+
+    /// <summary>The give-backs started during the load, in order; completes when the last is done (it never faults).</summary>
+    internal Task GiveBacks => _giveBacks;
 
     public void Report(float value)
     {
@@ -49,21 +53,45 @@ internal sealed class LoaderProgress(LLamaLoadOptions options, LoadCapture? capt
                 TakeFinished();
                 if (_pendingBytes >= options.ReleaseBatchBytes || (value >= 1f && _pending.Count > 0))
                 {
-                    Mapping!.Release(_pending, options.Label, options.Logger);
-                    Released.UnionWith(_pending);
+                    string[] batch = [.. _pending];
+                    Released.UnionWith(batch);
                     _pending.Clear();
                     _pendingBytes = 0;
+                    _giveBacks = _giveBacks.ContinueWith(_ => GiveBack(batch), CancellationToken.None, TaskContinuationOptions.None, TaskScheduler.Default);
                 }
             }
         }
         catch (Exception e)
         {
-            // A region MmapReclaim refused, a mapping gone, a file unreadable: stop giving back, never fail the load.
-            _releasing = false;
-            Log.ReleaseStopped(_logger, options.Label, $"{e.GetType().Name}: {e.Message}");
+            // The mapping not found, a file unreadable: stop giving back, never fail the load.
+            Stop(e);
         }
 
         options.Progress?.Report(value);
+    }
+
+    private void GiveBack(string[] batch)
+    {
+        if (!_releasing)
+        {
+            return;
+        }
+
+        try
+        {
+            Mapping!.Release(batch, options.Label, options.Logger);
+        }
+        catch (Exception e)
+        {
+            // A region MmapReclaim refused (the mapping changed under the load): stop, and leave the rest to after the load.
+            Stop(e);
+        }
+    }
+
+    private void Stop(Exception e)
+    {
+        _releasing = false;
+        Log.ReleaseStopped(_logger, options.Label, $"{e.GetType().Name}: {e.Message}");
     }
 
     private void TakeFinished()

@@ -3,7 +3,10 @@ namespace Sharpi.Prefault.LLamaSharp;
 /// <summary>How <see cref="LLamaLoadResult.RepackedTensors"/> was learned.</summary>
 public enum RepackSource
 {
-    /// <summary>Neither source was available: no live <see cref="LLamaLogTap"/>, and no repack rules known for this CPU. Nothing was given back.</summary>
+    /// <summary>
+    /// Neither source was available: no live <see cref="LLamaLogTap"/>, and either no repack rules known for this CPU or
+    /// a read mode (it maps nothing, so the load does not read the tensor table to predict). Nothing was given back.
+    /// </summary>
     Unknown = 0,
 
     /// <summary>From llama.cpp's own log lines, through a live <see cref="LLamaLogTap"/>: exactly the tensors it copied.</summary>

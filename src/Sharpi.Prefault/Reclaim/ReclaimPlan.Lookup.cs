@@ -13,12 +13,18 @@ internal sealed partial class ReclaimPlan
     /// </summary>
     /// <remarks>
     /// A read-only shared file view holds no bytes of its own (no copy-on-write), so the one thing smaps adds for it
-    /// is a lock taken outside a <see cref="LockLease"/>; madvise(MADV_DONTNEED) refuses a locked range with EINVAL,
-    /// which the release reports as a skipped range. Leases are subtracted here as in <see cref="Build"/>.
+    /// is a lock taken outside a <see cref="LockLease"/> (mlock, mlockall), which the look-up cannot see: while the
+    /// process has locked more than its leases hold (/proc/self/status VmLck, a counter, not a page walk), the smaps
+    /// plan decides. Leases are subtracted here as in <see cref="Build"/>.
     /// </remarks>
     [SupportedOSPlatform("linux")]
     internal static ReclaimPlan? TryBuildFromLookup(MergedRegion[] regions, (nint Start, nint End)[] held, bool useQuery = true)
     {
+        if (HasLocksOutsideLeases(held))
+        {
+            return null;
+        }
+
         MappingSnapshot maps = MappingQuery.Read(regions, useQuery);
         if (maps.Entries.Length == 0)
         {
@@ -53,4 +59,39 @@ internal sealed partial class ReclaimPlan
     }
 
     private static bool IsReadOnlySharedFileView(ProcMapEntry m) => m.IsFileBacked && m.Shared && !m.Writable;
+
+    /// <summary>True when the process has more memory locked than its leases hold, or when that cannot be read.</summary>
+    private static bool HasLocksOutsideLeases((nint Start, nint End)[] held)
+    {
+        long leased = 0;
+        foreach ((nint start, nint end) in held)
+        {
+            leased += end - start;
+        }
+
+        return LockedBytes() is not long locked || locked > leased;
+    }
+
+    // "VmLck:\t    1024 kB"
+    private static long? LockedBytes()
+    {
+        if (KernelFile.TryReadText("/proc/self/status") is not string status)
+        {
+            return null;
+        }
+
+        int at = status.IndexOf("VmLck:", StringComparison.Ordinal);
+        if (at < 0)
+        {
+            return null;
+        }
+
+        ReadOnlySpan<char> rest = status.AsSpan(at + "VmLck:".Length);
+        int newline = rest.IndexOf('\n');
+        ReadOnlySpan<char> value = (newline < 0 ? rest : rest[..newline]).Trim();
+        int space = value.IndexOf(' ');
+        return long.TryParse(space < 0 ? value : value[..space], System.Globalization.NumberStyles.None, System.Globalization.CultureInfo.InvariantCulture, out long kib)
+            ? kib * 1024
+            : null;
+    }
 }

@@ -1,5 +1,6 @@
 using System.IO.MemoryMappedFiles;
 using System.Runtime.Versioning;
+using Sharpi.Prefault.Tests.Locking;
 using Sharpi.Prefault.Tests.Mappings;
 using Sharpi.Prefault.Tests.TestSupport;
 
@@ -83,5 +84,29 @@ public sealed class ReclaimPlanLookupTests
         Assert.Equal(whole.Address + (nint)(4 * Page), skipped.Address);
         Assert.Equal(4 * Page, skipped.Length);
         Assert.Equal(TestFile.MiB - (4 * Page), plan.Release.Sum(r => r.Length));
+    }
+
+    [LockableFact(TestFile.MiB)]
+    public unsafe void Release_OfAViewPartlyLockedOutsideALease_ReleasesTheRest_AndSkipsTheLockedPart()
+    {
+        // mlock outside a lease: the look-up cannot see it (and madvise would refuse the whole call), so smaps decides.
+        using TestFile file = TestFile.Create(4 * TestFile.MiB);
+        using MappedFile map = file.Map();
+        PrefaultRegion whole = map.Region("weights");
+        Assert.Equal(0, global::Interop.Libc.Mlock((void*)whole.Address, (nuint)TestFile.MiB));
+        try
+        {
+            ReclaimResult result = MmapReclaim.Release([whole]);
+
+            Assert.Equal(3 * TestFile.MiB, result.BytesReleased);
+            RegionFailure skipped = Assert.Single(result.Skipped);
+            Assert.Equal(TestFile.MiB, skipped.Length);
+            Assert.Contains("locked", skipped.Message, StringComparison.Ordinal);
+            Assert.Equal(TestFile.MiB / Page, PageMap.CountPresent(whole.Address, TestFile.MiB));
+        }
+        finally
+        {
+            global::Interop.Libc.Munlock((void*)whole.Address, (nuint)TestFile.MiB);
+        }
     }
 }
