@@ -29,6 +29,11 @@ internal sealed class FirstCallCommand
         DefaultValueFactory = _ => WeightsFile.DefaultDirectory,
     };
 
+    private readonly Option<bool> _cleanup = new("--cleanup")
+    {
+        Description = "Delete the generated file at the end (it is kept and reused otherwise; a --file is never deleted). The hosts stay in --hosts-dir for --reuse-hosts.",
+    };
+
     private readonly Option<int> _samples = new("--samples")
     {
         Description = "Fresh processes per host (and C reader) and cache state; medians are reported, with min-max.",
@@ -80,7 +85,7 @@ internal sealed class FirstCallCommand
             "(the fixed cost: first and second call, methods the JIT compiled) and a cold one (map + first call against C readers).");
         self._warm.AcceptOnlyFromAmong("prefault", "read");
         self._freePageReporting.AcceptOnlyFromAmong("keep", "suspend");
-        foreach (Option option in (Option[])[self._size, self._file, self._dir, self._samples, self._hosts, .. self._hostOptions.All, self._warm,
+        foreach (Option option in (Option[])[self._size, self._file, self._dir, self._cleanup, self._samples, self._hosts, .. self._hostOptions.All, self._warm,
             self._cache, self._readers, self._readAhead, self._settle, self._freePageReporting])
         {
             command.Options.Add(option);
@@ -186,6 +191,12 @@ internal sealed class FirstCallCommand
 
         progress.Clear();
         FirstCallReport.Print(file, byPrefault, samples, kinds, passes, notes, conditions, loadBefore);
+        if (parse.GetValue(_cleanup) && file.Generated)
+        {
+            File.Delete(file.Path);
+            progress.Note($"Deleted {file.Path}.");
+        }
+
         return 0;
     }
 
