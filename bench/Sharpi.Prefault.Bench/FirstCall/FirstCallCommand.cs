@@ -1,33 +1,42 @@
 using System.CommandLine;
-using System.Diagnostics;
-using System.Globalization;
 using System.IO.MemoryMappedFiles;
 using System.Runtime.Versioning;
 
 namespace Sharpi.Prefault.Bench;
 
 /// <summary>
-/// <c>firstcall</c>: the fixed cost of the engine's first <see cref="MmapPrefault.Run(PrefaultRegion[], PrefaultOptions?, CancellationToken)"/>,
-/// alone. Each sample is a fresh process (bench/Sharpi.Prefault.FirstCall, published as each kind of host) that maps a
-/// warm file, times the first call and a second one, and counts what the JIT compiled during the first. Warm means as
-/// the library leaves a file: evicted, then read in by <c>Run</c> (<c>--warm read</c>: by read(2) instead, which can
-/// leave smaller page-cache folios and so a slower page-table fill). Medians over the samples, hosts interleaved.
+/// <c>firstcall</c>: the engine's first <see cref="MmapPrefault.Run(PrefaultRegion[], PrefaultOptions?, CancellationToken)"/>
+/// as an engine makes it, in a fresh process. Each sample is a fresh process (bench/Sharpi.Prefault.FirstCall, published
+/// as each kind of host) that maps the file and times the first call and a second one, counting what the JIT compiled
+/// during the first. Warm (the fixed cost alone): the file as the library leaves it, evicted, then read in by
+/// <c>Run</c> (<c>--warm read</c>: by read(2) instead, which can leave smaller page-cache folios and so a slower
+/// page-table fill). Cold (<c>--cache cold</c>): the file evicted (and, where free pages are reported, settled) before
+/// each sample, the host's map and first call against C readers (<see cref="CReaders"/>) run the same way, once per
+/// read-ahead pass. Medians over the samples, hosts and readers interleaved.
 /// </summary>
 internal sealed class FirstCallCommand
 {
+    /// <summary>The issue's goal: a cold load in a fresh process at least this fraction of the best C reader's speed.</summary>
+    internal const double Goal = 0.95;
+
     private readonly Option<long> _size = CommonOptions.SizeOption("--size", 1L << 30, "Size of the generated file (random bytes), e.g. 1G. Ignored with --file.");
 
     private readonly Option<string?> _file = new("--file") { Description = "An existing file to map instead of a generated one; never changed." };
 
     private readonly Option<string> _dir = new("--dir")
     {
-        Description = "Directory of the generated file.",
+        Description = "Directory of the generated file (a disk filesystem: tmpfs cannot be made cold).",
         DefaultValueFactory = _ => WeightsFile.DefaultDirectory,
+    };
+
+    private readonly Option<bool> _cleanup = new("--cleanup")
+    {
+        Description = "Delete the generated file at the end (it is kept and reused otherwise; a --file is never deleted). The hosts stay in --hosts-dir for --reuse-hosts.",
     };
 
     private readonly Option<int> _samples = new("--samples")
     {
-        Description = "Fresh processes per host; medians are reported, with min-max.",
+        Description = "Fresh processes per host (and C reader) and cache state; medians are reported, with min-max.",
         DefaultValueFactory = _ => 11,
     };
 
@@ -37,22 +46,7 @@ internal sealed class FirstCallCommand
         DefaultValueFactory = _ => string.Join(",", FirstCallHosts.All),
     };
 
-    private readonly Option<string> _framework = new("--framework")
-    {
-        Description = "Target framework the hosts are published for.",
-        DefaultValueFactory = _ => "net10.0",
-    };
-
-    private readonly Option<string> _hostsDir = new("--hosts-dir")
-    {
-        Description = "Where the hosts are published (and the package host's feed and package cache).",
-        DefaultValueFactory = _ => Path.Combine(Path.GetTempPath(), "sharpi-prefault-firstcall"),
-    };
-
-    private readonly Option<bool> _reuseHosts = new("--reuse-hosts")
-    {
-        Description = "Run the hosts already published in --hosts-dir instead of publishing them again (after a library change, publish again).",
-    };
+    private readonly FreshHostOptions _hostOptions = new();
 
     private readonly Option<string> _warm = new("--warm")
     {
@@ -60,14 +54,39 @@ internal sealed class FirstCallCommand
         DefaultValueFactory = _ => "prefault",
     };
 
+    private readonly Option<string> _cache = new("--cache")
+    {
+        Description = "Comma-separated cache states: warm (the fixed cost alone) and cold (evicted before each sample, against the C readers).",
+        DefaultValueFactory = _ => "warm",
+    };
+
+    private readonly Option<string> _readers = new("--readers")
+    {
+        Description = $"C readers run beside the hosts in cold samples, comma-separated: {string.Join(",", CReaders.All)}, or none.",
+        DefaultValueFactory = _ => string.Join(",", CReaders.All),
+    };
+
+    private readonly Option<string?> _readAhead = ReadAheadPasses.CreateOption();
+
+    private readonly Option<string> _settle = ReportingSettle.CreateOption();
+
+    private readonly Option<string> _freePageReporting = new("--free-page-reporting")
+    {
+        Description = "keep (default): leave a VM's free page reporting as the machine has it. suspend: turn it off for the run, as on bare metal " +
+            "(root; said before it is changed, restored at the end, on errors and on Ctrl+C/SIGTERM).",
+        DefaultValueFactory = _ => "keep",
+    };
+
     internal static Command Create()
     {
         var self = new FirstCallCommand();
         var command = new Command("firstcall",
-            "The first MmapPrefault.Run in a fresh process over a warm file, per host (JIT, ReadyToRun, NativeAOT, installed package): " +
-            "first and second call, methods the JIT compiled during the first.");
+            "The first MmapPrefault.Run in a fresh process, per host (JIT, ReadyToRun, NativeAOT, installed package): over a warm file " +
+            "(the fixed cost: first and second call, methods the JIT compiled) and a cold one (map + first call against C readers).");
         self._warm.AcceptOnlyFromAmong("prefault", "read");
-        foreach (Option option in (Option[])[self._size, self._file, self._dir, self._samples, self._hosts, self._framework, self._hostsDir, self._reuseHosts, self._warm])
+        self._freePageReporting.AcceptOnlyFromAmong("keep", "suspend");
+        foreach (Option option in (Option[])[self._size, self._file, self._dir, self._cleanup, self._samples, self._hosts, .. self._hostOptions.All, self._warm,
+            self._cache, self._readers, self._readAhead, self._settle, self._freePageReporting])
         {
             command.Options.Add(option);
         }
@@ -89,6 +108,11 @@ internal sealed class FirstCallCommand
         {
             return Run(parse, progress);
         }
+        catch (Exception) when (SignalExit.IsStopping)
+        {
+            SignalExit.Park();
+            return 1;
+        }
         catch (BenchException e)
         {
             progress.Clear();
@@ -109,49 +133,76 @@ internal sealed class FirstCallCommand
         string[] kinds = CommaList.Parse(parse.GetValue(_hosts), static k => FirstCallHosts.All.Contains(k)
             ? k
             : throw new BenchException($"--hosts: unknown host '{k}'; use {string.Join(",", FirstCallHosts.All)}."));
-        string hostsDir = Path.GetFullPath(parse.GetValue(_hostsDir)!);
-        string repository = FirstCallHosts.FindRepository();
-        var hosts = new Dictionary<string, string>();
-        foreach (string kind in kinds)
+        CacheState[] caches = CommaList.Parse(parse.GetValue(_cache), static c => c switch
         {
-            hosts[kind] = FirstCallHosts.Publish(repository, hostsDir, kind, parse.GetValue(_framework)!, parse.GetValue(_reuseHosts), progress);
+            "warm" => CacheState.Warm,
+            "cold" => CacheState.Cold,
+            _ => throw new BenchException($"--cache: unknown state '{c}'; use warm, cold or warm,cold."),
+        });
+        if (caches.Length == 0)
+        {
+            throw new BenchException("--cache: give warm, cold or warm,cold.");
+        }
+
+        string readersValue = parse.GetValue(_readers)!;
+        string[] modes = readersValue.Trim() == "none" ? [] : CommaList.Parse(readersValue, static m => CReaders.All.Contains(m)
+            ? m
+            : throw new BenchException($"--readers: unknown reader '{m}'; use {string.Join(",", CReaders.All)} or none."));
+        int[] readAheads = ReadAheadPasses.Parse(parse.GetValue(_readAhead));
+        bool cold = caches.Contains(CacheState.Cold);
+        bool warm = caches.Contains(CacheState.Warm);
+
+        Dictionary<string, string> hosts = _hostOptions.Publish(parse, kinds, progress);
+        var notes = new List<string>();
+        CReaders? readers = null;
+        if (cold && modes.Length > 0)
+        {
+            readers = CReaders.Build(Path.Combine(_hostOptions.Directory(parse), "c-reader"), progress, out string? why);
+            string note = readers is null ? why! : $"C readers compiled from bench/Sharpi.Prefault.Bench/Native/reader.c with {readers.Compiler} -O2.";
+            progress.Note(note);
+            notes.Add(note);
         }
 
         WeightsFile file = parse.GetValue(_file) is { } path
             ? WeightsFile.Existing(path)
             : WeightsFile.OpenOrCreate(parse.GetValue(_dir)!, parse.GetValue(_size), progress);
         bool byPrefault = parse.GetValue(_warm) == "prefault";
-        MakeWarm(file, byPrefault, progress);
-
-        string loadBefore = LoadAverage();
-        var results = kinds.ToDictionary(k => k, _ => new List<FirstCallSample>());
-        int rewarmed = 0;
-        for (int i = 0; i < samples; i++)
+        var run = new FirstCallRun(file, kinds, hosts, readers, modes, byPrefault, samples, progress);
+        string loadBefore = FirstCallReport.LoadAverage();
+        var passes = new List<FirstCallPass>();
+        string conditions;
+        ReportingSettle? settle;
+        using (FreePageReporting.Suspension? reporting = FreePageReporting.Suspend(parse.GetValue(_freePageReporting) == "suspend", notes, progress))
         {
-            // Interleaved, each round starting at another host: drift on a shared machine spreads over every host alike.
-            for (int j = 0; j < kinds.Length; j++)
+            bool reportingOn = reporting is null && FreePageReporting.IsActive();
+            settle = cold ? ReportingSettle.Create(parse.GetValue(_settle)!, reportingOn, file.Length, notes, progress) : null;
+            conditions = reportingOn ? (settle is null ? "free page reporting on, not settled" : "free page reporting on, settled")
+                : reporting is not null ? "free page reporting suspended" : string.Empty;
+            foreach (int? readAheadKb in ReadAheadPasses.Each(file.Path, readAheads, notes, progress))
             {
-                string kind = kinds[(i + j) % kinds.Length];
-                progress.Begin($"sample {i + 1}/{samples}: {kind}");
-                FirstCallSample sample = RunHost(kind, hosts[kind], file.Path);
-                if (sample.ResidentBefore < file.Length)
-                {
-                    rewarmed++; // something evicted the file: that sample measured a read, not the fixed cost
-                    MakeWarm(file, byPrefault, progress);
-                    sample = RunHost(kind, hosts[kind], file.Path);
-                }
-
-                results[kind].Add(sample);
+                passes.Add(run.RunPass(readAheadKb, warm, cold, settle));
             }
         }
 
+        if (settle is not null)
+        {
+            notes.Add(settle.Summary());
+        }
+
         progress.Clear();
-        Print(file, byPrefault, samples, kinds, results, loadBefore, rewarmed);
+        FirstCallReport.Print(file, byPrefault, samples, kinds, passes, notes, conditions, loadBefore);
+        if (parse.GetValue(_cleanup) && file.Generated)
+        {
+            File.Delete(file.Path);
+            progress.Note($"Deleted {file.Path}.");
+        }
+
         return 0;
     }
 
+    /// <summary>Makes the file warm as the library leaves it (evicted, then <c>Run</c>) or by read(2).</summary>
     [SupportedOSPlatform("linux")]
-    private static void MakeWarm(WeightsFile file, bool byPrefault, ProgressLine progress)
+    internal static void MakeWarm(WeightsFile file, bool byPrefault, ProgressLine progress)
     {
         progress.Begin(byPrefault ? "warming the file: evict, then MmapPrefault.Run" : "warming the file: read(2)");
         if (!byPrefault)
@@ -168,75 +219,6 @@ internal sealed class FirstCallCommand
         if (percent < 100)
         {
             throw new BenchException($"Could not make '{file.Path}' warm: {percent:0.0}% resident after MmapPrefault.Run ({result.Reason}). Use a smaller --size.");
-        }
-    }
-
-    private static FirstCallSample RunHost(string kind, string executable, string path)
-    {
-        var start = new ProcessStartInfo(executable, [path]) { UseShellExecute = false, RedirectStandardOutput = true, RedirectStandardError = true };
-        long started = Stopwatch.GetTimestamp();
-        using Process process = Process.Start(start) ?? throw new BenchException($"Could not start {executable}.");
-        Task<string> errors = process.StandardError.ReadToEndAsync();
-        string output = process.StandardOutput.ReadToEnd();
-        process.WaitForExit();
-        double processMs = Stopwatch.GetElapsedTime(started).TotalMilliseconds;
-        if (process.ExitCode != 0)
-        {
-            throw new BenchException($"The {kind} host exited with {process.ExitCode}:{Environment.NewLine}{output}{errors.Result}");
-        }
-
-        return FirstCallSample.Parse(kind, output, processMs)
-            ?? throw new BenchException($"The {kind} host printed no 'firstcall' line:{Environment.NewLine}{output}{errors.Result}");
-    }
-
-    private static void Print(WeightsFile file, bool byPrefault, int samples, string[] kinds, Dictionary<string, List<FirstCallSample>> results,
-        string loadBefore, int rewarmed)
-    {
-        Console.Out.WriteLine();
-        Console.Out.WriteLine($"First call of MmapPrefault.Run in a fresh process: {file.Path} ({Sizes.Format(file.Length)}), warm " +
-            (byPrefault ? "(read in by MmapPrefault.Run after an eviction)" : "(read(2) through the page cache)") +
-            $", {samples} fresh processes per host, interleaved; {Environment.ProcessorCount} CPUs, load average {loadBefore} before, {LoadAverage()} after.");
-        if (rewarmed > 0)
-        {
-            Console.Out.WriteLine($"  {rewarmed} sample(s) found the file no longer resident (evicted by other work): warmed again and run again.");
-        }
-
-        Console.Out.WriteLine();
-        Console.Out.WriteLine($"{"host",-8} {"first call ms",-22} {"second ms",-20} {"CPU ms",-22} {"JIT methods",11} {"JIT ms",8} {"threads",7} {"method",-9} {"process ms",10}");
-        foreach (string kind in kinds)
-        {
-            List<FirstCallSample> s = results[kind];
-            Console.Out.WriteLine(string.Create(CultureInfo.InvariantCulture,
-                $"{kind,-8} {Spread(s.Select(x => x.FirstMs)),-22} {Spread(s.Select(x => x.SecondMs)),-20} {Spread(s.Select(x => x.CpuMs)),-22} {Statistics.Median(s.Select(x => x.JitMethods)),11} " +
-                $"{Statistics.Median(s.Select(x => x.JitMs)),8:0.0} {Statistics.Median(s.Select(x => (long)x.Threads)),7} {s[0].Method,-9} {Statistics.Median(s.Select(x => x.ProcessMs)),10:0}"));
-        }
-
-        Console.Out.WriteLine();
-        foreach (string kind in kinds)
-        {
-            Console.Out.WriteLine($"  {kind}: {FirstCallHosts.Describe(kind)}");
-        }
-
-        Console.Out.WriteLine("  first call: Stopwatch around the process's first MmapPrefault.Run; second: the next one in the same process; " +
-            "CPU ms: the process's CPU time (every thread, user and kernel) during the first call, steadier than wall time on a busy machine; " +
-            "JIT methods/ms: System.Runtime.JitInfo deltas around the first call (0 under NativeAOT); process ms: start to exit.");
-    }
-
-    private static string Spread(IEnumerable<double> values)
-    {
-        double[] v = [.. values];
-        return string.Create(CultureInfo.InvariantCulture, $"{Statistics.Median(v):0.00} ({v.Min():0.00}-{v.Max():0.00})");
-    }
-
-    private static string LoadAverage()
-    {
-        try
-        {
-            return string.Join(' ', File.ReadAllText("/proc/loadavg").Split(' ').Take(3));
-        }
-        catch (IOException)
-        {
-            return "unknown";
         }
     }
 }

@@ -87,6 +87,28 @@ internal static class FirstCallHosts
         return executable;
     }
 
+    /// <summary>
+    /// Runs the host at <paramref name="executable"/> over <paramref name="path"/> once, in a fresh process, and
+    /// returns its line; a host that fails or prints none is a <see cref="BenchException"/>.
+    /// </summary>
+    internal static FirstCallSample Run(string kind, string executable, string path)
+    {
+        var start = new ProcessStartInfo(executable, [path]) { UseShellExecute = false, RedirectStandardOutput = true, RedirectStandardError = true };
+        long started = Stopwatch.GetTimestamp();
+        using Process process = Process.Start(start) ?? throw new BenchException($"Could not start {executable}.");
+        Task<string> errors = process.StandardError.ReadToEndAsync();
+        string output = process.StandardOutput.ReadToEnd();
+        process.WaitForExit();
+        double processMs = Stopwatch.GetElapsedTime(started).TotalMilliseconds;
+        if (process.ExitCode != 0)
+        {
+            throw new BenchException($"The {kind} host exited with {process.ExitCode}:{Environment.NewLine}{output}{errors.Result}");
+        }
+
+        return FirstCallSample.Parse(kind, output, processMs)
+            ?? throw new BenchException($"The {kind} host printed no 'firstcall' line:{Environment.NewLine}{output}{errors.Result}");
+    }
+
     /// <summary>Packs the library from this checkout under a version of its own (so no cache holds an older build of it).</summary>
     private static string PackLibrary(string repository, string hostsDir, ProgressLine progress)
     {
