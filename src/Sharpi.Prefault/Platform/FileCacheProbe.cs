@@ -356,8 +356,16 @@ internal sealed unsafe class FileCacheProbe : IDisposable
     /// and opening a device can have effects of its own. Shared with <see cref="FileStaging"/>.
     /// </summary>
     [SupportedOSPlatform("linux")]
-    internal static SafeFileHandle? OpenIfSameFile(string path, long inode)
+    internal static SafeFileHandle? OpenIfSameFile(string path, long inode) => OpenIfSameFile(path, inode, out _);
+
+    /// <inheritdoc cref="OpenIfSameFile(string, long)"/>
+    /// <param name="path">The mapped file's path.</param>
+    /// <param name="inode">The mapped file's inode.</param>
+    /// <param name="length">The opened file's length now (0 where it is not opened).</param>
+    [SupportedOSPlatform("linux")]
+    internal static SafeFileHandle? OpenIfSameFile(string path, long inode, out long length)
     {
+        length = 0;
         try
         {
             if (FileStatus.Of(path).Kind != FileKind.Regular)
@@ -366,10 +374,10 @@ internal sealed unsafe class FileCacheProbe : IDisposable
             }
 
             SafeFileHandle handle = File.OpenHandle(path, FileMode.Open, FileAccess.Read, FileShare.ReadWrite | FileShare.Delete);
-            Interop.Libc.StatxBuffer stat;
-            if (Interop.Libc.Statx(handle, string.Empty, Interop.LinuxConstants.AT_EMPTY_PATH, Interop.LinuxConstants.STATX_INO, &stat) == 0
-                && (long)stat.Inode == inode)
+            FileStatus opened = FileStatus.Of(handle);
+            if (opened.HasIdentity && (long)opened.Inode == inode)
             {
+                length = opened.Length;
                 return handle;
             }
 

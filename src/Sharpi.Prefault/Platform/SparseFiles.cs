@@ -123,18 +123,8 @@ internal static class SparseFiles
     private static (nint Start, nint End)[]? HolesOf(ProcMapEntry m, List<(long Start, long End)> fileHoles, out bool fileIsSolid)
     {
         fileIsSolid = true;
-        using SafeFileHandle? file = FileCacheProbe.OpenIfSameFile(m.Path, m.Inode);
+        using SafeFileHandle? file = FileCacheProbe.OpenIfSameFile(m.Path, m.Inode, out long length);
         if (file is null)
-        {
-            return null;
-        }
-
-        long length;
-        try
-        {
-            length = RandomAccess.GetLength(file);
-        }
-        catch (IOException)
         {
             return null;
         }

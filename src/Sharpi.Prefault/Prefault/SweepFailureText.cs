@@ -46,18 +46,8 @@ internal static class SweepFailureText
     [SupportedOSPlatform("linux")]
     private static unsafe string? DescribeFault(ProcMapEntry m, nint address)
     {
-        using SafeFileHandle? file = FileCacheProbe.OpenIfSameFile(m.Path, m.Inode);
+        using SafeFileHandle? file = FileCacheProbe.OpenIfSameFile(m.Path, m.Inode, out long length);
         if (file is null)
-        {
-            return null;
-        }
-
-        long length;
-        try
-        {
-            length = RandomAccess.GetLength(file);
-        }
-        catch (IOException)
         {
             return null;
         }
