@@ -131,6 +131,23 @@ public sealed class CliKeepTests
         Assert.Contains("nothing restored: SHARPI_PREFAULT=off", run.Err);
     }
 
+    [LinuxFact]
+    public void Keep_WithAnUnknownKillSwitchValue_Warns_WithItsInvisibleCharactersWrittenOut()
+    {
+        // "off" and a zero-width space, pasted from a chat: no kill switch (the library's one parse says so), and the
+        // warning shows the character, as a run's does; keep's own gate read it silently as auto before. The file stays
+        // resident, so no look runs a prefault (whose own warning would hide the gate's silence).
+        using TestFile file = TestFile.Create(TestFile.MiB, evict: false);
+        using CliProcess tool = CliProcess.Start(["keep", file.Path, "--interval", "50ms", "--json"], new Dictionary<string, string?> { ["SHARPI_PREFAULT"] = "off\u200B" });
+        _ = WaitForLook(tool, look => look.GetProperty("look").GetInt64() >= 3);
+        tool.Signal("TERM");
+        CliRun run = tool.Wait(TimeSpan.FromSeconds(20));
+
+        Assert.Equal(0, run.ExitCode);
+        Assert.False(Lines(run.Out).First().GetProperty("killSwitch").GetBoolean());
+        Assert.Contains(@"SHARPI_PREFAULT has the unknown value 'off\u200B'", run.Err);
+    }
+
     [CgroupFact]
     public void Keep_InACgroupWithLittleRoom_HoldsWhatFitsAndDoesNotFightReclaim()
     {
