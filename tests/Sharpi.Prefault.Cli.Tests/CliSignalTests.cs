@@ -16,15 +16,17 @@ public sealed class CliSignalTests
         return file;
     });
 
-    [LinuxTheory]
+    [ReadThrottleTheory]
     [InlineData("INT", 130)]
     [InlineData("TERM", 143)]
     public void Touch_OnASignal_PrintsWhatWasDoneAndExitsWithTheSignalsCode(string signal, int exitCode)
     {
-        // 1 GiB of real bytes, cold (3 s to read here): the signal lands mid-sweep, after the first progress line;
-        // it stops the sweep after the chunks in flight.
+        // 1 GiB of real bytes, cold, read at 128 MiB/s at most (8 s; unthrottled, a VM whose host still caches the
+        // file read it in half a second, before the signal landed): the signal lands mid-sweep, after the first
+        // progress line; it stops the sweep after the chunks in flight.
         ColdFile.Value.Evict();
-        using CliProcess tool = CliProcess.Start(["touch", ColdFile.Value.Path, "--gate", "always"]);
+        using var throttle = ReadThrottle.Create(ColdFile.Value.Path, 128 * TestFile.MiB);
+        using CliProcess tool = CliProcess.StartShell($"echo $$ > {throttle.ProcsFile} && exec $TOOL touch {ColdFile.Value.Path} --gate always");
         Assert.True(tool.WaitFor("progress:", TimeSpan.FromSeconds(20)), tool.Err);
         tool.Signal(signal);
         CliRun run = tool.Wait(TimeSpan.FromSeconds(20));

@@ -1,18 +1,21 @@
 namespace Sharpi.Prefault.Tests.TestSupport;
 
-/// <summary>What the test cgroups (<see cref="MemoryCgroup"/>, <see cref="PidsCgroup"/>) share: making, probing and removing a group.</summary>
+/// <summary>What the test cgroups (<see cref="MemoryCgroup"/>, <see cref="PidsCgroup"/>, <see cref="ReadThrottle"/>) share: making, probing and removing a group.</summary>
 internal static class CgroupDirectory
 {
     /// <summary>
     /// Makes a new group for <paramref name="controller"/> (<c>memory</c>, <c>pids</c>): under cgroup v2 where the root
     /// enables that controller for its children, else under v1's hierarchy of that name.
     /// </summary>
-    public static string Create(string controller, out bool isV2)
+    /// <param name="controller">The controller's name under v2 (and v1, unless <paramref name="v1Name"/> says otherwise).</param>
+    /// <param name="isV2">True when the group was made under cgroup v2.</param>
+    /// <param name="v1Name">The v1 hierarchy's name where it differs (v2's <c>io</c> is v1's <c>blkio</c>).</param>
+    public static string Create(string controller, out bool isV2, string? v1Name = null)
     {
         string name = $"sharpi-test-{Guid.NewGuid():N}";
         isV2 = File.Exists("/sys/fs/cgroup/cgroup.subtree_control")
             && File.ReadAllText("/sys/fs/cgroup/cgroup.subtree_control").Split(' ', '\n').Contains(controller);
-        string path = isV2 ? $"/sys/fs/cgroup/{name}" : $"/sys/fs/cgroup/{controller}/{name}";
+        string path = isV2 ? $"/sys/fs/cgroup/{name}" : $"/sys/fs/cgroup/{v1Name ?? controller}/{name}";
         Directory.CreateDirectory(path);
         return path;
     }
