@@ -51,10 +51,8 @@ public sealed class MemoryCgroup : IDisposable
 
     public static MemoryCgroup Create(long limitBytes)
     {
-        string name = $"sharpi-test-{Guid.NewGuid():N}";
-        bool v2 = IsV2MemoryOn();
-        string path = v2 ? $"/sys/fs/cgroup/{name}" : $"/sys/fs/cgroup/memory/{name}";
-        Directory.CreateDirectory(path);
+        (string path, bool v2) = CgroupDirectory.Create("memory", "memory");
+        string name = System.IO.Path.GetFileName(path);
         File.WriteAllText(System.IO.Path.Combine(path, v2 ? "memory.max" : "memory.limit_in_bytes"), limitBytes.ToString(System.Globalization.CultureInfo.InvariantCulture));
         return new MemoryCgroup(path, v2 ? $"0::/{name}" : $"4:memory:/{name}", v2);
     }
@@ -109,29 +107,7 @@ public sealed class MemoryCgroup : IDisposable
         CgroupDirectory.RemoveWhenEmpty(Path);
     }
 
-    private static bool IsV2MemoryOn() =>
-        File.Exists("/sys/fs/cgroup/cgroup.controllers")
-        && File.ReadAllText("/sys/fs/cgroup/cgroup.controllers").Split(' ', '\n').Contains("memory");
-
-    private static string? Probe()
-    {
-        if (!OperatingSystem.IsLinux())
-        {
-            return "cgroups are Linux only";
-        }
-
-        try
-        {
-            using MemoryCgroup group = Create(1L << 30);
-            return null;
-        }
-#pragma warning disable CA1031 // Any failure means "no group here", told in the skip reason.
-        catch (Exception ex)
-#pragma warning restore CA1031
-        {
-            return $"cannot create a memory cgroup here ({ex.GetType().Name}: {ex.Message}); run as root on a machine with a memory controller";
-        }
-    }
+    private static string? Probe() => CgroupDirectory.WhyUnavailable("a memory cgroup", () => Create(1L << 30));
 }
 
 /// <summary>A fact that needs a real memory cgroup of its own; skipped, with the reason, where none can be made.</summary>

@@ -24,9 +24,7 @@ public sealed class PidsCgroup : IDisposable
 
     public static PidsCgroup Create()
     {
-        string name = $"sharpi-test-{Guid.NewGuid():N}";
-        string path = IsV2PidsOn() ? $"/sys/fs/cgroup/{name}" : $"/sys/fs/cgroup/pids/{name}";
-        Directory.CreateDirectory(path);
+        (string path, _) = CgroupDirectory.Create("pids", "pids");
         if (!File.Exists(System.IO.Path.Combine(path, "pids.max")))
         {
             Directory.Delete(path);
@@ -42,29 +40,7 @@ public sealed class PidsCgroup : IDisposable
         CgroupDirectory.RemoveWhenEmpty(Path);
     }
 
-    private static bool IsV2PidsOn() =>
-        File.Exists("/sys/fs/cgroup/cgroup.subtree_control")
-        && File.ReadAllText("/sys/fs/cgroup/cgroup.subtree_control").Split(' ', '\n').Contains("pids");
-
-    private static string? Probe()
-    {
-        if (!OperatingSystem.IsLinux())
-        {
-            return "cgroups are Linux only";
-        }
-
-        try
-        {
-            using PidsCgroup group = Create();
-            return null;
-        }
-#pragma warning disable CA1031 // Any failure means "no group here", told in the skip reason.
-        catch (Exception ex)
-#pragma warning restore CA1031
-        {
-            return $"cannot create a pids cgroup here ({ex.GetType().Name}: {ex.Message}); run as root on a machine with a pids controller";
-        }
-    }
+    private static string? Probe() => CgroupDirectory.WhyUnavailable("a pids cgroup", Create);
 }
 
 /// <summary>A fact that needs a real pids cgroup of its own; skipped, with the reason, where none can be made.</summary>
