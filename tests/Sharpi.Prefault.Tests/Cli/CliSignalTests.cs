@@ -7,28 +7,37 @@ namespace Sharpi.Prefault.Tests.Cli;
 public sealed class CliSignalTests
 {
     /// <summary>
-    /// 1 GiB of real bytes, written once for both signals and deleted when the run ends: this class's own, so no other
+    /// 384 MiB of real bytes, written once for both signals and deleted when the run ends: this class's own, so no other
     /// test warms it. (A sparse file no longer serves: the sweep leaves holes out, and a file of holes is done at once.)
     /// </summary>
     private static readonly Lazy<TestFile> ColdFile = new(() =>
     {
-        TestFile file = TestFile.Create(1L << 30);
+        TestFile file = TestFile.Create(384 * TestFile.MiB);
         AppDomain.CurrentDomain.ProcessExit += (_, _) => file.Dispose();
         return file;
     });
 
-    [LinuxTheory]
+    [IoThrottleTheory]
     [InlineData("INT", 130)]
     [InlineData("TERM", 143)]
     public void Touch_OnASignal_PrintsWhatWasDoneAndExitsWithTheSignalsCode(string signal, int exitCode)
     {
-        // 1 GiB of real bytes, cold (3 s to read here): the signal lands mid-sweep, after the first progress line;
-        // it stops the sweep after the chunks in flight.
-        ColdFile.Value.Evict();
-        using CliProcess tool = CliProcess.Start(["touch", ColdFile.Value.Path, "--gate", "always"]);
-        Assert.True(tool.WaitFor("progress:", TimeSpan.FromSeconds(20)), tool.Err);
+        // The cold file is read at 64 MiB/s (a cgroup's cap): 6 s, however fast the disk and however busy the machine
+        // (uncapped it was read in 0.35 s here, before a signal could land). 12 chunks of 32 MiB on 8 threads (the
+        // default for the 2 cores the tool is told it has): the signal lands once the sweep has read 4 MiB of the
+        // file, while 4 chunks wait for a thread (none is free before a chunk is done: 256 MiB in on a fair sweep,
+        // 128 MiB at the least for all 4). The tool takes it at once (its main thread only waits; sweeping, it took a
+        // signal only once its chunk was in, when the other threads had taken the rest) and stops the sweep after the
+        // chunks in flight.
+        TestFile file = ColdFile.Value;
+        EvictWhole(file);
+        using IoThrottleCgroup group = IoThrottleCgroup.Create(64 * TestFile.MiB);
+        using CliProcess tool = CliProcess.StartShell(
+            $"echo $$ > '{group.ProcsFile}' && exec $TOOL touch '{file.Path}' --gate always",
+            new Dictionary<string, string?> { ["DOTNET_PROCESSOR_COUNT"] = "2" });
+        Assert.True(tool.WaitUntil(() => Residency.OfFile(file.Path).ResidentBytes >= 4 * TestFile.MiB, TimeSpan.FromSeconds(60)), tool.Err);
         tool.Signal(signal);
-        CliRun run = tool.Wait(TimeSpan.FromSeconds(20));
+        CliRun run = tool.Wait(TimeSpan.FromSeconds(60));
 
         NoStackTrace.In(run);
         Assert.Equal(exitCode, run.ExitCode);
@@ -87,6 +96,26 @@ public sealed class CliSignalTests
         Assert.Equal(0, run.ExitCode);
         Assert.Contains("unlocked 1.00 MiB", run.Out);
         Assert.False(File.Exists(pidFile));
+    }
+
+    /// <summary>
+    /// Evicts the file until none of it is cached: the other case's last read-ahead (8 MiB at read_ahead_kb 8192) may
+    /// still be queued behind its group's cap when that tool exits, and lands after a first eviction.
+    /// </summary>
+    private static void EvictWhole(TestFile file)
+    {
+        for (int attempt = 0; attempt < 200; attempt++)
+        {
+            file.Evict();
+            if (Residency.OfFile(file.Path).ResidentBytes == 0)
+            {
+                return;
+            }
+
+            Thread.Sleep(50);
+        }
+
+        Assert.Fail("the file never left the page cache");
     }
 
     /// <summary>SigIgn of /proc/PID/status: the signals the process ignores, a hex mask with bit N-1 for signal N.</summary>
