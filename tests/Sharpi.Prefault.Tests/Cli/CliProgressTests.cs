@@ -5,20 +5,27 @@ namespace Sharpi.Prefault.Tests.Cli;
 
 public sealed class CliProgressTests
 {
-    [LinuxFact]
+    [IoThrottleFact]
     public void Touch_WithStderrRedirected_WritesPlainProgressLines()
     {
-        // 512 MiB of real bytes (a sparse file no longer serves: the sweep leaves holes out): 16 chunks of 32 MiB on 8
-        // threads, so the first report, after the calling thread's first chunk, comes before the end. That first,
-        // unfinished report is the one that used to throw (elapsed - TimeSpan.MinValue) and silence progress for good.
-        using TestFile file = TestFile.Create(512 * TestFile.MiB);
-        CliRun run = CliRun.Of("touch", file.Path, "--gate", "always");
+        // 384 MiB of real bytes (a sparse file no longer serves: the sweep leaves holes out) read at 64 MiB/s, a cgroup's
+        // cap, so the sweep takes 6 s however fast the disk (uncapped, a busy machine could hold the calling thread
+        // until the others were done). 12 chunks of 32 MiB on 8 threads (the default for the 2 cores the tool is told
+        // it has): the first report, after the calling thread's first chunk, comes with 4 chunks still to read, 2 s
+        // before the end. That first, unfinished report is the one that used to throw (elapsed - TimeSpan.MinValue)
+        // and silence progress for good.
+        using TestFile file = TestFile.Create(384 * TestFile.MiB);
+        using IoThrottleCgroup group = IoThrottleCgroup.Create(64 * TestFile.MiB);
+        CliRun run = CliProcess.RunShell(
+            $"echo $$ > '{group.ProcsFile}' && exec $TOOL touch '{file.Path}' --gate always",
+            new Dictionary<string, string?> { ["DOTNET_PROCESSOR_COUNT"] = "2" },
+            TimeSpan.FromSeconds(120));
 
-        Assert.Equal(0, run.ExitCode);
+        Assert.True(run.ExitCode == 0, run.Err);
         string[] lines = [.. run.Err.Split('\n').Where(l => l.StartsWith("progress: ", StringComparison.Ordinal))];
         Assert.True(lines.Length >= 2, run.Err);
         Assert.DoesNotContain("100.0%", lines[0]);
-        Assert.Matches(new Regex(@"^progress: +100\.0% 512\.00 MiB/512\.00 MiB [0-9.]+ GiB/s ETA done sharpi-prefault-test-.*\.bin$"), lines[^1]);
+        Assert.Matches(new Regex(@"^progress: +100\.0% 384\.00 MiB/384\.00 MiB [0-9.]+ GiB/s ETA done sharpi-prefault-test-.*\.bin$"), lines[^1]);
         Assert.DoesNotContain("warning", run.Err);
     }
 
