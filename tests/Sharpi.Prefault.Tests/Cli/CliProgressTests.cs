@@ -21,7 +21,13 @@ public sealed class CliProgressTests
             new Dictionary<string, string?> { ["DOTNET_PROCESSOR_COUNT"] = "2" },
             TimeSpan.FromSeconds(120));
 
-        Assert.True(run.ExitCode == 0, run.Err);
+        // Exit 0; or 1 where the one complaint is that the kernel reclaimed some of the file after it came in (a busy
+        // machine short of memory, seen once in 20 runs: the pages wait up to 4 s for the end of the capped sweep), which
+        // the tool rightly says and which leaves the progress lines as they were.
+        string[] complaints = [.. run.Err.Split('\n').Where(l => l.Length > 0 && !l.StartsWith("progress: ", StringComparison.Ordinal))];
+        bool reclaimedOnly = complaints.Length == 1 && complaints[0].StartsWith("sharpi-prefault: touch: only ", StringComparison.Ordinal)
+            && complaints[0].Contains("stayed resident after the run: the kernel reclaimed the rest", StringComparison.Ordinal);
+        Assert.True(run.ExitCode == 0 || (run.ExitCode == 1 && reclaimedOnly), $"exit {run.ExitCode}: {run.Err}");
         string[] lines = [.. run.Err.Split('\n').Where(l => l.StartsWith("progress: ", StringComparison.Ordinal))];
         Assert.True(lines.Length >= 2, run.Err);
         Assert.DoesNotContain("100.0%", lines[0]);
