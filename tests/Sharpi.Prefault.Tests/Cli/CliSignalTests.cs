@@ -4,18 +4,27 @@ using Sharpi.Prefault.Tests.TestSupport;
 namespace Sharpi.Prefault.Tests.Cli;
 
 /// <summary>SIGINT and SIGTERM end a command its own way: what was done is printed, and the exit code says which signal.</summary>
-public sealed class CliSignalTests
+public sealed class CliSignalTests(CliSignalTests.ColdFile cold) : IClassFixture<CliSignalTests.ColdFile>
 {
     /// <summary>
-    /// 384 MiB of real bytes, written once for both signals and deleted when the run ends: this class's own, so no other
-    /// test warms it. (A sparse file no longer serves: the sweep leaves holes out, and a file of holes is done at once.)
+    /// 384 MiB of real bytes, written once for both signals (when the first needs it) and deleted after the class:
+    /// this class's own, so no other test warms it. (A sparse file no longer serves: the sweep leaves holes out, and a
+    /// file of holes is done at once. Deleted at process exit instead, it was left behind when the test host was ended.)
     /// </summary>
-    private static readonly Lazy<TestFile> ColdFile = new(() =>
+    public sealed class ColdFile : IDisposable
     {
-        TestFile file = TestFile.Create(384 * TestFile.MiB);
-        AppDomain.CurrentDomain.ProcessExit += (_, _) => file.Dispose();
-        return file;
-    });
+        private readonly Lazy<TestFile> _file = new(() => TestFile.Create(384 * TestFile.MiB));
+
+        public TestFile File => _file.Value;
+
+        public void Dispose()
+        {
+            if (_file.IsValueCreated)
+            {
+                _file.Value.Dispose();
+            }
+        }
+    }
 
     [IoThrottleTheory]
     [InlineData("INT", 130)]
@@ -29,7 +38,7 @@ public sealed class CliSignalTests
         // 128 MiB at the least for all 4). The tool takes it at once (its main thread only waits; sweeping, it took a
         // signal only once its chunk was in, when the other threads had taken the rest) and stops the sweep after the
         // chunks in flight.
-        TestFile file = ColdFile.Value;
+        TestFile file = cold.File;
         EvictWhole(file);
         using IoThrottleCgroup group = IoThrottleCgroup.Create(64 * TestFile.MiB);
         using CliProcess tool = CliProcess.StartShell(
