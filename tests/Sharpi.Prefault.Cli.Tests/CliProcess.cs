@@ -120,12 +120,16 @@ internal sealed class CliProcess : IDisposable
     }
 
     /// <summary>Waits until stdout or stderr holds <paramref name="text"/>; false on timeout or exit.</summary>
-    public bool WaitFor(string text, TimeSpan timeout)
+    public bool WaitFor(string text, TimeSpan timeout) =>
+        WaitUntil(() => Out.Contains(text, StringComparison.Ordinal) || Err.Contains(text, StringComparison.Ordinal), timeout);
+
+    /// <summary>Waits until <paramref name="condition"/> holds while the tool runs; false on timeout or exit.</summary>
+    public bool WaitUntil(Func<bool> condition, TimeSpan timeout)
     {
         var clock = Stopwatch.StartNew();
         while (clock.Elapsed < timeout)
         {
-            if (Out.Contains(text, StringComparison.Ordinal) || Err.Contains(text, StringComparison.Ordinal))
+            if (condition())
             {
                 return true;
             }

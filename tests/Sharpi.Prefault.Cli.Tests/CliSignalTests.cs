@@ -3,33 +3,49 @@ using Sharpi.Prefault.Tests.TestSupport;
 namespace Sharpi.Prefault.Tests.Cli;
 
 /// <summary>SIGINT and SIGTERM end a command its own way: what was done is printed, and the exit code says which signal.</summary>
-public sealed class CliSignalTests
+public sealed class CliSignalTests(CliSignalTests.ColdFile cold) : IClassFixture<CliSignalTests.ColdFile>
 {
     /// <summary>
-    /// 1 GiB of real bytes, written once for both signals and deleted when the run ends: this class's own, so no other
-    /// test warms it. (A sparse file no longer serves: the sweep leaves holes out, and a file of holes is done at once.)
+    /// 384 MiB of real bytes, written once for both signals (when the first needs it) and deleted after the class:
+    /// this class's own, so no other test warms it. (A sparse file no longer serves: the sweep leaves holes out, and a
+    /// file of holes is done at once. Deleted at process exit instead, it was left behind when the test host was ended.)
     /// </summary>
-    private static readonly Lazy<TestFile> ColdFile = new(() =>
+    public sealed class ColdFile : IDisposable
     {
-        TestFile file = TestFile.Create(1L << 30);
-        AppDomain.CurrentDomain.ProcessExit += (_, _) => file.Dispose();
-        return file;
-    });
+        private readonly Lazy<TestFile> _file = new(() => TestFile.Create(384 * TestFile.MiB));
 
-    [ReadThrottleTheory]
+        public TestFile File => _file.Value;
+
+        public void Dispose()
+        {
+            if (_file.IsValueCreated)
+            {
+                _file.Value.Dispose();
+            }
+        }
+    }
+
+    [IoThrottleTheory]
     [InlineData("INT", 130)]
     [InlineData("TERM", 143)]
     public void Touch_OnASignal_PrintsWhatWasDoneAndExitsWithTheSignalsCode(string signal, int exitCode)
     {
-        // 1 GiB of real bytes, cold, read at 128 MiB/s at most (8 s; unthrottled, a VM whose host still caches the
-        // file read it in half a second, before the signal landed): the signal lands mid-sweep, after the first
-        // progress line; it stops the sweep after the chunks in flight.
-        ColdFile.Value.Evict();
-        using var throttle = ReadThrottle.Create(ColdFile.Value.Path, 128 * TestFile.MiB);
-        using CliProcess tool = CliProcess.StartShell($"echo $$ > {throttle.ProcsFile} && exec $TOOL touch {ColdFile.Value.Path} --gate always");
-        Assert.True(tool.WaitFor("progress:", TimeSpan.FromSeconds(20)), tool.Err);
+        // The cold file is read at 64 MiB/s (a cgroup's cap): 6 s, however fast the disk and however busy the machine
+        // (uncapped it was read in 0.35 s here, before a signal could land). 12 chunks of 32 MiB on 8 threads (the
+        // default for the 2 cores the tool is told it has): the signal lands once the sweep has read 4 MiB of the
+        // file, while 4 chunks wait for a thread (none is free before a chunk is done: 256 MiB in on a fair sweep,
+        // 128 MiB at the least for all 4). The tool takes it at once (its main thread only waits; sweeping, it took a
+        // signal only once its chunk was in, when the other threads had taken the rest) and stops the sweep after the
+        // chunks in flight.
+        TestFile file = cold.File;
+        EvictWhole(file);
+        using IoThrottleCgroup group = IoThrottleCgroup.Create(64 * TestFile.MiB);
+        using CliProcess tool = CliProcess.StartShell(
+            $"echo $$ > '{group.ProcsFile}' && exec $TOOL touch '{file.Path}' --gate always",
+            new Dictionary<string, string?> { ["DOTNET_PROCESSOR_COUNT"] = "2" });
+        Assert.True(tool.WaitUntil(() => Residency.OfFile(file.Path).ResidentBytes >= 4 * TestFile.MiB, TimeSpan.FromSeconds(60)), tool.Err);
         tool.Signal(signal);
-        CliRun run = tool.Wait(TimeSpan.FromSeconds(20));
+        CliRun run = tool.Wait(TimeSpan.FromSeconds(60));
 
         NoStackTrace.In(run);
         Assert.Equal(exitCode, run.ExitCode);
@@ -88,6 +104,26 @@ public sealed class CliSignalTests
         Assert.Equal(0, run.ExitCode);
         Assert.Contains("unlocked 1.00 MiB", run.Out);
         Assert.False(File.Exists(pidFile));
+    }
+
+    /// <summary>
+    /// Evicts the file until none of it is cached: the other case's last read-ahead (8 MiB at read_ahead_kb 8192) may
+    /// still be queued behind its group's cap when that tool exits, and lands after a first eviction.
+    /// </summary>
+    private static void EvictWhole(TestFile file)
+    {
+        for (int attempt = 0; attempt < 200; attempt++)
+        {
+            file.Evict();
+            if (Residency.OfFile(file.Path).ResidentBytes == 0)
+            {
+                return;
+            }
+
+            Thread.Sleep(50);
+        }
+
+        Assert.Fail("the file never left the page cache");
     }
 
     /// <summary>SigIgn of /proc/PID/status: the signals the process ignores, a hex mask with bit N-1 for signal N.</summary>

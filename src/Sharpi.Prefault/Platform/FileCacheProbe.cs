@@ -1,3 +1,4 @@
+using System.Diagnostics.CodeAnalysis;
 using System.Runtime.InteropServices;
 using System.Runtime.Versioning;
 using Microsoft.Win32.SafeHandles;
@@ -34,25 +35,32 @@ internal sealed unsafe class FileCacheProbe : IDisposable
     private static int s_unsupported; // 1 once the kernel answered ENOSYS
 
     private readonly FilePiece[] _pieces;
-    private readonly List<SafeFileHandle> _handles;
+    private readonly (string Path, long Inode)[] _files;
     private ProcPagemap? _mappedPages;
+
+    // The one file open at a time: its index in _files (-1: none yet), its handle (null: it could not be opened as the
+    // mapped file) and whether it hides its cache. Pieces come in address order, so a file's pieces mostly follow each other.
+    private int _openFile = -1;
+    private SafeFileHandle? _openHandle;
+    private bool _openHidesCache;
 
     // The last cachestat asked and its answer: tiny neighbour regions (tensors of a few bytes) share their pages, and
     // a million of them would otherwise ask about the same page a hundred times over.
-    private SafeFileHandle? _lastHandle;
+    private int _lastFile = -1;
     private Interop.Libc.CachestatRange _lastRange;
     private ulong _lastCached;
 
-    private FileCacheProbe(FilePiece[] pieces, List<SafeFileHandle> handles)
+    private FileCacheProbe(FilePiece[] pieces, (string Path, long Inode)[] files)
     {
         _pieces = pieces;
-        _handles = handles;
+        _files = files;
     }
 
     /// <summary>
     /// A probe for <paramref name="regions"/>: the file mappings under them in <paramref name="maps"/> (a snapshot of
-    /// /proc/self/maps covering them, see <see cref="ProcMaps.ReadFor"/>), each file opened once. One piece per
-    /// mapping, however many regions lie in it.
+    /// /proc/self/maps covering them, see <see cref="ProcMaps.ReadFor"/>). One piece per mapping, however many regions
+    /// lie in it. Nothing is opened here: each file is opened when a count first needs it, and closed when the count
+    /// moves to another file, so the probe holds one descriptor at a time however many files it covers.
     /// </summary>
     internal static FileCacheProbe Create(ReadOnlySpan<MergedRegion> regions, ProcMapEntry[] maps)
     {
@@ -73,9 +81,8 @@ internal sealed unsafe class FileCacheProbe : IDisposable
             }
         }
 
-        var opened = new Dictionary<string, (SafeFileHandle? Handle, bool HidesCache)>(StringComparer.Ordinal);
+        var files = new Dictionary<(string Path, long Inode), int>();
         var pieces = new ArrayBuilder<FilePiece>();
-        var handles = new List<SafeFileHandle>();
         for (int i = 0; i < maps.Length; i++)
         {
             if (!used[i] || maps[i] is not { IsFileBacked: true, IsDeleted: false } m)
@@ -83,24 +90,22 @@ internal sealed unsafe class FileCacheProbe : IDisposable
                 continue;
             }
 
-            if (!opened.TryGetValue(m.Path, out (SafeFileHandle? Handle, bool HidesCache) file))
+            if (!files.TryGetValue((m.Path, m.Inode), out int file))
             {
-                SafeFileHandle? handle = OpenIfSameFile(m.Path, m.Inode);
-                file = (handle, handle is not null && HidesCache(handle, m.Path));
-                opened[m.Path] = file;
-                if (handle is not null)
-                {
-                    handles.Add(handle);
-                }
+                file = files.Count;
+                files.Add((m.Path, m.Inode), file);
             }
 
-            if (file.Handle is not null)
-            {
-                pieces.Add(new FilePiece(m.Start, m.End, file.Handle, m.Offset, file.HidesCache)); // in address order, as the maps are
-            }
+            pieces.Add(new FilePiece(m.Start, m.End, file, m.Offset)); // in address order, as the maps are
         }
 
-        return new FileCacheProbe(pieces.ToArray(), handles);
+        var keys = new (string Path, long Inode)[files.Count];
+        foreach (KeyValuePair<(string Path, long Inode), int> file in files)
+        {
+            keys[file.Value] = file.Key;
+        }
+
+        return new FileCacheProbe(pieces.ToArray(), keys);
     }
 
     /// <summary>
@@ -114,11 +119,14 @@ internal sealed unsafe class FileCacheProbe : IDisposable
     /// <paramref name="unknownBytes"/>.
     /// </summary>
     /// <remarks>
-    /// The probe's descriptors (one per file) are closed before this returns, so a run opens its files twice, before
-    /// and after its sweep, and holds none through it. Held through the sweep, 300 files under <c>ulimit -n 256</c>
-    /// left the tool no descriptor: the huge-page check and the runtime's own assembly loads failed with EMFILE and
-    /// <c>touch</c> exited 1 without a word; a background prefault would take them from the engine's own init work.
-    /// Opening again also checks again that each path still names the mapped file.
+    /// The probe holds one descriptor at a time and closes it before this returns, so a run opens its files twice,
+    /// before and after its sweep, and holds none through it. Held through the sweep, 300 files under
+    /// <c>ulimit -n 256</c> left the tool no descriptor: the huge-page check and the runtime's own assembly loads failed
+    /// with EMFILE and <c>touch</c> exited 1 without a word; a background prefault would take them from the engine's
+    /// own init work. Held one per file for the count alone, <c>lock -r</c> over 61,000 files under
+    /// <c>ulimit -n 20000</c> took every descriptor while it counted, and a thread the runtime started meanwhile (it
+    /// needs a pipe) failed and aborted the tool ("Out of memory.", exit 134). Opening again also checks again that
+    /// each path still names the mapped file.
     /// </remarks>
     internal static long CountResident(ReadOnlySpan<MergedRegion> ranges, ProcMapEntry[] maps, out long unknownBytes, Span<RangeResidency> each = default)
     {
@@ -199,11 +207,9 @@ internal sealed unsafe class FileCacheProbe : IDisposable
 
     public void Dispose()
     {
-        foreach (SafeFileHandle handle in _handles)
-        {
-            handle.Dispose();
-        }
-
+        _openHandle?.Dispose();
+        _openHandle = null;
+        _openFile = -1;
         _mappedPages?.Dispose();
     }
 
@@ -232,8 +238,14 @@ internal sealed unsafe class FileCacheProbe : IDisposable
             }
 
             FilePiece p = _pieces[i];
+            if (!TryOpen(p.File, out SafeFileHandle? handle, out bool hidesCache))
+            {
+                _lastFile = -1;
+                return false;
+            }
+
             nint stop = (nuint)p.End < (nuint)end ? p.End : end;
-            if (p.HidesCache)
+            if (hidesCache)
             {
                 CountMapped(at, stop, ref total, ref unknown);
                 at = stop;
@@ -245,21 +257,21 @@ internal sealed unsafe class FileCacheProbe : IDisposable
             long alignedOffset = Pages.Floor(offset);
             long alignedEnd = Pages.Ceiling(offset + (stop - at));
             Interop.Libc.CachestatRange range = new() { Offset = (ulong)alignedOffset, Length = (ulong)(alignedEnd - alignedOffset) };
-            if (!ReferenceEquals(p.Handle, _lastHandle) || range.Offset != _lastRange.Offset || range.Length != _lastRange.Length)
+            if (p.File != _lastFile || range.Offset != _lastRange.Offset || range.Length != _lastRange.Length)
             {
                 Interop.Libc.Cachestat stat;
-                if (Interop.Libc.SyscallCachestat(Interop.Libc.SYS_cachestat, p.Handle, &range, &stat, 0) != 0)
+                if (Interop.Libc.SyscallCachestat(Interop.Libc.SYS_cachestat, handle, &range, &stat, 0) != 0)
                 {
                     if (Marshal.GetLastPInvokeError() == Interop.LinuxConstants.ENOSYS)
                     {
                         Volatile.Write(ref s_unsupported, 1);
                     }
 
-                    _lastHandle = null;
+                    _lastFile = -1;
                     return false;
                 }
 
-                (_lastHandle, _lastRange, _lastCached) = (p.Handle, range, stat.Cached);
+                (_lastFile, _lastRange, _lastCached) = (p.File, range, stat.Cached);
                 CachestatCalls++;
             }
 
@@ -331,7 +343,7 @@ internal sealed unsafe class FileCacheProbe : IDisposable
         for (int i = AddressRanges.FirstEndingAfter<FilePiece>(_pieces, start); i < _pieces.Length && (nuint)_pieces[i].Start < (nuint)end; i++)
         {
             FilePiece p = _pieces[i];
-            if (p.HidesCache)
+            if (OperatingSystem.IsLinux() && TryOpen(p.File, out _, out bool hidesCache) && hidesCache)
             {
                 nint from = (nuint)p.Start > (nuint)start ? p.Start : start;
                 nint to = (nuint)p.End < (nuint)end ? p.End : end;
@@ -394,7 +406,29 @@ internal sealed unsafe class FileCacheProbe : IDisposable
         }
     }
 
-    // HidesCache: the kernel hides the file's page cache from this process (see the remarks on the class).
-    private readonly record struct FilePiece(nint Start, nint End, SafeFileHandle Handle, long FileOffset, bool HidesCache) : IAddressRange;
+    /// <summary>
+    /// The file of <paramref name="file"/> (an index into the files), open: the one already open, or opened now in its
+    /// place (the one before is closed). False where the path no longer names the mapped regular file.
+    /// <paramref name="hidesCache"/>: the kernel hides the file's page cache from this process (see the remarks on the class).
+    /// </summary>
+    [SupportedOSPlatform("linux")]
+    private bool TryOpen(int file, [NotNullWhen(true)] out SafeFileHandle? handle, out bool hidesCache)
+    {
+        if (file != _openFile)
+        {
+            _openHandle?.Dispose();
+            (string path, long inode) = _files[file];
+            _openHandle = OpenIfSameFile(path, inode);
+            _openHidesCache = _openHandle is not null && HidesCache(_openHandle, path);
+            _openFile = file;
+        }
+
+        handle = _openHandle;
+        hidesCache = _openHidesCache;
+        return handle is not null;
+    }
+
+    // File: the mapped file's index in the probe's files, opened when a count needs it.
+    private readonly record struct FilePiece(nint Start, nint End, int File, long FileOffset) : IAddressRange;
 }
 

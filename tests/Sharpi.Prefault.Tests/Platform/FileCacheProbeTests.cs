@@ -88,4 +88,72 @@ public sealed class FileCacheProbeTests
         Assert.False(each[1].IsCounted);
         Assert.Equal(4 * MiB, total);
     }
+
+    [LinuxFact]
+    public void Probe_OverManyFiles_HoldsOneDescriptorAtATime_AndCountsEach()
+    {
+        // One descriptor per file, held for the whole count, took every descriptor of a tool over 61,000 files (ulimit -n
+        // 20000): a thread the runtime started meanwhile could not get its pipe and the runtime aborted the tool.
+        const int Files = 64;
+        string folder = Path.Combine(Path.GetTempPath(), $"sharpi-probe-{Guid.NewGuid():N}");
+        Directory.CreateDirectory(folder);
+        var files = new List<TestFile>();
+        var maps = new List<MappedFile>();
+        try
+        {
+            for (int i = 0; i < Files; i++)
+            {
+                files.Add(TestFile.Create(4 * Environment.SystemPageSize, folder));
+                if (i % 2 == 0)
+                {
+                    File.ReadAllBytes(files[i].Path); // even files cached whole, odd ones cold
+                }
+
+                maps.Add(files[i].Map());
+            }
+
+            MergedRegion[] ranges = [.. maps.Select((m, i) => new MergedRegion(m.Region().Address, m.Region().End, $"f{i}", i)).OrderBy(r => (nuint)r.Start)];
+            using FileCacheProbe probe = FileCacheProbe.Create(ranges, ProcMaps.ReadFor(ranges));
+            int mostOpen = OpenUnder(folder);
+            long total = 0;
+            foreach (MergedRegion range in ranges)
+            {
+                Assert.True(probe.TryCountResident(range.Start, range.End, out long resident, out _, out _));
+                Assert.Equal(range.Order % 2 == 0 ? range.End - range.Start : 0, resident);
+                total += resident;
+                mostOpen = Math.Max(mostOpen, OpenUnder(folder));
+            }
+
+            Assert.Equal(Files / 2 * 4L * Environment.SystemPageSize, total);
+            Assert.InRange(mostOpen, 0, 1);
+        }
+        finally
+        {
+            maps.ForEach(m => m.Dispose());
+            files.ForEach(f => f.Dispose());
+            Directory.Delete(folder, recursive: true);
+        }
+    }
+
+    /// <summary>This process's open descriptors on files in <paramref name="folder"/> (its mappings hold none).</summary>
+    private static int OpenUnder(string folder)
+    {
+        int open = 0;
+        foreach (string fd in Directory.EnumerateFileSystemEntries("/proc/self/fd"))
+        {
+            try
+            {
+                if (new FileInfo(fd).LinkTarget is string target && target.StartsWith(folder + "/", StringComparison.Ordinal))
+                {
+                    open++;
+                }
+            }
+            catch (IOException)
+            {
+                // A descriptor closed while listed.
+            }
+        }
+
+        return open;
+    }
 }

@@ -31,25 +31,28 @@ public sealed class WorkerPriorityTests
         Assert.All(nices, nice => Assert.Equal(0, nice));
     }
 
-    [LinuxFact]
+    [IoThrottleFact]
     public void Run_AtNormalPriority_LeavesTheNiceValueAlone()
     {
-        // 64 chunks: with 8, the helper could sweep them all while the caller was still starting it, and the only
-        // report (the last) then saw no sweep thread (2 of 20 runs on a busy machine).
-        using TestFile file = TestFile.Create(64 * MiB);
-        using MappedFile map = file.Map();
-        var nices = new List<int>();
-        var progress = new CallbackProgress(_ =>
-        {
-            nices.Add(ThreadNice("thread-self") ?? -1); // the caller's thread sweeps too
-            nices.AddRange(WorkerNices());
-        });
+        // In a child whose reads are capped at 8 MiB/s, so its 16 chunks of a cold 16 MiB file take 2 s on 2 threads and
+        // the helper sweeps through the reports (ten a second) however fast the disk: uncapped, it could sweep every
+        // chunk while the caller was still starting it, and the only report (the last) then saw no sweep thread (2 of
+        // 20 runs on a busy machine with 8 chunks, and still possible with 64).
+        using TestFile file = TestFile.Create(16 * MiB);
+        using IoThrottleCgroup group = IoThrottleCgroup.Create(8 * MiB);
 
-        MmapPrefault.Run([map.Region()], PrefaultOptions.Default with { Progress = progress, ChunkSize = MiB, MaxDegreeOfParallelism = 2 });
+        var run = ChildProcess.Run([ChildCases.NicesDuringRun, file.Path], group.ProcsFile);
 
-        Assert.True(nices.Count > 1, "no sweep thread was seen");
-        Assert.All(nices, nice => Assert.Equal(0, nice));
+        int[] caller = Nices(ChildProcess.Value(run, "caller"));
+        int[] helpers = Nices(ChildProcess.Value(run, "helpers"));
+        Assert.NotEmpty(caller);
+        Assert.True(helpers.Length > 0, "no sweep thread was seen besides the caller's");
+        Assert.All(caller, nice => Assert.Equal(0, nice));
+        Assert.All(helpers, nice => Assert.Equal(0, nice));
     }
+
+    private static int[] Nices(string list) =>
+        [.. list.Split(',', StringSplitOptions.RemoveEmptyEntries).Select(n => int.Parse(n, System.Globalization.CultureInfo.InvariantCulture))];
 
     /// <summary>The nice values of the sweep threads, read at each progress report of a Start over a 64 MiB file (2 workers, 1 MiB chunks).</summary>
     private static List<int> WorkerNicesDuringStart(ThreadPriority? workerPriority)
@@ -61,7 +64,7 @@ public sealed class WorkerPriorityTests
         {
             lock (nices)
             {
-                nices.AddRange(WorkerNices());
+                nices.AddRange(ThreadNices.OfSweepThreads());
             }
         });
 
@@ -69,42 +72,5 @@ public sealed class WorkerPriorityTests
             PrefaultOptions.Default with { Progress = progress, ChunkSize = 1 * MiB, MaxDegreeOfParallelism = 2, WorkerPriority = workerPriority });
         handle.Completion.GetAwaiter().GetResult();
         return nices;
-    }
-
-    /// <summary>The nice values of this process's sweep threads (named "Sharpi.Prefault*", cut to 15 characters by the kernel).</summary>
-    private static IEnumerable<int> WorkerNices()
-    {
-        foreach (string task in Directory.EnumerateDirectories("/proc/self/task"))
-        {
-            string comm;
-            try
-            {
-                comm = File.ReadAllText(Path.Combine(task, "comm")).Trim();
-            }
-            catch (IOException)
-            {
-                continue; // the thread ended
-            }
-
-            if (comm.StartsWith("Sharpi.Prefault", StringComparison.Ordinal) && ThreadNice(task) is int nice)
-            {
-                yield return nice;
-            }
-        }
-    }
-
-    /// <summary>Field 19 of /proc/.../stat: the nice value (fields counted after the parenthesised name).</summary>
-    private static int? ThreadNice(string task)
-    {
-        try
-        {
-            string stat = File.ReadAllText(task.StartsWith('/') ? Path.Combine(task, "stat") : $"/proc/{task}/stat");
-            string[] fields = stat[(stat.LastIndexOf(')') + 2)..].Split(' ');
-            return int.Parse(fields[16], System.Globalization.CultureInfo.InvariantCulture);
-        }
-        catch (IOException)
-        {
-            return null;
-        }
     }
 }

@@ -1,27 +1,31 @@
 namespace Sharpi.Prefault.Tests.TestSupport;
 
-/// <summary>What the test cgroups (<see cref="MemoryCgroup"/>, <see cref="PidsCgroup"/>, <see cref="ReadThrottle"/>) share: making, probing and removing a group.</summary>
+/// <summary>What the test cgroups (<see cref="MemoryCgroup"/>, <see cref="PidsCgroup"/>, <see cref="IoThrottleCgroup"/>) share.</summary>
 internal static class CgroupDirectory
 {
     /// <summary>
-    /// Makes a new group for <paramref name="controller"/> (<c>memory</c>, <c>pids</c>): under cgroup v2 where the root
-    /// enables that controller for its children, else under v1's hierarchy of that name.
+    /// Makes a cgroup of its own for one test under the hierarchy that has <paramref name="v2Controller"/>: the unified
+    /// one (v2) where the root hands that controller to its children, else the v1 hierarchy
+    /// <paramref name="v1Hierarchy"/>. Returns its directory, and whether it is v2.
     /// </summary>
-    /// <param name="controller">The controller's name under v2 (and v1, unless <paramref name="v1Name"/> says otherwise).</param>
-    /// <param name="isV2">True when the group was made under cgroup v2.</param>
-    /// <param name="v1Name">The v1 hierarchy's name where it differs (v2's <c>io</c> is v1's <c>blkio</c>).</param>
-    public static string Create(string controller, out bool isV2, string? v1Name = null)
+    public static (string Path, bool IsV2) Create(string v2Controller, string v1Hierarchy)
     {
         string name = $"sharpi-test-{Guid.NewGuid():N}";
-        isV2 = File.Exists("/sys/fs/cgroup/cgroup.subtree_control")
-            && File.ReadAllText("/sys/fs/cgroup/cgroup.subtree_control").Split(' ', '\n').Contains(controller);
-        string path = isV2 ? $"/sys/fs/cgroup/{name}" : $"/sys/fs/cgroup/{v1Name ?? controller}/{name}";
+        bool v2 = IsV2ControllerOn(v2Controller);
+        string parent = v2 ? "/sys/fs/cgroup" : $"/sys/fs/cgroup/{v1Hierarchy}";
+        if (!Directory.Exists(parent))
+        {
+            // Never made here: on a v2 root that would be a new group named after the v1 hierarchy.
+            throw new DirectoryNotFoundException($"the v2 root does not enable '{v2Controller}' and there is no v1 hierarchy at {parent}");
+        }
+
+        string path = System.IO.Path.Combine(parent, name);
         Directory.CreateDirectory(path);
-        return path;
+        return (path, v2);
     }
 
-    /// <summary>Why no <paramref name="controller"/> group can be made here (not Linux, not root, no such controller), or null: it makes one and removes it.</summary>
-    public static string? WhyUnavailable(string controller, Func<IDisposable> create)
+    /// <summary>Why <paramref name="create"/> cannot make a group here (the reason a test's skip shows), or null when it can.</summary>
+    public static string? WhyUnavailable(string what, Func<IDisposable> create)
     {
         if (!OperatingSystem.IsLinux())
         {
@@ -37,7 +41,7 @@ internal static class CgroupDirectory
         catch (Exception ex)
 #pragma warning restore CA1031
         {
-            return $"cannot create a {controller} cgroup here ({ex.GetType().Name}: {ex.Message}); run as root on a machine with a {controller} controller";
+            return $"cannot create {what} here ({ex.GetType().Name}: {ex.Message}); run as root on a machine with that controller";
         }
     }
 
@@ -57,4 +61,9 @@ internal static class CgroupDirectory
             }
         }
     }
+
+    /// <summary>Whether the v2 root enables <paramref name="controller"/> for its children (cgroup.subtree_control).</summary>
+    private static bool IsV2ControllerOn(string controller) =>
+        File.Exists("/sys/fs/cgroup/cgroup.subtree_control")
+        && File.ReadAllText("/sys/fs/cgroup/cgroup.subtree_control").Split(' ', '\n').Contains(controller);
 }

@@ -37,6 +37,8 @@ internal static class ChildProgram
                 return MeasureAndRun(args[1]);
             case ChildCases.MeasureBesideAnonymous:
                 return MeasureBesideAnonymous(args[1]);
+            case ChildCases.NicesDuringRun:
+                return NicesDuringRun(args[1]);
             default:
                 Console.Error.WriteLine($"unknown case '{args[0]}'");
                 return 2;
@@ -366,6 +368,35 @@ internal static class ChildProgram
     /// is shown every instrument that exists) and runs again, printing the Sharpi.Prefault instruments the listener was
     /// shown for the first run and the runs it counted for the second.
     /// </summary>
+    /// <summary>
+    /// Runs <see cref="MmapPrefault.Run(IReadOnlyList{PrefaultRegion}, PrefaultOptions?, CancellationToken)"/> at its
+    /// default (normal) priority over <paramref name="path"/> on 2 threads in 1 MiB chunks, and prints the nice values
+    /// read at each progress report: the calling thread's (<c>caller=0,0,...</c>), which sweeps too, and every other
+    /// sweep thread's (<c>helpers=0,...</c>).
+    /// </summary>
+    private static int NicesDuringRun(string path)
+    {
+        if (!OperatingSystem.IsLinux())
+        {
+            return 2;
+        }
+
+        using MappedFile map = MappedFile.ReadOnly(path);
+        var caller = new List<int>();
+        var helpers = new List<int>();
+        var progress = new CallbackProgress(_ =>
+        {
+            caller.Add(ThreadNices.Of("thread-self") ?? -1);
+            helpers.AddRange(ThreadNices.OfSweepThreads());
+        });
+
+        MmapPrefault.Run([map.Region()], PrefaultOptions.Default with { Progress = progress, ChunkSize = 1L << 20, MaxDegreeOfParallelism = 2 });
+        Console.WriteLine($"caller={string.Join(',', caller)}");
+        Console.WriteLine($"helpers={string.Join(',', helpers)}");
+        Console.WriteLine("done");
+        return 0;
+    }
+
     private static int FirstRunMetrics(string path)
     {
         if (!OperatingSystem.IsLinux())
@@ -442,4 +473,5 @@ internal static class ChildCases
     public const string MeasureBesideAnonymous = "measure-beside-anonymous";
     public const string TouchUnderSeccomp = "touch-under-seccomp";
     public const string FirstRunMetrics = "first-run-metrics";
+    public const string NicesDuringRun = "nices-during-run";
 }

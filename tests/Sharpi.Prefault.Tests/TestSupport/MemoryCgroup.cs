@@ -8,7 +8,7 @@ namespace Sharpi.Prefault.Tests.TestSupport;
 /// </summary>
 public sealed class MemoryCgroup : IDisposable
 {
-    private static readonly Lazy<string?> Unavailable = new(() => CgroupDirectory.WhyUnavailable("memory", () => Create(1L << 30)));
+    private static readonly Lazy<string?> Unavailable = new(Probe);
     private readonly List<string> _shmFiles = [];
 
     private MemoryCgroup(string path, string procSelfCgroupLine, bool isV2)
@@ -51,18 +51,9 @@ public sealed class MemoryCgroup : IDisposable
 
     public static MemoryCgroup Create(long limitBytes)
     {
-        string path = CgroupDirectory.Create("memory", out bool v2);
-        try
-        {
-            File.WriteAllText(System.IO.Path.Combine(path, v2 ? "memory.max" : "memory.limit_in_bytes"), limitBytes.ToString(System.Globalization.CultureInfo.InvariantCulture));
-        }
-        catch
-        {
-            Directory.Delete(path);
-            throw;
-        }
-
+        (string path, bool v2) = CgroupDirectory.Create("memory", "memory");
         string name = System.IO.Path.GetFileName(path);
+        File.WriteAllText(System.IO.Path.Combine(path, v2 ? "memory.max" : "memory.limit_in_bytes"), limitBytes.ToString(System.Globalization.CultureInfo.InvariantCulture));
         return new MemoryCgroup(path, v2 ? $"0::/{name}" : $"4:memory:/{name}", v2);
     }
 
@@ -115,6 +106,8 @@ public sealed class MemoryCgroup : IDisposable
         // The group is empty once its children exit; its remaining charges move to the parent on removal.
         CgroupDirectory.RemoveWhenEmpty(Path);
     }
+
+    private static string? Probe() => CgroupDirectory.WhyUnavailable("a memory cgroup", () => Create(1L << 30));
 }
 
 /// <summary>A fact that needs a real memory cgroup of its own; skipped, with the reason, where none can be made.</summary>

@@ -6,7 +6,7 @@ namespace Sharpi.Prefault.Tests.TestSupport;
 /// </summary>
 public sealed class PidsCgroup : IDisposable
 {
-    private static readonly Lazy<string?> Unavailable = new(() => CgroupDirectory.WhyUnavailable("pids", Create));
+    private static readonly Lazy<string?> Unavailable = new(Probe);
 
     private PidsCgroup(string path)
     {
@@ -24,7 +24,7 @@ public sealed class PidsCgroup : IDisposable
 
     public static PidsCgroup Create()
     {
-        string path = CgroupDirectory.Create("pids", out _);
+        (string path, _) = CgroupDirectory.Create("pids", "pids");
         if (!File.Exists(System.IO.Path.Combine(path, "pids.max")))
         {
             Directory.Delete(path);
@@ -39,6 +39,8 @@ public sealed class PidsCgroup : IDisposable
         // The group is empty once its children exit.
         CgroupDirectory.RemoveWhenEmpty(Path);
     }
+
+    private static string? Probe() => CgroupDirectory.WhyUnavailable("a pids cgroup", Create);
 }
 
 /// <summary>A fact that needs a real pids cgroup of its own; skipped, with the reason, where none can be made.</summary>
