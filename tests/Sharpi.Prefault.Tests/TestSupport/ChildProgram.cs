@@ -31,6 +31,8 @@ internal static class ChildProgram
                 return TouchUnderSeccomp(args[1], args[2], Enum.Parse<PrefaultStrategy>(args[3]), int.Parse(args[4], CultureInfo.InvariantCulture), args[5] == "mask-maps");
             case ChildCases.TouchAnonymousUnderSeccomp:
                 return TouchAnonymousUnderSeccomp(args[1], int.Parse(args[2], CultureInfo.InvariantCulture));
+            case ChildCases.ThrowingCallback:
+                return ThrowingCallback(args[1], args[2]);
             case ChildCases.FirstRunMetrics:
                 return FirstRunMetrics(args[1]);
             case ChildCases.StageAtMapLimit:
@@ -348,6 +350,49 @@ internal static class ChildProgram
         return 0;
     }
 
+    /// <summary>
+    /// A caller's callback that throws on the library's own thread: "start-logger", a logger that throws at every line,
+    /// given to <see cref="MmapPrefault.Start(PrefaultRegion[], PrefaultOptions?, CancellationToken)"/>; "warm-progress",
+    /// a progress that throws at every report, given to <see cref="PageCache.WarmAsync"/>. An exception that leaves the
+    /// library's thread ends this process (exit 134) before it prints <c>done</c>.
+    /// </summary>
+    private static int ThrowingCallback(string what, string path)
+    {
+        if (what == "start-logger")
+        {
+            using MappedModel model = MappedModel.OpenFile(path);
+            using PrefaultHandle handle = MmapPrefault.Start([model.FileRegion(path)], PrefaultOptions.Default with { Logger = new ThrowingLogger() });
+            PrefaultResult result = handle.Wait();
+            Console.WriteLine($"ran={result.HasRun}");
+            Console.WriteLine($"reason={result.Reason}");
+        }
+        else
+        {
+            PageCacheWarmResult result = PageCache.WarmAsync(path, new ThrowingProgress()).AsTask().GetAwaiter().GetResult();
+            Console.WriteLine($"warmBytes={result.BytesRead}");
+            Console.WriteLine($"warmComplete={result.IsComplete}");
+        }
+
+        Console.WriteLine("done");
+        return 0;
+    }
+
+    private sealed class ThrowingLogger : Microsoft.Extensions.Logging.ILogger
+    {
+        public IDisposable? BeginScope<TState>(TState state)
+            where TState : notnull => null;
+
+        public bool IsEnabled(Microsoft.Extensions.Logging.LogLevel logLevel) => true;
+
+        public void Log<TState>(Microsoft.Extensions.Logging.LogLevel logLevel, Microsoft.Extensions.Logging.EventId eventId, TState state, Exception? exception,
+            Func<TState, Exception?, string> formatter) => throw new InvalidOperationException("the logging provider failed");
+    }
+
+    private sealed class ThrowingProgress : IProgress<long>
+    {
+        public void Report(long value) => throw new InvalidOperationException("the progress bar failed");
+    }
+
     /// <summary>Unmaps the region at the run's first progress report, on the sweeping thread.</summary>
     [System.Runtime.Versioning.SupportedOSPlatform("linux")]
     private sealed class UnmapOnFirstReport(nint address, long length) : IProgress<PrefaultProgress>
@@ -431,8 +476,25 @@ internal static class ChildProgram
         Console.WriteLine($"length={model.Length}"); // the console starts its own thread on first use: before the freeze
         File.WriteAllText(Path.Combine(group, "pids.max"), File.ReadAllText(Path.Combine(group, "pids.current")).Trim());
         Console.WriteLine($"threadStartRefused={!CanStartAThread()}");
+        if (what == "warm-one")
+        {
+            // Room for one more thread: the first of the warm-up's threads starts, the others are refused.
+            int current = int.Parse(File.ReadAllText(Path.Combine(group, "pids.current")).Trim(), CultureInfo.InvariantCulture);
+            File.WriteAllText(Path.Combine(group, "pids.max"), (current + 1).ToString(CultureInfo.InvariantCulture));
+        }
 
-        if (what == "start")
+        if (what is "warm" or "warm-one")
+        {
+            Task<PageCacheWarmResult> warm = PageCache.WarmAsync(path).AsTask();
+            bool completed = warm.Wait(TimeSpan.FromSeconds(30));
+            Console.WriteLine($"warmCompleted={completed}");
+            if (completed)
+            {
+                Console.WriteLine($"warmBytes={warm.Result.BytesRead}");
+                Console.WriteLine($"warmError={warm.Result.Error}");
+            }
+        }
+        else if (what == "start")
         {
             using PrefaultHandle handle = MmapPrefault.Start([region], PrefaultOptions.Default with { RamGate = RamGate.Always });
             PrefaultResult result = handle.Wait();
@@ -536,5 +598,6 @@ internal static class ChildCases
     public const string MeasureBesideAnonymous = "measure-beside-anonymous";
     public const string TouchUnderSeccomp = "touch-under-seccomp";
     public const string TouchAnonymousUnderSeccomp = "touch-anonymous-under-seccomp";
+    public const string ThrowingCallback = "throwing-callback";
     public const string FirstRunMetrics = "first-run-metrics";
 }
