@@ -18,6 +18,25 @@ public sealed class CliEvictResidentTests
         Assert.True(Residency.OfFile(file.Path).Percent < 1);
     }
 
+    /// <summary>
+    /// A tmpfs file's pages are its only copy: evict drops none of them, and says so. It said the pages still resident
+    /// "are mapped by a live process or dirty", which sent the reader looking for a process that held none.
+    /// </summary>
+    [TmpfsFact]
+    public void Evict_OfAFileOnTmpfs_SaysTheFileSystemKeepsItInMemory()
+    {
+        using TmpfsMount tmpfs = TmpfsMount.Create(16 * TestFile.MiB);
+        string path = Path.Combine(tmpfs.Path, "weights.bin");
+        File.WriteAllBytes(path, new byte[4 * TestFile.MiB]);
+
+        CliRun run = CliRun.Of("evict", path);
+
+        Assert.Equal(0, run.ExitCode);
+        Assert.Contains("4.00 MiB of 4.00 MiB still resident", run.Out, StringComparison.Ordinal);
+        Assert.Contains("on tmpfs", run.Err, StringComparison.Ordinal);
+        Assert.DoesNotContain("mapped by a live process", run.Err, StringComparison.Ordinal);
+    }
+
     [LinuxFact]
     public void EvictAndResident_OfAnEightTiBSparseFile_Succeed()
     {

@@ -104,6 +104,30 @@ public sealed class CliLockTests
         Assert.Contains(" KiB (40.00 KiB in whole pages)", run.Err, StringComparison.Ordinal);
     }
 
+    /// <summary>
+    /// A sparse file's holes are left out of the lock (locking one allocates it, which fills a tmpfs): the tool says the
+    /// data it locked, not the file's length, and why the rest is not locked. It said "locked 1.00 GiB of 1.00 GiB
+    /// (8.00 MiB in whole pages)" for a 1 GiB file holding 8 MiB.
+    /// </summary>
+    [LockableFact(TestFile.MiB)]
+    public async Task Lock_Json_OfASparseFile_SaysTheDataLocked_AndThatTheRestIsHoles()
+    {
+        using TestFile file = TestFile.CreateSparse(16 * TestFile.MiB);
+        using (var stream = new FileStream(file.Path, FileMode.Open, FileAccess.Write))
+        {
+            stream.Write(Enumerable.Repeat((byte)0x5A, (int)TestFile.MiB).ToArray()); // the first MiB is data, the rest a hole
+        }
+
+        (int exitCode, string output, string error) = await LockUntilHeldAsync(["lock", file.Path, "--json"]);
+
+        Assert.True(exitCode == 0, error);
+        JsonElement json = JsonDocument.Parse(output).RootElement;
+        Assert.Equal(16 * TestFile.MiB, json.GetProperty("requestedBytes").GetInt64());
+        Assert.Equal(TestFile.MiB, json.GetProperty("lockedBytes").GetInt64());
+        Assert.Equal(TestFile.MiB, json.GetProperty("lockedPageBytes").GetInt64());
+        Assert.Contains("locked 1.00 MiB of 16.00 MiB in 1 file(s); the rest is holes of sparse files", error, StringComparison.Ordinal);
+    }
+
     private static async Task<(int ExitCode, string Out, string Err)> LockUntilHeldAsync(string[] args)
     {
         using var output = new StringWriter();

@@ -44,6 +44,64 @@ public sealed class CliTouchResidentAfterTests
         Assert.Contains("memory.max", text.Out + text.Err, StringComparison.Ordinal);
     }
 
+    /// <summary>
+    /// A file truncated while the touch ran: the pages past its new end left the page cache with the truncation, so less
+    /// stayed resident than was touched. The tool said the kernel had reclaimed them because memory was short.
+    /// </summary>
+    [LinuxFact]
+    public async Task Touch_OfAFileTruncatedWhileItRuns_SaysTheFileShrank_NotThatMemoryIsShort()
+    {
+        using TestFile file = TestFile.Create(256 * TestFile.MiB);
+        using var output = new StringWriter();
+        using var error = new TruncateAtFirstProgress(file.Path, TestFile.MiB);
+
+        int exitCode = await Sharpi.Prefault.Cli.CliApp.RunAsync(["touch", "--gate", "always", file.Path], TextWriter.Synchronized(output),
+            TextWriter.Synchronized(error), CancellationToken.None);
+
+        string said = $"{output}\n{error}";
+        Assert.True(error.Truncated, $"the case is real: the file shrank while the touch ran\n{said}");
+        Assert.Equal(1, exitCode);
+        Assert.DoesNotContain("memory is short", said, StringComparison.Ordinal);
+        Assert.DoesNotContain("reclaimed", said, StringComparison.Ordinal);
+        Assert.Contains("shrank while the touch ran", said, StringComparison.Ordinal);
+    }
+
+    /// <summary>The tool's stderr: truncates the file to <paramref name="length"/> at the first progress line.</summary>
+    private sealed class TruncateAtFirstProgress(string path, long length) : StringWriter
+    {
+        public bool Truncated { get; private set; }
+
+        public override void Write(char value)
+        {
+            base.Write(value);
+            TruncateOnce();
+        }
+
+        public override void Write(string? value)
+        {
+            base.Write(value);
+            TruncateOnce();
+        }
+
+        public override void Write(char[] buffer, int index, int count)
+        {
+            base.Write(buffer, index, count);
+            TruncateOnce();
+        }
+
+        private void TruncateOnce()
+        {
+            if (Truncated || !GetStringBuilder().ToString().Contains("progress", StringComparison.Ordinal))
+            {
+                return;
+            }
+
+            Truncated = true;
+            using var stream = new FileStream(path, FileMode.Open, FileAccess.Write, FileShare.ReadWrite | FileShare.Delete);
+            stream.SetLength(length);
+        }
+    }
+
     private static CliRun InGroup(MemoryCgroup group, string toolArguments) =>
         CliProcess.RunShell($"echo $$ > '{group.ProcsFile}' && exec $TOOL {toolArguments}", timeout: TimeSpan.FromSeconds(120));
 }

@@ -62,7 +62,9 @@ internal static class EvictCommand
 
                 if (after.Resident > 0 && !filter.NamesTensors)
                 {
-                    context.Note(target.DisplayPath, "pages still resident are mapped by a live process or dirty; the kernel keeps those.");
+                    context.Note(target.DisplayPath, InMemoryFileSystem(target.FullPath) is string fs
+                        ? $"the file is on {fs}, which keeps its files in memory: the page cache is their only copy, so the kernel evicts none of it."
+                        : "pages still resident are mapped by a live process or dirty; the kernel keeps those.");
                 }
             }
             catch (ArgumentOutOfRangeException)
@@ -77,6 +79,20 @@ internal static class EvictCommand
 
         WriteJson(context, json, report);
         return context.ExitCode;
+    }
+
+    /// <summary>"tmpfs" or "ramfs" where the file is on one (its pages are the file itself: nothing can evict them); else null.</summary>
+    private static string? InMemoryFileSystem(string path)
+    {
+        try
+        {
+            string format = new DriveInfo(path).DriveFormat;
+            return format is "tmpfs" or "ramfs" ? format : null;
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException or ArgumentException)
+        {
+            return null;
+        }
     }
 
     private static void WriteJson(CliContext context, bool json, List<EvictFileJson> report)

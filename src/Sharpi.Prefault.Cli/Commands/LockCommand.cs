@@ -94,8 +94,16 @@ internal static class LockCommand
         // mlock works in whole pages: a selection that ends mid-page locks the whole page. Said apart, so that what was
         // locked is never more than what was asked for, and the pages (what VmLck counts) are still named.
         long locked = SelectedBytesLocked(regions, lease);
+        string holes = string.Empty;
+        if (locked > lease.LockedBytes + lease.AlreadyLockedBytes)
+        {
+            // More selected than pages locked: the lease left the holes of sparse files out (they hold nothing to lock).
+            locked = lease.LockedBytes + lease.AlreadyLockedBytes;
+            holes = "; the rest is holes of sparse files, nothing to lock";
+        }
+
         string pages = lease.LockedBytes == locked ? string.Empty : $" ({Sizes.Format(lease.LockedBytes)} in whole pages)";
-        string holding = $"locked {Sizes.Format(locked)} of {Sizes.Format(requested)}{pages} in {mappings.Items.Count} file(s); holding until {HowToStop()}";
+        string holding = $"locked {Sizes.Format(locked)} of {Sizes.Format(requested)}{pages} in {mappings.Items.Count} file(s){holes}; holding until {HowToStop()}";
         TextWriter status = json ? context.Err : context.Out; // with --json, stdout carries the one JSON document only
         PidFile? claimed = null;
         try

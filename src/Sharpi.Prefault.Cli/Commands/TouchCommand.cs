@@ -81,10 +81,16 @@ internal static class TouchCommand
         }
 
         long shortfall = NotResidentAfter(result);
+        string? shrank = shortfall > 0 ? FirstThatShrank(targets) : null;
         if (shortfall > 0)
         {
+            // A file truncated while the run went on took the pages past its new end out of the page cache with it:
+            // that is no sign of memory pressure, and saying so would send the operator after the wrong limit.
+            string why = shrank is null
+                ? "the kernel reclaimed the rest as it came in (memory is short: a cgroup's memory.max, or the machine's RAM); the engine will read those pages from disk again."
+                : $"{SafeText.Escape(shrank)} shrank while the touch ran (truncated), and the pages past its new end left the page cache with it.";
             context.Fail("touch", string.Create(CultureInfo.InvariantCulture,
-                $"only {Sizes.Format(result.BytesResident)} of the {Sizes.Format(result.Bytes)} touched stayed resident after the run: the kernel reclaimed the rest as it came in (memory is short: a cgroup's memory.max, or the machine's RAM); the engine will read those pages from disk again."));
+                $"only {Sizes.Format(result.BytesResident)} of the {Sizes.Format(result.Bytes)} touched stayed resident after the run: {why}"));
         }
 
         if (json)
@@ -93,7 +99,7 @@ internal static class TouchCommand
         }
         else
         {
-            WriteText(context.Out, result, files.Count, shortfall);
+            WriteText(context.Out, result, files.Count, shortfall, shrank is not null);
         }
 
         return ExitCode(context, result);
@@ -239,7 +245,29 @@ internal static class TouchCommand
             BytesResidentAfterUnknown = result.BytesResidentUnknown,
         };
 
-    private static void WriteText(TextWriter output, PrefaultResult result, int fileCount, long shortfall)
+    /// <summary>The first target whose file is shorter now than when it was planned (or gone); null where none is.</summary>
+    private static string? FirstThatShrank(List<FileTarget> targets)
+    {
+        foreach (FileTarget target in targets)
+        {
+            try
+            {
+                var now = new FileInfo(target.FullPath);
+                if (!now.Exists || now.Length < target.Length)
+                {
+                    return target.DisplayPath;
+                }
+            }
+            catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+            {
+                return target.DisplayPath;
+            }
+        }
+
+        return null;
+    }
+
+    private static void WriteText(TextWriter output, PrefaultResult result, int fileCount, long shortfall, bool fileShrank)
     {
         if (!result.HasRun)
         {
@@ -254,7 +282,7 @@ internal static class TouchCommand
             : result.IsPartial
                 ? string.Create(CultureInfo.InvariantCulture, $"partial: the RAM gate left {Sizes.Format(result.BytesSkipped)} of {Sizes.Format(result.BytesRequested)} untouched; ")
                 : shortfall > 0
-                    ? string.Create(CultureInfo.InvariantCulture, $"not all resident after: {Sizes.Format(shortfall)} of {Sizes.Format(result.Bytes)} was reclaimed as it came in; ")
+                    ? string.Create(CultureInfo.InvariantCulture, $"not all resident after: {Sizes.Format(shortfall)} of {Sizes.Format(result.Bytes)} {(fileShrank ? "left with a file that shrank" : "was reclaimed as it came in")}; ")
                     : string.Empty;
         string unknownBefore = result.BytesAlreadyResidentUnknown > 0 ? $" ({Sizes.Format(result.BytesAlreadyResidentUnknown)} of unknown residency)" : string.Empty;
         output.WriteLine(string.Create(CultureInfo.InvariantCulture,

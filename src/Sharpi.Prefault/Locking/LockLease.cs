@@ -38,7 +38,7 @@ public sealed class LockLease : IDisposable
     /// </summary>
     public long LockedBytes { get; }
 
-    /// <summary>Bytes the lease tried to lock (the regions rounded outward to whole pages, merged).</summary>
+    /// <summary>Bytes the lease tried to lock (the regions rounded outward to whole pages, merged, less the holes of sparse files: nothing to lock).</summary>
     public long RequestedBytes { get; }
 
     /// <summary>

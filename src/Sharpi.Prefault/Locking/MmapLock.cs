@@ -7,7 +7,8 @@ namespace Sharpi.Prefault;
 /// <summary>
 /// Locks mapped regions in memory (mlock on Linux and macOS, VirtualLock on Windows) so the kernel cannot evict them
 /// under memory pressure. The data flow: regions -> merge -> round outward to pages -> refuse copy-on-write views ->
-/// RAM gate -> register (leaving out pages the process had locked already) -> lock each range -> lease.
+/// RAM gate -> register (leaving out pages the process had locked already) -> lock each range -> lease. The holes of
+/// sparse files (<c>SEEK_HOLE</c>, Linux) are left out before anything else: they read as zeros and hold nothing to lock.
 /// </summary>
 public static class MmapLock
 {
@@ -40,8 +41,13 @@ public static class MmapLock
         options ??= LockOptions.Default;
         ILogger logger = options.Logger ?? NullLogger.Instance;
 
-        // 1. Merge, grow to whole pages: neighbours sharing a page lock as one group, split by member for failures.
-        PageGroup[] groups = PageRanges.Outward(RegionSet.Merge(regions), out MergedRegion[] pieces);
+        // 1. Merge, leave out the holes of sparse files, grow to whole pages: neighbours sharing a page lock as one group,
+        // split by member for failures. A hole is nothing to lock, and locking it allocates it: mlock faults every page
+        // in, and a fault on a hole of a tmpfs file takes a page of the file system for good (a lock of a 1 GiB sparse
+        // file filled a 600 MiB tmpfs, and it stayed full after the lease).
+        MergedRegion[] merged = RegionSet.Merge(regions);
+        merged = SparseFiles.WithoutHoles(merged, ProcMaps.ReadFor(merged), out _);
+        PageGroup[] groups = PageRanges.Outward(merged, out MergedRegion[] pieces);
         var failures = new List<RegionFailure>();
         long requested = 0;
         foreach (PageGroup g in groups)

@@ -9,9 +9,8 @@ namespace Sharpi.Prefault;
 /// <c>process_vm_readv</c> on this process (Linux 3.2+, up to 1,024 pages a call) or <c>mach_vm_read_overwrite</c>
 /// (macOS). On Windows a file cannot be truncated while a view of it is mapped (ERROR_USER_MAPPED_FILE), so a range
 /// <c>VirtualQuery</c> found committed and readable is read directly. Where the kernel refuses the call (a seccomp
-/// filter), no file mapping is ever loaded: Linux reads the files through descriptors instead (<see cref="FileReadTouch"/>),
-/// and elsewhere the touch is refused for the hint (<see cref="SweepMechanism.Choose"/>); only private anonymous memory
-/// is read directly, after the touch-safety check.
+/// filter), nothing is ever loaded: Linux reads the files through descriptors instead, and memory of no file through
+/// /proc/self/mem (<see cref="FileReadTouch"/>), and elsewhere the touch is refused for the hint (<see cref="SweepMechanism.Choose"/>).
 /// </summary>
 internal static unsafe class SafeTouch
 {
@@ -132,7 +131,7 @@ internal static unsafe class SafeTouch
 
     /// <summary>
     /// Reads one byte per page from <paramref name="start"/> and the last byte: every page of the range faults in once.
-    /// Plain loads: only for memory that cannot shrink under them (Windows views, private anonymous memory).
+    /// Plain loads: only for Windows views, which cannot shrink under them (see the type's summary).
     /// </summary>
     internal static byte TouchDirect(byte* start, byte* end)
     {

@@ -127,7 +127,7 @@ internal sealed unsafe class ChunkSweep : IChunkSweep
         string? why = null;
         PlatformError error;
         nint touched = _fileRead is not null && OperatingSystem.IsLinux()
-            ? _fileRead.Touch(start, end, ref sink, out error, out why)
+            ? _fileRead.Touch(start, end, out error, out why)
             : SafeTouch.Touch(start, end, ref sink, out error);
         if (touched != end)
         {

@@ -16,8 +16,11 @@ namespace Sharpi.Prefault;
 /// maps them with a minor fault (fault-around maps up to 16 at a time), with no read from the disk.
 /// </summary>
 /// <remarks>
-/// Private anonymous memory (the heap, an engine's own buffers: no inode, not shared) cannot shrink, and is read with
-/// plain loads, after the touch-safety check as before. Anything else that cannot be opened again as the mapped file
+/// Private anonymous memory (the heap, an engine's own buffers: no inode, not shared) is never loaded either: another
+/// thread may unmap it while the sweep runs (an engine freeing a buffer), and some of it faults fatally on a load
+/// whatever anyone does (the kernel's [vvar] pages are readable in /proc/self/maps and raise SIGBUS). It is read
+/// through <c>/proc/self/mem</c> instead, where the kernel faults each page in and answers one it cannot with EIO; where
+/// that file cannot be opened it is not touched, and reported. Anything else that cannot be opened again as the mapped file
 /// (a deleted file, shared memory, a device, a path renamed over) is not touched at all and is reported: there is no
 /// way to read it that cannot fault fatally. Each piece opens its file for the read and closes it at once (no
 /// descriptor is held through the sweep; see <see cref="FileCacheProbe.CountResident(ReadOnlySpan{MergedRegion}, ProcMapEntry[], out long, Span{RangeResidency})"/> for why).
@@ -26,13 +29,14 @@ namespace Sharpi.Prefault;
 internal sealed unsafe class FileReadTouch(ProcMapEntry[] maps)
 {
     private const int ReadBytes = 256 * 1024;
+    private const string OwnMemoryPath = "/proc/self/mem";
 
     /// <summary>
     /// Brings in every page of [<paramref name="start"/>, <paramref name="end"/>) and returns where it stopped:
     /// <paramref name="end"/>, or the first page that could not be brought in, with the call that failed (if one did)
     /// and why in words.
     /// </summary>
-    internal nint Touch(nint start, nint end, ref byte sink, out PlatformError error, out string? why)
+    internal nint Touch(nint start, nint end, out PlatformError error, out string? why)
     {
         error = PlatformError.None;
         why = null;
@@ -45,14 +49,9 @@ internal sealed unsafe class FileReadTouch(ProcMapEntry[] maps)
             }
 
             ProcMapEntry m = maps[piece.Index];
-            if (m.Inode == 0 && !m.Shared)
-            {
-                // Private anonymous memory: nothing can shrink under it.
-                sink ^= SafeTouch.TouchDirect((byte*)piece.Start, (byte*)piece.End);
-                continue;
-            }
-
-            nint reached = ReadFile(m, piece.Start, piece.End, out error, out why);
+            nint reached = m.Inode == 0 && !m.Shared
+                ? ReadOwnMemory(piece.Start, piece.End, out error, out why)
+                : ReadFile(m, piece.Start, piece.End, out error, out why);
             if (reached != piece.End)
             {
                 return reached;
@@ -120,6 +119,67 @@ internal sealed unsafe class FileReadTouch(ProcMapEntry[] maps)
         finally
         {
             ArrayPool<byte>.Shared.Return(buffer);
+        }
+
+        return to;
+    }
+
+    /// <summary>
+    /// Reads [from, to) of this process's own memory through /proc/self/mem (private anonymous memory, which has no file
+    /// to read); returns where it stopped. The kernel faults each page in as a load would, and answers a page it cannot
+    /// (unmapped meanwhile, a special mapping with nothing behind it) with EIO instead of a signal.
+    /// </summary>
+    private static nint ReadOwnMemory(nint from, nint to, out PlatformError error, out string? why)
+    {
+        error = PlatformError.None;
+        why = null;
+        SafeFileHandle memory;
+        try
+        {
+            memory = File.OpenHandle(OwnMemoryPath, FileMode.Open, FileAccess.Read, FileShare.ReadWrite);
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+        {
+            why = $"not touched: memory of no file is read through {OwnMemoryPath} where process_vm_readv is refused, and it cannot be "
+                + $"opened here ({e.Message}); a plain load of memory that another thread may unmap meanwhile would be fatal (SIGSEGV)";
+            return from;
+        }
+
+        using (memory)
+        {
+            byte[] buffer = ArrayPool<byte>.Shared.Rent(ReadBytes);
+            try
+            {
+                fixed (byte* scratch = buffer)
+                {
+                    for (nint at = Pages.Floor(from); (nuint)at < (nuint)to;)
+                    {
+                        int want = (int)Math.Min(ReadBytes, (long)(nuint)(to - at));
+                        nint read = Interop.Libc.Pread(memory, scratch, (nuint)want, (long)(nuint)at);
+                        if (read > 0)
+                        {
+                            at += read;
+                            continue;
+                        }
+
+                        int errno = read < 0 ? Marshal.GetLastPInvokeError() : Interop.LinuxConstants.EIO;
+                        if (errno == Interop.LinuxConstants.EINTR)
+                        {
+                            continue;
+                        }
+
+                        error = PlatformError.FromErrno("pread", errno);
+                        why = $"not readable: the kernel could not fault this memory in (unmapped while the sweep ran, or a special mapping "
+                            + $"such as [vvar] with no page behind it); read through {OwnMemoryPath} (process_vm_readv is refused here), so nothing faulted";
+                        nint stopped = Pages.Floor(at);
+                        return (nuint)stopped > (nuint)from ? stopped : from;
+                    }
+                }
+            }
+            finally
+            {
+                ArrayPool<byte>.Shared.Return(buffer);
+            }
         }
 
         return to;

@@ -151,9 +151,16 @@ public sealed class PrefaultHandle : IDisposable, IAsyncDisposable
         catch (Exception ex)
 #pragma warning restore CA1031
         {
-            ILogger log = options.Logger ?? NullLogger.Instance;
-            Log.BackgroundFailed(log, options.Label, ex);
             result = new PrefaultResult { HasRun = false, Reason = $"the background prefault failed: {ex.Message}" };
+            try
+            {
+                Log.BackgroundFailed(options.Logger ?? NullLogger.Instance, options.Label, ex);
+            }
+#pragma warning disable CA1031 // The caller's logger threw (often the failure above itself): the result says it, and a throw here ends the process.
+            catch (Exception)
+#pragma warning restore CA1031
+            {
+            }
         }
         finally
         {

@@ -20,7 +20,8 @@ public enum PrefaultMethod
     /// On Linux each read goes through the kernel (<c>process_vm_readv</c>). Where that is refused (a seccomp filter),
     /// a file mapping's bytes are read through the file instead (<c>pread</c>): they land in the page cache and the
     /// engine's first access maps them with a minor fault, since a load from a file mapping could fault fatally
-    /// (SIGBUS) if the file shrank.
+    /// (SIGBUS) if the file shrank; memory of no file is read through <c>/proc/self/mem</c>, since another thread may
+    /// unmap it meanwhile (SIGSEGV).
     /// </summary>
     Touch = 2,
 

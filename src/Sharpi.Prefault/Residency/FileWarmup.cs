@@ -31,6 +31,7 @@ internal sealed class FileWarmup
     private int _running;
     private volatile bool _useRead;
     private volatile bool _canceled;
+    private volatile bool _progressBroken;
     private string? _error;
 
     private FileWarmup(string path, SafeFileHandle file, IProgress<long>? progress, CancellationToken cancellationToken)
@@ -46,9 +47,32 @@ internal sealed class FileWarmup
         var warmup = new FileWarmup(path, file, progress, cancellationToken);
         int threads = (int)Math.Clamp((warmup._length + ChunkBytes - 1) / ChunkBytes, 1, Threads);
         warmup._running = threads;
-        for (int i = 0; i < threads; i++)
+        int started = 0;
+        for (; started < threads; started++)
         {
-            new Thread(warmup.Work) { IsBackground = true, Name = "sharpi-warm" }.Start();
+            try
+            {
+                new Thread(warmup.Work) { IsBackground = true, Name = "sharpi-warm" }.Start();
+            }
+            catch (OutOfMemoryException)
+            {
+                // No thread left to start (the process or its pids cgroup at its limit): those started read the whole
+                // file; with none, the warm-up ends here and says why. A warm-up must never fail the load it precedes.
+                break;
+            }
+        }
+
+        if (started < threads)
+        {
+            if (started == 0)
+            {
+                warmup._error = "no thread could be started for the warm-up (the process, or its pids cgroup, is at its thread limit): nothing was read";
+            }
+
+            if (Interlocked.Add(ref warmup._running, started - threads) == 0)
+            {
+                warmup.Finish();
+            }
         }
 
         return warmup._done.Task;
@@ -80,8 +104,7 @@ internal sealed class FileWarmup
                     {
                         // Nothing to read: a warm file costs one cachestat per chunk, not a pass over its pages.
                         Interlocked.Add(ref _bytesAlreadyCached, length);
-                        long cached = Interlocked.Add(ref _bytesRead, length);
-                        _progress?.Report(cached);
+                        Report(Interlocked.Add(ref _bytesRead, length));
                         continue;
                     }
 
@@ -95,7 +118,7 @@ internal sealed class FileWarmup
                 }
 
                 long total = Interlocked.Add(ref _bytesRead, read);
-                _progress?.Report(total);
+                Report(total);
                 if (read < length && _error is null)
                 {
                     Interlocked.CompareExchange(ref _error, $"the file ended at byte {offset + read} while it was read; it had {_length} bytes when the warm-up began", null);
@@ -112,6 +135,29 @@ internal sealed class FileWarmup
             {
                 Finish();
             }
+        }
+    }
+
+    /// <summary>
+    /// Tells the caller's progress the bytes read so far; a callback that throws is dropped (not called again), and the
+    /// warm-up goes on: an exception that left this thread would end the process.
+    /// </summary>
+    private void Report(long bytes)
+    {
+        if (_progress is null || _progressBroken)
+        {
+            return;
+        }
+
+        try
+        {
+            _progress.Report(bytes);
+        }
+#pragma warning disable CA1031 // The caller's callback may throw anything; none of it may end the process.
+        catch (Exception)
+#pragma warning restore CA1031
+        {
+            _progressBroken = true;
         }
     }
 

@@ -17,20 +17,22 @@ public static partial class PageCache
     /// Linux the chunks are sent to /dev/null with <c>sendfile</c> (the kernel reads them into the page cache and
     /// copies nothing), elsewhere (or where sendfile is refused) read into one small buffer per thread. Best effort:
     /// an I/O error or a file that shrinks while it runs ends the warm-up and is reported in
-    /// <see cref="PageCacheWarmResult.Error"/>, never thrown. Cancelling stops it after the chunks in flight; the
+    /// <see cref="PageCacheWarmResult.Error"/>, never thrown, and so does a process that cannot start one more thread (a
+    /// pids limit: the threads that did start read the whole file). Cancelling stops it after the chunks in flight; the
     /// result then says <see cref="PageCacheWarmResult.IsCanceled"/> and what was read (no exception).
     /// </remarks>
     /// <param name="path">The file to warm.</param>
-    /// <param name="progress">Told the bytes read so far after each chunk, from the warm-up's threads.</param>
+    /// <param name="progress">Told the bytes read so far after each chunk, from the warm-up's threads; one that throws is not called again.</param>
     /// <param name="cancellationToken">Stops the warm-up early.</param>
     /// <returns>A task that completes when the whole file was read, the token was cancelled, or an error ended it.</returns>
-    /// <exception cref="ArgumentException"><paramref name="path"/> is null, empty, holds a NUL, or is not a regular file.</exception>
+    /// <exception cref="ArgumentException"><paramref name="path"/> is null or empty.</exception>
+    /// <exception cref="IOException"><paramref name="path"/> holds a NUL, or names no regular file (a directory, a FIFO, a socket or a device, which is never opened), or the file cannot be opened.</exception>
     /// <exception cref="FileNotFoundException">The file does not exist.</exception>
     /// <exception cref="UnauthorizedAccessException">The file cannot be opened for reading.</exception>
     public static ValueTask<PageCacheWarmResult> WarmAsync(string path, IProgress<long>? progress = null, CancellationToken cancellationToken = default)
     {
         ArgumentException.ThrowIfNullOrEmpty(path);
-        FileStatus.ThrowIfNotRegular(path, allowDevices: true);
+        FileStatus.ThrowIfNotRegular(path);
         SafeFileHandle file = File.OpenHandle(path, FileMode.Open, FileAccess.Read, FileShare.ReadWrite | FileShare.Delete);
         return new ValueTask<PageCacheWarmResult>(FileWarmup.Start(path, file, progress, cancellationToken));
     }

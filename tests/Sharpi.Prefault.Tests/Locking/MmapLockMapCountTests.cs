@@ -7,7 +7,8 @@ namespace Sharpi.Prefault.Tests.Locking;
 
 /// <summary>
 /// Each lock of a range inside a mapping splits it; past vm.max_map_count the kernel refuses new mappings and the .NET
-/// runtime aborts the process. The lock checks its room first and reports what it did not take.
+/// runtime aborts the process. The lock checks its room first and reports what it did not take. The files hold data
+/// (a sparse file's holes are left out of a lock: nothing would be locked, and nothing split).
 /// </summary>
 [Collection(ProcessMemoryFigures.Name)]
 [SupportedOSPlatform("linux")]
@@ -24,7 +25,7 @@ public sealed class MmapLockMapCountTests(ITestOutputHelper output)
     {
         const int count = 35_000;
         long limit = MappingRoom.ReadLimit()!.Value;
-        using TestFile file = TestFile.CreateSparse(2 * count * Page);
+        using TestFile file = TestFile.Create(2 * count * Page);
 
         CliRun run = ChildProcess.Run([ChildCases.LockSplitPages, file.Path, count.ToString(System.Globalization.CultureInfo.InvariantCulture)]);
 
@@ -42,7 +43,7 @@ public sealed class MmapLockMapCountTests(ITestOutputHelper output)
     [LockableFact(TestFile.MiB)]
     public void Lock_WithRoomForSomeSplits_LocksTheRegionsListedFirst_AndReportsEachOfTheOthers()
     {
-        using TestFile file = TestFile.CreateSparse(100 * Page);
+        using TestFile file = TestFile.Create(100 * Page);
         using var map = NativeMmap.Map(file.Path, 0, file.Length);
         PrefaultRegion[] regions = OnePageEveryOther(map, 50);
 
@@ -59,7 +60,7 @@ public sealed class MmapLockMapCountTests(ITestOutputHelper output)
     [LockableFact(TestFile.MiB)]
     public void Lock_OfWholeMappings_SplitsNothing_SoNeedsNoRoom()
     {
-        using TestFile file = TestFile.CreateSparse(4 * Page);
+        using TestFile file = TestFile.Create(4 * Page);
         var maps = new List<NativeMmap>();
         try
         {
@@ -84,7 +85,7 @@ public sealed class MmapLockMapCountTests(ITestOutputHelper output)
     [LockableFact(TestFile.MiB)]
     public void Lock_ThatThrowsAfterLockingSome_LeavesNothingLocked()
     {
-        using TestFile file = TestFile.CreateSparse(100 * Page);
+        using TestFile file = TestFile.Create(100 * Page);
         using var map = NativeMmap.Map(file.Path, 0, file.Length);
         int counts = 0;
 #pragma warning disable CA2201 // What the runtime throws when it cannot map memory, thrown here where it would come.

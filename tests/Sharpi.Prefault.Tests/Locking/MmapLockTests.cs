@@ -32,6 +32,35 @@ public sealed class MmapLockTests(ITestOutputHelper output)
         Assert.Equal(before, VmLck);
     }
 
+    [TmpfsFact] // root: locks 4 MiB
+    [SupportedOSPlatform("linux")]
+    public void Lock_OfASparseFileOnASmallTmpfs_LocksOnlyItsData_AndTakesNoSpace()
+    {
+        // mlock faults every page in, and a fault on a hole of a tmpfs file takes a page of the file system for good:
+        // a lock of a 1 GiB sparse file filled a 600 MiB tmpfs (the next write failed with ENOSPC, after the lease too).
+        const long MiB = TestFile.MiB;
+        using TmpfsMount tmpfs = TmpfsMount.Create(32 * MiB);
+        string path = Path.Combine(tmpfs.Path, "sparse.bin");
+        using (var stream = new FileStream(path, FileMode.CreateNew, FileAccess.Write))
+        {
+            stream.SetLength(256 * MiB);
+            byte[] data = new byte[4 * MiB];
+            Random.Shared.NextBytes(data);
+            stream.Write(data); // the first 4 MiB are data, the rest a hole
+        }
+
+        using Mappings.NativeMmap map = Mappings.NativeMmap.Map(path, 0, 256 * MiB, shared: true);
+        long usedBefore = tmpfs.UsedBytes;
+
+        using LockLease lease = MmapLock.Lock([new PrefaultRegion(map.Address, 256 * MiB, "sparse")]);
+
+        output.WriteLine($"locked {lease.LockedBytes} of {lease.RequestedBytes}; tmpfs {usedBefore} -> {tmpfs.UsedBytes} bytes used");
+        Assert.InRange(tmpfs.UsedBytes - usedBefore, 0, MiB); // was: the tmpfs filled to its 32 MiB
+        Assert.True(lease.IsFullyLocked, lease.Failures.Count > 0 ? lease.Failures[0].Message : null);
+        Assert.Equal(4 * MiB, lease.LockedBytes);
+        Assert.Equal(4 * MiB, lease.RequestedBytes); // the holes are nothing to lock
+    }
+
     [LockableFact(64 * TestFile.MiB)]
     public void Lock_OfACopyOnWriteView_RefusesIt_AndCopiesNoPage()
     {

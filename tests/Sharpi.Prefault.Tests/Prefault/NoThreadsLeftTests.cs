@@ -17,4 +17,24 @@ public sealed class NoThreadsLeftTests(ITestOutputHelper output)
         Assert.Equal("True", ChildProcess.Value(run, "startRan"));
         Assert.Equal(NoThreadsLeft.OneMiB, ChildProcess.Value(run, "startBytes"));
     }
+
+    [PidsCgroupFact]
+    public void WarmAsync_WithNoThreadLeftToStart_CompletesWithTheReason_InsteadOfThrowing()
+    {
+        CliRun run = NoThreadsLeft.Run("warm", output);
+
+        Assert.Equal("True", ChildProcess.Value(run, "warmCompleted"));
+        Assert.Equal("0", ChildProcess.Value(run, "warmBytes"));
+        Assert.Contains("thread", ChildProcess.Value(run, "warmError"), StringComparison.Ordinal);
+    }
+
+    [PidsCgroupFact]
+    public void WarmAsync_WithRoomForOneOfItsThreads_ReadsTheWholeFileOnIt_AndCompletes()
+    {
+        CliRun run = NoThreadsLeft.Run("warm-one", output, 32 * TestFile.MiB); // four chunks: four threads wanted
+
+        Assert.Equal("True", ChildProcess.Value(run, "warmCompleted"));
+        Assert.Equal((32 * TestFile.MiB).ToString(System.Globalization.CultureInfo.InvariantCulture), ChildProcess.Value(run, "warmBytes"));
+        Assert.Equal(string.Empty, ChildProcess.Value(run, "warmError"));
+    }
 }

@@ -47,6 +47,30 @@ public sealed class SeccompTouchTests(ITestOutputHelper output)
         Assert.Equal("0", ChildProcess.Value(run, "maps")); // the case is real: /proc/self/maps reads empty
     }
 
+    [SeccompTheory]
+    [InlineData("unmapped")] // an engine frees its own buffer (munmap) while the touch of it runs
+    [InlineData("vvar")] // the kernel's [vvar] pages: readable in /proc/self/maps, SIGBUS on a load
+    public void Run_WithoutProcessVmReadv_OnAnonymousMemoryThatCannotBeLoaded_NeverFaultsFatally(string what)
+    {
+        CliRun run = ChildProcess.Run([ChildCases.TouchAnonymousUnderSeccomp, what, "20"], timeout: TimeSpan.FromSeconds(120));
+
+        output.WriteLine($"exit {run.ExitCode}\n{run.Out}\n{run.Err}");
+        Assert.Equal("False", ChildProcess.Value(run, "kernelChecked")); // the case is real: process_vm_readv refused
+        Assert.True(run.ExitCode == 0 && run.Out.Contains("done", StringComparison.Ordinal),
+            $"the child died (exit {run.ExitCode}: 134 is SIGABRT after a fatal AccessViolation)");
+        Assert.Equal("Touch", ChildProcess.Value(run, "method"));
+        if (what == "vvar")
+        {
+            Assert.NotEqual("0", ChildProcess.Value(run, "vvarMappings")); // the case is real: [vvar] is mapped here
+            Assert.Equal("1", ChildProcess.Value(run, "runsWithFailures")); // and its pages are reported, not read
+        }
+        else
+        {
+            Assert.Equal("20", ChildProcess.Value(run, "unmappedWhileRunning")); // each run lost its memory mid-sweep
+            Assert.Equal("20", ChildProcess.Value(run, "runsWithFailures")); // and reported the pages it could not read
+        }
+    }
+
     private CliRun RunChild(string when, PrefaultStrategy strategy, int iterations, bool maskProcMaps)
     {
         using TestFile file = TestFile.Create(FileBytes);

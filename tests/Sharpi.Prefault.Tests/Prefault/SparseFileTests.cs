@@ -32,6 +32,61 @@ public sealed class SparseFileTests
         Assert.Contains("252.00 MiB of holes in sparse files left unread", result.Reason, StringComparison.Ordinal);
     }
 
+    /// <summary>
+    /// Two files shown under one path: a file mapped, then a tmpfs mounted over its folder and a sparse file of the same
+    /// name mapped. The first cannot be opened again as itself (its path names the second now), which marked the path
+    /// as having no hole, so the second's holes were faulted in until its tmpfs was full. Each file is asked by its
+    /// path and inode.
+    /// </summary>
+    [TmpfsFact]
+    public unsafe void Run_OfTwoFilesShownUnderOnePath_AsksEachForItsHoles()
+    {
+        using TmpfsMount below = TmpfsMount.Create(16 * MiB);
+        string folder = Directory.CreateDirectory(Path.Combine(below.Path, "models")).FullName;
+        string path = Path.Combine(folder, "model.bin");
+        File.WriteAllBytes(path, new byte[MiB]);
+
+        // One reservation holds both mappings, the first file's below the second's: the order of the maps matters.
+        nint reserved = NativeTestMethods.Map(257 * MiB, 0, NativeTestMethods.MapPrivate | NativeTestMethods.MapAnonymousFlag);
+        TmpfsMount? above = null;
+        try
+        {
+            using (var first = File.OpenHandle(path))
+            {
+                NativeTestMethods.MapFileAt(reserved, first, MiB, NativeTestMethods.ProtRead, NativeTestMethods.MapShared);
+            }
+
+            above = TmpfsMount.CreateOver(folder, 32 * MiB);
+            // Two more files first: the second file's inode number is not the first's.
+            File.WriteAllText(Path.Combine(folder, "another"), "x");
+            File.WriteAllText(Path.Combine(folder, "and another"), "x");
+            SparseFile(folder, 256 * MiB, (0, MiB));
+            string second = Directory.GetFiles(folder, "sparse-*").Single();
+            File.Move(second, path);
+            using (var handle = File.OpenHandle(path))
+            {
+                NativeTestMethods.MapFileAt(reserved + (nint)MiB, handle, 256 * MiB, NativeTestMethods.ProtRead, NativeTestMethods.MapShared);
+            }
+
+            ProcMapEntry[] maps = ProcMaps.ReadSelf().Where(m => m.Path == path).ToArray();
+            Assert.Equal(2, maps.Length);
+            Assert.NotEqual(maps[0].Inode, maps[1].Inode); // the case is real: two files, one path
+            long usedBefore = above.UsedBytes;
+
+            PrefaultResult result = MmapPrefault.Run([new PrefaultRegion(reserved, MiB, "first"), new PrefaultRegion(reserved + (nint)MiB, 256 * MiB, "second")],
+                PrefaultOptions.Default with { RamGate = RamGate.Always });
+
+            Assert.Empty(result.Failures); // was: ENOSPC on the second's tmpfs, after filling it
+            Assert.InRange(above.UsedBytes - usedBefore, 0, MiB);
+            Assert.Contains("255.00 MiB of holes", result.Reason, StringComparison.Ordinal);
+        }
+        finally
+        {
+            NativeTestMethods.Unmap(reserved, 257 * MiB);
+            above?.Dispose();
+        }
+    }
+
     [LinuxFact]
     public void Run_OfAnEvictedSparseFile_GatesOnItsDataBytes()
     {

@@ -127,6 +127,28 @@ public sealed class PageCacheWarmTests(ITestOutputHelper output)
         Assert.Throws<ArgumentNullException>(() => Begin(null!));
     }
 
+    [LinuxFact]
+    public void WarmAsync_WithAProgressThatThrows_GoesOnWithoutIt_AndTheProcessLives()
+    {
+        using TestFile file = TestFile.Create(32 * TestFile.MiB);
+
+        // In a child: an exception that leaves a warm-up thread ends the process.
+        Cli.CliRun run = ChildProcess.Run([ChildCases.ThrowingCallback, "warm-progress", file.Path], timeout: TimeSpan.FromSeconds(60));
+
+        Assert.True(run.ExitCode == 0 && run.Out.Contains("done", StringComparison.Ordinal), $"the child died (exit {run.ExitCode}):\n{run.Out}\n{run.Err}");
+        Assert.Equal("True", ChildProcess.Value(run, "warmComplete"));
+        Assert.Equal(file.Length.ToString(System.Globalization.CultureInfo.InvariantCulture), ChildProcess.Value(run, "warmBytes"));
+    }
+
+    [LinuxFact]
+    public void WarmAsync_OfADevice_ThrowsAtTheCall_WithoutOpeningIt()
+    {
+        // A character device has no length to read and may act on open (a watchdog starts its timer): refused, as a FIFO is.
+        IOException e = Assert.Throws<IOException>(() => Begin("/dev/zero"));
+
+        Assert.Contains("device", e.Message, StringComparison.Ordinal);
+    }
+
     // The call alone (what throws at the call throws here, before any await).
     private static void Begin(string path) => GC.KeepAlive(PageCache.WarmAsync(path).AsTask());
 }

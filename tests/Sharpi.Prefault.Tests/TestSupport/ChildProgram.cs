@@ -29,6 +29,10 @@ internal static class ChildProgram
                 return LockUnderMlockall(args[1]);
             case ChildCases.TouchUnderSeccomp:
                 return TouchUnderSeccomp(args[1], args[2], Enum.Parse<PrefaultStrategy>(args[3]), int.Parse(args[4], CultureInfo.InvariantCulture), args[5] == "mask-maps");
+            case ChildCases.TouchAnonymousUnderSeccomp:
+                return TouchAnonymousUnderSeccomp(args[1], int.Parse(args[2], CultureInfo.InvariantCulture));
+            case ChildCases.ThrowingCallback:
+                return ThrowingCallback(args[1], args[2]);
             case ChildCases.FirstRunMetrics:
                 return FirstRunMetrics(args[1]);
             case ChildCases.StageAtMapLimit:
@@ -272,6 +276,141 @@ internal static class ChildProgram
         return 0;
     }
 
+    /// <summary>
+    /// Under a seccomp filter that refuses process_vm_readv and MADV_POPULATE_READ, touches memory of no file whose
+    /// pages a load cannot always fault in: "unmapped", a private anonymous mapping that the sweep's own thread unmaps
+    /// at the run's first progress report (as an engine frees a buffer while its prefault runs), for
+    /// <paramref name="iterations"/> runs; "vvar", the kernel's [vvar] pages, which are readable in /proc/self/maps but
+    /// raise SIGBUS on a load (no time-namespace page behind them). A load of either ends this process (exit 134)
+    /// before it prints <c>done</c>.
+    /// </summary>
+    private static int TouchAnonymousUnderSeccomp(string what, int iterations)
+    {
+        if (!OperatingSystem.IsLinux())
+        {
+            return 2;
+        }
+
+        var vvar = new List<PrefaultRegion>();
+        foreach (ProcMapEntry m in ProcMaps.ReadSelf())
+        {
+            if (m.Path.StartsWith("[vvar", StringComparison.Ordinal))
+            {
+                vvar.Add(new PrefaultRegion(m.Start, m.End - m.Start, m.Path));
+            }
+        }
+
+        SeccompFilter.Install(refusePopulate: true);
+        Console.WriteLine($"kernelChecked={SafeTouch.IsKernelChecked}");
+        Console.WriteLine($"populate={PopulateSupport.IsSupported(out _)}");
+        PrefaultOptions options = PrefaultOptions.Default with
+        {
+            Strategy = PrefaultStrategy.Touch,
+            RamGate = RamGate.Always,
+            ChunkSize = 64 * 1024, // many chunks: the sweep goes on well past the unmapping
+            MaxDegreeOfParallelism = 1, // the first report comes after the first chunk, on the sweeping thread
+        };
+
+        int failed = 0;
+        int unmapped = 0;
+        PrefaultMethod method = PrefaultMethod.None;
+        if (what == "vvar")
+        {
+            Console.WriteLine($"vvarMappings={vvar.Count}");
+            PrefaultResult result = MmapPrefault.Run(vvar, options);
+            failed = result.Failures.Count > 0 ? 1 : 0;
+            method = result.Method;
+            Console.WriteLine($"failure={(result.Failures.Count > 0 ? result.Failures[0].Message : string.Empty)}");
+        }
+        else
+        {
+            const long Length = 16 * 1024 * 1024;
+            for (int i = 0; i < iterations; i++)
+            {
+                nint address = NativeTestMethods.MapAnonymous(Length);
+                var unmap = new UnmapOnFirstReport(address, Length);
+                PrefaultResult result = MmapPrefault.Run([new PrefaultRegion(address, Length, "engine buffer")], options with { Progress = unmap });
+                failed += result.Failures.Count > 0 ? 1 : 0;
+                unmapped += unmap.Count;
+                method = result.Method;
+                if (i == 0 && result.Failures.Count > 0)
+                {
+                    Console.WriteLine($"failure={result.Failures[0].Message}");
+                }
+
+                if (unmap.Count == 0)
+                {
+                    NativeTestMethods.Unmap(address, Length);
+                }
+            }
+        }
+
+        Console.WriteLine($"method={method}");
+        Console.WriteLine($"runsWithFailures={failed}");
+        Console.WriteLine($"unmappedWhileRunning={unmapped}");
+        Console.WriteLine("done");
+        return 0;
+    }
+
+    /// <summary>
+    /// A caller's callback that throws on the library's own thread: "start-logger", a logger that throws at every line,
+    /// given to <see cref="MmapPrefault.Start(PrefaultRegion[], PrefaultOptions?, CancellationToken)"/>; "warm-progress",
+    /// a progress that throws at every report, given to <see cref="PageCache.WarmAsync"/>. An exception that leaves the
+    /// library's thread ends this process (exit 134) before it prints <c>done</c>.
+    /// </summary>
+    private static int ThrowingCallback(string what, string path)
+    {
+        if (what == "start-logger")
+        {
+            using MappedModel model = MappedModel.OpenFile(path);
+            using PrefaultHandle handle = MmapPrefault.Start([model.FileRegion(path)], PrefaultOptions.Default with { Logger = new ThrowingLogger() });
+            PrefaultResult result = handle.Wait();
+            Console.WriteLine($"ran={result.HasRun}");
+            Console.WriteLine($"reason={result.Reason}");
+        }
+        else
+        {
+            PageCacheWarmResult result = PageCache.WarmAsync(path, new ThrowingProgress()).AsTask().GetAwaiter().GetResult();
+            Console.WriteLine($"warmBytes={result.BytesRead}");
+            Console.WriteLine($"warmComplete={result.IsComplete}");
+        }
+
+        Console.WriteLine("done");
+        return 0;
+    }
+
+    private sealed class ThrowingLogger : Microsoft.Extensions.Logging.ILogger
+    {
+        public IDisposable? BeginScope<TState>(TState state)
+            where TState : notnull => null;
+
+        public bool IsEnabled(Microsoft.Extensions.Logging.LogLevel logLevel) => true;
+
+        public void Log<TState>(Microsoft.Extensions.Logging.LogLevel logLevel, Microsoft.Extensions.Logging.EventId eventId, TState state, Exception? exception,
+            Func<TState, Exception?, string> formatter) => throw new InvalidOperationException("the logging provider failed");
+    }
+
+    private sealed class ThrowingProgress : IProgress<long>
+    {
+        public void Report(long value) => throw new InvalidOperationException("the progress bar failed");
+    }
+
+    /// <summary>Unmaps the region at the run's first progress report, on the sweeping thread.</summary>
+    [System.Runtime.Versioning.SupportedOSPlatform("linux")]
+    private sealed class UnmapOnFirstReport(nint address, long length) : IProgress<PrefaultProgress>
+    {
+        public int Count { get; private set; }
+
+        public void Report(PrefaultProgress value)
+        {
+            if (Count == 0 && value.BytesDone < value.BytesTotal)
+            {
+                NativeTestMethods.Unmap(address, length);
+                Count++;
+            }
+        }
+    }
+
     /// <summary>Truncates the file at the run's first progress report, on the reporting thread, while the sweep's other threads go on.</summary>
     private sealed class TruncateOnFirstReport(FileStream stream) : IProgress<PrefaultProgress>
     {
@@ -339,8 +478,25 @@ internal static class ChildProgram
         Console.WriteLine($"length={model.Length}"); // the console starts its own thread on first use: before the freeze
         File.WriteAllText(Path.Combine(group, "pids.max"), File.ReadAllText(Path.Combine(group, "pids.current")).Trim());
         Console.WriteLine($"threadStartRefused={!CanStartAThread()}");
+        if (what == "warm-one")
+        {
+            // Room for one more thread: the first of the warm-up's threads starts, the others are refused.
+            int current = int.Parse(File.ReadAllText(Path.Combine(group, "pids.current")).Trim(), CultureInfo.InvariantCulture);
+            File.WriteAllText(Path.Combine(group, "pids.max"), (current + 1).ToString(CultureInfo.InvariantCulture));
+        }
 
-        if (what == "start")
+        if (what is "warm" or "warm-one")
+        {
+            Task<PageCacheWarmResult> warm = PageCache.WarmAsync(path).AsTask();
+            bool completed = warm.Wait(TimeSpan.FromSeconds(30));
+            Console.WriteLine($"warmCompleted={completed}");
+            if (completed)
+            {
+                Console.WriteLine($"warmBytes={warm.Result.BytesRead}");
+                Console.WriteLine($"warmError={warm.Result.Error}");
+            }
+        }
+        else if (what == "start")
         {
             using PrefaultHandle handle = MmapPrefault.Start([region], PrefaultOptions.Default with { RamGate = RamGate.Always });
             PrefaultResult result = handle.Completion.GetAwaiter().GetResult();
@@ -472,6 +628,8 @@ internal static class ChildCases
     public const string MeasureAndRun = "measure-and-run";
     public const string MeasureBesideAnonymous = "measure-beside-anonymous";
     public const string TouchUnderSeccomp = "touch-under-seccomp";
+    public const string TouchAnonymousUnderSeccomp = "touch-anonymous-under-seccomp";
+    public const string ThrowingCallback = "throwing-callback";
     public const string FirstRunMetrics = "first-run-metrics";
     public const string NicesDuringRun = "nices-during-run";
 }

@@ -9,11 +9,16 @@ namespace Sharpi.Prefault.Tests.TestSupport;
 /// </summary>
 internal static class NoThreadsLeft
 {
-    /// <param name="mode">What the child does with no thread left: "start" (MmapPrefault.Start) or "read" (DirectFileReader).</param>
-    internal static CliRun Run(string mode, ITestOutputHelper output)
+    /// <param name="mode">
+    /// What the child does with no thread left: "start" (MmapPrefault.Start), "read" (DirectFileReader), "warm"
+    /// (PageCache.WarmAsync), "warm-one" (the same with room for one thread).
+    /// </param>
+    /// <param name="output">The test's output.</param>
+    /// <param name="fileBytes">The file's size (1 MiB unless given).</param>
+    internal static CliRun Run(string mode, ITestOutputHelper output, long fileBytes = TestFile.MiB)
     {
         using PidsCgroup group = PidsCgroup.Create();
-        using TestFile file = TestFile.Create(TestFile.MiB);
+        using TestFile file = TestFile.Create(fileBytes);
 
         CliRun run = ChildProcess.Run([ChildCases.NoThreadsLeft, group.Path, file.Path, mode], group.ProcsFile, TimeSpan.FromSeconds(60));
 

@@ -8,7 +8,12 @@ namespace Sharpi.Prefault.Tests.TestSupport;
 /// </summary>
 public sealed class TmpfsMount : IDisposable
 {
+    private readonly bool _ownsFolder = true;
+
     private TmpfsMount(string path) => Path = path;
+
+    private TmpfsMount(string path, bool ownsFolder)
+        : this(path) => _ownsFolder = ownsFolder;
 
     public string Path { get; }
 
@@ -34,6 +39,20 @@ public sealed class TmpfsMount : IDisposable
         }
 
         return new TmpfsMount(path);
+    }
+
+    /// <summary>
+    /// Mounts a tmpfs of <paramref name="bytes"/> bytes over the existing folder <paramref name="folder"/>, hiding what
+    /// is there; dispose unmounts it and leaves the folder.
+    /// </summary>
+    public static TmpfsMount CreateOver(string folder, long bytes)
+    {
+        if (Run("mount", "-t", "tmpfs", "-o", $"size={bytes},mode=0755", "sharpi-test", folder) != 0)
+        {
+            throw new InvalidOperationException($"mount -t tmpfs on {folder} failed");
+        }
+
+        return new TmpfsMount(folder, ownsFolder: false);
     }
 
     /// <summary>Writes zeros to a file of its own until the file system is full (ENOSPC), and keeps it.</summary>
@@ -69,7 +88,10 @@ public sealed class TmpfsMount : IDisposable
             _ = Run("umount", "--lazy", Path); // something still maps a file of it
         }
 
-        Directory.Delete(Path, recursive: true);
+        if (_ownsFolder)
+        {
+            Directory.Delete(Path, recursive: true);
+        }
     }
 
     private static int Run(string command, params string[] args)
