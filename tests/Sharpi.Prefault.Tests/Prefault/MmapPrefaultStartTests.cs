@@ -243,7 +243,7 @@ public sealed class MmapPrefaultStartTests
         using TestFile file = TestFile.Create(4 * MiB);
 
         // In a child: an exception that leaves the handle's thread ends the process.
-        Cli.CliRun run = ChildProcess.Run([ChildCases.ThrowingCallback, "start-logger", file.Path], timeout: TimeSpan.FromSeconds(60));
+        CliRun run = ChildProcess.Run([ChildCases.ThrowingCallback, "start-logger", file.Path], timeout: TimeSpan.FromSeconds(60));
 
         Assert.True(run.ExitCode == 0 && run.Out.Contains("done", StringComparison.Ordinal), $"the child died (exit {run.ExitCode}):\n{run.Out}\n{run.Err}");
         Assert.Equal("False", ChildProcess.Value(run, "ran"));

@@ -133,7 +133,7 @@ public sealed class PageCacheWarmTests(ITestOutputHelper output)
         using TestFile file = TestFile.Create(32 * TestFile.MiB);
 
         // In a child: an exception that leaves a warm-up thread ends the process.
-        Cli.CliRun run = ChildProcess.Run([ChildCases.ThrowingCallback, "warm-progress", file.Path], timeout: TimeSpan.FromSeconds(60));
+        CliRun run = ChildProcess.Run([ChildCases.ThrowingCallback, "warm-progress", file.Path], timeout: TimeSpan.FromSeconds(60));
 
         Assert.True(run.ExitCode == 0 && run.Out.Contains("done", StringComparison.Ordinal), $"the child died (exit {run.ExitCode}):\n{run.Out}\n{run.Err}");
         Assert.Equal("True", ChildProcess.Value(run, "warmComplete"));

@@ -364,7 +364,7 @@ internal static class ChildProgram
         {
             using MappedModel model = MappedModel.OpenFile(path);
             using PrefaultHandle handle = MmapPrefault.Start([model.FileRegion(path)], PrefaultOptions.Default with { Logger = new ThrowingLogger() });
-            PrefaultResult result = handle.Wait();
+            PrefaultResult result = handle.Completion.GetAwaiter().GetResult();
             Console.WriteLine($"ran={result.HasRun}");
             Console.WriteLine($"reason={result.Reason}");
         }
