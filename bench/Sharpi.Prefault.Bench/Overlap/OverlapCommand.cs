@@ -137,6 +137,7 @@ internal sealed class OverlapCommand
             var notes = new List<string>();
             using FreePageReporting.Suspension? reporting = _common.SuspendPageReporting(parse, notes, progress);
             string loadBefore = LoadAverage();
+            var readAhead = new SortedSet<string>(StringComparer.Ordinal);
             int step = 0;
             for (int r = 0; r < repeat; r++)
             {
@@ -144,12 +145,17 @@ internal sealed class OverlapCommand
                 {
                     string scenario = Scenarios[(i + r) % Scenarios.Length];
                     progress.Begin($"[{++step}/{repeat * Scenarios.Length}] repetition {r + 1}/{repeat}, cold, {scenario}");
-                    samples.Add(await MeasureAsync(scenario, file, layout, request, init, firstPassThreads).ConfigureAwait(false));
+                    samples.Add(await MeasureAsync(scenario, file, layout, request, init, firstPassThreads, readAhead).ConfigureAwait(false));
                     cancellationToken.ThrowIfCancellationRequested();
                 }
             }
 
             reporting?.Dispose();
+            foreach (string how in readAhead)
+            {
+                notes.Add($"Read-ahead (PrefaultResult.ReadAheadDescription): {how}");
+            }
+
             notes.Add($"Load average (1, 5, 15 min, /proc/loadavg) before the rows: {loadBefore}; after: {LoadAverage()}; " +
                 "other work on the machine stretches every row alike, so the verdict compares rows within each repetition.");
             progress.Clear();
@@ -192,11 +198,13 @@ internal sealed class OverlapCommand
     }
 
     [SupportedOSPlatform("linux")]
-    private static async Task<Sample> MeasureAsync(string scenario, WeightsFile file, ModelLayout layout, RequestPlan request, SimulatedInit init, int firstPassThreads)
+    private static async Task<Sample> MeasureAsync(string scenario, WeightsFile file, ModelLayout layout, RequestPlan request, SimulatedInit init, int firstPassThreads,
+        SortedSet<string> readAhead)
     {
         init.MakeCold();
         var counters = RowCounters.Start(file, CacheState.Cold, device: null);
         double initSeconds;
+        double initWaited;
         double prefaultSeconds = 0;
         double? sweep = null;
         string method = "none";
@@ -214,12 +222,13 @@ internal sealed class OverlapCommand
                         // From the row's start, as start-before-init counts it: Start's own time (the gate, the plan)
                         // is the engine's too. init.Run() alone left it out of the total but not out of the first
                         // layer's time, so the first layer could end after the whole request.
-                        init.Run();
+                        init.Run(out initWaited);
                         initSeconds = Stopwatch.GetElapsedTime(started).TotalSeconds;
                         walk = await WalkAsync(mapped, request, firstPassThreads, handle, started).ConfigureAwait(false);
                         prefaultSeconds = walk.WaitSeconds;
                         PrefaultResult result = await handle.Completion.ConfigureAwait(false);
                         sweep = result.GiBPerSecond;
+                        readAhead.Add(result.ReadAheadDescription);
                         method = $"{PrefaultMethodNames.Of(result.Method)} in the background ({result.Elapsed.TotalSeconds:0.00} s), {layout.Layers.Count} regions";
                     }
 
@@ -227,11 +236,12 @@ internal sealed class OverlapCommand
                 case "start-before-init":
                     await using (PrefaultHandle handle = MmapPrefault.Start(regions))
                     {
-                        init.Run();
+                        init.Run(out initWaited);
                         initSeconds = Stopwatch.GetElapsedTime(started).TotalSeconds;
                         PrefaultResult result = await handle.Completion.ConfigureAwait(false);
                         prefaultSeconds = Stopwatch.GetElapsedTime(started).TotalSeconds - initSeconds;
                         sweep = result.GiBPerSecond;
+                        readAhead.Add(result.ReadAheadDescription);
                         method = $"{PrefaultMethodNames.Of(result.Method)} in the background ({result.Elapsed.TotalSeconds:0.00} s)";
                         walk = await WalkAsync(mapped, request, firstPassThreads, readiness: null, started).ConfigureAwait(false);
                     }
@@ -239,7 +249,7 @@ internal sealed class OverlapCommand
                     break;
                 case "run-after-init":
                 {
-                    initSeconds = init.Run();
+                    initSeconds = init.Run(out initWaited);
                     long prefaultStarted = Stopwatch.GetTimestamp();
                     PrefaultResult result = MmapPrefault.Run(regions);
                     prefaultSeconds = Stopwatch.GetElapsedTime(prefaultStarted).TotalSeconds;
@@ -250,7 +260,7 @@ internal sealed class OverlapCommand
                 }
 
                 default:
-                    initSeconds = init.Run();
+                    initSeconds = init.Run(out initWaited);
                     walk = await WalkAsync(mapped, request, firstPassThreads, readiness: null, started).ConfigureAwait(false);
                     break;
             }
@@ -261,6 +271,7 @@ internal sealed class OverlapCommand
         {
             FirstLayerSeconds = walk.FirstLayerSeconds,
             SweepGibPerSecond = sweep,
+            InitWaitSeconds = initWaited,
         };
     }
 
@@ -289,9 +300,18 @@ internal sealed class OverlapCommand
                 : $"{row} {ResultTable.Ratio(Statistics.Median(ratios))} ({ResultTable.Ratio(ratios.Min())}-{ResultTable.Ratio(ratios.Max())})";
         }
 
+        string Waited(string row)
+        {
+            double[] waits = [.. samples.Where(s => s.Strategy == row && s.InitWaitSeconds is not null).Select(static s => s.InitWaitSeconds ?? 0)];
+            return waits.Length == 0 ? $"{row} -" : $"{row} {Statistics.Median(waits) * 1000:0} ms ({waits.Min() * 1000:0}-{waits.Max() * 1000:0})";
+        }
+
         static double Init(Sample s) => s.InitSeconds ?? 0;
         static double Total(Sample s) => s.TotalSeconds;
-        return "Init against no-prefault's, per repetition (median, range): " +
+        return "Init's wait for a core, a thread (schedstat; median, range): " +
+            $"{Waited("no-prefault")}, {Waited("start-before-init")}, {Waited(LayerByLayer)}, {Waited("run-after-init")}." +
+            Environment.NewLine +
+            "Init against no-prefault's, per repetition (median, range): " +
             $"{Against("start-before-init", "no-prefault", Init)}, {Against(LayerByLayer, "no-prefault", Init)}, {Against("run-after-init", "no-prefault", Init)}." +
             Environment.NewLine +
             "Time to first request against run-after-init's: " +

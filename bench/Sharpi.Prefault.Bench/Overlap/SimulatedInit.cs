@@ -58,25 +58,58 @@ internal sealed class SimulatedInit
     /// Runs the work (the side file's reads on the calling thread, then the CPU work on it and <see cref="Threads"/> - 1
     /// more, started here, as an engine's init would); returns its wall time, until the last thread is done.
     /// </summary>
-    internal double Run()
+    internal double Run() => Run(out _);
+
+    /// <inheritdoc cref="Run()"/>
+    /// <param name="waitedSeconds">
+    /// How long the CPU work's threads waited for a core, on average a thread: their time runnable but not running,
+    /// from the kernel's <c>/proc/thread-self/schedstat</c> (0 where it is unreadable). It is what other threads cost
+    /// the init, the prefault's among them, and unlike the wall time it holds still where the host's CPUs do not.
+    /// </param>
+    internal double Run(out double waitedSeconds)
     {
         long started = Stopwatch.GetTimestamp();
         _sideFile?.ReadWhole(ReadSize);
 
         var helpers = new Thread[Threads - 1];
+        long waitedNanoseconds = 0;
         for (int i = 0; i < helpers.Length; i++)
         {
-            helpers[i] = new Thread(() => Spin(_iterations)) { IsBackground = true, Name = "simulated init" };
+            helpers[i] = new Thread(() => Interlocked.Add(ref waitedNanoseconds, SpinCountingWait(_iterations))) { IsBackground = true, Name = "simulated init" };
             helpers[i].Start();
         }
 
-        Spin(_iterations);
+        Interlocked.Add(ref waitedNanoseconds, SpinCountingWait(_iterations));
         foreach (Thread helper in helpers)
         {
             helper.Join();
         }
 
-        return Stopwatch.GetElapsedTime(started).TotalSeconds;
+        double seconds = Stopwatch.GetElapsedTime(started).TotalSeconds;
+        waitedSeconds = Volatile.Read(ref waitedNanoseconds) / 1e9 / Threads;
+        return seconds;
+    }
+
+    /// <summary>Spins, and returns the nanoseconds the thread waited on a run queue meanwhile.</summary>
+    private static long SpinCountingWait(long iterations)
+    {
+        long before = RunQueueWaitNanoseconds();
+        Spin(iterations);
+        return RunQueueWaitNanoseconds() - before;
+    }
+
+    /// <summary>The calling thread's time waiting on a run queue so far (the second field of schedstat), 0 where unreadable.</summary>
+    private static long RunQueueWaitNanoseconds()
+    {
+        try
+        {
+            string[] fields = File.ReadAllText("/proc/thread-self/schedstat").Split(' ');
+            return fields.Length >= 2 && long.TryParse(fields[1], System.Globalization.NumberStyles.None, System.Globalization.CultureInfo.InvariantCulture, out long ns) ? ns : 0;
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+        {
+            return 0;
+        }
     }
 
     private static void Spin(long iterations)
