@@ -53,7 +53,9 @@ public sealed record PrefaultOptions
     /// <summary>
     /// The most threads that sweep at once (>= 1). Default: <see cref="DefaultMaxDegreeOfParallelism"/>. A sweep starts
     /// no more threads than it has chunks, nor more than eight per processor (at least the default), whatever is asked:
-    /// past that, threads only wait on the same disk. <see cref="PrefaultResult.Threads"/> says how many swept.
+    /// past that, threads only wait on the same disk. <see cref="MmapPrefault.Start(IReadOnlyList{PrefaultRegion}, PrefaultOptions?, CancellationToken)"/>,
+    /// where it reads in read-ahead windows, runs no more than its background thread and one helper per processor.
+    /// <see cref="PrefaultResult.Threads"/> says how many swept.
     /// </summary>
     /// <exception cref="ArgumentOutOfRangeException">The value is less than 1.</exception>
     public int MaxDegreeOfParallelism
@@ -90,8 +92,9 @@ public sealed record PrefaultOptions
     /// Priority of the sweep's worker threads; null (the default) for the entry point's own:
     /// <see cref="ThreadPriority.Normal"/> for <see cref="MmapPrefault.Run(IReadOnlyList{PrefaultRegion}, PrefaultOptions?, CancellationToken)"/>,
     /// <see cref="ThreadPriority.BelowNormal"/> for <see cref="MmapPrefault.Start(IReadOnlyList{PrefaultRegion}, PrefaultOptions?, CancellationToken)"/>,
-    /// so a background prefault does not starve the init work it overlaps (set <see cref="ThreadPriority.Normal"/> to
-    /// have it compete). On Linux, where <see cref="Thread.Priority"/> alone changes nothing without privileges, a
+    /// with its helpers at <see cref="ThreadPriority.Lowest"/> where it reads in read-ahead windows (see Start), so a
+    /// background prefault does not starve the init work it overlaps. Set, it applies to every thread of the sweep
+    /// (set <see cref="ThreadPriority.Normal"/> to have it compete). On Linux, where <see cref="Thread.Priority"/> alone changes nothing without privileges, a
     /// below-normal priority also raises each worker's nice value (10 for <see cref="ThreadPriority.BelowNormal"/>, 19
     /// for <see cref="ThreadPriority.Lowest"/>).
     /// </summary>

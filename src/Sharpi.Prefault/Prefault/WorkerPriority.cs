@@ -5,7 +5,8 @@ namespace Sharpi.Prefault;
 /// <summary>
 /// Gives a sweep thread the priority its caller asked for. <see cref="Thread.Priority"/> does nothing on Linux for
 /// an unprivileged process (the thread's nice value stays 0), so a below-normal priority also raises the thread's own
-/// nice value there with <c>setpriority(PRIO_PROCESS, tid)</c>, which needs no privilege.
+/// nice value there with <c>setpriority(PRIO_PROCESS, tid)</c>, which needs no privilege (and cannot be undone without
+/// it: a thread that yields keeps yielding until it ends). Which thread gets which priority is <see cref="SweepThreads"/>'s.
 /// </summary>
 /// <remarks>
 /// The workers keep the default I/O priority: a lower one (<c>ioprio_set</c>, idle class or best-effort 7) did not
@@ -22,14 +23,6 @@ internal static class WorkerPriority
 
     /// <summary>The nice value of <see cref="ThreadPriority.Lowest"/> workers on Linux.</summary>
     internal const int LowestNice = 19;
-
-    /// <summary>
-    /// The one place a run's worker priority is worked out: the caller's (<see cref="PrefaultOptions.WorkerPriority"/>)
-    /// when set, else the entry point's default: below normal for a background prefault (<c>Start</c>), whose sweep
-    /// waits on the disk while the init work it overlaps should win the CPU; normal for <c>Run</c>, which the caller waits on.
-    /// </summary>
-    internal static ThreadPriority For(PrefaultOptions options, bool isBackground) =>
-        options.WorkerPriority ?? (isBackground ? ThreadPriority.BelowNormal : ThreadPriority.Normal);
 
     /// <summary>Applies <paramref name="priority"/> to the calling thread; never throws (a refusal leaves it as it was).</summary>
     internal static void ApplyToCurrentThread(ThreadPriority priority)
