@@ -56,7 +56,7 @@ internal sealed class OverlapCommand
 
     private readonly Option<bool> _wide = new("--wide")
     {
-        Description = "Print every column (min-max, sweep GiB/s, faults, residency, method) and the full notes; the default keeps to 100 columns.",
+        Description = "Print every column (min-max, init waited, sweep GiB/s, faults, residency, method) and the full notes; the default keeps to 100 columns.",
     };
 
     /// <summary>What the compact table's columns mean, one short line each (<c>--wide</c> prints the full notes).</summary>
@@ -66,7 +66,7 @@ internal sealed class OverlapCommand
         "prefault s: the prefault's time not hidden behind the init; first pass s: the request's own time",
         "first layer done s: from the start of init to the end of the request's first layer",
         "to first request s: from the start of init to the end of the whole request (median of --repeat)",
-        "--wide: every column (min-max, sweep GiB/s, faults, residency, method) and the full notes",
+        "--wide: every column (min-max, init waited, sweep GiB/s, faults, residency, method) and the full notes",
     ];
 
     internal static Command Create()
