@@ -10,6 +10,9 @@ ColdStartCommand.Configure(coldstart);
 root.Subcommands.Add(coldstart);
 root.Subcommands.Add(OverlapCommand.Create());
 root.Subcommands.Add(EngineCommand.Create());
+root.Subcommands.Add(LLamaSharpCommand.Create());
+root.Subcommands.Add(LLamaSharpCommand.CreateRow());
 root.Subcommands.Add(MicroCommand.Create());
+root.Subcommands.Add(FirstCallCommand.Create());
 
 return root.Parse(args).Invoke();

@@ -25,14 +25,10 @@ internal static class OnnxRuntimeSnippets
         PrefaultResult result = await prefault.Completion;
     }
 
-    public static InferenceSession PrepackingOn(string modelPath, string weightsPath)
+    public static async Task<InferenceSession> PrepackingOn(string modelPath, string weightsPath)
     {
-        InferenceSession session;
-        using (MappedModel weights = MappedModel.OpenFile(weightsPath))
-        {
-            MmapPrefault.Run([weights.FileRegion(weightsPath)]); // the copy at creation reads memory, not the disk
-            session = new InferenceSession(modelPath);           // prepacks the weights, then unmaps them
-        }
+        await PageCache.WarmAsync(weightsPath);        // the copy at creation reads memory, not the disk; nothing is mapped
+        var session = new InferenceSession(modelPath); // prepacks the weights, then unmaps them
 
         if (OperatingSystem.IsLinux())
         {

@@ -9,6 +9,9 @@ namespace Sharpi.Prefault.Bench;
 /// <param name="Request">The first request every row runs after its strategy.</param>
 internal sealed record BenchSettings(int FirstPassThreads, int PrefaultThreads, long ChunkSize, int LimitThreads, int LimitBlockSize, RequestPlan Request)
 {
+    /// <summary>The published hosts of the fresh-process rows, by kind (<see cref="FirstCallHosts"/>); empty when none runs.</summary>
+    internal IReadOnlyDictionary<string, string> FreshHosts { get; init; } = new Dictionary<string, string>();
+
     /// <summary>Bytes per read of the limit readers: 32 MiB, the library's default chunk.</summary>
     internal const int DefaultLimitBlockSize = 32 * 1024 * 1024;
 

@@ -15,8 +15,16 @@ internal sealed class ColdStartCommand
 
     private readonly Option<string?> _strategies = new("--strategies")
     {
-        Description = $"Comma-separated rows to run (default: all): {RowNames}; 'limit' runs every limit-* reader.",
+        Description = $"Comma-separated rows to run (default: all but the fresh-process prefault-jit/-package/-aot): {RowNames}; 'limit' runs every limit-* reader.",
     };
+
+    private readonly Option<bool> _fresh = new("--fresh")
+    {
+        Description = "Also run the fresh-process rows prefault-jit, prefault-package and prefault-aot: MmapPrefault.Run as an engine makes it, once in a " +
+            "process of its own, its map + first call as the load (publishes the hosts first, minutes; --reuse-hosts skips that).",
+    };
+
+    private readonly FreshHostOptions _hostOptions = new();
 
     private readonly Option<string> _cache = new("--cache")
     {
@@ -98,7 +106,8 @@ internal sealed class ColdStartCommand
         var self = new ColdStartCommand();
         self._common.AddTo(command);
         foreach (Option option in (Option[])[self._strategies, self._cache, self._request, self._layers, self._experts, self._tokens, self._topK, self._seed,
-            self._readAhead, self._settle, self._device, self._threads, self._chunk, self._firstPassThreads, self._limitThreads, self._wide])
+            self._readAhead, self._settle, self._device, self._threads, self._chunk, self._firstPassThreads, self._limitThreads, self._wide,
+            self._fresh, .. self._hostOptions.All])
         {
             command.Options.Add(option);
         }
@@ -117,7 +126,7 @@ internal sealed class ColdStartCommand
         using var progress = new ProgressLine();
         try
         {
-            List<ColdStartStrategy> strategies = SelectStrategies(parse.GetValue(_strategies), out List<string> notes);
+            List<ColdStartStrategy> strategies = SelectStrategies(parse.GetValue(_strategies), parse.GetValue(_fresh), out List<string> notes);
             List<CacheState> caches = SelectCaches(parse.GetValue(_cache)!);
             RequestSpec spec = SelectRequest(parse);
             int[] readAheads = ReadAheadPasses.Parse(parse.GetValue(_readAhead));
@@ -132,7 +141,10 @@ internal sealed class ColdStartCommand
                 ChunkSize: parse.GetValue(_chunk),
                 LimitThreads: Positive(parse.GetValue(_limitThreads), "--limit-threads"),
                 LimitBlockSize: BenchSettings.DefaultLimitBlockSize,
-                Request: request);
+                Request: request)
+            {
+                FreshHosts = _hostOptions.Publish(parse, strategies.Select(static s => s.FreshHost).OfType<string>(), progress),
+            };
 
             var samples = new List<Sample>();
             var warm = new List<WarmSample>();
@@ -196,6 +208,16 @@ internal sealed class ColdStartCommand
             notes.Add("x warm: the row's first request (first pass s) over the same request run again right after it on the same memory (then everything it reads is " +
                 "mapped), the median over repetitions of that ratio; 1.0x = the strategy left nothing to fault." +
                 (warm.Count > 0 ? $" The warm request of a fully cached, populated file (median of three runs after a settling one): {WarmSample.Describe(warm)}." : string.Empty));
+            bool fresh = strategies.Any(static s => s.FreshHost is not null);
+            if (fresh)
+            {
+                notes.Add("prefault-jit, prefault-package, prefault-aot: a fresh process per repetition (bench/Sharpi.Prefault.FirstCall published as a JIT host " +
+                    "that references the library's project, one that installs its package, and a NativeAOT host) maps the file and makes its first " +
+                    "MmapPrefault.Run with the defaults (--threads and --chunk do not reach it); the row's time and load s are that process's map + first call " +
+                    "(its start-up before the map is not counted), it runs no request (first request s, to first done s and x warm are '-') and the verdict " +
+                    "compares it by load only. Warm, it is the fixed cost alone: against prefault's warm row, what the first call in a fresh process adds.");
+            }
+
             notes.Add($"Settings: prefault threads {settings.PrefaultThreads}, chunk {Sizes.Format(settings.ChunkSize)}, first-pass threads {settings.FirstPassThreads}, " +
                 $"limit reads of {Sizes.Format(settings.LimitBlockSize)}, buffered limit {settings.LimitThreads} threads.");
             BenchReport report = BenchReport.Create(CommonOptions.CommandLine(parse, "coldstart"), file, repeat, rows, notes) with
@@ -205,7 +227,7 @@ internal sealed class ColdStartCommand
                 Bugs = bugs,
                 Verdict = ColdStartVerdict.Build(rows, limitReaders,
                     reportingOn ? (settle is null ? ", free page reporting on, not settled" : ", free page reporting on, settled") : string.Empty),
-                Legend = Legend,
+                Legend = fresh ? [.. Legend, FreshLegend] : Legend,
                 Conditions = conditions,
             };
             _common.Publish(parse, report, $"coldstart, {Sizes.Format(file.Length)}, request {RequestSpec.Name(spec.Shape)}", progress, wide: parse.GetValue(_wide));
@@ -236,6 +258,10 @@ internal sealed class ColdStartCommand
         ColdStartVerdict.Legend,
         "--wide: every column (faults, disk GiB/s, residency, method) and the full notes",
     ];
+
+    /// <summary>The legend's line for the fresh-process rows, where they ran.</summary>
+    private const string FreshLegend =
+        "prefault-jit/-package/-aot: a fresh process's map + first MmapPrefault.Run (load s), no request; warm: the fixed cost alone";
 
     /// <summary>The layers and experts the request reads: a real model's tensor table, or equal slices of a generated file.</summary>
     private static ModelLayout Layout(WeightsFile file, RequestSpec spec, List<string> notes)
@@ -271,10 +297,10 @@ internal sealed class ColdStartCommand
         TopK: Positive(parse.GetValue(_topK), "--top-k"),
         Seed: parse.GetValue(_seed));
 
-    private static List<ColdStartStrategy> SelectStrategies(string? filter, out List<string> notes)
+    private static List<ColdStartStrategy> SelectStrategies(string? filter, bool fresh, out List<string> notes)
     {
         notes = [];
-        IEnumerable<ColdStartStrategy> chosen = ColdStartStrategy.All;
+        IEnumerable<ColdStartStrategy> chosen = ColdStartStrategy.All.Where(static s => !s.IsOptIn);
         if (!string.IsNullOrWhiteSpace(filter))
         {
             string[] names = filter.Split(',', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries);
@@ -289,6 +315,12 @@ internal sealed class ColdStartCommand
             // "limit" stands for all its readers, since the limit row is the best of them.
             bool allLimits = names.Contains(ColdStartStrategy.LimitName);
             chosen = ColdStartStrategy.All.Where(s => names.Contains(s.Name) || (allLimits && s.IsLimit));
+        }
+
+        if (fresh)
+        {
+            ColdStartStrategy[] asked = [.. chosen];
+            chosen = ColdStartStrategy.All.Where(s => asked.Contains(s) || s.FreshHost is not null);
         }
 
         var available = new List<ColdStartStrategy>();

@@ -42,7 +42,12 @@ internal static class ColdStartVerdict
             if (prefault is not null && strategies.Length > 1)
             {
                 block.Add(Compare("by load", prefault, strategies, static r => new Spread(r.LoadSeconds, r.MinLoadSeconds, r.MaxLoadSeconds)));
-                block.Add(Compare("by first request done", prefault, strategies, static r => new Spread(r.TotalSeconds, r.MinTotalSeconds, r.MaxTotalSeconds)));
+                // The fresh-process rows run no request: compared by load only.
+                ResultRow[] withRequest = [.. strategies.Where(static r => r.Host is null)];
+                if (withRequest.Length > 1)
+                {
+                    block.Add(Compare("by first request done", prefault, withRequest, static r => new Spread(r.TotalSeconds, r.MinTotalSeconds, r.MaxTotalSeconds)));
+                }
             }
 
             if (FastestWayIn(coldRows) is { } mechanisms)

@@ -10,6 +10,9 @@ internal readonly record struct StrategyTimes(double Seconds, double FirstPassSe
     /// <summary>The same request run again right after the first, on the same memory: the row's warm request, timed beside its first.</summary>
     internal double? SecondPassSeconds { get; init; }
 
+    /// <summary>A fresh-process row's host kind: the row's time is that process's map + first call, and it ran no request.</summary>
+    internal string? Host { get; init; }
+
     internal StrategyTimes(double seconds, (double Seconds, FaultCounts Faults) firstPass, string? method)
         : this(seconds, firstPass.Seconds, method, firstPass.Faults)
     {
@@ -68,6 +71,9 @@ internal abstract partial class ColdStartStrategy(string name, string descriptio
             static (region, settings, _) => RunPrefault(region, settings.Prefault(PrefaultStrategy.Touch))),
         new Mapped("prefault-nohuge", "map, MmapPrefault.Run with IsHugePageAdviceEnabled = false (the page cache's own folio sizes), then the first pass",
             static (region, settings, _) => RunPrefault(region, settings.Prefault(PrefaultStrategy.Auto) with { IsHugePageAdviceEnabled = false })),
+        new FreshProcess(FirstCallHosts.Jit),
+        new FreshProcess(FirstCallHosts.Package),
+        new FreshProcess(FirstCallHosts.NativeAot),
         new BufferedRead(),
         new DirectIORead(),
         new VmTouch(),

@@ -84,6 +84,12 @@ internal sealed record ResultRow
     /// <summary>Engine rows: the session's prepacking setting ("off" or "on").</summary>
     public string? Prepacking { get; init; }
 
+    /// <summary>
+    /// coldstart's fresh-process rows (<c>--fresh</c>): the host that ran the prefault in a process of its own (jit,
+    /// package, aot). Such a row's times are that process's map + first call and it ran no request (firstPassSeconds 0).
+    /// </summary>
+    public string? Host { get; init; }
+
     /// <summary>The disk's read_ahead_kb during the row, where the run set it (<c>--read-ahead-kb</c>).</summary>
     public int? ReadAheadKb { get; init; }
 

@@ -101,7 +101,7 @@ internal static class ResultTable
 
     private static string[] Cells(ResultRow r) =>
     [
-        r.Strategy, r.Cache, Seconds(r.Seconds), Seconds(r.FirstPassSeconds), Seconds(r.TotalSeconds), Seconds(r.LoadSeconds),
+        r.Strategy, r.Cache, Seconds(r.Seconds), Request(r, r.FirstPassSeconds), Request(r, r.TotalSeconds), Seconds(r.LoadSeconds),
         $"{Seconds(r.MinTotalSeconds)}-{Seconds(r.MaxTotalSeconds)}", Number(r.GibPerSecond, "0.00"),
         r.StorageBytes > 0 ? Number(r.StorageGibPerSecond, "0.00") : "-", r.AverageReadRequestKb is double kb ? Number(kb, "0") : "-",
         r.RatioToLimit is double ratio ? Number(ratio, "0.00") : "-", Ratio(r.RatioToWarm),
@@ -113,7 +113,7 @@ internal static class ResultTable
     /// <summary>A coldstart row's compact cells: the load, the first request, the time until it was done, and the two ratios.</summary>
     private static string[] ColdStartCells(ResultRow r) =>
     [
-        r.Strategy, r.Cache, Seconds(r.LoadSeconds), Seconds(r.FirstPassSeconds), Seconds(r.TotalSeconds), Ratio(r.RatioToWarm),
+        r.Strategy, r.Cache, Seconds(r.LoadSeconds), Request(r, r.FirstPassSeconds), Request(r, r.TotalSeconds), Ratio(r.RatioToWarm),
         r.RatioToLimit is double ratio ? Number(ratio, "0.00") : "-",
     ];
 
@@ -175,6 +175,9 @@ internal static class ResultTable
 
     /// <summary>A ratio as "1.05x" or "31x"; "-" where there is none.</summary>
     internal static string Ratio(double? ratio) => ratio is double r ? Number(r, r >= 10 ? "0" : "0.00") + "x" : "-";
+
+    /// <summary>A time that includes the row's request: "-" for a fresh-process row, which runs none.</summary>
+    private static string Request(ResultRow r, double seconds) => r.Host is null ? Seconds(seconds) : "-";
 
     private static string Optional(double? seconds) => seconds is double s ? Seconds(s) : "-";
 

@@ -97,7 +97,7 @@ internal sealed record Sample(string Strategy, CacheState Cache, StrategyTimes T
     /// reader, or no warm request measured (the overlap rows): the total.
     /// </summary>
     private static double[] LoadSeconds(CacheState cache, Sample[] runs, double? warmRequestSeconds, bool isLimitReader) =>
-        cache == CacheState.Cold && !isLimitReader && runs.All(s => WarmOf(s, warmRequestSeconds) > 0)
+        cache == CacheState.Cold && !isLimitReader && !runs.Any(static s => s.Times.Host is not null) && runs.All(s => WarmOf(s, warmRequestSeconds) > 0)
             ? [.. runs.Select(s => (s.CreateSeconds ?? 0) + s.Times.Seconds + Math.Max(0, s.Times.FirstPassSeconds - WarmOf(s, warmRequestSeconds)))]
             : [.. runs.Select(static s => s.TotalSeconds)];
 
@@ -107,9 +107,12 @@ internal sealed record Sample(string Strategy, CacheState Cache, StrategyTimes T
     /// </summary>
     private static double WarmOf(Sample run, double? warmRequestSeconds) => run.Times.SecondPassSeconds ?? warmRequestSeconds ?? 0;
 
-    /// <summary>The median over the repetitions of each one's first request over its warm one; null for limit readers and rows that time no warm request (overlap).</summary>
+    /// <summary>
+    /// The median over the repetitions of each one's first request over its warm one; null for limit readers, the
+    /// fresh-process rows (no request) and rows that time no warm request (overlap).
+    /// </summary>
     private static double? RatioToWarm(Sample[] runs, double? warmRequestSeconds, bool isLimitReader) =>
-        !isLimitReader && runs.All(s => WarmOf(s, warmRequestSeconds) > 0)
+        !isLimitReader && !runs.Any(static s => s.Times.Host is not null) && runs.All(s => WarmOf(s, warmRequestSeconds) > 0)
             ? Statistics.Median(runs.Select(s => s.Times.FirstPassSeconds / WarmOf(s, warmRequestSeconds)))
             : null;
 
@@ -172,6 +175,7 @@ internal sealed record Sample(string Strategy, CacheState Cache, StrategyTimes T
             InitSeconds = runs[0].InitSeconds is null ? null : Statistics.Median(runs.Select(static s => s.InitSeconds ?? 0)),
             CreateSeconds = runs[0].CreateSeconds is null ? null : Statistics.Median(runs.Select(static s => s.CreateSeconds ?? 0)),
             Prepacking = runs[0].Prepacking,
+            Host = runs[0].Times.Host,
             FirstLayerSeconds = runs[0].FirstLayerSeconds is null ? null : Statistics.Median(runs.Select(static s => s.FirstLayerSeconds ?? 0)),
             SweepGibPerSecond = runs[0].SweepGibPerSecond is null ? null : Statistics.Median(runs.Select(static s => s.SweepGibPerSecond ?? 0)),
             InitWaitSeconds = runs[0].InitWaitSeconds is null ? null : Statistics.Median(runs.Select(static s => s.InitWaitSeconds ?? 0)),

@@ -62,7 +62,7 @@ internal static partial class ProcMaps
                 }
             }
 
-            var entries = new List<ProcMapEntry>();
+            var entries = new ArrayBuilder<ProcMapEntry>();
             ReadOnlySpan<byte> text = buffer.AsSpan(0, length);
             while (!text.IsEmpty)
             {
@@ -75,7 +75,7 @@ internal static partial class ProcMaps
                 }
             }
 
-            return [.. entries];
+            return entries.ToArray();
         }
         catch (IOException)
         {
@@ -104,7 +104,7 @@ internal static partial class ProcMaps
 
     internal static ProcMapEntry[] Parse(string text)
     {
-        var entries = new List<ProcMapEntry>();
+        var entries = new ArrayBuilder<ProcMapEntry>();
         foreach (string line in text.Split('\n'))
         {
             if (TryParseLine(line, out ProcMapEntry entry))
@@ -113,7 +113,7 @@ internal static partial class ProcMaps
             }
         }
 
-        return [.. entries];
+        return entries.ToArray();
     }
 
     // "7f12a000-7f12b000 r--s 00001000 fd:01 1234567                    /path/to/file with spaces"

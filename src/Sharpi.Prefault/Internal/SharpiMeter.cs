@@ -1,5 +1,6 @@
 using System.Diagnostics;
 using System.Diagnostics.Metrics;
+using System.Reflection;
 
 namespace Sharpi.Prefault;
 
@@ -20,7 +21,43 @@ internal static class SharpiMeter
     /// <summary>What happened: each instrument documents its values.</summary>
     internal const string OutcomeAttribute = "sharpi.prefault.outcome";
 
-    internal static readonly Meter Meter = new(Name, typeof(SharpiMeter).Assembly.GetName().Version?.ToString());
+    private const string MetricsAssembly = "System.Diagnostics.DiagnosticSource,";
+
+    private static volatile bool s_observable;
+
+    /// <summary>The meter, created on first use: only once a measurement can be observed (see <see cref="IsObservable"/>).</summary>
+    internal static Meter Meter => MeterHolder.Meter;
+
+    /// <summary>
+    /// Whether anything can observe a measurement now. Every observer needs System.Diagnostics.DiagnosticSource loaded:
+    /// a <see cref="MeterListener"/> (OpenTelemetry's, dotnet-monitor's, a test's) lives in it, and so does the
+    /// EventSource the runtime creates for a metrics EventPipe session (dotnet-counters) the moment one starts. Until it
+    /// is loaded, a measurement would reach no one, so the features record nothing and the meter is not created: that
+    /// spares an engine's first call loading the assembly, the meter, its EventSource and the instruments. A listener
+    /// that starts later sees the instruments from the next recording on, as it would any instrument created after it
+    /// started. Once loaded it stays loaded (the default load context never unloads), so a yes is kept.
+    /// </summary>
+    internal static bool IsObservable
+    {
+        get
+        {
+            if (s_observable)
+            {
+                return true;
+            }
+
+            foreach (Assembly assembly in AppDomain.CurrentDomain.GetAssemblies())
+            {
+                if (assembly.FullName?.StartsWith(MetricsAssembly, StringComparison.Ordinal) == true)
+                {
+                    s_observable = true;
+                    return true;
+                }
+            }
+
+            return false;
+        }
+    }
 
     /// <summary>Adds <paramref name="bytes"/> under a label and an outcome; nothing for 0.</summary>
     internal static void AddBytes(Counter<long> counter, string label, string outcome, long bytes)
@@ -29,5 +66,11 @@ internal static class SharpiMeter
         {
             counter.Add(bytes, new TagList { { LabelAttribute, label }, { OutcomeAttribute, outcome } });
         }
+    }
+
+    /// <summary>Holds the meter apart, so that asking <see cref="IsObservable"/> never creates it.</summary>
+    private static class MeterHolder
+    {
+        internal static readonly Meter Meter = new(Name, typeof(SharpiMeter).Assembly.GetName().Version?.ToString());
     }
 }

@@ -52,7 +52,7 @@ internal sealed unsafe class FileStaging : IDisposable
     private readonly bool[] _exact;              // per mapping: read its chunks exactly
     private readonly bool[] _advised;            // per mapping: given the huge-page advice
     private readonly nint[] _window;             // per mapping read exactly: the bytes one WILLNEED reads on its device
-    private readonly List<(nint Address, nuint Length)> _views = [];
+    private List<(nint Address, nuint Length)>? _views; // made with the first view: most runs map none, and the list is compiled at the first call
 
     private FileStaging(ProcMapEntry[] maps)
     {
@@ -70,7 +70,7 @@ internal sealed unsafe class FileStaging : IDisposable
     /// <summary>Bytes of the staging views mapped (address space, not memory).</summary>
     internal long ViewBytes { get; private set; }
 
-    internal int ViewCount => _views.Count;
+    internal int ViewCount => _views?.Count ?? 0;
 
     /// <summary>Mappings whose chunks are read exactly before their populate.</summary>
     internal int ExactMappingCount { get; private set; }
@@ -122,9 +122,9 @@ internal sealed unsafe class FileStaging : IDisposable
         staging.IsHugePageAdviceWithheld = thpEnabled && !thp;
         bool read = method == PrefaultMethod.Populate && somethingToRead;
         long[] covered = CoveredBytes(regions, maps);
-        var viewSpans = new Dictionary<(string Path, long Inode), (long Start, long End)>();
+        Dictionary<(string Path, long Inode), (long Start, long End)>? viewSpans = null; // made for the first view, as _views
         var regular = new Dictionary<string, bool>(StringComparer.Ordinal);
-        var windows = new Dictionary<ulong, long>();
+        (ulong Device, long Bytes) window = (0, 0); // the last device's window: a model's files share one device
         for (int i = 0; i < maps.Length; i++)
         {
             ProcMapEntry m = maps[i];
@@ -146,6 +146,7 @@ internal sealed unsafe class FileStaging : IDisposable
             else if (whole && m.Writable && thp && read && !m.IsDeleted)
             {
                 long end = m.Offset + (m.End - m.Start);
+                viewSpans ??= [];
                 viewSpans[(m.Path, m.Inode)] = viewSpans.TryGetValue((m.Path, m.Inode), out (long Start, long End) s)
                     ? (Math.Min(s.Start, m.Offset), Math.Max(s.End, end))
                     : (m.Offset, end);
@@ -156,32 +157,34 @@ internal sealed unsafe class FileStaging : IDisposable
                 // mapped file's bytes, so no descriptor is opened or held (one per file held for the whole run left an
                 // engine with 2,000 files under a lowered ulimit -n none of its own, and Run threw from its metrics).
                 // In windows the device reads whole (ReadAheadWindow): one call over more reads only its first window.
-                if (!windows.TryGetValue(m.Device, out long window))
+                if (window.Bytes == 0 || window.Device != m.Device)
                 {
-                    window = ReadAheadWindow.For(m.Device);
-                    windows[m.Device] = window;
+                    window = (m.Device, ReadAheadWindow.For(m.Device));
                 }
 
                 staging._exact[i] = true;
-                staging._window[i] = (nint)window;
+                staging._window[i] = (nint)window.Bytes;
                 staging._stagedEnd[i] = m.End;
                 staging.ExactMappingCount++;
                 staging.WindowedBytes += covered[i];
-                staging.WindowBytes = Math.Max(staging.WindowBytes, window);
+                staging.WindowBytes = Math.Max(staging.WindowBytes, window.Bytes);
             }
         }
 
         // A view is one more mapping: near vm.max_map_count the runtime aborts the process when it cannot map its
         // own memory, so views are made only while there is room; the rest keep the plain populate.
-        MappingRoom? room = viewSpans.Count > 0 ? MappingRoom.Current() : null;
-        foreach (((string path, long inode), (long start, long end)) in viewSpans)
+        if (viewSpans is not null)
         {
-            if (room is null || !room.TryTake(1))
+            MappingRoom room = MappingRoom.Current();
+            foreach (((string path, long inode), (long start, long end)) in viewSpans)
             {
-                break;
-            }
+                if (!room.TryTake(1))
+                {
+                    break;
+                }
 
-            staging.MapView(path, inode, start, end);
+                staging.MapView(path, inode, start, end);
+            }
         }
 
         if (staging.ViewCount > 0 || staging.ExactMappingCount > 0)
@@ -211,7 +214,7 @@ internal sealed unsafe class FileStaging : IDisposable
     [SupportedOSPlatform("linux")]
     private void Read(nint start, nint end, bool populateAdvised)
     {
-        if (_views.Count == 0 && ExactMappingCount == 0 && !(populateAdvised && HugePageAdvisedBytes > 0))
+        if (ViewCount == 0 && ExactMappingCount == 0 && !(populateAdvised && HugePageAdvisedBytes > 0))
         {
             return;
         }
@@ -250,6 +253,11 @@ internal sealed unsafe class FileStaging : IDisposable
 
     public void Dispose()
     {
+        if (_views is null)
+        {
+            return;
+        }
+
         if (OperatingSystem.IsLinux())
         {
             foreach ((nint address, nuint length) in _views)
@@ -352,7 +360,7 @@ internal sealed unsafe class FileStaging : IDisposable
 
         nint view = (nint)mapped;
         _ = Interop.Libc.Madvise(mapped, (nuint)(viewEnd - start), Interop.LinuxConstants.MADV_HUGEPAGE);
-        _views.Add((view, (nuint)(viewEnd - start)));
+        (_views ??= []).Add((view, (nuint)(viewEnd - start)));
         ViewBytes += viewEnd - start;
         for (int i = 0; i < _maps.Length; i++)
         {

@@ -67,7 +67,7 @@ public static partial class MmapPrefault
         }
 
         // 4. The RAM-fit decision and its budget.
-        PrefaultDecision decision = Decide(operators.Mode, plan.BytesNeeded, plan.BytesAlreadyResident,
+        PrefaultDecision decision = DecideValidated(operators.Mode, plan.BytesNeeded, plan.BytesAlreadyResident,
             MemoryFor(operators.Mode, options.RamGate), options.RamGate, operators.RamFraction);
         if (!decision.ShouldRun)
         {
@@ -139,11 +139,14 @@ public static partial class MmapPrefault
         readiness?.Expect(regions);
         Action<int>? regionDone = readiness is null ? null : i => readiness.Swept(regions[i].Order);
         var chunks = new ChunkSweep(regions, mechanism);
-        var sweep = new StrideSweep(regions, options.ChunkSize, chunks, regionDone, run.CancellationToken);
+        var sweep = new StrideSweep(regions, options.ChunkSize, chunks, regionDone, run.CancellationToken, options.Clock);
         ProgressReporter? progress = options.Progress is null ? null : new ProgressReporter(options.Progress, sweep.BytesTotal, options.Label, run.Log);
+
+        // Where the run reads in windows, Start reads ahead of its sweep (SweepThreads). Where everything is resident
+        // already, only page tables are left to fill: often less than starting a thread.
         int threads = threadPlan.ReadsAhead && mechanism.ReadsInWindows
             ? sweep.ExecuteBehindReadAhead(threadPlan.Helpers, threadPlan.HelperPriority, threadPlan.ReadAheadBytes, progress)
-            : sweep.Execute(threadPlan.Threads, threadPlan.Priority, progress);
+            : sweep.Execute(threadPlan.Threads, threadPlan.Priority, progress, helpersOnDemand: plan.BytesNeeded == 0);
         chunks.CollectFailures(run.Failures);
         if (chunks.SpansSampled > 0)
         {

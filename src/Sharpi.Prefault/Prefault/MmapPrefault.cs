@@ -35,7 +35,17 @@ public static partial class MmapPrefault
         ThrowHelper.ThrowIfInvalidFraction(ramFraction);
         ThrowHelper.ThrowIfUndefined(gate);
         ThrowHelper.ThrowIfUndefined(mode);
+        return DecideValidated(mode, bytesNeeded, bytesAlreadyResident, memory, gate, ramFraction);
+    }
 
+    /// <summary>
+    /// <see cref="Decide"/> past its argument checks, for a run whose settings were checked when they were made (the
+    /// options at construction, the operators' mode by its parser): the checks' generic enum lookups are no part of an
+    /// engine's first call.
+    /// </summary>
+    internal static PrefaultDecision DecideValidated(PrefaultMode mode, long bytesNeeded, long bytesAlreadyResident, MemoryFigures memory,
+        RamGate gate, double ramFraction)
+    {
         return mode switch
         {
             PrefaultMode.Off => OperatorSettings.Off,

@@ -11,29 +11,46 @@ internal static unsafe class PopulateSupport
     /// <summary>The call, as failures and logs name it.</summary>
     internal const string Call = "madvise(MADV_POPULATE_READ)";
 
-    private static readonly Lazy<(bool IsSupported, PlatformError Error)> s_probe = new(Probe);
-
     /// <summary>True where MADV_POPULATE_READ works; else false with the probe's failed call (None off Linux).</summary>
     internal static bool IsSupported(out PlatformError probeError)
     {
-        (bool supported, probeError) = s_probe.Value;
-        return supported;
+        probeError = Probed.Error;
+        return Probed.IsSupported;
     }
 
-    private static (bool IsSupported, PlatformError Error) Probe()
+    /// <summary>
+    /// The probe, run once by the runtime's class constructor (thread-safe, as Lazy was, without the Lazy over a
+    /// value tuple that a ReadyToRun image cannot hold and an engine's first call had to compile: 7 methods).
+    /// </summary>
+    private static class Probed
     {
+        internal static readonly bool IsSupported;
+        internal static readonly PlatformError Error;
+
+#pragma warning disable CA1810 // both fields come from one probe
+        static Probed() => IsSupported = Probe(out Error);
+#pragma warning restore CA1810
+    }
+
+    private static bool Probe(out PlatformError error)
+    {
+        error = PlatformError.None;
         if (!OperatingSystem.IsLinux())
         {
-            return (false, PlatformError.None);
+            return false;
         }
 
         nuint page = (nuint)Environment.SystemPageSize;
         void* probe = NativeMemory.AlignedAlloc(page, page);
         try
         {
-            return Interop.Libc.Madvise(probe, page, Interop.LinuxConstants.MADV_POPULATE_READ) == 0
-                ? (true, PlatformError.None)
-                : (false, PlatformError.LastErrno(Call));
+            if (Interop.Libc.Madvise(probe, page, Interop.LinuxConstants.MADV_POPULATE_READ) == 0)
+            {
+                return true;
+            }
+
+            error = PlatformError.LastErrno(Call);
+            return false;
         }
         finally
         {

@@ -1,5 +1,6 @@
 using System.Diagnostics;
 using System.Diagnostics.Metrics;
+using System.Runtime.CompilerServices;
 
 namespace Sharpi.Prefault;
 
@@ -11,43 +12,15 @@ namespace Sharpi.Prefault;
 /// </summary>
 internal static class PrefaultMetrics
 {
-    // Runs take milliseconds (warm) to minutes (a cold 100 GiB model): boundaries in seconds, about x2.5 apart.
-    private static readonly double[] DurationBuckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 25, 50, 100, 250, 500];
-
-    private static readonly Counter<long> Swept = SharpiMeter.Meter.CreateCounter<long>(
-        "sharpi.prefault.swept", "By", "Bytes brought in or confirmed resident by prefault sweeps.");
-
-    private static readonly Counter<long> AlreadyResident = SharpiMeter.Meter.CreateCounter<long>(
-        "sharpi.prefault.already_resident", "By", "Bytes of the regions that were already resident before a run.");
-
-    private static readonly Histogram<double> Duration = CreateDuration();
-
-    private static readonly Counter<long> Runs = SharpiMeter.Meter.CreateCounter<long>(
-        "sharpi.prefault.runs", "{run}", "Prefault runs, by outcome (skipped runs included).");
-
-    private static readonly Counter<long> RegionFailures = SharpiMeter.Meter.CreateCounter<long>(
-        "sharpi.prefault.region.failures", "{region}", "Regions or parts of regions that could not be prefaulted.");
-
+    /// <summary>
+    /// Records a run, only where a measurement can be observed (<see cref="SharpiMeter.IsObservable"/>): nothing here
+    /// names a type of System.Diagnostics.DiagnosticSource, so compiling this method loads nothing either.
+    /// </summary>
     internal static void Record(string label, PrefaultResult result)
     {
-        var tags = new TagList
+        if (SharpiMeter.IsObservable)
         {
-            { SharpiMeter.LabelAttribute, label },
-            { SharpiMeter.MethodAttribute, PrefaultMethodNames.Of(result.Method) },
-            { SharpiMeter.OutcomeAttribute, OutcomeOf(result) },
-        };
-        Runs.Add(1, tags);
-        if (!result.HasRun)
-        {
-            return;
-        }
-
-        Swept.Add(result.Bytes, tags);
-        AlreadyResident.Add(result.BytesAlreadyResident, tags);
-        Duration.Record(result.Elapsed.TotalSeconds, tags);
-        if (result.Failures.Count > 0)
-        {
-            RegionFailures.Add(result.Failures.Count, tags);
+            Instruments.Record(label, result);
         }
     }
 
@@ -59,14 +32,59 @@ internal static class PrefaultMetrics
         : result.Failures.Count > 0 ? "failed"
         : "completed";
 
-    private static Histogram<double> CreateDuration()
+    /// <summary>The instruments, created together when the first run is recorded.</summary>
+    internal static class Instruments
     {
+        // Runs take milliseconds (warm) to minutes (a cold 100 GiB model): boundaries in seconds, about x2.5 apart.
+        private static readonly double[] DurationBuckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 25, 50, 100, 250, 500];
+
+        private static readonly Counter<long> Swept = SharpiMeter.Meter.CreateCounter<long>(
+            "sharpi.prefault.swept", "By", "Bytes brought in or confirmed resident by prefault sweeps.");
+
+        private static readonly Counter<long> AlreadyResident = SharpiMeter.Meter.CreateCounter<long>(
+            "sharpi.prefault.already_resident", "By", "Bytes of the regions that were already resident before a run.");
+
+        private static readonly Histogram<double> Duration = CreateDuration();
+
+        private static readonly Counter<long> Runs = SharpiMeter.Meter.CreateCounter<long>(
+            "sharpi.prefault.runs", "{run}", "Prefault runs, by outcome (skipped runs included).");
+
+        private static readonly Counter<long> RegionFailures = SharpiMeter.Meter.CreateCounter<long>(
+            "sharpi.prefault.region.failures", "{region}", "Regions or parts of regions that could not be prefaulted.");
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        internal static void Record(string label, PrefaultResult result)
+        {
+            var tags = new TagList
+            {
+                { SharpiMeter.LabelAttribute, label },
+                { SharpiMeter.MethodAttribute, PrefaultMethodNames.Of(result.Method) },
+                { SharpiMeter.OutcomeAttribute, OutcomeOf(result) },
+            };
+            Runs.Add(1, tags);
+            if (!result.HasRun)
+            {
+                return;
+            }
+
+            Swept.Add(result.Bytes, tags);
+            AlreadyResident.Add(result.BytesAlreadyResident, tags);
+            Duration.Record(result.Elapsed.TotalSeconds, tags);
+            if (result.Failures.Count > 0)
+            {
+                RegionFailures.Add(result.Failures.Count, tags);
+            }
+        }
+
+        private static Histogram<double> CreateDuration()
+        {
 #if NET9_0_OR_GREATER
-        return SharpiMeter.Meter.CreateHistogram<double>("sharpi.prefault.duration", "s", "Wall time of prefault runs.",
-            tags: null, advice: new InstrumentAdvice<double> { HistogramBucketBoundaries = DurationBuckets });
+            return SharpiMeter.Meter.CreateHistogram<double>("sharpi.prefault.duration", "s", "Wall time of prefault runs.",
+                tags: null, advice: new InstrumentAdvice<double> { HistogramBucketBoundaries = DurationBuckets });
 #else
-        _ = DurationBuckets; // net8.0's DiagnosticSource has no bucket advice; exporters use their defaults there.
-        return SharpiMeter.Meter.CreateHistogram<double>("sharpi.prefault.duration", "s", "Wall time of prefault runs.");
+            _ = DurationBuckets; // net8.0's DiagnosticSource has no bucket advice; exporters use their defaults there.
+            return SharpiMeter.Meter.CreateHistogram<double>("sharpi.prefault.duration", "s", "Wall time of prefault runs.");
 #endif
+        }
     }
 }

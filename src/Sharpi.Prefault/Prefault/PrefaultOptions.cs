@@ -129,4 +129,7 @@ public sealed record PrefaultOptions
 
     /// <summary>Receives bytes done/total at most about ten times a second, and once at the end. Called on a worker thread.</summary>
     public IProgress<PrefaultProgress>? Progress { get; init; }
+
+    /// <summary>The sweep's clock (see <see cref="StrideSweep.HelpersAfter"/>); the system's unless a test freezes it.</summary>
+    internal TimeProvider Clock { get; init; } = TimeProvider.System;
 }

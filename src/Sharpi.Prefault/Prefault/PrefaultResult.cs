@@ -87,6 +87,9 @@ public sealed record PrefaultResult
     /// </summary>
     public string ReadAheadDescription { get; init; } = string.Empty;
 
-    /// <summary>Threads that swept.</summary>
+    /// <summary>
+    /// Threads that swept, the calling one included: 1 where everything was resident and filling the page tables was
+    /// quick, so no thread was started.
+    /// </summary>
     public int Threads { get; init; }
 }

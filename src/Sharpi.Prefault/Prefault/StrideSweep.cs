@@ -23,6 +23,7 @@ internal sealed class StrideSweep
     private readonly CancellationToken _token;
     private readonly long[] _chunksLeft; // per region: chunks not yet swept; the one that ends it reports the region done
     private readonly Action<int>? _regionDone;
+    private readonly TimeProvider _clock;
     private long _nextChunk = -1;
     private long _bytesDone;
     private long _chunksSwept;  // chunks whose sweep returned
@@ -33,8 +34,10 @@ internal sealed class StrideSweep
     /// <param name="chunks">What is done to each chunk.</param>
     /// <param name="regionDone">Called (on a sweep thread) with a region's index once its last chunk is swept, failed or not.</param>
     /// <param name="token">Stops the sweep between chunks.</param>
-    internal StrideSweep(MergedRegion[] regions, long chunkSize, IChunkSweep chunks, Action<int>? regionDone, CancellationToken token)
+    /// <param name="clock">Times the calling thread's lone start when the helpers start on demand; the system's by default.</param>
+    internal StrideSweep(MergedRegion[] regions, long chunkSize, IChunkSweep chunks, Action<int>? regionDone, CancellationToken token, TimeProvider? clock = null)
     {
+        _clock = clock ?? TimeProvider.System;
         _regions = regions;
         _chunkSize = chunkSize;
         _chunks = chunks;
@@ -73,17 +76,55 @@ internal sealed class StrideSweep
     internal static int MaxThreads => Math.Max(PrefaultOptions.DefaultMaxDegreeOfParallelism, 8 * Environment.ProcessorCount);
 
     /// <summary>
+    /// How long the calling thread sweeps alone, where the helpers start on demand, before it starts them. A warm set
+    /// whose page cache holds huge folios (as a prefault leaves it) maps at about 20 us per 32 MiB chunk, 0.6 ms per GiB,
+    /// less than starting the helpers costs the caller (each start waits for the thread, 0.1-0.2 ms); one cached in
+    /// small folios takes 15-20 ms per GiB, and then the helpers start after this much of it. A few times what the
+    /// starts cost, so that a caller preempted on a busy machine does not start them for a sweep that is nearly done.
+    /// </summary>
+    internal static readonly TimeSpan HelpersAfter = TimeSpan.FromMilliseconds(4);
+
+    /// <summary>
     /// Sweeps on up to <paramref name="maxThreads"/> threads, no more than there are chunks nor than
     /// <see cref="MaxThreads"/> (the calling thread is one of them), and returns when every worker has stopped, so
-    /// nothing touches the regions after this returns. Cancelled, it starts no further thread.
+    /// nothing touches the regions after this returns; cancelled, it starts no further thread. With
+    /// <paramref name="helpersOnDemand"/> (nothing left to read: only page tables to fill) the calling thread starts
+    /// alone and starts the others only once it has swept for <see cref="HelpersAfter"/> past its first chunk with chunks left.
     /// </summary>
     /// <returns>The number of threads that swept.</returns>
-    internal int Execute(int maxThreads, ThreadPriority priority, ProgressReporter? progress)
+    internal int Execute(int maxThreads, ThreadPriority priority, ProgressReporter? progress, bool helpersOnDemand = false)
     {
         int threads = (int)Math.Clamp(Math.Min(Math.Min(maxThreads, MaxThreads), ChunkCount), 1, int.MaxValue);
-        List<Thread> helpers = StartWorkers(threads - 1, priority);
+        var helpers = new List<Thread>(threads - 1);
+        if (!helpersOnDemand)
+        {
+            StartHelpers(threads - 1, priority, helpers);
+        }
+        else if (threads > 1 && SweepNext(progress))
+        {
+            // Timed from the end of the first chunk, which pays what runs once (compiling the sweep, the first page tables).
+            long started = _clock.GetTimestamp();
+            while (SweepNext(progress))
+            {
+                if (_clock.GetElapsedTime(started) >= HelpersAfter)
+                {
+                    StartHelpers((int)Math.Min(threads - 1, ChunksLeft), priority, helpers);
+                    break;
+                }
+            }
+        }
+
         Work(progress);
-        JoinWorkers(helpers, progress);
+        foreach (Thread helper in helpers)
+        {
+            // The calling thread keeps reporting progress while the others finish their last chunks.
+            while (!helper.Join(100))
+            {
+                progress?.Report(BytesDone);
+            }
+        }
+
+        progress?.Complete(BytesDone);
         return helpers.Count + 1;
     }
 
@@ -112,31 +153,38 @@ internal sealed class StrideSweep
                 _chunks.ReadAhead(region, start, end);
                 Volatile.Write(ref _readAheadEnd, ++nextRead);
             }
-            else
+            else if (!SweepNext(progress))
             {
-                long chunk = Interlocked.Increment(ref _nextChunk);
-                if (chunk >= ChunkCount)
-                {
-                    break;
-                }
-
-                SweepChunk(chunk);
-                progress?.Report(BytesDone);
+                break;
             }
 
             // The helpers start once the first chunk is asked for, so none of them reads one at its own priority.
-            started ??= StartWorkers((int)Math.Clamp(Math.Min(Math.Min(helpers, MaxThreads - 1), ChunkCount - 1), 0, int.MaxValue), helperPriority);
+            if (started is null)
+            {
+                started = new List<Thread>(helpers);
+                StartHelpers((int)Math.Clamp(Math.Min(Math.Min(helpers, MaxThreads - 1), ChunkCount - 1), 0, int.MaxValue), helperPriority, started);
+            }
         }
 
         started ??= [];
-        JoinWorkers(started, progress);
+        foreach (Thread helper in started)
+        {
+            // The calling thread keeps reporting progress while the others finish their last chunks.
+            while (!helper.Join(100))
+            {
+                progress?.Report(BytesDone);
+            }
+        }
+
+        progress?.Complete(BytesDone);
         return started.Count + 1;
     }
 
-    /// <summary>Starts up to <paramref name="count"/> workers (fewer where the process runs out of threads, none once cancelled).</summary>
-    private List<Thread> StartWorkers(int count, ThreadPriority priority)
+    /// <summary>Chunks not yet handed out.</summary>
+    private long ChunksLeft => Math.Max(0, ChunkCount - (Volatile.Read(ref _nextChunk) + 1));
+
+    private void StartHelpers(int count, ThreadPriority priority, List<Thread> helpers)
     {
-        var helpers = new List<Thread>(count);
         for (int i = 0; i < count && !_token.IsCancellationRequested; i++)
         {
             var helper = new Thread(() =>
@@ -154,41 +202,36 @@ internal sealed class StrideSweep
             }
             catch (OutOfMemoryException)
             {
-                // No more threads (a container's pids.max, say): sweep with those started, and join them all,
-                // so nothing touches the regions after the sweep returns.
+                // No more threads (a container's pids.max, say): sweep with those started, and join them all after,
+                // so nothing touches the regions after Execute returns.
                 break;
             }
 
             helpers.Add(helper);
         }
-
-        return helpers;
-    }
-
-    private void JoinWorkers(List<Thread> helpers, ProgressReporter? progress)
-    {
-        foreach (Thread helper in helpers)
-        {
-            // The calling thread keeps reporting progress while the others finish their last chunks.
-            while (!helper.Join(100))
-            {
-                progress?.Report(BytesDone);
-            }
-        }
-
-        progress?.Complete(BytesDone);
     }
 
     private void Work(ProgressReporter? progress)
     {
-        long chunk;
-        while (!_token.IsCancellationRequested && (chunk = Interlocked.Increment(ref _nextChunk)) < ChunkCount)
+        while (SweepNext(progress))
         {
-            SweepChunk(chunk);
-
-            // Only the calling thread has a reporter; it throttles to ten reports a second.
-            progress?.Report(BytesDone);
         }
+    }
+
+    /// <summary>Sweeps the next chunk; false when none is left or the sweep is cancelled.</summary>
+    private bool SweepNext(ProgressReporter? progress)
+    {
+        long chunk;
+        if (_token.IsCancellationRequested || (chunk = Interlocked.Increment(ref _nextChunk)) >= ChunkCount)
+        {
+            return false;
+        }
+
+        SweepChunk(chunk);
+
+        // Only the calling thread has a reporter; it throttles to ten reports a second.
+        progress?.Report(BytesDone);
+        return true;
     }
 
     private void SweepChunk(long chunk)

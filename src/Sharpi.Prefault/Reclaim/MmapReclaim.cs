@@ -61,14 +61,21 @@ public static class MmapReclaim
             return NotRun(true, "no regions to release", 0, 0, label, logger);
         }
 
-        SmapsSnapshot smaps = ProcMaps.ReadSelfSmaps();
-        if (smaps.Maps.Length == 0)
+        // Issue 26 (release at the cost of its bytes): ranges wholly in read-only shared file views are planned from a
+        // direct look-up of their mappings (ReclaimPlan.Lookup.cs); anything else from /proc/self/smaps, as before.
+        ReclaimPlan? plan = ReclaimPlan.TryBuildFromLookup(merged, LockRegistry.Process.Held());
+        if (plan is null)
         {
-            return NotRun(true, $"{ProcMaps.SelfSmapsPath} could not be read, so no mapping can be proven safe to drop; nothing was released",
-                requested, merged.Length, label, logger);
+            SmapsSnapshot smaps = ProcMaps.ReadSelfSmaps();
+            if (smaps.Maps.Length == 0)
+            {
+                return NotRun(true, $"{ProcMaps.SelfSmapsPath} could not be read, so no mapping can be proven safe to drop; nothing was released",
+                    requested, merged.Length, label, logger);
+            }
+
+            plan = ReclaimPlan.Build(merged, smaps, LockRegistry.Process.Held());
         }
 
-        ReclaimPlan plan = ReclaimPlan.Build(merged, smaps, LockRegistry.Process.Held());
         if (plan.Refusals.Count > 0)
         {
             Log.ReclaimRefused(logger, label, plan.Refusals.Count);

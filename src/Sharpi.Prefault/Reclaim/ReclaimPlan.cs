@@ -9,7 +9,7 @@ namespace Sharpi.Prefault;
 /// but would push the program's own memory to swap: reclaim is for read-only views of files. What the check cannot
 /// cover, a view replaced between it and the madvise, is MADV_PAGEOUT's to survive (see <see cref="ReclaimMechanism"/>).
 /// </summary>
-internal sealed class ReclaimPlan
+internal sealed partial class ReclaimPlan
 {
     private ReclaimPlan()
     {

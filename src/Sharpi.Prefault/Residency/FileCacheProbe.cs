@@ -63,7 +63,7 @@ internal sealed unsafe class FileCacheProbe : IDisposable
         }
 
         var opened = new Dictionary<string, (SafeFileHandle? Handle, bool HidesCache)>(StringComparer.Ordinal);
-        var pieces = new List<FilePiece>();
+        var pieces = new ArrayBuilder<FilePiece>();
         var handles = new List<SafeFileHandle>();
         for (int i = 0; i < maps.Length; i++)
         {
@@ -89,7 +89,7 @@ internal sealed unsafe class FileCacheProbe : IDisposable
             }
         }
 
-        return new FileCacheProbe([.. pieces], handles);
+        return new FileCacheProbe(pieces.ToArray(), handles);
     }
 
     /// <summary>

@@ -13,7 +13,7 @@ namespace Sharpi.Prefault;
 /// <see cref="Evict(string)"/> writes dirty pages back first (fsync), but a mapping still open anywhere keeps its
 /// resident pages. The call says what stayed: it returns the range's residency afterwards. Dispose your views first.
 /// </remarks>
-public static class PageCache
+public static partial class PageCache
 {
     /// <summary>True where <see cref="Evict(string)"/> works (Linux).</summary>
     public static bool IsEvictSupported => OperatingSystem.IsLinux();

@@ -47,7 +47,7 @@ public sealed class PrefaultMetricsTests
     public void NoInstrumentName_CarriesAUnit()
     {
         string[] units = ["bytes", "seconds", "_ms", "_s", "count"];
-        System.Runtime.CompilerServices.RuntimeHelpers.RunClassConstructor(typeof(PrefaultMetrics).TypeHandle);
+        System.Runtime.CompilerServices.RuntimeHelpers.RunClassConstructor(typeof(PrefaultMetrics.Instruments).TypeHandle);
         using var recorder = new MeasurementRecorder(label: "unused");
 
         Assert.NotEmpty(recorder.Units);

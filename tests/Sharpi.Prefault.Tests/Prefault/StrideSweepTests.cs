@@ -104,6 +104,59 @@ public sealed class StrideSweepTests
     }
 
     [Fact]
+    public void Execute_HelpersOnDemand_WhileTheCallerIsQuick_SweepsOnTheCallingThreadAlone()
+    {
+        var chunks = new RecordingChunks();
+        var sweep = new StrideSweep(Regions, Chunk, chunks, regionDone: null, CancellationToken.None, new TestClock()); // frozen: never slow
+
+        int threads = sweep.Execute(maxThreads: 4, ThreadPriority.Normal, progress: null, helpersOnDemand: true);
+
+        Assert.Equal(1, threads);
+        Assert.Equal([.. ExpectedChunks()], chunks.Swept.Select(c => (c.Region, c.Start, c.End)));
+        Assert.All(chunks.Swept, c => Assert.Equal(Environment.CurrentManagedThreadId, c.Thread));
+    }
+
+    [Fact]
+    public void Execute_HelpersOnDemand_OnceTheCallerHasSweptLongerThanHelpersCostAfterItsFirstChunk_StartsThem()
+    {
+        // The first chunk is not timed (it pays what runs once); the clock moves past the threshold over the second:
+        // then 4 of the 6 chunks are left, for 3 helpers.
+        var clock = new TestClock();
+        var chunks = new RecordingChunks
+        {
+            OnChunk = n =>
+            {
+                if (n <= 1)
+                {
+                    clock.Advance(StrideSweep.HelpersAfter);
+                }
+            },
+        };
+        var sweep = new StrideSweep(Regions, Chunk, chunks, regionDone: null, CancellationToken.None, clock);
+
+        int threads = sweep.Execute(maxThreads: 4, ThreadPriority.Normal, progress: null, helpersOnDemand: true);
+
+        Assert.Equal(4, threads);
+        Assert.All(chunks.Swept.Take(2), c => Assert.Equal(Environment.CurrentManagedThreadId, c.Thread));
+        Assert.Equal(ExpectedChunks().Order(), chunks.Swept.Select(c => (c.Region, c.Start, c.End)).Order());
+        Assert.Equal(sweep.BytesTotal, sweep.BytesDone);
+    }
+
+    [Fact]
+    public void Execute_HelpersOnDemand_StartsNoMoreHelpersThanChunksLeft()
+    {
+        // Slow only from the third chunk on: 3 of the 6 chunks are left then, so 3 helpers, not the 5 that 6 threads would be.
+        var clock = new TestClock();
+        var chunks = new RecordingChunks { OnChunk = n => { if (n == 2) { clock.Advance(StrideSweep.HelpersAfter); } } };
+        var sweep = new StrideSweep(Regions, Chunk, chunks, regionDone: null, CancellationToken.None, clock);
+
+        int threads = sweep.Execute(maxThreads: 8, ThreadPriority.Normal, progress: null, helpersOnDemand: true);
+
+        Assert.Equal(4, threads);
+        Assert.Equal(6, chunks.Swept.Count);
+    }
+
+    [Fact]
     public void BytesDone_IsWhatTheMechanismSaysItSwept()
     {
         // A chunk that stopped short (past a file's end) counts only what came in.

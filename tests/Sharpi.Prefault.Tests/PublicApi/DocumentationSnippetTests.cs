@@ -11,8 +11,8 @@ public sealed class DocumentationSnippetTests
 {
     private static readonly string Root = Path.Combine(AppContext.BaseDirectory, "Snippets");
 
-    /// <summary>The two READMEs and every page of docs/ (a new page's snippets are checked without a change here).</summary>
-    private static readonly string[] Readmes = ["README.md", "src/Sharpi.Prefault/README.md"];
+    /// <summary>The READMEs and every page of docs/ (a new page's snippets are checked without a change here).</summary>
+    private static readonly string[] Readmes = ["README.md", "src/Sharpi.Prefault/README.md", "src/Sharpi.Prefault.LLamaSharp/README.md"];
 
     private static IEnumerable<string> Documents =>
         Readmes.Concat(
@@ -59,6 +59,7 @@ public sealed class DocumentationSnippetTests
     {
         Assert.Equal(4, CSharpBlocks("README.md").Count);
         Assert.Single(CSharpBlocks("src/Sharpi.Prefault/README.md"));
+        Assert.Equal(2, CSharpBlocks("src/Sharpi.Prefault.LLamaSharp/README.md").Count);
     }
 
     /// <summary>The ```csharp blocks of a document, API outlines aside.</summary>

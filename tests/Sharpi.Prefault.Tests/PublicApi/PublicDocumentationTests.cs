@@ -9,31 +9,36 @@ namespace Sharpi.Prefault.Tests.PublicApi;
 /// </summary>
 public sealed class PublicDocumentationTests
 {
-    private static readonly Assembly Library = typeof(MmapPrefault).Assembly;
+    /// <summary>The shipped assemblies: the library and its LLamaSharp companion.</summary>
+    public static TheoryData<string> Libraries => new() { "Sharpi.Prefault", "Sharpi.Prefault.LLamaSharp" };
 
-    [Fact]
-    public void DocumentationFile_HasNoNonPublicMember()
+    private static Assembly Of(string name) => name == "Sharpi.Prefault" ? typeof(MmapPrefault).Assembly : typeof(Sharpi.Prefault.LLamaSharp.LLamaPrefault).Assembly;
+
+    [Theory]
+    [MemberData(nameof(Libraries))]
+    public void DocumentationFile_HasNoNonPublicMember(string library)
     {
-        HashSet<string> visible = VisibleMemberKeys();
-        string[] hidden = [.. DocumentedIds().Where(id => !visible.Contains(Key(id)))];
+        HashSet<string> visible = VisibleMemberKeys(Of(library));
+        string[] hidden = [.. DocumentedIds(Of(library)).Where(id => !visible.Contains(Key(id)))];
 
         Assert.True(hidden.Length == 0,
-            $"{hidden.Length} members that are not public are documented in Sharpi.Prefault.xml, e.g.{Environment.NewLine}  " +
+            $"{hidden.Length} members that are not public are documented in {library}.xml, e.g.{Environment.NewLine}  " +
             string.Join(Environment.NewLine + "  ", hidden.Take(10)));
     }
 
-    [Fact]
-    public void DocumentationFile_DocumentsEveryPublicTypeAndItsDeclaredMembers()
+    [Theory]
+    [MemberData(nameof(Libraries))]
+    public void DocumentationFile_DocumentsEveryPublicTypeAndItsDeclaredMembers(string library)
     {
-        HashSet<string> documented = [.. DocumentedIds().Select(Key)];
-        string[] missing = [.. VisibleMembers()
+        HashSet<string> documented = [.. DocumentedIds(Of(library)).Select(Key)];
+        string[] missing = [.. VisibleMembers(Of(library))
             .Where(m => m is Type || !IsCompilerGenerated(m))
             .Select(KeyOf)
             .Where(key => !documented.Contains(key))
             .Distinct()];
 
         Assert.True(missing.Length == 0,
-            $"{missing.Length} public members have no documentation in Sharpi.Prefault.xml, e.g.{Environment.NewLine}  " +
+            $"{missing.Length} public members have no documentation in {library}.xml, e.g.{Environment.NewLine}  " +
             string.Join(Environment.NewLine + "  ", missing.Take(10)));
     }
 
@@ -110,9 +115,9 @@ public sealed class PublicDocumentationTests
         return string.Empty;
     }
 
-    private static IEnumerable<string> DocumentedIds()
+    private static IEnumerable<string> DocumentedIds(Assembly library)
     {
-        string path = Path.ChangeExtension(Library.Location, ".xml");
+        string path = Path.ChangeExtension(library.Location, ".xml");
         Assert.True(File.Exists(path), $"{path} is missing: the library's documentation file should be copied beside it.");
         return XDocument.Load(path).Root!.Element("members")!.Elements("member").Select(static m => (string)m.Attribute("name")!);
     }
@@ -145,13 +150,13 @@ public sealed class PublicDocumentationTests
         return list.Length == 0 ? 0 : commas + 1;
     }
 
-    private static HashSet<string> VisibleMemberKeys() => [.. VisibleMembers().Select(KeyOf)];
+    private static HashSet<string> VisibleMemberKeys(Assembly library) => [.. VisibleMembers(library).Select(KeyOf)];
 
     /// <summary>Public types (nested ones whose every container is public) and their public or protected members.</summary>
-    private static IEnumerable<MemberInfo> VisibleMembers()
+    private static IEnumerable<MemberInfo> VisibleMembers(Assembly library)
     {
         const BindingFlags Declared = BindingFlags.Public | BindingFlags.NonPublic | BindingFlags.Instance | BindingFlags.Static | BindingFlags.DeclaredOnly;
-        foreach (Type type in Library.GetExportedTypes())
+        foreach (Type type in library.GetExportedTypes())
         {
             yield return type;
             foreach (MemberInfo member in type.GetMembers(Declared))

@@ -5,3 +5,9 @@ public sealed class CallbackProgress(Action<PrefaultProgress> report) : IProgres
 {
     public void Report(PrefaultProgress value) => report(value);
 }
+
+/// <summary>A synchronous progress sink of any value (the callback runs on the reporting thread).</summary>
+public sealed class CallbackProgress<T>(Action<T> report) : IProgress<T>
+{
+    public void Report(T value) => report(value);
+}

@@ -14,8 +14,10 @@ internal static class ChildProcess
     /// with <paramref name="asNobody"/> it runs as the unprivileged user nobody (<see cref="Unprivileged"/>).
     /// With <paramref name="ownMountNamespace"/> (root, util-linux's unshare) the child runs in a mount namespace of its
     /// own, where it may mount over its own /proc files (<see cref="MaskOwnProcMaps"/>) without the host seeing it.
+    /// <paramref name="environment"/> adds variables to the child's.
     /// </summary>
-    public static CliRun Run(IEnumerable<string> args, string? procsFile = null, TimeSpan? timeout = null, bool asNobody = false, bool ownMountNamespace = false)
+    public static CliRun Run(IEnumerable<string> args, string? procsFile = null, TimeSpan? timeout = null, bool asNobody = false, bool ownMountNamespace = false,
+        IReadOnlyDictionary<string, string>? environment = null)
     {
         string dotnet = Environment.ProcessPath is string host && Path.GetFileNameWithoutExtension(host) == "dotnet" ? host : "dotnet";
         var start = new ProcessStartInfo(ownMountNamespace ? "unshare" : "/bin/sh") { RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false };
@@ -41,6 +43,11 @@ internal static class ChildProcess
         if (procsFile is not null)
         {
             start.Environment["PROCS"] = procsFile;
+        }
+
+        foreach ((string name, string value) in environment ?? new Dictionary<string, string>())
+        {
+            start.Environment[name] = value;
         }
 
         using Process child = Process.Start(start)!;

@@ -29,6 +29,8 @@ internal static class ChildProgram
                 return LockUnderMlockall(args[1]);
             case ChildCases.TouchUnderSeccomp:
                 return TouchUnderSeccomp(args[1], args[2], Enum.Parse<PrefaultStrategy>(args[3]), int.Parse(args[4], CultureInfo.InvariantCulture), args[5] == "mask-maps");
+            case ChildCases.FirstRunMetrics:
+                return FirstRunMetrics(args[1]);
             case ChildCases.StageAtMapLimit:
                 return StageAtMapLimit(args[1], int.Parse(args[2], CultureInfo.InvariantCulture), int.Parse(args[3], CultureInfo.InvariantCulture));
             case ChildCases.MeasureAndRun:
@@ -357,6 +359,62 @@ internal static class ChildProgram
         return 0;
     }
 
+    /// <summary>
+    /// An engine's first <see cref="MmapPrefault.Run(PrefaultRegion[], PrefaultOptions?, CancellationToken)"/> over
+    /// <paramref name="path"/>, nothing of the metrics API touched before it: prints whether System.Diagnostics.DiagnosticSource
+    /// was loaded before and after it, then starts a <see cref="System.Diagnostics.Metrics.MeterListener"/> (which
+    /// is shown every instrument that exists) and runs again, printing the Sharpi.Prefault instruments the listener was
+    /// shown for the first run and the runs it counted for the second.
+    /// </summary>
+    private static int FirstRunMetrics(string path)
+    {
+        if (!OperatingSystem.IsLinux())
+        {
+            return 2;
+        }
+
+        long length = new FileInfo(path).Length;
+        using NativeMmap map = NativeMmap.Map(path, 0, length);
+        PrefaultRegion[] regions = [new PrefaultRegion(map.Address, length, "weights")];
+        Console.WriteLine($"metricsLoadedBeforeRun={MetricsAssemblyLoaded()}");
+        MmapPrefault.Run(regions);
+        Console.WriteLine($"metricsLoadedAfterRun={MetricsAssemblyLoaded()}");
+        ListenThenRunAgain(regions);
+        Console.WriteLine("done");
+        return 0;
+    }
+
+    private static bool MetricsAssemblyLoaded() =>
+        AppDomain.CurrentDomain.GetAssemblies().Any(a => a.GetName().Name == "System.Diagnostics.DiagnosticSource");
+
+    // Apart, and never inlined: compiling a method that names MeterListener loads the assembly under test.
+    [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.NoInlining)]
+    private static void ListenThenRunAgain(PrefaultRegion[] regions)
+    {
+        int instruments = 0;
+        long runs = 0;
+        using var listener = new System.Diagnostics.Metrics.MeterListener();
+        listener.InstrumentPublished = (instrument, l) =>
+        {
+            if (instrument.Meter.Name == "Sharpi.Prefault")
+            {
+                instruments++;
+                l.EnableMeasurementEvents(instrument);
+            }
+        };
+        listener.SetMeasurementEventCallback<long>((instrument, value, _, _) =>
+        {
+            if (instrument.Name == "sharpi.prefault.runs")
+            {
+                runs += value;
+            }
+        });
+        listener.Start();
+        Console.WriteLine($"instrumentsAfterFirstRun={instruments}");
+        MmapPrefault.Run(regions);
+        Console.WriteLine($"runsCountedOnSecondRun={runs}");
+    }
+
     private static bool CanStartAThread()
     {
         try
@@ -383,4 +441,5 @@ internal static class ChildCases
     public const string MeasureAndRun = "measure-and-run";
     public const string MeasureBesideAnonymous = "measure-beside-anonymous";
     public const string TouchUnderSeccomp = "touch-under-seccomp";
+    public const string FirstRunMetrics = "first-run-metrics";
 }

@@ -14,11 +14,15 @@ internal static partial class Interop
         /// <summary>Since Linux 5.14: fault in pages readable, like a read of each; EFAULT past a file's end.</summary>
         internal const int MADV_POPULATE_READ = 22;
 
+        internal const int POSIX_FADV_WILLNEED = 3;
         internal const int POSIX_FADV_DONTNEED = 4;
 
         /// <summary>lseek: the next offset at or after the one given that holds data, or that is a hole (Linux 3.1+).</summary>
         internal const int SEEK_DATA = 3;
         internal const int SEEK_HOLE = 4;
+
+        /// <summary>statfs f_type of hugetlbfs (include/uapi/linux/magic.h).</summary>
+        internal const long HUGETLBFS_MAGIC = unchecked((int)0x958458f6);
 
         /// <summary>mmap: pages may be read; a view shared with the page cache (no private copies).</summary>
         internal const int PROT_READ = 0x1;

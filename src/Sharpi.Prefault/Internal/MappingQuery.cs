@@ -1,0 +1,188 @@
+using System.Runtime.InteropServices;
+using System.Runtime.Versioning;
+using System.Text;
+using Microsoft.Win32.SafeHandles;
+
+namespace Sharpi.Prefault;
+
+/// <summary>The mappings a look-up found under some ranges, sorted by address, and where the answer came from.</summary>
+/// <param name="Entries">The mappings that overlap the ranges asked about, sorted by address (gaps between them are unmapped).</param>
+/// <param name="IsHugetlb">Index for index: the mapping is hugetlb memory (its page size is not the base page size).</param>
+/// <param name="FromQuery">True when PROCMAP_QUERY answered; false when one read of /proc/self/maps did.</param>
+internal sealed record MappingSnapshot(ProcMapEntry[] Entries, bool[] IsHugetlb, bool FromQuery)
+{
+    internal static readonly MappingSnapshot Empty = new([], [], false);
+}
+
+/// <summary>
+/// Looks up the mappings under a few address ranges at the cost of those mappings, not of the whole process: the
+/// kernel's PROCMAP_QUERY ioctl on /proc/self/maps (Linux 6.11+) answers one address from the VMA tree; elsewhere one
+/// read of /proc/self/maps (its lines only: no page-table walk, unlike /proc/self/smaps) serves every range of the call.
+/// </summary>
+[SupportedOSPlatform("linux")]
+internal static class MappingQuery
+{
+    /// <summary>
+    /// The mappings overlapping any of <paramref name="ranges"/> (sorted by start, disjoint). Empty when /proc is not
+    /// readable. <paramref name="useQuery"/> false skips PROCMAP_QUERY (the fallback, for tests).
+    /// </summary>
+    internal static MappingSnapshot Read(MergedRegion[] ranges, bool useQuery = true)
+    {
+        if (ranges.Length == 0)
+        {
+            return MappingSnapshot.Empty;
+        }
+
+        SafeFileHandle? maps = OpenSelfMaps();
+        if (maps is null)
+        {
+            return MappingSnapshot.Empty;
+        }
+
+        using (maps)
+        {
+            if (useQuery && TryQuery(maps, ranges) is MappingSnapshot queried)
+            {
+                return queried;
+            }
+        }
+
+        ProcMapEntry[] entries = ProcMaps.ReadSelf(RegionSet.Lowest(ranges), RegionSet.Highest(ranges));
+        return new MappingSnapshot(entries, HugetlbByFileSystem(entries), FromQuery: false);
+    }
+
+    /// <summary>Whether this kernel answers PROCMAP_QUERY (Linux 6.11+).</summary>
+    internal static unsafe bool IsQuerySupported
+    {
+        get
+        {
+            using SafeFileHandle? maps = OpenSelfMaps();
+            if (maps is null)
+            {
+                return false;
+            }
+
+            Interop.Libc.ProcmapQuery q = default;
+            q.Size = (ulong)sizeof(Interop.Libc.ProcmapQuery);
+            q.QueryFlags = Interop.Libc.PROCMAP_QUERY_COVERING_OR_NEXT_VMA;
+            return Interop.Libc.IoctlProcmapQuery(maps, Interop.Libc.PROCMAP_QUERY, &q) == 0
+                || Marshal.GetLastPInvokeError() == Interop.LinuxConstants.ENOENT;
+        }
+    }
+
+    /// <summary>
+    /// Every mapping under the ranges, one ioctl per mapping: a range inside the mapping found last asks nothing
+    /// (the tensors of one model file share one mapping). Null where the kernel has no PROCMAP_QUERY (ENOTTY, EINVAL).
+    /// </summary>
+    private static unsafe MappingSnapshot? TryQuery(SafeFileHandle maps, MergedRegion[] ranges)
+    {
+        var entries = new List<ProcMapEntry>();
+        var hugetlb = new List<bool>();
+        byte* name = stackalloc byte[4096];
+        nuint pageSize = (nuint)Environment.SystemPageSize;
+        foreach (MergedRegion r in ranges)
+        {
+            nuint at = (nuint)r.Start;
+            if (entries.Count > 0 && (nuint)entries[^1].End > at)
+            {
+                at = (nuint)entries[^1].End;
+            }
+
+            while (at < (nuint)r.End)
+            {
+                Interop.Libc.ProcmapQuery q = default;
+                q.Size = (ulong)sizeof(Interop.Libc.ProcmapQuery);
+                q.QueryFlags = Interop.Libc.PROCMAP_QUERY_COVERING_OR_NEXT_VMA;
+                q.QueryAddress = at;
+                q.VmaNameAddress = (ulong)name;
+                q.VmaNameSize = 4096;
+                if (Interop.Libc.IoctlProcmapQuery(maps, Interop.Libc.PROCMAP_QUERY, &q) != 0)
+                {
+                    int errno = Marshal.GetLastPInvokeError();
+                    if (errno == Interop.LinuxConstants.ENOENT)
+                    {
+                        break; // nothing mapped at or above `at`: the rest of the range is a gap
+                    }
+
+                    return null; // ENOTTY/EINVAL: a kernel before 6.11; anything else: let the maps walk answer
+                }
+
+                if ((nuint)q.VmaStart >= (nuint)r.End)
+                {
+                    break;
+                }
+
+                string path = q.VmaNameSize > 1 ? Encoding.UTF8.GetString(name, (int)q.VmaNameSize - 1) : string.Empty;
+                entries.Add(new ProcMapEntry(
+                    (nint)q.VmaStart,
+                    (nint)q.VmaEnd,
+                    Readable: (q.VmaFlags & Interop.Libc.PROCMAP_QUERY_VMA_READABLE) != 0,
+                    Writable: (q.VmaFlags & Interop.Libc.PROCMAP_QUERY_VMA_WRITABLE) != 0,
+                    Shared: (q.VmaFlags & Interop.Libc.PROCMAP_QUERY_VMA_SHARED) != 0,
+                    (long)q.VmaOffset,
+                    (long)q.Inode,
+                    path,
+                    ((ulong)q.DevMajor << 32) | q.DevMinor));
+                hugetlb.Add(q.VmaPageSize != 0 && q.VmaPageSize != pageSize);
+                at = (nuint)q.VmaEnd;
+            }
+        }
+
+        return new MappingSnapshot([.. entries], [.. hugetlb], FromQuery: true);
+    }
+
+    private static SafeFileHandle? OpenSelfMaps()
+    {
+        try
+        {
+            return File.OpenHandle(ProcMaps.SelfMapsPath, FileMode.Open, FileAccess.Read, FileShare.ReadWrite);
+        }
+        catch (IOException)
+        {
+            return null;
+        }
+        catch (UnauthorizedAccessException)
+        {
+            return null;
+        }
+    }
+
+    /// <summary>
+    /// /proc/self/maps does not say a mapping's page size: a file mapping is hugetlb memory where its file lives on
+    /// hugetlbfs (fstatfs, once per path). A path that cannot be opened (deleted, or no access) counts as hugetlb, so
+    /// its range goes to the slower check that can tell.
+    /// </summary>
+    private static unsafe bool[] HugetlbByFileSystem(ProcMapEntry[] entries)
+    {
+        bool[] hugetlb = new bool[entries.Length];
+        var known = new Dictionary<string, bool>(StringComparer.Ordinal);
+        for (int i = 0; i < entries.Length; i++)
+        {
+            string path = entries[i].Path;
+            if (!entries[i].IsFileBacked)
+            {
+                continue;
+            }
+
+            if (!known.TryGetValue(path, out bool isHugetlb))
+            {
+                isHugetlb = true;
+                try
+                {
+                    using SafeFileHandle file = File.OpenHandle(path, FileMode.Open, FileAccess.Read, FileShare.ReadWrite | FileShare.Delete);
+                    Interop.Libc.StatfsBuffer fs = default;
+                    isHugetlb = Interop.Libc.Fstatfs(file, &fs) != 0 || fs.Type == Interop.LinuxConstants.HUGETLBFS_MAGIC;
+                }
+                catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+                {
+                }
+
+                known[path] = isHugetlb;
+            }
+
+            hugetlb[i] = isHugetlb;
+        }
+
+        return hugetlb;
+    }
+}

@@ -1,0 +1,62 @@
+using System.Runtime.InteropServices;
+using System.Runtime.Versioning;
+
+internal static partial class Interop
+{
+    internal static unsafe partial class Libc
+    {
+        /// <summary>
+        /// PROCMAP_QUERY: _IOWR('f', 17, struct procmap_query) of include/uapi/linux/fs.h (Linux 6.11+), asked of a
+        /// descriptor of /proc/PID/maps. Direction 3 (read and write) in bits 30-31, the struct's 104 bytes in bits
+        /// 16-29, 'f' (0x66) and 17 below.
+        /// </summary>
+        internal const uint PROCMAP_QUERY = (3u << 30) | (104u << 16) | (0x66u << 8) | 17u;
+
+        /// <summary>query_flags: the mapping that holds query_addr, or else the next one above it.</summary>
+        internal const ulong PROCMAP_QUERY_COVERING_OR_NEXT_VMA = 0x10;
+
+        /// <summary>vma_flags bits (and query_flags filters) of a found mapping.</summary>
+        internal const ulong PROCMAP_QUERY_VMA_READABLE = 0x01;
+
+        internal const ulong PROCMAP_QUERY_VMA_WRITABLE = 0x02;
+
+        internal const ulong PROCMAP_QUERY_VMA_EXECUTABLE = 0x04;
+
+        internal const ulong PROCMAP_QUERY_VMA_SHARED = 0x08;
+
+        /// <summary>
+        /// struct procmap_query (104 bytes): <see cref="Size"/> and the in fields set by the caller, the rest filled by
+        /// the kernel. <see cref="VmaNameAddress"/> points at a buffer of <see cref="VmaNameSize"/> bytes for the
+        /// mapping's name (a path, or "[heap]"-style), 0 for none.
+        /// </summary>
+        [SupportedOSPlatform("linux")]
+        [StructLayout(LayoutKind.Sequential)]
+        internal struct ProcmapQuery
+        {
+            internal ulong Size;
+            internal ulong QueryFlags;
+            internal ulong QueryAddress;
+            internal ulong VmaStart;
+            internal ulong VmaEnd;
+            internal ulong VmaFlags;
+            internal ulong VmaPageSize;
+            internal ulong VmaOffset;
+            internal ulong Inode;
+            internal uint DevMajor;
+            internal uint DevMinor;
+            internal uint VmaNameSize;
+            internal uint BuildIdSize;
+            internal ulong VmaNameAddress;
+            internal ulong BuildIdAddress;
+        }
+
+        /// <summary>
+        /// int ioctl(int fd, PROCMAP_QUERY, struct procmap_query *arg): the mapping of one address, answered from the
+        /// process's VMA tree (no walk of /proc/PID/maps, no page tables). ENOTTY before Linux 6.11; ENOENT when no
+        /// mapping holds (or, with COVERING_OR_NEXT_VMA, lies above) the address.
+        /// </summary>
+        [SupportedOSPlatform("linux")]
+        [LibraryImport(Libraries.Libc, EntryPoint = "ioctl", SetLastError = true)]
+        internal static partial int IoctlProcmapQuery(SafeHandle fd, nuint request, ProcmapQuery* query);
+    }
+}

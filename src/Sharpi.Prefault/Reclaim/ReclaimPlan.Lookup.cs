@@ -1,0 +1,97 @@
+using System.Runtime.Versioning;
+
+namespace Sharpi.Prefault;
+
+internal sealed partial class ReclaimPlan
+{
+    /// <summary>
+    /// The plan for regions that lie wholly in read-only shared views of files (an engine's mapping of its weights),
+    /// built from a direct look-up of their mappings (<see cref="MappingQuery"/>) instead of /proc/self/smaps, whose
+    /// read walks the page tables of the whole process: a release then costs what its own bytes cost. Null where any
+    /// piece is something else (unmapped, anonymous, writable, private, hugetlb): the caller builds the smaps plan,
+    /// which can tell what such a piece holds and refuses or skips it as before.
+    /// </summary>
+    /// <remarks>
+    /// A read-only shared file view holds no bytes of its own (no copy-on-write), so the one thing smaps adds for it
+    /// is a lock taken outside a <see cref="LockLease"/> (mlock, mlockall), which the look-up cannot see: while the
+    /// process has locked more than its leases hold (/proc/self/status VmLck, a counter, not a page walk), the smaps
+    /// plan decides. Leases are subtracted here as in <see cref="Build"/>.
+    /// </remarks>
+    [SupportedOSPlatform("linux")]
+    internal static ReclaimPlan? TryBuildFromLookup(MergedRegion[] regions, (nint Start, nint End)[] held, bool useQuery = true)
+    {
+        if (HasLocksOutsideLeases(held))
+        {
+            return null;
+        }
+
+        MappingSnapshot maps = MappingQuery.Read(regions, useQuery);
+        if (maps.Entries.Length == 0)
+        {
+            return null;
+        }
+
+        var plan = new ReclaimPlan();
+        var releasable = new List<MergedRegion>(regions.Length);
+        foreach (MergedRegion r in regions)
+        {
+            foreach (MapPiece p in ProcMaps.Pieces(maps.Entries, r.Start, r.End))
+            {
+                if (p.IsGap || !IsReadOnlySharedFileView(maps.Entries[p.Index]) || maps.IsHugetlb[p.Index])
+                {
+                    return null;
+                }
+
+                plan.SubtractHeld(r with { Start = p.Start, End = p.End }, held, releasable);
+            }
+        }
+
+        // As Build ends: whole pages only.
+        var tooSmall = new List<MergedRegion>();
+        plan.Release = PageRanges.Inward([.. releasable], tooSmall);
+        foreach (MergedRegion r in tooSmall)
+        {
+            plan.Skipped.Add(new RegionFailure(r.DisplayName, r.Start, r.Length, PlatformError.None,
+                "holds no whole page once rounded inward; its pages also hold bytes outside the regions, so they stay"));
+        }
+
+        return plan;
+    }
+
+    private static bool IsReadOnlySharedFileView(ProcMapEntry m) => m.IsFileBacked && m.Shared && !m.Writable;
+
+    /// <summary>True when the process has more memory locked than its leases hold, or when that cannot be read.</summary>
+    private static bool HasLocksOutsideLeases((nint Start, nint End)[] held)
+    {
+        long leased = 0;
+        foreach ((nint start, nint end) in held)
+        {
+            leased += end - start;
+        }
+
+        return LockedBytes() is not long locked || locked > leased;
+    }
+
+    // "VmLck:\t    1024 kB"
+    private static long? LockedBytes()
+    {
+        if (KernelFile.TryReadText("/proc/self/status") is not string status)
+        {
+            return null;
+        }
+
+        int at = status.IndexOf("VmLck:", StringComparison.Ordinal);
+        if (at < 0)
+        {
+            return null;
+        }
+
+        ReadOnlySpan<char> rest = status.AsSpan(at + "VmLck:".Length);
+        int newline = rest.IndexOf('\n');
+        ReadOnlySpan<char> value = (newline < 0 ? rest : rest[..newline]).Trim();
+        int space = value.IndexOf(' ');
+        return long.TryParse(space < 0 ? value : value[..space], System.Globalization.NumberStyles.None, System.Globalization.CultureInfo.InvariantCulture, out long kib)
+            ? kib * 1024
+            : null;
+    }
+}
