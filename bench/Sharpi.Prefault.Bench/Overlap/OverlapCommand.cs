@@ -21,6 +21,13 @@ internal sealed class OverlapCommand
         DefaultValueFactory = _ => 1500,
     };
 
+    private readonly Option<int> _initThreads = new("--init-threads")
+    {
+        Description = "Threads the simulated init's CPU work runs on at once, each doing --init-ms of it (so the init still takes --init-ms " +
+            "when nothing competes); as many as cores keeps every core busy, so a background prefault has none to itself.",
+        DefaultValueFactory = _ => 1,
+    };
+
     private readonly Option<long> _initRead = CommonOptions.SizeOption("--init-read", 0,
         "Bytes the simulated init also reads, cold, from a side file before its CPU work (a tokenizer, a vocabulary, a second model), e.g. 256M; 0: none. " +
         "Shows what the background prefault's disk use costs an init that reads too.");
@@ -45,7 +52,7 @@ internal sealed class OverlapCommand
 
     private readonly Option<bool> _wide = new("--wide")
     {
-        Description = "Print every column (min-max, sweep GiB/s, faults, residency, method) and the full notes; the default keeps to 100 columns.",
+        Description = "Print every column (min-max, init waited, sweep GiB/s, faults, residency, method) and the full notes; the default keeps to 100 columns.",
     };
 
     /// <summary>What the compact table's columns mean, one short line each (<c>--wide</c> prints the full notes).</summary>
@@ -55,7 +62,7 @@ internal sealed class OverlapCommand
         "prefault s: the prefault's time not hidden behind the init; first pass s: the request's own time",
         "first layer done s: from the start of init to the end of the request's first layer",
         "to first request s: from the start of init to the end of the whole request (median of --repeat)",
-        "--wide: every column (min-max, sweep GiB/s, faults, residency, method) and the full notes",
+        "--wide: every column (min-max, init waited, sweep GiB/s, faults, residency, method) and the full notes",
     ];
 
     internal static Command Create()
@@ -65,6 +72,7 @@ internal sealed class OverlapCommand
             "Time to the first request with a simulated engine init: no prefault, Run after init, Start before init, Start with the request walking layers as they become ready (cold file each time).");
         self._common.AddTo(command);
         command.Options.Add(self._initMs);
+        command.Options.Add(self._initThreads);
         command.Options.Add(self._initRead);
         command.Options.Add(self._firstPassThreads);
         command.Options.Add(self._layers);
@@ -88,9 +96,10 @@ internal sealed class OverlapCommand
             int initMs = parse.GetValue(_initMs);
             int firstPassThreads = parse.GetValue(_firstPassThreads);
             int layers = parse.GetValue(_layers);
-            if (initMs < 0 || firstPassThreads < 1 || layers < 1)
+            int initThreads = parse.GetValue(_initThreads);
+            if (initMs < 0 || firstPassThreads < 1 || layers < 1 || initThreads < 1)
             {
-                throw new BenchException("--init-ms must be 0 or more, and --first-pass-threads and --layers at least 1.");
+                throw new BenchException("--init-ms must be 0 or more, and --init-threads, --first-pass-threads and --layers at least 1.");
             }
 
             RequestShape shape = RequestSpec.Parse(parse.GetValue(_request)!);
@@ -118,11 +127,13 @@ internal sealed class OverlapCommand
             }
 
             progress.Begin($"calibrating a {initMs} ms init");
-            SimulatedInit init = SimulatedInit.Calibrate(TimeSpan.FromMilliseconds(initMs), sideFile);
+            SimulatedInit init = SimulatedInit.Calibrate(TimeSpan.FromMilliseconds(initMs), sideFile, initThreads);
 
             var samples = new List<Sample>();
             var notes = new List<string>();
             using FreePageReporting.Suspension? reporting = _common.SuspendPageReporting(parse, notes, progress);
+            string loadBefore = LoadAverage();
+            var readAhead = new SortedSet<string>(StringComparer.Ordinal);
             int step = 0;
             for (int r = 0; r < repeat; r++)
             {
@@ -130,15 +141,23 @@ internal sealed class OverlapCommand
                 {
                     OverlapScenario scenario = OverlapScenario.All[(i + r) % OverlapScenario.All.Count];
                     progress.Begin($"[{++step}/{repeat * OverlapScenario.All.Count}] repetition {r + 1}/{repeat}, cold, {scenario.Name}");
-                    samples.Add(await MeasureAsync(scenario, file, layout, request, init, firstPassThreads).ConfigureAwait(false));
+                    samples.Add(await MeasureAsync(scenario, file, layout, request, init, firstPassThreads, readAhead).ConfigureAwait(false));
                     cancellationToken.ThrowIfCancellationRequested();
                 }
             }
 
             reporting?.Dispose();
+            foreach (string how in readAhead)
+            {
+                notes.Add($"Read-ahead (PrefaultResult.ReadAheadDescription): {how}");
+            }
+
+            notes.Add($"Load average (1, 5, 15 min, /proc/loadavg) before the rows: {loadBefore}; after: {LoadAverage()}; " +
+                "other work on the machine stretches every row alike, so the verdict compares rows within each repetition.");
             progress.Clear();
             string initNote = $"Init: {(sideFile is null ? string.Empty : $"reads {Sizes.Format(sideFile.Length)} of a cold side file (1 MiB reads, one thread), then ")}" +
-                $"{initMs} ms of busy CPU work on one thread (calibrated idle); it takes longer when the prefault competes for the cores or the disk.";
+                $"{initMs} ms of busy CPU work on {(initThreads == 1 ? "one thread" : $"each of {initThreads} threads at once")} (calibrated idle on one thread; " +
+                $"{Environment.ProcessorCount} cores); it takes longer when the prefault competes for the cores or the disk.";
             string requestNote = $"Request: {request.Description}; {firstPassThreads} thread(s), run layer by layer in every row.";
             BenchReport report = BenchReport.Create(CommonOptions.CommandLine(parse, "overlap"), file, repeat,
                 Sample.Summarize(samples, [.. OverlapScenario.All.Select(static s => s.Name)], [CacheState.Cold], file.Length, limitReaders: []),
@@ -154,8 +173,10 @@ internal sealed class OverlapCommand
                 {
                     Legend = Legend,
                     Conditions = [initNote, requestNote, .. notes],
+                    Verdict = Verdict(samples),
                 };
-            _common.Publish(parse, report, $"overlap, {Sizes.Format(file.Length)}, {initMs} ms init", progress, wide: parse.GetValue(_wide));
+            string threads = initThreads == 1 ? string.Empty : $" on {initThreads} threads";
+            _common.Publish(parse, report, $"overlap, {Sizes.Format(file.Length)}, {initMs} ms init{threads}", progress, wide: parse.GetValue(_wide));
             _common.CleanUp(parse, file, progress);
             if (sideFile is not null)
             {
@@ -173,7 +194,8 @@ internal sealed class OverlapCommand
     }
 
     [SupportedOSPlatform("linux")]
-    private static async Task<Sample> MeasureAsync(OverlapScenario scenario, WeightsFile file, ModelLayout layout, RequestPlan request, SimulatedInit init, int firstPassThreads)
+    private static async Task<Sample> MeasureAsync(OverlapScenario scenario, WeightsFile file, ModelLayout layout, RequestPlan request, SimulatedInit init, int firstPassThreads,
+        SortedSet<string> readAhead)
     {
         init.MakeCold();
         var counters = RowCounters.Start(file, CacheState.Cold, device: null);
@@ -183,12 +205,75 @@ internal sealed class OverlapCommand
             row = await scenario.Run(new OverlapRun(mapped, layout, request, init, firstPassThreads, Stopwatch.GetTimestamp())).ConfigureAwait(false);
         }
 
+        if (row.ReadAhead is not null)
+        {
+            readAhead.Add(row.ReadAhead);
+        }
+
         var times = new StrategyTimes(row.PrefaultSeconds, row.Walk.ComputeSeconds, row.Method, row.Walk.Faults);
         return counters.Stop(scenario.Name, CacheState.Cold, times, row.InitSeconds) with
         {
             FirstLayerSeconds = row.Walk.FirstLayerSeconds,
             SweepGibPerSecond = row.SweepGibPerSecond,
+            InitWaitSeconds = row.InitWaitSeconds,
         };
+    }
+
+    /// <summary>
+    /// What the background prefault cost the init and what it saved the request, as ratios taken within each
+    /// repetition (its four rows run back to back, so a machine whose load drifts moves them together), median and
+    /// range over the repetitions: each row's init against no-prefault's, and the start rows' time to first request
+    /// against run-after-init's.
+    /// </summary>
+    private static string Verdict(List<Sample> samples)
+    {
+        string Against(string row, string baseline, Func<Sample, double> figure)
+        {
+            var ratios = new List<double>();
+            for (int r = 0; r + OverlapScenario.All.Count <= samples.Count; r += OverlapScenario.All.Count)
+            {
+                Sample[] repetition = [.. samples.Skip(r).Take(OverlapScenario.All.Count)];
+                double b = figure(repetition.Single(s => s.Strategy == baseline));
+                if (b > 0)
+                {
+                    ratios.Add(figure(repetition.Single(s => s.Strategy == row)) / b);
+                }
+            }
+
+            return ratios.Count == 0 ? $"{row} -"
+                : $"{row} {ResultTable.Ratio(Statistics.Median(ratios))} ({ResultTable.Ratio(ratios.Min())}-{ResultTable.Ratio(ratios.Max())})";
+        }
+
+        string Waited(string row)
+        {
+            double[] waits = [.. samples.Where(s => s.Strategy == row && s.InitWaitSeconds is not null).Select(static s => s.InitWaitSeconds ?? 0)];
+            return waits.Length == 0 ? $"{row} -" : $"{row} {Statistics.Median(waits) * 1000:0} ms ({waits.Min() * 1000:0}-{waits.Max() * 1000:0})";
+        }
+
+        static double Init(Sample s) => s.InitSeconds ?? 0;
+        static double Total(Sample s) => s.TotalSeconds;
+        return "Init's wait for a core, a thread (schedstat; median, range): " +
+            $"{Waited("no-prefault")}, {Waited("start-before-init")}, {Waited("start-layer-by-layer")}, {Waited("run-after-init")}." +
+            Environment.NewLine +
+            "Init against no-prefault's, per repetition (median, range): " +
+            $"{Against("start-before-init", "no-prefault", Init)}, {Against("start-layer-by-layer", "no-prefault", Init)}, {Against("run-after-init", "no-prefault", Init)}." +
+            Environment.NewLine +
+            "Time to first request against run-after-init's: " +
+            $"{Against("start-before-init", "run-after-init", Total)}, {Against("start-layer-by-layer", "run-after-init", Total)}, {Against("no-prefault", "run-after-init", Total)}.";
+    }
+
+    /// <summary>The 1, 5 and 15 minute load averages as /proc/loadavg has them.</summary>
+    private static string LoadAverage()
+    {
+        try
+        {
+            string[] fields = File.ReadAllText("/proc/loadavg").Split(' ');
+            return fields.Length >= 3 ? $"{fields[0]} {fields[1]} {fields[2]}" : "unknown";
+        }
+        catch (IOException)
+        {
+            return "unknown";
+        }
     }
 
     /// <summary>

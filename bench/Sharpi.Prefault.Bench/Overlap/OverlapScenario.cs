@@ -9,8 +9,12 @@ internal sealed record OverlapRun(ColdStartStrategy.MappedFile Mapped, ModelLayo
         OverlapCommand.WalkAsync(Mapped, Request, FirstPassThreads, readiness, Started);
 }
 
-/// <summary>What one overlap row took: the init, the prefault's time not hidden behind it, the sweep's speed, how it brought pages in, the request.</summary>
-internal readonly record struct OverlapTimes(double InitSeconds, double PrefaultSeconds, double? SweepGibPerSecond, string Method, OverlapCommand.RequestWalk Walk);
+/// <summary>
+/// What one overlap row took: the init, how long its threads waited for a core (schedstat), the prefault's time not
+/// hidden behind it, the sweep's speed, how it brought pages in, the request, and the library's read-ahead description.
+/// </summary>
+internal readonly record struct OverlapTimes(double InitSeconds, double InitWaitSeconds, double PrefaultSeconds, double? SweepGibPerSecond, string Method,
+    OverlapCommand.RequestWalk Walk, string? ReadAhead = null);
 
 /// <summary>
 /// One place for the prefault around the engine's init, as coldstart's <see cref="ColdStartStrategy"/> rows are: no
@@ -24,26 +28,27 @@ internal sealed record OverlapScenario(string Name, Func<OverlapRun, Task<Overla
     [
         new("no-prefault", static async run =>
         {
-            double init = run.Init.Run();
-            return new OverlapTimes(init, 0, null, "none", await run.WalkAsync().ConfigureAwait(false));
+            double init = run.Init.Run(out double waited);
+            return new OverlapTimes(init, waited, 0, null, "none", await run.WalkAsync().ConfigureAwait(false));
         }),
         new("run-after-init", static async run =>
         {
-            double init = run.Init.Run();
+            double init = run.Init.Run(out double waited);
             long prefaultStarted = Stopwatch.GetTimestamp();
             PrefaultResult result = MmapPrefault.Run([run.Mapped.Region]);
             double prefault = Stopwatch.GetElapsedTime(prefaultStarted).TotalSeconds;
-            return new OverlapTimes(init, prefault, result.GiBPerSecond, PrefaultMethodNames.Of(result.Method), await run.WalkAsync().ConfigureAwait(false));
+            return new OverlapTimes(init, waited, prefault, result.GiBPerSecond, PrefaultMethodNames.Of(result.Method), await run.WalkAsync().ConfigureAwait(false),
+                result.ReadAheadDescription);
         }),
         new("start-before-init", static async run =>
         {
             await using PrefaultHandle handle = MmapPrefault.Start([run.Mapped.Region]);
-            run.Init.Run();
+            run.Init.Run(out double waited);
             double init = Stopwatch.GetElapsedTime(run.Started).TotalSeconds;
             PrefaultResult result = await handle.Completion.ConfigureAwait(false);
             double prefault = Stopwatch.GetElapsedTime(run.Started).TotalSeconds - init;
             string method = $"{PrefaultMethodNames.Of(result.Method)} in the background ({result.Elapsed.TotalSeconds:0.00} s)";
-            return new OverlapTimes(init, prefault, result.GiBPerSecond, method, await run.WalkAsync().ConfigureAwait(false));
+            return new OverlapTimes(init, waited, prefault, result.GiBPerSecond, method, await run.WalkAsync().ConfigureAwait(false), result.ReadAheadDescription);
         }),
         new("start-layer-by-layer", static async run =>
         {
@@ -53,12 +58,12 @@ internal sealed record OverlapScenario(string Name, Func<OverlapRun, Task<Overla
             // From the row's start, as start-before-init counts it: Start's own time (the gate, the plan) is the
             // engine's too. init.Run() alone left it out of the total but not out of the first layer's time, so the
             // first layer could end after the whole request.
-            run.Init.Run();
+            run.Init.Run(out double waited);
             double init = Stopwatch.GetElapsedTime(run.Started).TotalSeconds;
             OverlapCommand.RequestWalk walk = await run.WalkAsync(handle).ConfigureAwait(false);
             PrefaultResult result = await handle.Completion.ConfigureAwait(false);
             string method = $"{PrefaultMethodNames.Of(result.Method)} in the background ({result.Elapsed.TotalSeconds:0.00} s), {run.Layout.Layers.Count} regions";
-            return new OverlapTimes(init, walk.WaitSeconds, result.GiBPerSecond, method, walk);
+            return new OverlapTimes(init, waited, walk.WaitSeconds, result.GiBPerSecond, method, walk, result.ReadAheadDescription);
         }),
     ];
 }

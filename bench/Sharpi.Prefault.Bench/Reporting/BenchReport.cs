@@ -185,6 +185,9 @@ internal sealed record ResultRow
 
     /// <summary>Overlap rows with a prefault only: the sweep's own throughput, its bytes over its elapsed time.</summary>
     public double? SweepGibPerSecond { get; init; }
+
+    /// <summary>Overlap rows: how long the init's threads waited for a core, on average a thread (schedstat's run-queue wait).</summary>
+    public double? InitWaitSeconds { get; init; }
 }
 
 [JsonSourceGenerationOptions(PropertyNamingPolicy = JsonKnownNamingPolicy.CamelCase, WriteIndented = true, DefaultIgnoreCondition = JsonIgnoreCondition.WhenWritingNull)]

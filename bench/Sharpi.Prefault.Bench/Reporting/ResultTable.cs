@@ -14,7 +14,7 @@ internal static class ResultTable
         ["strategy", "cache", "load s", "first request s", "to first done s", "x warm", "x limit"];
 
     private static readonly string[] OverlapHeaders =
-        ["scenario", "cache", "init s", "prefault s", "first pass s", "first layer done s", "time to first request s", "min-max s", "sweep GiB/s", "minor faults", "major faults", "cached before", "cached after", "method"];
+        ["scenario", "cache", "init s", "init waited s", "prefault s", "first pass s", "first layer done s", "time to first request s", "min-max s", "sweep GiB/s", "minor faults", "major faults", "cached before", "cached after", "method"];
 
     /// <summary>The overlap columns that fit 100 characters (without <c>--wide</c>); every row is cold, so no cache column.</summary>
     private static readonly string[] OverlapCompactHeaders =
@@ -119,7 +119,7 @@ internal static class ResultTable
 
     private static string[] OverlapCells(ResultRow r) =>
     [
-        r.Strategy, r.Cache, Seconds(r.InitSeconds ?? 0), Seconds(r.Seconds), Seconds(r.FirstPassSeconds),
+        r.Strategy, r.Cache, Seconds(r.InitSeconds ?? 0), Optional(r.InitWaitSeconds), Seconds(r.Seconds), Seconds(r.FirstPassSeconds),
         r.FirstLayerSeconds is double firstLayer ? Seconds(firstLayer) : "-", Seconds(r.TotalSeconds),
         $"{Seconds(r.MinTotalSeconds)}-{Seconds(r.MaxTotalSeconds)}", r.SweepGibPerSecond is double sweep ? Number(sweep, "0.00") : "-",
         Count(r.MinorFaults), Count(r.MajorFaults),

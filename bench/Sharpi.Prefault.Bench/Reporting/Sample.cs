@@ -24,6 +24,9 @@ internal sealed record Sample(string Strategy, CacheState Cache, StrategyTimes T
     /// <inheritdoc cref="ResultRow.SweepGibPerSecond"/>
     internal double? SweepGibPerSecond { get; init; }
 
+    /// <inheritdoc cref="ResultRow.InitWaitSeconds"/>
+    internal double? InitWaitSeconds { get; init; }
+
     /// <inheritdoc cref="ResultRow.CreateSeconds"/>
     internal double? CreateSeconds { get; init; }
 
@@ -175,6 +178,7 @@ internal sealed record Sample(string Strategy, CacheState Cache, StrategyTimes T
             Host = runs[0].Times.Host,
             FirstLayerSeconds = runs[0].FirstLayerSeconds is null ? null : Statistics.Median(runs.Select(static s => s.FirstLayerSeconds ?? 0)),
             SweepGibPerSecond = runs[0].SweepGibPerSecond is null ? null : Statistics.Median(runs.Select(static s => s.SweepGibPerSecond ?? 0)),
+            InitWaitSeconds = runs[0].InitWaitSeconds is null ? null : Statistics.Median(runs.Select(static s => s.InitWaitSeconds ?? 0)),
             SettleSeconds = runs.All(static s => s.SettleSeconds is not null) ? Statistics.Median(runs.Select(static s => s.SettleSeconds!.Value)) : null,
         };
     }

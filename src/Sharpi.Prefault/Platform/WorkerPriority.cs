@@ -6,7 +6,8 @@ namespace Sharpi.Prefault;
 /// <summary>
 /// Gives a sweep thread the priority its caller asked for. <see cref="Thread.Priority"/> does nothing on Linux for
 /// an unprivileged process (the thread's nice value stays 0), so a below-normal priority also raises the thread's own
-/// nice value there with <c>setpriority(PRIO_PROCESS, tid)</c>, which needs no privilege.
+/// nice value there with <c>setpriority(PRIO_PROCESS, tid)</c>, which needs no privilege (and cannot be undone without
+/// it: a thread that yields keeps yielding until it ends). Which thread gets which priority is <see cref="SweepThreads"/>'s.
 /// </summary>
 /// <remarks>
 /// The workers keep the default I/O priority: a lower one (<c>ioprio_set</c>, idle class or best-effort 7) did not

@@ -77,12 +77,24 @@ internal sealed unsafe class ChunkSweep : IChunkSweep
     /// the bytes that came in: all of them, or those before the first page that could not (the rest recorded as the
     /// region's failure).
     /// </summary>
-    public long SweepChunk(int region, nint start, nint end)
+    public long SweepChunk(int region, nint start, nint end) => SweepChunk(region, start, end, readAhead: false);
+
+    /// <inheritdoc cref="SweepChunk(int, nint, nint)"/>
+    /// <param name="region">The region's index.</param>
+    /// <param name="start">The chunk's first byte.</param>
+    /// <param name="end">The chunk's end.</param>
+    /// <param name="readAhead">A background sweep's reader asked for the chunk's file bytes already (<see cref="ReadAhead"/>).</param>
+    public long SweepChunk(int region, nint start, nint end, bool readAhead)
     {
         if (_populate && OperatingSystem.IsLinux())
         {
-            // A staging view's range, or exactly the chunk's file bytes, come in first (see FileStaging).
-            _staging?.Read(start, end);
+            // A staging view's range, or exactly the chunk's file bytes, come in first (see FileStaging), unless the
+            // reader asked for them already.
+            if (!readAhead)
+            {
+                _staging?.Read(start, end);
+            }
+
             nint populated = Populate(start, end, region);
             if (populated == start)
             {
@@ -107,6 +119,18 @@ internal sealed unsafe class ChunkSweep : IChunkSweep
         }
 
         return touched - start;
+    }
+
+    /// <summary>
+    /// A background sweep's reader: asks for the chunk's file bytes (<see cref="FileStaging.ReadAhead"/>) at the
+    /// reader's priority, before a worker maps them at its own. Nothing where the chunks are touched (no populate).
+    /// </summary>
+    public void ReadAhead(int region, nint start, nint end)
+    {
+        if (_populate && OperatingSystem.IsLinux())
+        {
+            _staging?.ReadAhead(start, end);
+        }
     }
 
     /// <summary>The failures, one per region that had any, once no chunk is being swept any more.</summary>

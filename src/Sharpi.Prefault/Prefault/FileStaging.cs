@@ -50,6 +50,7 @@ internal sealed unsafe class FileStaging : IDisposable
     private readonly nint[] _viewDelta;          // per mapping: view address minus engine address; 0 without a view
     private readonly nint[] _stagedEnd;          // per mapping: the engine address where the file's bytes end
     private readonly bool[] _exact;              // per mapping: read its chunks exactly
+    private readonly bool[] _advised;            // per mapping: given the huge-page advice
     private readonly nint[] _window;             // per mapping read exactly: the bytes one WILLNEED reads on its device
     private List<(nint Address, nuint Length)>? _views; // made with the first view: most runs map none, and the list is compiled at the first call
 
@@ -59,6 +60,7 @@ internal sealed unsafe class FileStaging : IDisposable
         _viewDelta = new nint[maps.Length];
         _stagedEnd = new nint[maps.Length];
         _exact = new bool[maps.Length];
+        _advised = new bool[maps.Length];
         _window = new nint[maps.Length];
     }
 
@@ -137,6 +139,8 @@ internal sealed unsafe class FileStaging : IDisposable
                 if (HugePageAdvice.Advise(m))
                 {
                     staging.HugePageAdvisedBytes += m.End - m.Start;
+                    staging._advised[i] = true;
+                    staging._stagedEnd[i] = m.End;
                 }
             }
             else if (whole && m.Writable && thp && read && !m.IsDeleted)
@@ -196,9 +200,21 @@ internal sealed unsafe class FileStaging : IDisposable
     /// the staging views' ranges, or asks for exactly those bytes (WILLNEED). Allocates nothing; safe on any thread.
     /// </summary>
     [SupportedOSPlatform("linux")]
-    internal void Read(nint start, nint end)
+    internal void Read(nint start, nint end) => Read(start, end, populateAdvised: false);
+
+    /// <summary>
+    /// What a background sweep's reader asks for ahead of the workers (<see cref="StrideSweep.ExecuteBehindReadAhead"/>):
+    /// <see cref="Read(nint, nint)"/>, and on the mappings given the huge-page advice, the populate itself, which
+    /// reads 2 MiB folios and maps each with one entry (no read-ahead call reads large folios: WILLNEED would leave
+    /// 4 KiB ones). Allocates nothing; safe on any thread; failures are left to the workers' populate to report.
+    /// </summary>
+    [SupportedOSPlatform("linux")]
+    internal void ReadAhead(nint start, nint end) => Read(start, end, populateAdvised: true);
+
+    [SupportedOSPlatform("linux")]
+    private void Read(nint start, nint end, bool populateAdvised)
     {
-        if (ViewCount == 0 && ExactMappingCount == 0)
+        if (ViewCount == 0 && ExactMappingCount == 0 && !(populateAdvised && HugePageAdvisedBytes > 0))
         {
             return;
         }
@@ -212,7 +228,11 @@ internal sealed unsafe class FileStaging : IDisposable
                 continue;
             }
 
-            if (_viewDelta[i] != 0)
+            if (populateAdvised && _advised[i])
+            {
+                _ = Interop.Libc.Madvise((void*)Pages.Floor(from), (nuint)(Pages.Ceiling(to) - Pages.Floor(from)), Interop.LinuxConstants.MADV_POPULATE_READ);
+            }
+            else if (_viewDelta[i] != 0)
             {
                 nint viewStart = Pages.Floor(from + _viewDelta[i]);
                 nint viewEnd = Pages.Ceiling(to + _viewDelta[i]);

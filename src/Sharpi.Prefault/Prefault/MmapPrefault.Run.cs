@@ -30,7 +30,7 @@ public static partial class MmapPrefault
     {
         RegionSet.Validate(regions, nameof(regions));
         options ??= PrefaultOptions.Default;
-        return Execute(regions, options, options.WorkerPriorityFor(isBackground: false), readiness: null, cancellationToken);
+        return Execute(regions, options, SweepThreads.ForRun(options), readiness: null, cancellationToken);
     }
 
     /// <summary>
@@ -38,7 +38,7 @@ public static partial class MmapPrefault
     /// budget -> mechanism -> sweep -> result. Shared by Run and Start (which passes <paramref name="readiness"/> to learn
     /// when each region is done, and its own token, linked to the caller's); each step is one named call.
     /// </summary>
-    internal static PrefaultResult Execute(ReadOnlySpan<PrefaultRegion> regions, PrefaultOptions options, ThreadPriority priority, RegionReadiness? readiness,
+    internal static PrefaultResult Execute(ReadOnlySpan<PrefaultRegion> regions, PrefaultOptions options, SweepThreads threads, RegionReadiness? readiness,
         CancellationToken cancellationToken)
     {
         var run = new RunContext(options, Stopwatch.GetTimestamp(), readiness, cancellationToken);
@@ -81,7 +81,7 @@ public static partial class MmapPrefault
         SweepOutcome sweep;
         using (SweepMechanism mechanism = SweepMechanism.Choose(work, options, run.Log))
         {
-            sweep = Sweep(work, mechanism, run, priority);
+            sweep = Sweep(work, mechanism, run, threads);
         }
 
         // 6. What stayed resident (under memory pressure, less than was swept), then the result, its log lines and
@@ -119,7 +119,7 @@ public static partial class MmapPrefault
     private static MemoryFigures MemoryFor(PrefaultMode mode, RamGate gate) =>
         mode == PrefaultMode.Auto && gate == RamGate.FitsInRam ? MemoryFigures.Current() : default;
 
-    private static SweepOutcome Sweep(PrefaultPlan plan, SweepMechanism mechanism, RunContext run, ThreadPriority priority)
+    private static SweepOutcome Sweep(PrefaultPlan plan, SweepMechanism mechanism, RunContext run, SweepThreads threadPlan)
     {
         PrefaultOptions options = run.Options;
         MergedRegion[] regions = mechanism.ChecksBeforeTouch ? TouchSafety.Filter(plan.Ranges, plan.Maps, run.Failures) : plan.Ranges;
@@ -142,8 +142,11 @@ public static partial class MmapPrefault
         var sweep = new StrideSweep(regions, options.ChunkSize, chunks, regionDone, run.CancellationToken, options.Clock);
         ProgressReporter? progress = options.Progress is null ? null : new ProgressReporter(options.Progress, sweep.BytesTotal, options.Label, run.Log);
 
-        // Where everything is resident already, only page tables are left to fill: often less than starting a thread.
-        int threads = sweep.Execute(options.MaxDegreeOfParallelism, priority, progress, helpersOnDemand: plan.BytesNeeded == 0);
+        // Where the run reads in windows, Start reads ahead of its sweep (SweepThreads). Where everything is resident
+        // already, only page tables are left to fill: often less than starting a thread.
+        int threads = threadPlan.ReadsAhead && mechanism.ReadsInWindows
+            ? sweep.ExecuteBehindReadAhead(threadPlan.Helpers, threadPlan.HelperPriority, threadPlan.ReadAheadBytes, progress)
+            : sweep.Execute(threadPlan.Threads, threadPlan.Priority, progress, helpersOnDemand: plan.BytesNeeded == 0);
         chunks.CollectFailures(run.Failures);
         if (chunks.SpansSampled > 0)
         {

@@ -32,11 +32,11 @@ public sealed class PrefaultHandle : IDisposable, IAsyncDisposable
         _readiness = new RegionReadiness(regions.Length);
         _callerRegistration = cancellationToken.UnsafeRegister(static handle => ((PrefaultHandle)handle!).Cancel(), this);
 
-        ThreadPriority priority = options.WorkerPriorityFor(isBackground: true);
+        SweepThreads threads = SweepThreads.ForStart(options);
         var thread = new Thread(() =>
         {
-            WorkerPriority.ApplyToCurrentThread(priority);
-            Sweep(regions, options, priority);
+            WorkerPriority.ApplyToCurrentThread(threads.Priority);
+            Sweep(regions, options, threads);
         })
         {
             IsBackground = true,
@@ -53,7 +53,7 @@ public sealed class PrefaultHandle : IDisposable, IAsyncDisposable
             // load, so it runs here, on the caller's thread (at its priority), and the handle is complete on return.
             _thread = Thread.CurrentThread;
             Log.BackgroundThreadUnavailable(options.Logger ?? NullLogger.Instance, options.Label);
-            Sweep(regions, options, ThreadPriority.Normal);
+            Sweep(regions, options, SweepThreads.ForRun(options) with { Priority = ThreadPriority.Normal });
         }
     }
 
@@ -140,12 +140,12 @@ public sealed class PrefaultHandle : IDisposable, IAsyncDisposable
         _cancel.Dispose();
     }
 
-    private void Sweep(PrefaultRegion[] regions, PrefaultOptions options, ThreadPriority priority)
+    private void Sweep(PrefaultRegion[] regions, PrefaultOptions options, SweepThreads threads)
     {
         PrefaultResult result;
         try
         {
-            result = MmapPrefault.Execute(regions, options, priority, _readiness, _cancel.Token);
+            result = MmapPrefault.Execute(regions, options, threads, _readiness, _cancel.Token);
         }
 #pragma warning disable CA1031 // A throw on this thread would end the process; the engine gets a result instead.
         catch (Exception ex)

@@ -57,7 +57,9 @@ public sealed record PrefaultOptions
     /// disk far more than it computes; on a cold 2 GiB file, 2 cores, 2 threads populated at 1.4-2.6 GiB/s and 4 to 16
     /// threads at 2.9-3.0 GiB/s). A sweep starts
     /// no more threads than it has chunks, nor more than eight per processor (at least the default), whatever is asked:
-    /// past that, threads only wait on the same disk. <see cref="PrefaultResult.Threads"/> says how many swept.
+    /// past that, threads only wait on the same disk. <see cref="MmapPrefault.Start(IReadOnlyList{PrefaultRegion}, PrefaultOptions?, CancellationToken)"/>,
+    /// where it reads in read-ahead windows, runs no more than its background thread and one helper per processor.
+    /// <see cref="PrefaultResult.Threads"/> says how many swept.
     /// </summary>
     /// <exception cref="ArgumentOutOfRangeException">The value is less than 1.</exception>
     public int MaxDegreeOfParallelism
@@ -94,8 +96,9 @@ public sealed record PrefaultOptions
     /// Priority of the sweep's worker threads; null (the default) for the entry point's own:
     /// <see cref="ThreadPriority.Normal"/> for <see cref="MmapPrefault.Run(IReadOnlyList{PrefaultRegion}, PrefaultOptions?, CancellationToken)"/>,
     /// <see cref="ThreadPriority.BelowNormal"/> for <see cref="MmapPrefault.Start(IReadOnlyList{PrefaultRegion}, PrefaultOptions?, CancellationToken)"/>,
-    /// so a background prefault does not starve the init work it overlaps (set <see cref="ThreadPriority.Normal"/> to
-    /// have it compete). On Linux, where <see cref="Thread.Priority"/> alone changes nothing without privileges, a
+    /// with its helpers at <see cref="ThreadPriority.Lowest"/> where it reads in read-ahead windows (see Start), so a
+    /// background prefault does not starve the init work it overlaps. Set, it applies to every thread of the sweep
+    /// (set <see cref="ThreadPriority.Normal"/> to have it compete). On Linux, where <see cref="Thread.Priority"/> alone changes nothing without privileges, a
     /// below-normal priority also raises each worker's nice value (10 for <see cref="ThreadPriority.BelowNormal"/>, 19
     /// for <see cref="ThreadPriority.Lowest"/>).
     /// </summary>
@@ -130,14 +133,6 @@ public sealed record PrefaultOptions
 
     /// <summary>Receives bytes done/total at most about ten times a second, and once at the end. Called on a worker thread.</summary>
     public IProgress<PrefaultProgress>? Progress { get => _progress.Value; init => _progress = new(value); }
-
-    /// <summary>
-    /// The one place a run's worker priority is worked out: the caller's (<see cref="WorkerPriority"/>)
-    /// when set, else the entry point's default: below normal for a background prefault (<c>Start</c>), whose sweep
-    /// waits on the disk while the init work it overlaps should win the CPU; normal for <c>Run</c>, which the caller waits on.
-    /// </summary>
-    internal ThreadPriority WorkerPriorityFor(bool isBackground) =>
-        WorkerPriority ?? (isBackground ? ThreadPriority.BelowNormal : ThreadPriority.Normal);
 
     // The logger and the progress sink are attachments, not settings: no part of Equals, GetHashCode or ToString.
     private bool PrintMembers(StringBuilder builder)

@@ -26,6 +26,8 @@ internal sealed class StrideSweep
     private readonly TimeProvider _clock;
     private long _nextChunk = -1;
     private long _bytesDone;
+    private long _chunksSwept;  // chunks whose sweep returned
+    private long _readAheadEnd; // chunks below it were read ahead (ExecuteBehindReadAhead)
 
     /// <param name="regions">The regions, in the order they should become resident.</param>
     /// <param name="chunkSize">Bytes per chunk (whole pages).</param>
@@ -126,6 +128,58 @@ internal sealed class StrideSweep
         return helpers.Count + 1;
     }
 
+    /// <summary>
+    /// A background sweep: the calling thread, at its own priority, asks for each chunk's file bytes in the chunks'
+    /// order (<see cref="IChunkSweep.ReadAhead"/>: the device reads while the engine's init computes), never more than
+    /// <paramref name="aheadBytes"/> (at least one chunk) ahead of the chunks swept, and sweeps the next chunk itself
+    /// whenever it may read no further; <paramref name="helpers"/> more threads at <paramref name="helperPriority"/>
+    /// sweep chunks in the same order where the cores have time for them. A thread that reaches a chunk not read
+    /// ahead yet reads it itself. Returns when every thread has stopped, so nothing touches the regions after this
+    /// returns. Cancelled, it starts no further thread.
+    /// </summary>
+    /// <returns>The number of threads that swept, the calling thread included.</returns>
+    internal int ExecuteBehindReadAhead(int helpers, ThreadPriority helperPriority, long aheadBytes, ProgressReporter? progress)
+    {
+        long aheadChunks = Math.Max(1, aheadBytes / _chunkSize);
+        long nextRead = 0;
+        List<Thread>? started = null;
+        while (!_token.IsCancellationRequested)
+        {
+            // Chunks a thread took already are read by that thread: never read behind the sweep.
+            nextRead = Math.Max(nextRead, Volatile.Read(ref _nextChunk) + 1);
+            if (nextRead < ChunkCount && nextRead - Volatile.Read(ref _chunksSwept) < aheadChunks)
+            {
+                (int region, nint start, nint end) = ChunkRange(nextRead);
+                _chunks.ReadAhead(region, start, end);
+                Volatile.Write(ref _readAheadEnd, ++nextRead);
+            }
+            else if (!SweepNext(progress))
+            {
+                break;
+            }
+
+            // The helpers start once the first chunk is asked for, so none of them reads one at its own priority.
+            if (started is null)
+            {
+                started = new List<Thread>(helpers);
+                StartHelpers((int)Math.Clamp(Math.Min(Math.Min(helpers, MaxThreads - 1), ChunkCount - 1), 0, int.MaxValue), helperPriority, started);
+            }
+        }
+
+        started ??= [];
+        foreach (Thread helper in started)
+        {
+            // The calling thread keeps reporting progress while the others finish their last chunks.
+            while (!helper.Join(100))
+            {
+                progress?.Report(BytesDone);
+            }
+        }
+
+        progress?.Complete(BytesDone);
+        return started.Count + 1;
+    }
+
     /// <summary>Chunks not yet handed out.</summary>
     private long ChunksLeft => Math.Max(0, ChunkCount - (Volatile.Read(ref _nextChunk) + 1));
 
@@ -182,16 +236,25 @@ internal sealed class StrideSweep
 
     private void SweepChunk(long chunk)
     {
+        (int region, nint start, nint end) = ChunkRange(chunk);
+        Interlocked.Add(ref _bytesDone, _chunks.SweepChunk(region, start, end, readAhead: chunk < Volatile.Read(ref _readAheadEnd)));
+        if (Interlocked.Decrement(ref _chunksLeft[region]) == 0)
+        {
+            _regionDone?.Invoke(region);
+        }
+
+        Interlocked.Increment(ref _chunksSwept);
+    }
+
+    /// <summary>The region of <paramref name="chunk"/> and the chunk's bytes in it.</summary>
+    private (int Region, nint Start, nint End) ChunkRange(long chunk)
+    {
         int region = RegionOf(chunk);
         MergedRegion r = _regions[region];
         nint chunkStart = Pages.Floor(r.Start) + (nint)((chunk - _firstChunk[region]) * _chunkSize);
         nint start = chunkStart > r.Start ? chunkStart : r.Start;
         nint end = chunkStart + (nint)_chunkSize < r.End ? chunkStart + (nint)_chunkSize : r.End;
-        Interlocked.Add(ref _bytesDone, _chunks.SweepChunk(region, start, end));
-        if (Interlocked.Decrement(ref _chunksLeft[region]) == 0)
-        {
-            _regionDone?.Invoke(region);
-        }
+        return (region, start, end);
     }
 
     /// <summary>The region holding <paramref name="chunk"/>: a binary search over the regions' first chunks.</summary>
@@ -218,6 +281,12 @@ internal sealed class StrideSweep
 /// <summary>What the sweep does to one chunk (<see cref="StrideSweep"/> schedules, this sweeps): called on any sweep thread, many at once.</summary>
 internal interface IChunkSweep
 {
-    /// <summary>Sweeps [<paramref name="start"/>, <paramref name="end"/>) of region <paramref name="region"/>; returns the bytes brought in, for progress.</summary>
-    long SweepChunk(int region, nint start, nint end);
+    /// <summary>
+    /// Sweeps [<paramref name="start"/>, <paramref name="end"/>) of region <paramref name="region"/>; returns the bytes
+    /// brought in, for progress. <paramref name="readAhead"/>: <see cref="ReadAhead"/> ran for this chunk already.
+    /// </summary>
+    long SweepChunk(int region, nint start, nint end, bool readAhead);
+
+    /// <summary>Asks for the file bytes of a chunk before its sweep, without waiting for them (a background sweep's reader).</summary>
+    void ReadAhead(int region, nint start, nint end);
 }

@@ -34,6 +34,12 @@ internal sealed record SweepMechanism(PrefaultMethod Method, bool HintsFirst, bo
     /// <summary>Chunks are swept at all (not for a hint alone).</summary>
     internal bool SweepsChunks => Method != PrefaultMethod.Hint;
 
+    /// <summary>
+    /// Some of the file bytes come in through read-ahead windows (4 KiB folios, <see cref="FileStaging.WindowedBytes"/>),
+    /// CPU work in the kernel for every page: where a background sweep reads them ahead of its mapping (<see cref="SweepThreads"/>).
+    /// </summary>
+    internal bool ReadsInWindows => Staging is { WindowedBytes: > 0 };
+
     /// <summary>A touch cannot fail softly: only pages that are mapped, readable and inside the file are swept (<see cref="TouchSafety"/>).</summary>
     internal bool ChecksBeforeTouch => Method == PrefaultMethod.Touch;
 

@@ -12,23 +12,46 @@ public sealed class WorkerPriorityTests
     private const long MiB = TestFile.MiB;
 
     [LinuxFact]
-    public void Start_OnLinux_RunsEveryWorkerAtAHigherNiceValue()
+    public void Start_ReadingInWindows_ReadsAheadAtNiceTen_AndSweepsBesideItAtNiceNineteen_OnNoMoreHelpersThanCores()
     {
-        // Thread.Priority alone leaves an unprivileged thread at nice 0 on Linux; the workers must really yield.
-        List<int> nices = WorkerNicesDuringStart(workerPriority: null);
+        // Thread.Priority alone leaves an unprivileged thread at nice 0 on Linux; the threads must really yield. Where
+        // the run reads in windows (no huge-page advice), the background thread (the one that reports) reads ahead at
+        // nice 10, and the helpers beside it, at most one per processor, sweep at nice 19: an init that keeps every
+        // core busy loses little to them. Before, every thread ran at nice 10, max(8, cores) of them.
+        (List<int> reader, List<(string Task, int Nice, int Policy)> others) = ThreadsDuringStart(workerPriority: null, hugePages: false);
 
-        Assert.NotEmpty(nices);
-        Assert.All(nices, nice => Assert.Equal(WorkerPriority.BelowNormalNice, nice));
+        Assert.NotEmpty(reader);
+        Assert.All(reader, nice => Assert.Equal(WorkerPriority.BelowNormalNice, nice));
+        List<string> helpers = [.. others.Select(o => o.Task).Distinct()];
+        Assert.NotEmpty(helpers);
+        Assert.InRange(helpers.Count, 1, Environment.ProcessorCount);
+        Assert.All(others, o => Assert.Equal((WorkerPriority.LowestNice, ThreadScheduling.Other), (o.Nice, o.Policy)));
     }
 
-    [LinuxFact]
-    public void Start_AskedForNormal_RunsEveryWorkerAtNormal()
+    [HugePageRunFact]
+    public void Start_WithTwoMiBFolios_SweepsOnEveryThreadAtNiceTen()
+    {
+        // With the huge-page advice the sweep costs the CPU next to nothing: Start keeps its parallel sweep, every thread
+        // below normal (see SweepThreads).
+        (List<int> reader, List<(string Task, int Nice, int Policy)> others) = ThreadsDuringStart(workerPriority: null, hugePages: true);
+
+        Assert.NotEmpty(reader);
+        Assert.All(reader, nice => Assert.Equal(WorkerPriority.BelowNormalNice, nice));
+        Assert.NotEmpty(others);
+        Assert.All(others, o => Assert.Equal((WorkerPriority.BelowNormalNice, ThreadScheduling.Other), (o.Nice, o.Policy)));
+    }
+
+    [LinuxTheory]
+    [InlineData(false)]
+    [InlineData(true)]
+    public void Start_AskedForNormal_RunsEveryThreadAtNormal(bool hugePages)
     {
         // Normal used to mean "not set", so Start could not be asked for it: its workers went below normal anyway.
-        List<int> nices = WorkerNicesDuringStart(ThreadPriority.Normal);
+        (List<int> reader, List<(string Task, int Nice, int Policy)> others) = ThreadsDuringStart(ThreadPriority.Normal, hugePages);
 
-        Assert.NotEmpty(nices);
-        Assert.All(nices, nice => Assert.Equal(0, nice));
+        Assert.NotEmpty(reader);
+        Assert.All(reader, nice => Assert.Equal(0, nice));
+        Assert.All(others, o => Assert.Equal((0, ThreadScheduling.Other), (o.Nice, o.Policy)));
     }
 
     [IoThrottleFact]
@@ -54,23 +77,34 @@ public sealed class WorkerPriorityTests
     private static int[] Nices(string list) =>
         [.. list.Split(',', StringSplitOptions.RemoveEmptyEntries).Select(n => int.Parse(n, System.Globalization.CultureInfo.InvariantCulture))];
 
-    /// <summary>The nice values of the sweep threads, read at each progress report of a Start over a 64 MiB file (2 workers, 1 MiB chunks).</summary>
-    private static List<int> WorkerNicesDuringStart(ThreadPriority? workerPriority)
+    /// <summary>
+    /// What a Start over a cold 256 MiB file (1 MiB chunks; with or without the huge-page advice) runs on, read at each
+    /// progress report: the reporting thread's nice value (the background thread), and every other thread of the
+    /// sweep's with its policy. Reports come from the background thread, and on a busy machine the helpers may have
+    /// swept the rest and ended before one comes, so the Start is made again on the file evicted anew (up to five
+    /// times) until the other threads show.
+    /// </summary>
+    private static (List<int> Reader, List<(string Task, int Nice, int Policy)> Others) ThreadsDuringStart(ThreadPriority? workerPriority, bool hugePages)
     {
-        using TestFile file = TestFile.Create(64 * MiB);
-        using MappedFile map = file.Map();
-        var nices = new List<int>();
+        using TestFile file = TestFile.Create(256 * MiB);
+        var reader = new List<int>();
+        var others = new List<(string Task, int Nice, int Policy)>();
         var progress = new CallbackProgress(_ =>
         {
-            lock (nices)
-            {
-                nices.AddRange(ThreadNices.OfSweepThreads());
-            }
+            string self = ThreadScheduling.CurrentTask();
+            reader.Add(ThreadScheduling.OfCurrent().Nice);
+            others.AddRange(ThreadScheduling.Named("Sharpi.Prefault").Where(t => t.Task != self));
         });
 
-        using PrefaultHandle handle = MmapPrefault.Start([map.Region()],
-            PrefaultOptions.Default with { Progress = progress, ChunkSize = 1 * MiB, MaxDegreeOfParallelism = 2, WorkerPriority = workerPriority });
-        handle.Completion.GetAwaiter().GetResult();
-        return nices;
+        for (int attempt = 0; attempt < 5 && others.Count == 0; attempt++)
+        {
+            file.Evict(); // unmapped first (the last attempt's view is gone), so the file is cold again
+            using MappedFile map = file.Map();
+            using PrefaultHandle handle = MmapPrefault.Start([map.Region()],
+                PrefaultOptions.Default with { Progress = progress, ChunkSize = 1 * MiB, WorkerPriority = workerPriority, IsHugePageAdviceEnabled = hugePages });
+            handle.Completion.GetAwaiter().GetResult();
+        }
+
+        return (reader, others);
     }
 }

@@ -78,6 +78,47 @@ public sealed class MmapPrefaultStartTests
     }
 
     [LinuxFact]
+    public async Task WhenReady_CompletesEachRegion_WithEveryPageMappedHere_NotMerelyReadAhead()
+    {
+        // Reading in windows (no huge-page advice), Start's background thread asks for the file's bytes ahead of the
+        // sweep (into the page cache), and the sweep maps them: a region is ready once its pages are in this process's
+        // page table (pagemap), which the page cache alone (what Residency sees) does not prove. 2 MiB chunks, so the
+        // reads run up to 64 chunks ahead.
+        using TestFile file = TestFile.Create(64 * MiB);
+        using MappedFile map = file.Map();
+        PrefaultRegion[] layers = [.. Enumerable.Range(0, 8).Select(i => map.Region(i * 8 * MiB, 8 * MiB, $"blk.{i}"))];
+        var mappedWhenReady = new int[layers.Length];
+
+        await using PrefaultHandle handle = MmapPrefault.Start(layers, PrefaultOptions.Default with { ChunkSize = 2 * MiB, IsHugePageAdviceEnabled = false });
+        for (int i = 0; i < layers.Length; i++)
+        {
+            await handle.WhenReady(i);
+            mappedWhenReady[i] = PageMap.CountPresent(layers[i].Address, layers[i].Length);
+        }
+
+        PrefaultResult result = await handle.Completion;
+        Assert.Equal(file.Length, result.Bytes);
+        Assert.All(mappedWhenReady, mapped => Assert.Equal(8 * MiB / Environment.SystemPageSize, mapped));
+    }
+
+    [LinuxFact]
+    public async Task Start_OnOneThread_ReadsAheadAndSweepsAlone()
+    {
+        // MaxDegreeOfParallelism = 1, reading in windows: the background thread, which reads ahead, also sweeps every
+        // chunk; no helper.
+        using TestFile file = TestFile.Create(16 * MiB);
+        using MappedFile map = file.Map();
+
+        await using PrefaultHandle handle = MmapPrefault.Start([map.Region()],
+            PrefaultOptions.Default with { ChunkSize = MiB, MaxDegreeOfParallelism = 1, IsHugePageAdviceEnabled = false });
+        PrefaultResult result = await handle.Completion;
+
+        Assert.Equal(1, result.Threads);
+        Assert.Equal(file.Length, result.Bytes);
+        Assert.Equal((int)(file.Length / Environment.SystemPageSize), PageMap.CountPresent(map.Region().Address, file.Length));
+    }
+
+    [LinuxFact]
     public async Task WhenReady_OfARegionTheSweepLeavesOut_CompletesAnyway()
     {
         using TestFile file = TestFile.Create(8 * MiB);

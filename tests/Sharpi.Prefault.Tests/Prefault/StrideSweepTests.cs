@@ -184,6 +184,100 @@ public sealed class StrideSweepTests
         Assert.Equal(sweep.BytesTotal, reports[^1].Progress.BytesDone);
     }
 
+    [Theory]
+    [InlineData(0)]
+    [InlineData(3)]
+    public void ExecuteBehindReadAhead_ReadsChunksAheadInOrder_OnTheCallingThread_AndSweepsEveryChunkOnce(int helpers)
+    {
+        var chunks = new RecordingChunks();
+        var sweep = new StrideSweep(Regions, Chunk, chunks, regionDone: null, CancellationToken.None);
+
+        int threads = sweep.ExecuteBehindReadAhead(helpers, ThreadPriority.Normal, aheadBytes: 2 * Chunk, progress: null);
+
+        (int, nint, nint)[] expected = [.. ExpectedChunks()];
+        Assert.Equal(expected.Order(), chunks.Swept.Select(c => (c.Region, c.Start, c.End)).Order());
+        Assert.InRange(threads, 1, helpers + 1);
+        Assert.Equal(sweep.BytesTotal, sweep.BytesDone);
+
+        // Read ahead on the calling thread only, each chunk at most once, in the chunks' order.
+        List<ReadAheadCall> reads = chunks.ReadsAhead;
+        Assert.NotEmpty(reads);
+        Assert.All(reads, r => Assert.Equal(Environment.CurrentManagedThreadId, r.Thread));
+        int[] order = [.. reads.Select(r => Array.IndexOf(expected, (r.Region, r.Start, r.End)))];
+        Assert.DoesNotContain(-1, order);
+        Assert.Equal(order.Order(), order);
+        Assert.Equal(order.Distinct().Count(), order.Length);
+
+        // A chunk swept as read ahead was asked for before its sweep.
+        Assert.All(chunks.Swept.Where(c => c.ReadAhead), c => Assert.Contains(reads, r => r.Start == c.Start && r.Sequence < c.Sequence));
+    }
+
+    [Fact]
+    public void ExecuteBehindReadAhead_WithHelpersStuck_ReadsNoFurtherThanItsBoundAhead_AndSweepsItself()
+    {
+        // The helpers' first chunks hang until the calling thread has swept three of its own: the reads it asks for
+        // meanwhile must stay within the bound of chunks read and not yet swept, and the sweep must go on without them.
+        MergedRegion[] many = [new((nint)0x1000_0000, (nint)0x1000_0000 + (40 * Chunk), "r", 0)];
+        int caller = Environment.CurrentManagedThreadId;
+        using var release = new ManualResetEventSlim();
+        int callerSwept = 0;
+        bool helperTimedOut = false;
+        var chunks = new RecordingChunks(regions: 1)
+        {
+            OnChunk = _ =>
+            {
+                if (Environment.CurrentManagedThreadId != caller)
+                {
+                    helperTimedOut |= !release.Wait(TimeSpan.FromSeconds(30)); // (an assert here would end the process)
+                }
+                else if (Interlocked.Increment(ref callerSwept) == 3)
+                {
+                    release.Set();
+                }
+            },
+        };
+        var sweep = new StrideSweep(many, Chunk, chunks, regionDone: null, CancellationToken.None);
+        const long Ahead = 4;
+
+        sweep.ExecuteBehindReadAhead(helpers: 2, ThreadPriority.Normal, aheadBytes: Ahead * Chunk, progress: null);
+
+        Assert.False(helperTimedOut, "the calling thread never swept three chunks: it waited on the helpers");
+        Assert.Equal(40, chunks.Swept.Count);
+        Assert.Equal(40, chunks.Swept.Select(c => c.Start).Distinct().Count());
+        Assert.True(callerSwept >= 3);
+        Assert.All(chunks.ReadsAhead, r =>
+        {
+            long index = (r.Start - many[0].Start) / Chunk;
+            Assert.True(index - r.ReturnedBefore < Ahead, $"chunk {index} read ahead with only {r.ReturnedBefore} chunks swept (bound {Ahead})");
+        });
+    }
+
+    [LinuxFact]
+    public void ExecuteBehindReadAhead_RunsItsHelpersAtTheirPriority_AndLeavesTheCallingThreadAlone()
+    {
+        // The kernel's own view of each thread that swept a chunk: nice value and scheduling policy from /proc.
+        MergedRegion[] many = [new((nint)0x1000_0000, (nint)0x1000_0000 + (64 * Chunk), "r", 0)];
+        int caller = Environment.CurrentManagedThreadId;
+        (int Nice, int Policy) callerBefore = ThreadScheduling.OfCurrent();
+        var seen = new ConcurrentQueue<(bool Caller, int Nice, int Policy)>();
+        var chunks = new RecordingChunks(regions: 1)
+        {
+            OnChunk = _ =>
+            {
+                (int nice, int policy) = ThreadScheduling.OfCurrent();
+                seen.Enqueue((Environment.CurrentManagedThreadId == caller, nice, policy));
+                Thread.Sleep(1); // lets the helpers take chunks too
+            },
+        };
+        var sweep = new StrideSweep(many, Chunk, chunks, regionDone: null, CancellationToken.None);
+
+        sweep.ExecuteBehindReadAhead(helpers: 2, ThreadPriority.Lowest, aheadBytes: Chunk, progress: null);
+
+        Assert.Contains(seen, s => !s.Caller);
+        Assert.All(seen.Where(s => !s.Caller), s => Assert.Equal((WorkerPriority.LowestNice, ThreadScheduling.Other), (s.Nice, s.Policy)));
+        Assert.All(seen.Where(s => s.Caller), s => Assert.Equal(callerBefore, (s.Nice, s.Policy)));
+    }
+
     /// <summary>The chunks of <see cref="Regions"/>, worked out here from the chunk size: each region from its first page, in steps of a chunk, cut to the region.</summary>
     private static IEnumerable<(int Region, nint Start, nint End)> ExpectedChunks()
     {
@@ -197,11 +291,17 @@ public sealed class StrideSweepTests
         }
     }
 
+    /// <summary>One ReadAhead call: the chunk, the thread, when (in the recorder's sequence), and how many chunks had returned by then.</summary>
+    private sealed record ReadAheadCall(int Region, nint Start, nint End, int Thread, long Sequence, int ReturnedBefore);
+
     /// <summary>A mechanism that records each chunk it is given (and by which thread) and reads nothing.</summary>
-    private sealed class RecordingChunks : IChunkSweep
+    private sealed class RecordingChunks(int regions = 3) : IChunkSweep
     {
-        private readonly ConcurrentQueue<(int Region, nint Start, nint End, int Thread)> _swept = new();
-        private readonly int[] _returned = new int[Regions.Length];
+        private readonly ConcurrentQueue<(int Region, nint Start, nint End, int Thread, bool ReadAhead, long Sequence)> _swept = new();
+        private readonly ConcurrentQueue<ReadAheadCall> _readsAhead = new();
+        private readonly int[] _returned = new int[regions];
+        private int _returnedAll;
+        private long _sequence;
         private int _inFlight;
         private int _count;
 
@@ -209,21 +309,27 @@ public sealed class StrideSweepTests
 
         internal Func<nint, nint, long> Returns { get; init; } = (start, end) => end - start;
 
-        internal List<(int Region, nint Start, nint End, int Thread)> Swept => [.. _swept];
+        internal List<(int Region, nint Start, nint End, int Thread, bool ReadAhead, long Sequence)> Swept => [.. _swept];
+
+        internal List<ReadAheadCall> ReadsAhead => [.. _readsAhead];
 
         internal int InFlight => Volatile.Read(ref _inFlight);
 
         internal int ReturnedOf(int region) => Volatile.Read(ref _returned[region]);
 
-        public long SweepChunk(int region, nint start, nint end)
+        public long SweepChunk(int region, nint start, nint end, bool readAhead)
         {
             Interlocked.Increment(ref _inFlight);
-            _swept.Enqueue((region, start, end, Environment.CurrentManagedThreadId));
+            _swept.Enqueue((region, start, end, Environment.CurrentManagedThreadId, readAhead, Interlocked.Increment(ref _sequence)));
             OnChunk?.Invoke(Interlocked.Increment(ref _count) - 1);
             Thread.Yield(); // let the other threads take chunks meanwhile
             Interlocked.Increment(ref _returned[region]);
+            Interlocked.Increment(ref _returnedAll);
             Interlocked.Decrement(ref _inFlight);
             return Returns(start, end);
         }
+
+        public void ReadAhead(int region, nint start, nint end) =>
+            _readsAhead.Enqueue(new ReadAheadCall(region, start, end, Environment.CurrentManagedThreadId, Interlocked.Increment(ref _sequence), Volatile.Read(ref _returnedAll)));
     }
 }

@@ -1,0 +1,71 @@
+namespace Sharpi.Prefault;
+
+/// <summary>
+/// How one run's sweep uses threads, decided once by its entry point.
+/// <list type="bullet">
+/// <item><c>Run</c>, which the caller waits on: up to <see cref="PrefaultOptions.MaxDegreeOfParallelism"/> threads at
+/// <see cref="Priority"/> (normal unless <see cref="PrefaultOptions.WorkerPriority"/> says otherwise), each reading and
+/// mapping its own chunks (<see cref="StrideSweep.Execute"/>).</item>
+/// <item><c>Start</c>, beside the engine's init, where the run reads in read-ahead windows (4 KiB folios, see
+/// <see cref="FileStaging"/>): its background thread, at <see cref="Priority"/> (below normal, nice 10), asks for the
+/// chunks' file bytes in order at most <see cref="ReadAheadBytes"/> ahead of the sweep and sweeps a chunk itself
+/// whenever it may read no further, while <see cref="Helpers"/> threads, no more than cores, sweep beside it at
+/// <see cref="HelperPriority"/> (the lowest, nice 19) where the cores have time
+/// (<see cref="StrideSweep.ExecuteBehindReadAhead"/>). Elsewhere (2 MiB folios, a touch) Start sweeps as Run does, on
+/// its <see cref="Threads"/> at <see cref="Priority"/>.</item>
+/// </list>
+/// </summary>
+/// <remarks>
+/// <para>
+/// Why Start splits the windowed work: reading a page into the page cache and mapping it are CPU work in the kernel,
+/// charged to the thread that asks. On a cold 1 GiB (2 cores, kernel 6.18, read_ahead_kb 128, the calling thread's
+/// CPU time from getrusage): the read-ahead calls in 4 MiB windows took 0.08-0.12 s and the populate after them (minor
+/// faults only) 0.04-0.05 s, so at 1.5-3.3 GiB/s the sweep wants 20-50% of a core; the populate of a mapping given the
+/// huge-page advice took 0.013 s, reading included. Eight threads at nice 10 together may take up to 30% of two cores
+/// from an init that keeps both busy, enough for all of that; one thread at nice 10 gets about a tenth of the core it
+/// shares with a busy nice-0 thread, and the nice-19 helpers about 1.5% each, until the init is done and the cores are
+/// free. Measured with <c>overlap --init-ms 200 --init-threads 2</c> (2 GiB, 2 of 16 cores by taskset, a quiet VM,
+/// 1.5 GiB/s disk, reads in windows, 3 repetitions): the init took 1.29x its time with no prefault beside the eight
+/// threads, 1.16x beside this split, 1.62x with the reader at nice 0; the request was ready at 0.77x, 0.89x and 0.94x
+/// the time of <c>Run</c> after the init.
+/// </para>
+/// <para>
+/// Why not where the huge-page advice reads 2 MiB folios: there the sweep costs the CPU next to nothing, and on the
+/// same machine (5 repetitions, twice each) the split cost the init as much as the eight threads (1.09-1.11x against
+/// 1.11-1.14x; its threads waited 13-19 ms for a core against 15-26 ms, by schedstat) and readied the request later
+/// (0.85-0.89x of Run after the init against 0.77-0.85x): one thread populating reads one stream. Helpers at
+/// <c>SCHED_IDLE</c> rather than nice 19 cost the init the same (1.15x, 28 ms of waiting); nice 19 is kept, as it
+/// still gives them a little time on a machine that other processes keep busy, where the engine waits for them.
+/// </para>
+/// </remarks>
+/// <param name="Threads">Run, and Start where it does not read ahead: the most threads that sweep.</param>
+/// <param name="Priority">Their priority; Start's background thread's in either layout.</param>
+/// <param name="Helpers">Start, reading ahead: the threads beside the background thread.</param>
+/// <param name="HelperPriority">Start, reading ahead: the helpers' priority.</param>
+/// <param name="ReadAheadBytes">Start: how far the reads may run ahead of the chunks swept; 0 for Run, which reads no chunk ahead.</param>
+internal readonly record struct SweepThreads(int Threads, ThreadPriority Priority, int Helpers = 0, ThreadPriority HelperPriority = ThreadPriority.Normal,
+    long ReadAheadBytes = 0)
+{
+    /// <summary>How far Start's reads run ahead of its sweep: four default chunks; two 32 MiB reads in flight already reach the development VM's disk limit.</summary>
+    internal const long StartReadAheadBytes = 128L * 1024 * 1024;
+
+    /// <summary>Start reads ahead where its run reads in windows.</summary>
+    internal bool ReadsAhead => ReadAheadBytes > 0;
+
+    /// <summary>Run's threads: the caller waits, so they sweep at the asked priority (normal by default), as many as asked.</summary>
+    internal static SweepThreads ForRun(PrefaultOptions options) => new(options.MaxDegreeOfParallelism, options.WorkerPriority ?? ThreadPriority.Normal);
+
+    /// <summary>
+    /// Start's threads: the background thread below normal; reading ahead, helpers at the lowest priority, one per
+    /// processor at most and no more threads in all than <see cref="PrefaultOptions.MaxDegreeOfParallelism"/> (1: the
+    /// background thread alone); otherwise <see cref="PrefaultOptions.MaxDegreeOfParallelism"/> threads below normal. A
+    /// priority the caller set applies to every thread alike (<see cref="ThreadPriority.Normal"/>: the sweep competes
+    /// with the init).
+    /// </summary>
+    internal static SweepThreads ForStart(PrefaultOptions options) => new(
+        options.MaxDegreeOfParallelism,
+        options.WorkerPriority ?? ThreadPriority.BelowNormal,
+        Math.Min(options.MaxDegreeOfParallelism - 1, Environment.ProcessorCount),
+        options.WorkerPriority ?? ThreadPriority.Lowest,
+        StartReadAheadBytes);
+}

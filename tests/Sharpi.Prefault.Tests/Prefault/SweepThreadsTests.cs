@@ -1,0 +1,43 @@
+namespace Sharpi.Prefault.Tests.Prefault;
+
+/// <summary>How Run and Start size and rank their threads (<see cref="SweepThreads"/>): the decision alone, no sweep.</summary>
+public sealed class SweepThreadsTests
+{
+    [Fact]
+    public void ForRun_SweepsOnAsManyThreadsAsAsked_AtNormal_ReadingNothingAhead()
+    {
+        SweepThreads run = SweepThreads.ForRun(PrefaultOptions.Default with { MaxDegreeOfParallelism = 12 });
+
+        Assert.Equal(new SweepThreads(12, ThreadPriority.Normal), run);
+        Assert.False(run.ReadsAhead);
+    }
+
+    [Fact]
+    public void ForStart_ReadsAheadBelowNormal_WithHelpersAtTheLowest_NoMoreThanCores()
+    {
+        SweepThreads start = SweepThreads.ForStart(PrefaultOptions.Default with { MaxDegreeOfParallelism = 64 });
+
+        Assert.Equal(Math.Min(63, Environment.ProcessorCount), start.Helpers); // was 64 threads at nice 10
+        Assert.Equal(64, start.Threads); // where it does not read ahead (2 MiB folios, a touch): as before
+        Assert.Equal(ThreadPriority.BelowNormal, start.Priority);
+        Assert.Equal(ThreadPriority.Lowest, start.HelperPriority);
+        Assert.Equal(SweepThreads.StartReadAheadBytes, start.ReadAheadBytes);
+    }
+
+    [Theory]
+    [InlineData(1, 0)]
+    [InlineData(2, 1)]
+    public void ForStart_CountsTheBackgroundThreadInTheParallelismAsked(int asked, int helpers)
+    {
+        Assert.Equal(Math.Min(helpers, Environment.ProcessorCount), SweepThreads.ForStart(PrefaultOptions.Default with { MaxDegreeOfParallelism = asked }).Helpers);
+    }
+
+    [Fact]
+    public void ForStart_WithAPriorityAsked_RunsEveryThreadAtIt()
+    {
+        SweepThreads start = SweepThreads.ForStart(PrefaultOptions.Default with { WorkerPriority = ThreadPriority.Normal });
+
+        Assert.Equal(ThreadPriority.Normal, start.Priority);
+        Assert.Equal(ThreadPriority.Normal, start.HelperPriority);
+    }
+}
