@@ -1,3 +1,4 @@
+using System.Globalization;
 using System.Diagnostics.CodeAnalysis;
 using System.Runtime.InteropServices;
 using System.Runtime.Versioning;
@@ -35,7 +36,7 @@ internal sealed unsafe class FileCacheProbe : IDisposable
     private static int s_unsupported; // 1 once the kernel answered ENOSYS
 
     private readonly FilePiece[] _pieces;
-    private readonly (string Path, long Inode)[] _files;
+    private readonly FileIdentity[] _files;
     private ProcPagemap? _mappedPages;
 
     // The one file open at a time: its index in _files (-1: none yet), its handle (null: it could not be opened as the
@@ -50,7 +51,7 @@ internal sealed unsafe class FileCacheProbe : IDisposable
     private Interop.Libc.CachestatRange _lastRange;
     private ulong _lastCached;
 
-    private FileCacheProbe(FilePiece[] pieces, (string Path, long Inode)[] files)
+    private FileCacheProbe(FilePiece[] pieces, FileIdentity[] files)
     {
         _pieces = pieces;
         _files = files;
@@ -81,7 +82,10 @@ internal sealed unsafe class FileCacheProbe : IDisposable
             }
         }
 
-        var files = new Dictionary<(string Path, long Inode), int>();
+        // Keyed by FileKey's string, not a (path, inode) tuple: the framework's shared code for string keys is precompiled,
+        // while a dictionary over a tuple with a long in it is compiled by the JIT at an engine's first call (27 methods).
+        var files = new Dictionary<string, int>(StringComparer.Ordinal);
+        var keys = new ArrayBuilder<FileIdentity>();
         var pieces = new ArrayBuilder<FilePiece>();
         for (int i = 0; i < maps.Length; i++)
         {
@@ -90,22 +94,18 @@ internal sealed unsafe class FileCacheProbe : IDisposable
                 continue;
             }
 
-            if (!files.TryGetValue((m.Path, m.Inode), out int file))
+            string key = FileKey(m.Path, m.Inode);
+            if (!files.TryGetValue(key, out int file))
             {
                 file = files.Count;
-                files.Add((m.Path, m.Inode), file);
+                files.Add(key, file);
+                keys.Add(new FileIdentity(m.Path, m.Inode));
             }
 
             pieces.Add(new FilePiece(m.Start, m.End, file, m.Offset)); // in address order, as the maps are
         }
 
-        var keys = new (string Path, long Inode)[files.Count];
-        foreach (KeyValuePair<(string Path, long Inode), int> file in files)
-        {
-            keys[file.Value] = file.Key;
-        }
-
-        return new FileCacheProbe(pieces.ToArray(), keys);
+        return new FileCacheProbe(pieces.ToArray(), keys.ToArray());
     }
 
     /// <summary>
@@ -417,7 +417,7 @@ internal sealed unsafe class FileCacheProbe : IDisposable
         if (file != _openFile)
         {
             _openHandle?.Dispose();
-            (string path, long inode) = _files[file];
+            (string path, long inode) = (_files[file].Path, _files[file].Inode);
             _openHandle = OpenIfSameFile(path, inode);
             _openHidesCache = _openHandle is not null && HidesCache(_openHandle, path);
             _openFile = file;
@@ -430,5 +430,14 @@ internal sealed unsafe class FileCacheProbe : IDisposable
 
     // File: the mapped file's index in the probe's files, opened when a count needs it.
     private readonly record struct FilePiece(nint Start, nint End, int File, long FileOffset) : IAddressRange;
-}
 
+    /// <summary>
+    /// One string for a mapped file's path and inode, for the sets and maps that tell files apart: two files can show one
+    /// path in /proc/self/maps (a file system mounted over the folder of a mapped file).
+    /// </summary>
+    internal static string FileKey(string path, long inode) =>
+        string.Concat(inode.ToString(CultureInfo.InvariantCulture), "\0", path);
+
+    /// <summary>A mapped file as /proc/self/maps names it: its path and inode.</summary>
+    private readonly record struct FileIdentity(string Path, long Inode);
+}

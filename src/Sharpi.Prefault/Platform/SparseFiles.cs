@@ -99,17 +99,17 @@ internal static class SparseFiles
 
         // Files with no hole, or that cannot be asked: asked once. By path and inode: two files can show one path (a file
         // system mounted over the folder of a mapped file), and the one that cannot be opened again must not speak for the other.
-        var solid = new HashSet<(string Path, long Inode)>();
+        var solid = new HashSet<string>(StringComparer.Ordinal); // FileCacheProbe.FileKey: precompiled, where a tuple set is not
         var fileHoles = new List<(long Start, long End)>();
         for (int i = 0; i < maps.Length; i++)
         {
             ProcMapEntry m = maps[i];
-            if (OperatingSystem.IsLinux() && used[i] && m is { IsFileBacked: true, IsDeleted: false } && !solid.Contains((m.Path, m.Inode)))
+            if (OperatingSystem.IsLinux() && used[i] && m is { IsFileBacked: true, IsDeleted: false } && !solid.Contains(FileCacheProbe.FileKey(m.Path, m.Inode)))
             {
                 holes[i] = HolesOf(m, fileHoles, out bool fileIsSolid);
                 if (fileIsSolid)
                 {
-                    solid.Add((m.Path, m.Inode));
+                    solid.Add(FileCacheProbe.FileKey(m.Path, m.Inode));
                 }
             }
         }
