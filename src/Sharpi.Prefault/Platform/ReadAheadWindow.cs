@@ -34,6 +34,19 @@ internal static class ReadAheadWindow
         return Math.Clamp(Math.Max(maxRequest, readAhead), MinBytes, MaxBytes);
     }
 
+    /// <summary>The read-ahead of <paramref name="device"/> alone (<c>read_ahead_kb</c>), in bytes; 0 where it cannot be read.</summary>
+    internal static long ReadAheadOf(ulong device)
+    {
+        if (!OperatingSystem.IsLinux() || device == 0)
+        {
+            return 0;
+        }
+
+        string id = string.Create(CultureInfo.InvariantCulture, $"{device >> 32}:{device & 0xFFFF_FFFF}");
+        return ReadKb($"/sys/class/bdi/{id}/read_ahead_kb") ?? ReadKb($"/sys/dev/block/{id}/queue/read_ahead_kb")
+            ?? ReadKb($"/sys/dev/block/{id}/../queue/read_ahead_kb") ?? 0;
+    }
+
     private static long? ReadKb(string path) =>
         KernelFile.TryReadText(path) is string text && long.TryParse(text.Trim(), NumberStyles.None, CultureInfo.InvariantCulture, out long kb) && kb > 0
             ? kb * 1024

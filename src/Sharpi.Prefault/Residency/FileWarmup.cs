@@ -45,7 +45,10 @@ internal sealed class FileWarmup
     internal static Task<PageCacheWarmResult> Start(string path, SafeFileHandle file, IProgress<long>? progress, CancellationToken cancellationToken)
     {
         var warmup = new FileWarmup(path, file, progress, cancellationToken);
-        int threads = (int)Math.Clamp((warmup._length + ChunkBytes - 1) / ChunkBytes, 1, Threads);
+        // A device that reads ahead a whole chunk itself (read_ahead_kb >= 8 MiB) gets one warm-up thread: the host's own
+        // sequential read reaches its speed there, and four more streams beside it slowed a read-mode load by a fifth.
+        int most = ReadAheadWindow.ReadAheadOf(FileStatus.Of(file).Device) >= ChunkBytes ? 1 : Threads;
+        int threads = (int)Math.Clamp((warmup._length + ChunkBytes - 1) / ChunkBytes, 1, most);
         warmup._running = threads;
         int started = 0;
         for (; started < threads; started++)

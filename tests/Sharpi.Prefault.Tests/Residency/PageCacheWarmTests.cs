@@ -70,6 +70,36 @@ public sealed class PageCacheWarmTests(ITestOutputHelper output)
     }
 
     [LinuxFact]
+    public async Task WarmAsync_OnADeviceThatReadsAheadAWholeChunk_ReadsOnOneThread_ElseOnFour()
+    {
+        // A read-mode host's own sequential read reaches the device's speed where read_ahead_kb is 8 MiB or more: four
+        // warm-up streams beside it slowed LLamaSharp's load by a fifth there (llamasharp bench, read+warm, cold), one did not.
+        using TestFile file = TestFile.Create(128 * TestFile.MiB);
+        long readAhead = ReadAheadWindow.ReadAheadOf(FileStatus.Of(file.Path).Device);
+        int expected = readAhead >= FileWarmup.ChunkBytes ? 1 : FileWarmup.Threads;
+        int most = 0;
+        file.Evict();
+
+        PageCacheWarmResult result = await PageCache.WarmAsync(file.Path, new CallbackProgress<long>(_ =>
+        {
+            int now = ThreadScheduling.Named("sharpi-warm").Select(t => t.Task).Distinct().Count();
+            InterlockedMax(ref most, now);
+        }));
+
+        output.WriteLine($"read_ahead_kb {readAhead / 1024}: at most {most} warm-up thread(s) seen, {expected} expected");
+        Assert.True(result.IsComplete);
+        Assert.InRange(most, expected == 1 ? 1 : 2, expected); // four may not all show at one report, but more than one does
+    }
+
+    private static void InterlockedMax(ref int target, int value)
+    {
+        int seen;
+        while (value > (seen = Volatile.Read(ref target)) && Interlocked.CompareExchange(ref target, value, seen) != seen)
+        {
+        }
+    }
+
+    [LinuxFact]
     public async Task WarmAsync_CancelledAfterTheFirstChunk_StopsEarly_AndSaysSo()
     {
         using TestFile file = TestFile.Create(256 * TestFile.MiB);
