@@ -15,7 +15,9 @@ namespace Sharpi.Prefault;
 /// the development VM (2 cores, ext4, kernel 6.18, cold 1 GiB, each run 12 s after the eviction so the freed memory was
 /// reported; bench-free probe, 8 threads): populate after the advice and a touch of every page 0.72-2.11 s at
 /// read_ahead_kb 128, against 0.59 s for 4 KiB folios read ahead in windows (<c>MADV_WILLNEED</c>) and touched.
-/// Read once per process: the balloon's negotiated features are fixed at boot, and the order is an operator's setting.
+/// The balloon's negotiated features are read once per process (fixed at boot); <c>page_reporting_order</c> at every
+/// look, since an operator may change it while an engine runs (a bench suspends reporting by raising it past the
+/// largest block): read once, a look before the change decided every run after it.
 /// </remarks>
 internal static class FreePageReporting
 {
@@ -25,10 +27,10 @@ internal static class FreePageReporting
     private const int ReportingFeature = 5; // VIRTIO_BALLOON_F_REPORTING
     private const int MaxPageOrder = 10;    // x86-64 and arm64 (4 KiB pages): a larger order never matches a free block
 
-    private static readonly Lazy<bool> s_isActive = new(Probe);
+    private static readonly Lazy<bool> s_balloonReports = new(Probe);
 
-    /// <summary>True where a virtio balloon negotiated free page reporting and the reporting order can match a free block.</summary>
-    internal static bool IsActive => s_isActive.Value;
+    /// <summary>True where a virtio balloon negotiated free page reporting and the reporting order can match a free block now.</summary>
+    internal static bool IsActive => s_balloonReports.Value && OrderCanMatch(KernelFile.TryReadText(OrderPath));
 
     /// <summary>
     /// The decision from what sysfs says: a device's id (<c>0x0005</c>), its negotiated feature bits (a string of 0 and
@@ -49,9 +51,14 @@ internal static class FreePageReporting
             return false;
         }
 
-        return order is null || !int.TryParse(order.Trim(), NumberStyles.None, CultureInfo.InvariantCulture, out int o) || o <= MaxPageOrder;
+        return OrderCanMatch(order);
     }
 
+    /// <summary>Whether <c>page_reporting_order</c> can match a free block (null, absent: reporting's default).</summary>
+    private static bool OrderCanMatch(string? order) =>
+        order is null || !int.TryParse(order.Trim(), NumberStyles.None, CultureInfo.InvariantCulture, out int o) || o <= MaxPageOrder;
+
+    /// <summary>Whether a virtio balloon negotiated free page reporting (whatever the order says).</summary>
     private static bool Probe()
     {
         if (!OperatingSystem.IsLinux())
@@ -59,12 +66,11 @@ internal static class FreePageReporting
             return false;
         }
 
-        string? order = KernelFile.TryReadText(OrderPath);
         try
         {
             foreach (string device in Directory.EnumerateDirectories(VirtioDevices))
             {
-                if (IsReporting(KernelFile.TryReadText(Path.Combine(device, "device")), KernelFile.TryReadText(Path.Combine(device, "features")), order))
+                if (IsReporting(KernelFile.TryReadText(Path.Combine(device, "device")), KernelFile.TryReadText(Path.Combine(device, "features")), order: null))
                 {
                     return true;
                 }

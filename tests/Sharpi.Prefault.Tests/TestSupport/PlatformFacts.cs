@@ -77,6 +77,22 @@ public sealed class FreePageReportingFactAttribute : FactAttribute
     }
 }
 
+/// <summary>A <see cref="FreePageReportingFactAttribute"/> that also needs root: it changes <c>page_reporting_order</c> (and puts it back).</summary>
+public sealed class RootFreePageReportingFactAttribute : FactAttribute
+{
+    public RootFreePageReportingFactAttribute()
+    {
+        if (!FreePageReporting.IsActive)
+        {
+            Skip = "this machine does not report free pages to a host (no virtio balloon with VIRTIO_BALLOON_F_REPORTING, or page_reporting_order above the largest order).";
+        }
+        else if (!Environment.IsPrivilegedProcess)
+        {
+            Skip = "root only: writes /sys/module/page_reporting/parameters/page_reporting_order (and restores it).";
+        }
+    }
+}
+
 /// <summary>
 /// A fact that runs on Linux as root only (it makes device nodes, or runs a child as another user), and shows as
 /// skipped, with the reason, elsewhere.
