@@ -46,16 +46,7 @@ internal sealed partial class ReclaimPlan
             }
         }
 
-        // As Build ends: whole pages only.
-        var tooSmall = new List<MergedRegion>();
-        plan.Release = PageRanges.Inward([.. releasable], tooSmall);
-        foreach (MergedRegion r in tooSmall)
-        {
-            plan.Skipped.Add(new RegionFailure(r.DisplayName, r.Start, r.Length, PlatformError.None,
-                "holds no whole page once rounded inward; its pages also hold bytes outside the regions, so they stay"));
-        }
-
-        return plan;
+        return plan.WithWholePagesOf(releasable); // as Build ends
     }
 
     private static bool IsReadOnlySharedFileView(ProcMapEntry m) => m.IsFileBacked && m.Shared && !m.Writable;

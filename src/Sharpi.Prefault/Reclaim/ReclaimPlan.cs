@@ -55,15 +55,21 @@ internal sealed partial class ReclaimPlan
             }
         }
 
+        return plan.WithWholePagesOf(releasable);
+    }
+
+    /// <summary>The plan's releases: <paramref name="releasable"/> rounded inward to whole pages; a piece that holds none is skipped, saying why.</summary>
+    private ReclaimPlan WithWholePagesOf(List<MergedRegion> releasable)
+    {
         var tooSmall = new List<MergedRegion>();
-        plan.Release = PageRanges.Inward([.. releasable], tooSmall);
+        Release = PageRanges.Inward([.. releasable], tooSmall);
         foreach (MergedRegion r in tooSmall)
         {
-            plan.Skipped.Add(new RegionFailure(r.DisplayName, r.Start, r.Length, PlatformError.None,
+            Skipped.Add(new RegionFailure(r.DisplayName, r.Start, r.Length, PlatformError.None,
                 "holds no whole page once rounded inward; its pages also hold bytes outside the regions, so they stay"));
         }
 
-        return plan;
+        return this;
     }
 
     /// <summary>Why the pages of mapping <paramref name="m"/> must not be dropped, or null when they may.</summary>
