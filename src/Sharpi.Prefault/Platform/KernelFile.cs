@@ -12,8 +12,10 @@ internal static class KernelFile
         try
         {
             // The check keeps the common "not here" (a cgroup v1 file on v2, a group not visible in a container)
-            // from throwing, and so from costing a first-chance exception per file of a cgroup walk.
-            return File.Exists(path) ? File.ReadAllText(path) : null;
+            // from throwing, and so from costing a first-chance exception per file of a cgroup walk. Regular files
+            // only (every /proc and /sys file is one): an open of a FIFO mounted over one blocks until a writer comes,
+            // and a sweep's thread, and so the handle's Dispose, would wait for it for good.
+            return FileStatus.TryOf(path) is { Kind: FileKind.Regular } ? File.ReadAllText(path) : null;
         }
         catch (IOException)
         {

@@ -9,8 +9,9 @@ public static partial class MmapPrefault
     /// is set (<see cref="ThreadPriority.Normal"/> included): where the file bytes come in through read-ahead windows
     /// (4 KiB folios: no huge-page advice, as on a VM that reports free pages to its host), the background thread asks
     /// for them in order at <see cref="ThreadPriority.BelowNormal"/> (on Linux, nice 10), a little ahead of the sweep,
-    /// and helpers, no more than processors, map them at <see cref="ThreadPriority.Lowest"/> (nice 19), so an init
-    /// that keeps every core busy loses little to the kernel's work for each page; elsewhere up to
+    /// and helpers, no more than processors, map them at the same priority (not lower: a thread at nice 19 in the middle
+    /// of its chunk kept Dispose waiting seconds beside busy cores), so an init that keeps every core busy loses less
+    /// to the kernel's work for each page; elsewhere up to
     /// <see cref="PrefaultOptions.MaxDegreeOfParallelism"/> threads sweep below normal, as the sweep then costs the CPU
     /// next to nothing. Use <see cref="PrefaultOptions.MaxDegreeOfParallelism"/> to leave cores to the init work. Where no thread can be started (the process or its pids cgroup at its thread
     /// limit), the prefault runs on the calling thread and Start returns once it is done, with the handle complete:

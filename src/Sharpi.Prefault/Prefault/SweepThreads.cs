@@ -10,7 +10,7 @@ namespace Sharpi.Prefault;
 /// <see cref="FileStaging"/>): its background thread, at <see cref="Priority"/> (below normal, nice 10), asks for the
 /// chunks' file bytes in order at most <see cref="ReadAheadBytes"/> ahead of the sweep and sweeps a chunk itself
 /// whenever it may read no further, while <see cref="Helpers"/> threads, no more than cores, sweep beside it at
-/// <see cref="HelperPriority"/> (the lowest, nice 19) where the cores have time
+/// <see cref="HelperPriority"/> (below normal, nice 10, as the background thread) where the cores have time
 /// (<see cref="StrideSweep.ExecuteBehindReadAhead"/>). Elsewhere (2 MiB folios, a touch) Start sweeps as Run does, on
 /// its <see cref="Threads"/> at <see cref="Priority"/>.</item>
 /// </list>
@@ -23,19 +23,20 @@ namespace Sharpi.Prefault;
 /// faults only) 0.04-0.05 s, so at 1.5-3.3 GiB/s the sweep wants 20-50% of a core; the populate of a mapping given the
 /// huge-page advice took 0.013 s, reading included. Eight threads at nice 10 together may take up to 30% of two cores
 /// from an init that keeps both busy, enough for all of that; one thread at nice 10 gets about a tenth of the core it
-/// shares with a busy nice-0 thread, and the nice-19 helpers about 1.5% each, until the init is done and the cores are
-/// free. Measured with <c>overlap --init-ms 200 --init-threads 2</c> (2 GiB, 2 of 16 cores by taskset, a quiet VM,
+/// shares with a busy nice-0 thread, until the init is done and the cores are free. Measured with <c>overlap --init-ms 200 --init-threads 2</c> (2 GiB, 2 of 16 cores by taskset, a quiet VM,
 /// 1.5 GiB/s disk, reads in windows, 3 repetitions): the init took 1.29x its time with no prefault beside the eight
-/// threads, 1.16x beside this split, 1.62x with the reader at nice 0; the request was ready at 0.77x, 0.89x and 0.94x
-/// the time of <c>Run</c> after the init.
+/// threads, 1.16x beside the reader with helpers at nice 19, 1.62x with the reader at nice 0; the request was ready at
+/// 0.77x, 0.89x and 0.94x the time of <c>Run</c> after the init. The helpers run at nice 10 all the same, not 19: a
+/// nice-19 thread gets about 1% of a core beside nice-0 work, and one in the middle of its 32 MiB chunk when the
+/// engine disposes the handle kept <c>Dispose</c> waiting 0.6-2.1 s with two busy threads on two cores (6.3 s with
+/// eight); at nice 10, 0.12-0.20 s.
 /// </para>
 /// <para>
 /// Why not where the huge-page advice reads 2 MiB folios: there the sweep costs the CPU next to nothing, and on the
 /// same machine (5 repetitions, twice each) the split cost the init as much as the eight threads (1.09-1.11x against
 /// 1.11-1.14x; its threads waited 13-19 ms for a core against 15-26 ms, by schedstat) and readied the request later
 /// (0.85-0.89x of Run after the init against 0.77-0.85x): one thread populating reads one stream. Helpers at
-/// <c>SCHED_IDLE</c> rather than nice 19 cost the init the same (1.15x, 28 ms of waiting); nice 19 is kept, as it
-/// still gives them a little time on a machine that other processes keep busy, where the engine waits for them.
+/// <c>SCHED_IDLE</c> cost the init the same as at nice 19 (1.15x, 28 ms of waiting), and would make Dispose wait longer still.
 /// </para>
 /// </remarks>
 /// <param name="Threads">Run, and Start where it does not read ahead: the most threads that sweep.</param>
@@ -56,7 +57,7 @@ internal readonly record struct SweepThreads(int Threads, ThreadPriority Priorit
     internal static SweepThreads ForRun(PrefaultOptions options) => new(options.MaxDegreeOfParallelism, options.WorkerPriority ?? ThreadPriority.Normal);
 
     /// <summary>
-    /// Start's threads: the background thread below normal; reading ahead, helpers at the lowest priority, one per
+    /// Start's threads: the background thread below normal; reading ahead, helpers below normal too, one per
     /// processor at most and no more threads in all than <see cref="PrefaultOptions.MaxDegreeOfParallelism"/> (1: the
     /// background thread alone); otherwise <see cref="PrefaultOptions.MaxDegreeOfParallelism"/> threads below normal. A
     /// priority the caller set applies to every thread alike (<see cref="ThreadPriority.Normal"/>: the sweep competes
@@ -66,6 +67,6 @@ internal readonly record struct SweepThreads(int Threads, ThreadPriority Priorit
         options.MaxDegreeOfParallelism,
         options.WorkerPriority ?? ThreadPriority.BelowNormal,
         Math.Min(options.MaxDegreeOfParallelism - 1, Environment.ProcessorCount),
-        options.WorkerPriority ?? ThreadPriority.Lowest,
+        options.WorkerPriority ?? ThreadPriority.BelowNormal,
         StartReadAheadBytes);
 }

@@ -24,6 +24,32 @@ public sealed class KernelFileTests
         Assert.Null(KernelFile.TryReadText("/proc/self/mem"));
     }
 
+    [LinuxFact]
+    [System.Runtime.Versioning.SupportedOSPlatform("linux")]
+    public void TryReadText_OfAFifo_IsNull_WithoutWaitingForAWriter()
+    {
+        // A FIFO mounted over a sysfs file (page_reporting_order, read at every run) made the sweep's thread wait in
+        // open() for a writer that never came, and the handle's Dispose with it.
+        string path = Path.Combine(Path.GetTempPath(), $"sharpi-fifo-{Guid.NewGuid():N}");
+        Sharpi.Prefault.Tests.Mappings.NativeFifo.Create(path);
+        Task<string?> read = Task.Run(() => KernelFile.TryReadText(path));
+        try
+        {
+            Assert.True(read.Wait(TimeSpan.FromSeconds(5)), "the read waited for a writer");
+            Assert.Null(read.Result);
+        }
+        finally
+        {
+            if (!read.IsCompleted)
+            {
+                // Frees the reader left blocked in open(): a writer that opens and closes ends its wait.
+                using var writer = new FileStream(path, FileMode.Open, FileAccess.Write);
+            }
+
+            File.Delete(path);
+        }
+    }
+
     [Fact]
     public void TryReadText_OfAMissingFile_OrADirectory_IsNull()
     {
