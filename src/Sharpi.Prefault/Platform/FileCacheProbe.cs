@@ -417,7 +417,7 @@ internal sealed unsafe class FileCacheProbe : IDisposable
         if (file != _openFile)
         {
             _openHandle?.Dispose();
-            (string path, long inode) = (_files[file].Path, _files[file].Inode);
+            (string path, long inode) = _files[file];
             _openHandle = OpenIfSameFile(path, inode);
             _openHidesCache = _openHandle is not null && HidesCache(_openHandle, path);
             _openFile = file;

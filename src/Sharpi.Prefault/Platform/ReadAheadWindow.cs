@@ -29,9 +29,7 @@ internal static class ReadAheadWindow
 
         // A block device's queue (a partition's is its disk's); else the bdi alone (btrfs, tmpfs, FUSE: read-ahead only).
         long maxRequest = ReadKb($"/sys/dev/block/{id}/queue/max_sectors_kb") ?? ReadKb($"/sys/dev/block/{id}/../queue/max_sectors_kb") ?? 0;
-        long readAhead = ReadKb($"/sys/class/bdi/{id}/read_ahead_kb") ?? ReadKb($"/sys/dev/block/{id}/queue/read_ahead_kb")
-            ?? ReadKb($"/sys/dev/block/{id}/../queue/read_ahead_kb") ?? 0;
-        return Math.Clamp(Math.Max(maxRequest, readAhead), MinBytes, MaxBytes);
+        return Math.Clamp(Math.Max(maxRequest, ReadAheadOf(device)), MinBytes, MaxBytes);
     }
 
     /// <summary>The read-ahead of <paramref name="device"/> alone (<c>read_ahead_kb</c>), in bytes; 0 where it cannot be read.</summary>

@@ -31,22 +31,17 @@ internal static class AddressRanges
     }
 
     /// <inheritdoc cref="FirstEndingAfter{T}(ReadOnlySpan{T}, nint)"/>
-    internal static int FirstEndingAfter(ReadOnlySpan<(nint Start, nint End)> ranges, nint address)
-    {
-        int lo = 0, hi = ranges.Length;
-        while (lo < hi)
-        {
-            int mid = (lo + hi) >>> 1;
-            if ((nuint)ranges[mid].End <= (nuint)address)
-            {
-                lo = mid + 1;
-            }
-            else
-            {
-                hi = mid;
-            }
-        }
+    /// <remarks>
+    /// The framework's binary search, where the generic one above is written out: that one runs at an engine's first
+    /// call (residency, staging), where the framework's search over the library's own structs would be compiled by the
+    /// JIT; this one serves the lock and reclaim paths.
+    /// </remarks>
+    internal static int FirstEndingAfter(ReadOnlySpan<(nint Start, nint End)> ranges, nint address) =>
+        ~ranges.BinarySearch(new EndsAfter(address)); // never equal: the complement of where the search stopped
 
-        return lo;
+    /// <summary>Orders a range after <c>address</c> when it ends at or below it (unsigned), before it otherwise; never equal.</summary>
+    private readonly struct EndsAfter(nint address) : IComparable<(nint Start, nint End)>
+    {
+        public int CompareTo((nint Start, nint End) other) => (nuint)other.End <= (nuint)address ? 1 : -1;
     }
 }
