@@ -1,8 +1,9 @@
 namespace Sharpi.Prefault.Tests.TestSupport;
 
 /// <summary>
-/// Tests that set process-wide environment variables (SHARPI_PREFAULT, ...) join this collection: it runs
-/// alone, never beside another test, so no other test sees a variable it did not set.
+/// Tests that set process-wide state (environment variables such as SHARPI_PREFAULT, page_reporting_order) or
+/// depend on it (how much of the process is locked) join this collection: it runs alone, never beside another test,
+/// so no other test sees a setting it did not make.
 /// </summary>
 [CollectionDefinition(Name, DisableParallelization = true)]
 public sealed class SerializedEnvironment
