@@ -385,7 +385,15 @@ internal sealed unsafe class FileCacheProbe : IDisposable
                 return null;
             }
 
-            SafeFileHandle handle = File.OpenHandle(path, FileMode.Open, FileAccess.Read, FileShare.ReadWrite | FileShare.Delete);
+            // open(2), not File.OpenHandle: the framework's handle takes a share-mode lock and costs an engine's first run
+            // more than the open.
+            SafeFileHandle handle = Interop.Libc.Open(path, Interop.LinuxConstants.O_RDONLY | Interop.LinuxConstants.O_CLOEXEC, 0);
+            if (handle.IsInvalid)
+            {
+                handle.Dispose();
+                return null;
+            }
+
             FileStatus opened = FileStatus.Of(handle);
             if (opened.HasIdentity && (long)opened.Inode == inode)
             {

@@ -1,20 +1,42 @@
+using System.Buffers;
+using System.Runtime.InteropServices;
+using System.Runtime.Versioning;
+using System.Text;
+using Microsoft.Win32.SafeHandles;
+
 namespace Sharpi.Prefault;
 
 /// <summary>
 /// Reads the small text files the kernel generates (/proc, /sys): a file that is missing, unreadable or refused reads
 /// as null, never as an exception, since every figure read from one is optional (an unknown figure never blocks).
 /// </summary>
+/// <remarks>
+/// On Linux a file is read with open and pread into a pooled buffer, not through <see cref="File"/>: an engine's
+/// first run reads half a dozen of these, and the framework's file stack (its handle, share-mode locks, stream and
+/// decoder types, each set up once per process) cost that first run more than the reads themselves.
+/// </remarks>
 internal static class KernelFile
 {
     /// <summary>The whole text of <paramref name="path"/>, or null where it does not exist or cannot be read.</summary>
     internal static string? TryReadText(string path)
     {
+        if (OperatingSystem.IsLinux())
+        {
+            byte[] buffer = ArrayPool<byte>.Shared.Rent(4096);
+            try
+            {
+                int length = TryReadAll(path, ref buffer);
+                return length < 0 ? null : Encoding.UTF8.GetString(buffer, 0, length);
+            }
+            finally
+            {
+                ArrayPool<byte>.Shared.Return(buffer);
+            }
+        }
+
         try
         {
-            // The check keeps the common "not here" (a cgroup v1 file on v2, a group not visible in a container)
-            // from throwing, and so from costing a first-chance exception per file of a cgroup walk. Regular files
-            // only (every /proc and /sys file is one): an open of a FIFO mounted over one blocks until a writer comes,
-            // and a sweep's thread, and so the handle's Dispose, would wait for it for good.
+            // The check keeps the common "not here" from throwing, and so from costing a first-chance exception per file.
             return FileStatus.TryOf(path) is { Kind: FileKind.Regular } ? File.ReadAllText(path) : null;
         }
         catch (IOException)
@@ -24,6 +46,64 @@ internal static class KernelFile
         catch (UnauthorizedAccessException)
         {
             return null;
+        }
+    }
+
+    /// <summary>
+    /// Reads all of the regular file <paramref name="path"/> into <paramref name="buffer"/> (rented from
+    /// <see cref="ArrayPool{T}.Shared"/>; where the file does not fit, a larger rented one takes its place and the
+    /// smaller goes back): the bytes read, or -1 where the path is missing, refused or no regular file. Never throws.
+    /// Regular files only (every /proc and /sys file is one), and opened without blocking: an open of a FIFO mounted
+    /// over one waits for a writer, and a sweep's thread, and so a handle's Dispose, would wait with it for good.
+    /// </summary>
+    [SupportedOSPlatform("linux")]
+    internal static unsafe int TryReadAll(string path, ref byte[] buffer)
+    {
+        if (FileStatus.TryOf(path) is not { Kind: FileKind.Regular })
+        {
+            return -1;
+        }
+
+        using SafeFileHandle file = Interop.Libc.Open(path,
+            Interop.LinuxConstants.O_RDONLY | Interop.LinuxConstants.O_CLOEXEC | Interop.LinuxConstants.O_NONBLOCK, 0);
+        if (file.IsInvalid)
+        {
+            return -1;
+        }
+
+        int length = 0;
+        while (true)
+        {
+            if (length == buffer.Length)
+            {
+                byte[] larger = ArrayPool<byte>.Shared.Rent(buffer.Length * 2);
+                buffer.AsSpan(0, length).CopyTo(larger);
+                ArrayPool<byte>.Shared.Return(buffer);
+                buffer = larger;
+            }
+
+            nint read;
+            fixed (byte* target = buffer)
+            {
+                read = Interop.Libc.Pread(file, target + length, (nuint)(buffer.Length - length), length);
+            }
+
+            if (read == 0)
+            {
+                return length;
+            }
+
+            if (read < 0)
+            {
+                if (Marshal.GetLastPInvokeError() == Interop.LinuxConstants.EINTR)
+                {
+                    continue;
+                }
+
+                return -1;
+            }
+
+            length += (int)read;
         }
     }
 }

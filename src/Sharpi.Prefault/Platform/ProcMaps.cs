@@ -42,24 +42,18 @@ internal static partial class ProcMaps
     /// </summary>
     internal static ProcMapEntry[] ReadSelf(nint low, nint high)
     {
+        if (!OperatingSystem.IsLinux())
+        {
+            return [];
+        }
+
         byte[] buffer = ArrayPool<byte>.Shared.Rent(64 * 1024);
         try
         {
-            int length = 0;
-            using (var stream = new FileStream(SelfMapsPath, FileMode.Open, FileAccess.Read, FileShare.ReadWrite, 1))
+            int length = KernelFile.TryReadAll(SelfMapsPath, ref buffer);
+            if (length < 0)
             {
-                int read;
-                while ((read = stream.Read(buffer, length, buffer.Length - length)) > 0)
-                {
-                    length += read;
-                    if (length == buffer.Length)
-                    {
-                        byte[] larger = ArrayPool<byte>.Shared.Rent(buffer.Length * 2);
-                        buffer.AsSpan(0, length).CopyTo(larger);
-                        ArrayPool<byte>.Shared.Return(buffer);
-                        buffer = larger;
-                    }
-                }
+                return [];
             }
 
             var entries = new ArrayBuilder<ProcMapEntry>();
@@ -76,14 +70,6 @@ internal static partial class ProcMaps
             }
 
             return entries.ToArray();
-        }
-        catch (IOException)
-        {
-            return [];
-        }
-        catch (UnauthorizedAccessException)
-        {
-            return [];
         }
         finally
         {

@@ -74,4 +74,33 @@ public sealed class KernelFileTests
             File.Delete(path);
         }
     }
+
+    [LinuxFact]
+    public void TryReadText_OfAFileLargerThanItsFirstBuffer_ReadsAllOfIt()
+    {
+        // The reader starts with a 4 KiB pooled buffer and grows it: a long /proc/self/maps or smaps must come back whole.
+        string path = Path.GetTempFileName();
+        try
+        {
+            string text = string.Concat(Enumerable.Range(0, 5000).Select(static i => $"line {i}\n"));
+            File.WriteAllText(path, text);
+
+            Assert.Equal(text, KernelFile.TryReadText(path));
+        }
+        finally
+        {
+            File.Delete(path);
+        }
+    }
+
+    [LinuxFact]
+    public void TryReadText_OfProcSelfMaps_EndsWithTheLastMapping()
+    {
+        string? maps = KernelFile.TryReadText("/proc/self/maps");
+
+        Assert.NotNull(maps);
+        Assert.True(maps.Length > 4096, $"only {maps.Length} characters");
+        Assert.EndsWith("\n", maps, StringComparison.Ordinal);
+        Assert.Contains("[stack]", maps, StringComparison.Ordinal);
+    }
 }

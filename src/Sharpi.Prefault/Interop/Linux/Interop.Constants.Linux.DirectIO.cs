@@ -10,6 +10,9 @@ internal static partial class Interop
         /// <summary>02000000 octal on x86-64, arm64 and the asm-generic architectures.</summary>
         internal const int O_CLOEXEC = 0x80000;
 
+        /// <summary>04000 octal on x86-64, arm64 and the asm-generic architectures: an open of a FIFO returns at once.</summary>
+        internal const int O_NONBLOCK = 0x800;
+
         internal const int S_IFMT = 0xF000;
         internal const int S_IFREG = 0x8000;
 
