@@ -19,14 +19,12 @@ internal static unsafe class SafeTouch
 
     private const int MacCopyBytes = 64 * 1024;
 
-    private static readonly Lazy<(bool IsKernelChecked, PlatformError Refusal)> s_probe = new(Probe);
-
     /// <summary>
     /// True when touches go through the kernel and so survive a concurrent truncation; false where they would be plain
     /// loads (Windows, or a kernel that refused the call), which need <see cref="TouchSafety"/>'s check first and,
     /// outside Windows, are never made over a file mapping (see <see cref="FileReadTouch"/>).
     /// </summary>
-    internal static bool IsKernelChecked => s_probe.Value.IsKernelChecked;
+    internal static bool IsKernelChecked => Probed.IsKernelChecked;
 
     /// <summary>
     /// Touches every page of [<paramref name="start"/>, <paramref name="end"/>) in address order and returns where it
@@ -61,7 +59,7 @@ internal static unsafe class SafeTouch
         {
             // The kernel refused to read for us, and a plain load of a page past a file's end would be fatal: nothing
             // is read here (the sweep reads files through FileReadTouch, or refuses the touch for the hint).
-            error = s_probe.Value.Refusal;
+            error = Probed.Refusal;
             return start;
         }
 
@@ -144,12 +142,25 @@ internal static unsafe class SafeTouch
         return (byte)(acc ^ *(end - 1));
     }
 
-    private static (bool IsKernelChecked, PlatformError Refusal) Probe()
+    /// <summary>
+    /// The probe, run once by the runtime's class constructor (thread-safe, as Lazy was, without the Lazy over a value
+    /// tuple that a ReadyToRun image cannot hold and an engine's first call that touches had to compile: 7 methods).
+    /// </summary>
+    private static class Probed
+    {
+        internal static readonly bool IsKernelChecked;
+        internal static readonly PlatformError Refusal;
+
+#pragma warning disable CA1810 // both fields come from one probe
+        static Probed() => IsKernelChecked = Probe(out Refusal);
+#pragma warning restore CA1810
+    }
+
+    private static bool Probe(out PlatformError error)
     {
         byte probe = 1;
-        PlatformError error = PlatformError.None;
-        bool read = OperatingSystem.IsLinux() ? TouchThroughKernel((nint)(&probe), (nint)(&probe) + 1, Pages.Size, out error) == (nint)(&probe) + 1
+        error = PlatformError.None;
+        return OperatingSystem.IsLinux() ? TouchThroughKernel((nint)(&probe), (nint)(&probe) + 1, Pages.Size, out error) == (nint)(&probe) + 1
             : OperatingSystem.IsMacOS() && TouchThroughMach((nint)(&probe), (nint)(&probe) + 1, out error) == (nint)(&probe) + 1;
-        return (read, error);
     }
 }
