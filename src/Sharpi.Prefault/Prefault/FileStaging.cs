@@ -84,6 +84,9 @@ internal sealed unsafe class FileStaging : IDisposable
     /// <summary>The huge-page advice was allowed and THP is on, but withheld: this VM reports free pages (<see cref="FreePageReporting"/>).</summary>
     internal bool IsHugePageAdviceWithheld { get; private set; }
 
+    /// <summary>This VM reports free pages, but the advice was kept: the sweep runs beside the engine's init (<c>Start</c>).</summary>
+    internal bool IsHugePageAdviceKeptBesideInit { get; private set; }
+
     /// <summary>
     /// How the file bytes came in and why, for the result: the huge-page advice, the windows, or neither; empty where
     /// nothing was staged (a hint, a touch, everything resident, not Linux).
@@ -96,8 +99,13 @@ internal sealed unsafe class FileStaging : IDisposable
         string advice = HugePageAdvisedBytes > 0 ? $"MADV_HUGEPAGE on {Sizes.Format(HugePageAdvisedBytes)} of file mappings (2 MiB folios)" : string.Empty;
         string views = ViewCount > 0 ? $"{ViewCount} huge-page staging view(s) over {Sizes.Format(ViewBytes)}" : string.Empty;
         string text = Join(Join(advice, views), windows);
-        return IsHugePageAdviceWithheld && text.Length > 0
-            ? $"{text}; no huge-page advice: this VM reports free pages to its host (virtio-balloon free page reporting), where 2 MiB folios land on memory the host took back"
+        if (IsHugePageAdviceWithheld && text.Length > 0)
+        {
+            return $"{text}; no huge-page advice: this VM reports free pages to its host (virtio-balloon free page reporting), where 2 MiB folios land on memory the host took back";
+        }
+
+        return IsHugePageAdviceKeptBesideInit && HugePageAdvisedBytes + ViewBytes > 0
+            ? $"{text}; the advice kept on this VM that reports free pages to its host: beside the engine's init, 2 MiB folios cost its cores next to nothing, 4 KiB ones cost it their kernel work"
             : text;
     }
 
@@ -106,10 +114,11 @@ internal sealed unsafe class FileStaging : IDisposable
     /// gives the huge-page advice where it applies. The advice needs any sweep but a hint; views and exact reads need
     /// a populate with something still to read. <paramref name="hugePages"/> false (the option) turns off the advice
     /// and the views, not the exact reads; <paramref name="freePagesReported"/> (<see cref="FreePageReporting.IsActive"/>)
-    /// withholds them too, and the mappings they would have covered are read in windows.
+    /// withholds them too, and the mappings they would have covered are read in windows, unless <paramref name="besideInit"/>
+    /// (<c>Start</c>: the engine's init wants the cores more than the sweep wants speed; see <see cref="SweepMechanism.Choose"/>).
     /// </summary>
     internal static FileStaging Prepare(MergedRegion[] regions, ProcMapEntry[] maps, PrefaultMethod method, bool hugePages, bool freePagesReported,
-        bool somethingToRead, ILogger log, string label)
+        bool somethingToRead, ILogger log, string label, bool besideInit = false)
     {
         var staging = new FileStaging(maps);
         if (!OperatingSystem.IsLinux() || maps.Length == 0 || method == PrefaultMethod.Hint)
@@ -118,8 +127,10 @@ internal sealed unsafe class FileStaging : IDisposable
         }
 
         bool thpEnabled = hugePages && HugePageAdvice.IsThpEnabled(KernelFile.TryReadText(HugePageAdvice.EnabledPath));
-        bool thp = thpEnabled && !freePagesReported;
-        staging.IsHugePageAdviceWithheld = thpEnabled && !thp;
+        bool withheld = freePagesReported && !besideInit;
+        bool thp = thpEnabled && !withheld;
+        staging.IsHugePageAdviceWithheld = thpEnabled && withheld;
+        staging.IsHugePageAdviceKeptBesideInit = thpEnabled && freePagesReported && besideInit;
         bool read = method == PrefaultMethod.Populate && somethingToRead;
         long[] covered = CoveredBytes(regions, maps);
         Dictionary<(string Path, long Inode), (long Start, long End)>? viewSpans = null; // made for the first view, as _views

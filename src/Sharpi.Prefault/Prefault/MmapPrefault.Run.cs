@@ -79,7 +79,7 @@ public static partial class MmapPrefault
         // 5. The mechanism, decided in one step (the method, the hint before it, populate and the touch after it, how
         //    the file bytes under each mapping come in), then the sweep; its staging views are unmapped once it is done.
         SweepOutcome sweep;
-        using (SweepMechanism mechanism = SweepMechanism.Choose(work, options, run.Log))
+        using (SweepMechanism mechanism = SweepMechanism.Choose(work, options, run.Log, besideInit: threads.IsBesideInit))
         {
             sweep = Sweep(work, mechanism, run, threads);
         }

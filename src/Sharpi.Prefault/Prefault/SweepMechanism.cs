@@ -17,7 +17,8 @@ namespace Sharpi.Prefault;
 /// Each populated chunk is sampled and its slow 2 MiB spans read whole (<see cref="TouchAfterPopulate"/>): only where
 /// something had to be read (nothing was, when everything was resident already, so there is no first access to pay
 /// for) and only where the touch goes through the kernel (<see cref="SafeTouch.IsKernelChecked"/>: after a populate
-/// it must never be a plain load, which a concurrent truncation could turn into a fatal SIGBUS).
+/// it must never be a plain load, which a concurrent truncation could turn into a fatal SIGBUS). Never beside the
+/// engine's init (<c>Start</c>): there the touch's reads, and the host's faults under them, are CPU the init loses.
 /// </param>
 /// <param name="Staging">How the file bytes under each mapping come in before a chunk's populate (<see cref="FileStaging"/>); null for nothing.</param>
 /// <param name="FileRead">
@@ -52,7 +53,18 @@ internal sealed record SweepMechanism(PrefaultMethod Method, bool HintsFirst, bo
     /// mapping come in (see <see cref="FileStaging.Prepare"/>: the huge-page advice on read-only mappings the regions
     /// cover densely, a staging view for dense writable ones, exact reads for sparse selections).
     /// </summary>
-    internal static SweepMechanism Choose(PrefaultPlan work, PrefaultOptions options, ILogger log)
+    /// <remarks>
+    /// <paramref name="besideInit"/> (<c>Start</c>, whose sweep runs beside the engine's init) keeps the huge-page advice
+    /// on a VM that reports free pages and samples no span after its populate. Measured with <c>overlap --init-threads 2
+    /// --repeat 3</c> on the development VM as it ships (2 GiB, 2 cores, an init that keeps both busy for 1.5 s): 4 KiB
+    /// folios in read-ahead windows, the choice for <c>Run</c> there, stretched the init to 1.16-1.18x its time (its
+    /// threads waited 190 ms for a core: the kernel's work per small folio is charged to the sweep's threads); 2 MiB
+    /// folios with the sampled touch after them, 1.03x with one region but 1.23-1.34x with a region per layer (the
+    /// touch read 246 of 1,088 spans the host had taken back); 2 MiB folios alone, 0.97-1.03x, and the request was
+    /// done at 0.41x and 0.59x the time of <c>Run</c> after the init (0.58x before). The host's faults the touch
+    /// would have paid then fall to the request, which waits for its layers anyway.
+    /// </remarks>
+    internal static SweepMechanism Choose(PrefaultPlan work, PrefaultOptions options, ILogger log, bool besideInit = false)
     {
         PrefaultMethod method = ChooseMethod(options.Strategy, log);
         bool uncheckedTouch = method == PrefaultMethod.Touch && !OperatingSystem.IsWindows() && !SafeTouch.IsKernelChecked;
@@ -66,8 +78,9 @@ internal sealed record SweepMechanism(PrefaultMethod Method, bool HintsFirst, bo
         return new SweepMechanism(
             method,
             HintsFirst: method == PrefaultMethod.Hint || (method == PrefaultMethod.Touch && !OperatingSystem.IsLinux()),
-            TouchesAfterPopulate: method == PrefaultMethod.Populate && somethingToRead && SafeTouch.IsKernelChecked,
-            FileStaging.Prepare(work.Ranges, work.Maps, method, options.IsHugePageAdviceEnabled, FreePageReporting.IsActive, somethingToRead, log, options.Label),
+            TouchesAfterPopulate: method == PrefaultMethod.Populate && somethingToRead && !besideInit && SafeTouch.IsKernelChecked,
+            FileStaging.Prepare(work.Ranges, work.Maps, method, options.IsHugePageAdviceEnabled, FreePageReporting.IsActive, somethingToRead, log, options.Label,
+                besideInit),
             FileRead: method == PrefaultMethod.Touch && OperatingSystem.IsLinux() && !SafeTouch.IsKernelChecked ? new FileReadTouch(work.Maps) : null,
             Maps: work.Maps);
     }

@@ -53,6 +53,9 @@ internal readonly record struct SweepThreads(int Threads, ThreadPriority Priorit
     /// <summary>Start reads ahead where its run reads in windows.</summary>
     internal bool ReadsAhead => ReadAheadBytes > 0;
 
+    /// <summary>Start's: the sweep runs beside the engine's init, which wants the cores more than the sweep wants speed.</summary>
+    internal bool IsBesideInit => ReadAheadBytes > 0;
+
     /// <summary>Run's threads: the caller waits, so they sweep at the asked priority (normal by default), as many as asked.</summary>
     internal static SweepThreads ForRun(PrefaultOptions options) => new(options.MaxDegreeOfParallelism, options.WorkerPriority ?? ThreadPriority.Normal);
 

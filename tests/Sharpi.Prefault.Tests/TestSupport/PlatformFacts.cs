@@ -77,6 +77,22 @@ public sealed class FreePageReportingFactAttribute : FactAttribute
     }
 }
 
+/// <summary>A <see cref="FreePageReportingFactAttribute"/> that also needs transparent huge pages on: it looks at the advice kept there.</summary>
+public sealed class FreePageReportingHugePageFactAttribute : FactAttribute
+{
+    public FreePageReportingHugePageFactAttribute()
+    {
+        if (!FreePageReporting.IsActive)
+        {
+            Skip = "this machine does not report free pages to a host (no virtio balloon with VIRTIO_BALLOON_F_REPORTING, or page_reporting_order above the largest order).";
+        }
+        else if (!HugePageAdvice.IsThpEnabled(KernelFile.TryReadText(HugePageAdvice.EnabledPath)))
+        {
+            Skip = $"transparent huge pages are off ({HugePageAdvice.EnabledPath}): the library gives no huge-page advice to keep.";
+        }
+    }
+}
+
 /// <summary>A <see cref="FreePageReportingFactAttribute"/> that also needs root: it changes <c>page_reporting_order</c> (and puts it back).</summary>
 public sealed class RootFreePageReportingFactAttribute : FactAttribute
 {
