@@ -54,7 +54,7 @@ internal sealed class LockSplits
     /// New mappings from locking [start, end) at most: one for each end that falls inside a mapping rather than on its
     /// edge (the snapshot was taken before this call's locks, which split only mappings of their own ranges).
     /// </summary>
-    internal static int Cost(ReadOnlySpan<ProcMapEntry> maps, nint start, nint end)
+    internal static int Cost(ProcMapEntry[] maps, nint start, nint end)
     {
         int cost = 0;
         int first = AddressRanges.FirstEndingAfter(maps, start);

@@ -63,7 +63,7 @@ internal sealed unsafe class FileCacheProbe : IDisposable
     /// lie in it. Nothing is opened here: each file is opened when a count first needs it, and closed when the count
     /// moves to another file, so the probe holds one descriptor at a time however many files it covers.
     /// </summary>
-    internal static FileCacheProbe Create(ReadOnlySpan<MergedRegion> regions, ProcMapEntry[] maps)
+    internal static FileCacheProbe Create(MergedRegion[] regions, ProcMapEntry[] maps)
     {
         if (!OperatingSystem.IsLinux() || maps.Length == 0 || Volatile.Read(ref s_unsupported) != 0)
         {
@@ -126,14 +126,19 @@ internal sealed unsafe class FileCacheProbe : IDisposable
     /// own init work. Held one per file for the count alone, <c>lock -r</c> over 61,000 files under
     /// <c>ulimit -n 20000</c> took every descriptor while it counted, and a thread the runtime started meanwhile (it
     /// needs a pipe) failed and aborted the tool ("Out of memory.", exit 134). Opening again also checks again that
-    /// each path still names the mapped file.
+    /// each path still names the mapped file. Arrays, not spans: this runs at an engine's first call, where converting
+    /// the library's struct arrays to spans runs framework generics over them that no ReadyToRun image can hold.
     /// </remarks>
-    internal static long CountResident(ReadOnlySpan<MergedRegion> ranges, ProcMapEntry[] maps, out long unknownBytes, Span<RangeResidency> each = default)
+    internal static long CountResident(MergedRegion[] ranges, ProcMapEntry[] maps, out long unknownBytes, RangeResidency[]? each = null)
     {
         unknownBytes = 0;
         if (!IsSupported)
         {
-            each.Clear();
+            if (each is not null)
+            {
+                Array.Clear(each);
+            }
+
             return 0;
         }
 
@@ -144,7 +149,7 @@ internal sealed unsafe class FileCacheProbe : IDisposable
             bool counted = probe.TryCountResident(ranges[i].Start, ranges[i].End, out long bytes, out long unknown, out PlatformError error);
             total += counted ? bytes : 0;
             unknownBytes += counted ? unknown : 0;
-            if (!each.IsEmpty)
+            if (each is not null)
             {
                 each[i] = new RangeResidency(counted ? bytes : 0, counted, error) { UnknownBytes = counted ? unknown : 0 };
             }
@@ -153,8 +158,8 @@ internal sealed unsafe class FileCacheProbe : IDisposable
         return total;
     }
 
-    /// <inheritdoc cref="CountResident(ReadOnlySpan{MergedRegion}, ProcMapEntry[], out long, Span{RangeResidency})"/>
-    internal static long CountResident(ReadOnlySpan<MergedRegion> ranges, ProcMapEntry[] maps, Span<RangeResidency> each = default)
+    /// <inheritdoc cref="CountResident(MergedRegion[], ProcMapEntry[], out long, RangeResidency[])"/>
+    internal static long CountResident(MergedRegion[] ranges, ProcMapEntry[] maps, RangeResidency[]? each = null)
         => CountResident(ranges, maps, out _, each);
 
     /// <summary>

@@ -170,8 +170,7 @@ internal readonly record struct FileStatus(FileKind Kind, ulong Device, ulong In
     [SupportedOSPlatform("linux")]
     private static FileStatus OfLinux(string path)
     {
-        FileStatus? status = StatxLinux(path, 0, out int errno);
-        if (status is null)
+        if (StatxLinux(path, 0, out int errno) is not FileStatus status)
         {
             return OfManaged(path);
         }
@@ -181,7 +180,7 @@ internal readonly record struct FileStatus(FileKind Kind, ulong Device, ulong In
             ThrowHelper.ThrowStatFailed(path, errno);
         }
 
-        return status.Value;
+        return status;
     }
 
     // Null where the C library has no statx (glibc < 2.28): no identity then, and a FIFO reads as a file.

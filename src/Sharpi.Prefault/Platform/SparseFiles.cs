@@ -100,13 +100,13 @@ internal static class SparseFiles
         // Files with no hole, or that cannot be asked: asked once. By path and inode: two files can show one path (a file
         // system mounted over the folder of a mapped file), and the one that cannot be opened again must not speak for the other.
         var solid = new HashSet<string>(StringComparer.Ordinal); // FileCacheProbe.FileKey: precompiled, where a tuple set is not
-        var fileHoles = new List<(long Start, long End)>();
+        List<(long Start, long End)>? fileHoles = null; // made for the first file with holes: most models have none
         for (int i = 0; i < maps.Length; i++)
         {
             ProcMapEntry m = maps[i];
             if (OperatingSystem.IsLinux() && used[i] && m is { IsFileBacked: true, IsDeleted: false } && !solid.Contains(FileCacheProbe.FileKey(m.Path, m.Inode)))
             {
-                holes[i] = HolesOf(m, fileHoles, out bool fileIsSolid);
+                holes[i] = HolesOf(m, ref fileHoles, out bool fileIsSolid);
                 if (fileIsSolid)
                 {
                     solid.Add(FileCacheProbe.FileKey(m.Path, m.Inode));
@@ -122,7 +122,7 @@ internal static class SparseFiles
     /// <paramref name="fileIsSolid"/> true, the file has none anywhere (or cannot be asked): its other mappings need no asking.
     /// </summary>
     [SupportedOSPlatform("linux")]
-    private static (nint Start, nint End)[]? HolesOf(ProcMapEntry m, List<(long Start, long End)> fileHoles, out bool fileIsSolid)
+    private static (nint Start, nint End)[]? HolesOf(ProcMapEntry m, ref List<(long Start, long End)>? fileHoles, out bool fileIsSolid)
     {
         fileIsSolid = true;
         using SafeFileHandle? file = FileCacheProbe.OpenIfSameFile(m.Path, m.Inode, out long length);
@@ -137,6 +137,7 @@ internal static class SparseFiles
         }
 
         fileIsSolid = false;
+        fileHoles ??= [];
         fileHoles.Clear();
         long mappedEnd = Math.Min(length, m.Offset + (m.End - m.Start));
         if (mappedEnd <= m.Offset || !FileHoles.TryFind(file, m.Offset, mappedEnd, fileHoles) || fileHoles.Count == 0)

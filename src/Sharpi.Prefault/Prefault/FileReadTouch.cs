@@ -23,7 +23,7 @@ namespace Sharpi.Prefault;
 /// that file cannot be opened it is not touched, and reported. Anything else that cannot be opened again as the mapped file
 /// (a deleted file, shared memory, a device, a path renamed over) is not touched at all and is reported: there is no
 /// way to read it that cannot fault fatally. Each piece opens its file for the read and closes it at once (no
-/// descriptor is held through the sweep; see <see cref="FileCacheProbe.CountResident(ReadOnlySpan{MergedRegion}, ProcMapEntry[], out long, Span{RangeResidency})"/> for why).
+/// descriptor is held through the sweep; see <see cref="FileCacheProbe.CountResident(MergedRegion[], ProcMapEntry[], out long, RangeResidency[])"/> for why).
 /// </remarks>
 [SupportedOSPlatform("linux")]
 internal sealed unsafe class FileReadTouch(ProcMapEntry[] maps)

@@ -135,7 +135,10 @@ internal sealed unsafe class FileStaging : IDisposable
         long[] covered = CoveredBytes(regions, maps);
         Dictionary<(string Path, long Inode), (long Start, long End)>? viewSpans = null; // made for the first view, as _views
         var regular = new Dictionary<string, bool>(StringComparer.Ordinal);
-        (ulong Device, long Bytes) window = (0, 0); // the last device's window: a model's files share one device
+        // The last device's window (a model's files share one device), in two locals rather than a tuple, whose
+        // constructor an engine's first call would have the JIT compile.
+        ulong windowDevice = 0;
+        long windowBytes = 0;
         for (int i = 0; i < maps.Length; i++)
         {
             ProcMapEntry m = maps[i];
@@ -168,17 +171,18 @@ internal sealed unsafe class FileStaging : IDisposable
                 // mapped file's bytes, so no descriptor is opened or held (one per file held for the whole run left an
                 // engine with 2,000 files under a lowered ulimit -n none of its own, and Run threw from its metrics).
                 // In windows the device reads whole (ReadAheadWindow): one call over more reads only its first window.
-                if (window.Bytes == 0 || window.Device != m.Device)
+                if (windowBytes == 0 || windowDevice != m.Device)
                 {
-                    window = (m.Device, ReadAheadWindow.For(m.Device));
+                    windowDevice = m.Device;
+                    windowBytes = ReadAheadWindow.For(m.Device);
                 }
 
                 staging._exact[i] = true;
-                staging._window[i] = (nint)window.Bytes;
+                staging._window[i] = (nint)windowBytes;
                 staging._stagedEnd[i] = m.End;
                 staging.ExactMappingCount++;
                 staging.WindowedBytes += covered[i];
-                staging.WindowBytes = Math.Max(staging.WindowBytes, window.Bytes);
+                staging.WindowBytes = Math.Max(staging.WindowBytes, windowBytes);
             }
         }
 

@@ -9,7 +9,7 @@ internal readonly record struct PlannedRegion(MergedRegion Region, long Resident
 /// <summary>
 /// What one run will sweep: the merged regions that are mapped, in the caller's order, less the holes of sparse files
 /// (<see cref="SparseFiles"/>: nothing to read there, and reading them allocates), each with its resident bytes,
-/// measured once (<see cref="FileCacheProbe.CountResident(ReadOnlySpan{MergedRegion}, ProcMapEntry[], out long, Span{RangeResidency})"/>: cachestat on the files where the kernel has it, else
+/// measured once (<see cref="FileCacheProbe.CountResident(MergedRegion[], ProcMapEntry[], out long, RangeResidency[])"/>: cachestat on the files where the kernel has it, else
 /// mincore). The plan owns what every later step reads: its regions as the mechanisms take them (<see cref="Ranges"/>,
 /// built once) and the one snapshot of the mappings under them (<see cref="Maps"/>). The RAM budget cuts the plan
 /// here; a plan cut from another shares its snapshot.

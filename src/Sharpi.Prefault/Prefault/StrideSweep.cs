@@ -247,14 +247,14 @@ internal sealed class StrideSweep
     }
 
     /// <summary>The region of <paramref name="chunk"/> and the chunk's bytes in it.</summary>
-    private (int Region, nint Start, nint End) ChunkRange(long chunk)
+    private ChunkSpan ChunkRange(long chunk)
     {
         int region = RegionOf(chunk);
         MergedRegion r = _regions[region];
         nint chunkStart = Pages.Floor(r.Start) + (nint)((chunk - _firstChunk[region]) * _chunkSize);
         nint start = chunkStart > r.Start ? chunkStart : r.Start;
         nint end = chunkStart + (nint)_chunkSize < r.End ? chunkStart + (nint)_chunkSize : r.End;
-        return (region, start, end);
+        return new ChunkSpan(region, start, end);
     }
 
     /// <summary>The region holding <paramref name="chunk"/>: a binary search over the regions' first chunks.</summary>
@@ -290,3 +290,9 @@ internal interface IChunkSweep
     /// <summary>Asks for the file bytes of a chunk before its sweep, without waiting for them (a background sweep's reader).</summary>
     void ReadAhead(int region, nint start, nint end);
 }
+
+/// <summary>
+/// A chunk's region and its bytes in it: a struct of the library's own, not a value tuple, whose constructor an
+/// engine's first call would have the JIT compile (a ReadyToRun image cannot hold the framework's generic over it).
+/// </summary>
+internal readonly record struct ChunkSpan(int Region, nint Start, nint End);

@@ -10,7 +10,12 @@ internal interface IAddressRange
 internal static class AddressRanges
 {
     /// <summary>Index of the first range whose end lies above <paramref name="address"/> (unsigned), or the count.</summary>
-    internal static int FirstEndingAfter<T>(ReadOnlySpan<T> ranges, nint address)
+    /// <remarks>
+    /// Over an array, not a span: it runs at an engine's first call (residency, staging), where converting the
+    /// library's struct arrays to spans runs framework generics over those structs that no ReadyToRun image can hold
+    /// (three methods compiled by the JIT per struct).
+    /// </remarks>
+    internal static int FirstEndingAfter<T>(T[] ranges, nint address)
         where T : IAddressRange
     {
         int lo = 0, hi = ranges.Length;
@@ -30,7 +35,7 @@ internal static class AddressRanges
         return lo;
     }
 
-    /// <inheritdoc cref="FirstEndingAfter{T}(ReadOnlySpan{T}, nint)"/>
+    /// <inheritdoc cref="FirstEndingAfter{T}(T[], nint)"/>
     /// <remarks>
     /// The framework's binary search, where the generic one above is written out: that one runs at an engine's first
     /// call (residency, staging), where the framework's search over the library's own structs would be compiled by the

@@ -88,7 +88,15 @@ internal static class RegionSet
 
         RecordMembers(byAddress, groupStart, byAddress.Length, current.Order, memberOf);
         byAddress[merged++] = current;
-        Array.Resize(ref byAddress, merged);
+        if (merged < byAddress.Length)
+        {
+            // Array.Copy, not Array.Resize: the generic resize over the library's struct is compiled by the JIT at an
+            // engine's first call (a ReadyToRun image cannot hold it).
+            var shorter = new MergedRegion[merged];
+            Array.Copy(byAddress, shorter, merged);
+            byAddress = shorter;
+        }
+
         SortUnlessSorted(byAddress, default(ByOrder));
         return byAddress;
     }
