@@ -15,6 +15,8 @@ namespace Sharpi.Prefault;
 /// the development VM (2 cores, ext4, kernel 6.18, cold 1 GiB, each run 12 s after the eviction so the freed memory was
 /// reported; bench-free probe, 8 threads): populate after the advice and a touch of every page 0.72-2.11 s at
 /// read_ahead_kb 128, against 0.59 s for 4 KiB folios read ahead in windows (<c>MADV_WILLNEED</c>) and touched.
+/// That is <c>Run</c>'s choice here, where the engine waits for the load; <c>Start</c>, beside the engine's init, keeps
+/// the advice: 4 KiB folios cost the init the kernel's work for each of them (see <see cref="SweepMechanism.Choose"/>).
 /// The balloon's negotiated features are read once per process (fixed at boot); <c>page_reporting_order</c> at every
 /// look, since an operator may change it while an engine runs (a bench suspends reporting by raising it past the
 /// largest block): read once, a look before the change decided every run after it.
