@@ -57,7 +57,7 @@ internal readonly record struct FileStatus(FileKind Kind, ulong Device, ulong In
         return TryOf(path) ?? default;
     }
 
-    /// <summary>The status of an open file (Linux: statx of the descriptor; elsewhere <see langword="default"/>).</summary>
+    /// <summary>The status of an open file (Linux: statx of the descriptor; <see langword="default"/> elsewhere, where statx fails, or where the C library has none).</summary>
     internal static unsafe FileStatus Of(SafeFileHandle handle)
     {
         if (!OperatingSystem.IsLinux())
@@ -66,7 +66,14 @@ internal readonly record struct FileStatus(FileKind Kind, ulong Device, ulong In
         }
 
         Interop.Libc.StatxBuffer stx;
-        return Interop.Libc.Statx(handle, string.Empty, Interop.LinuxConstants.AT_EMPTY_PATH, Mask, &stx) == 0 ? FromStatx(stx) : default;
+        try
+        {
+            return Interop.Libc.Statx(handle, string.Empty, Interop.LinuxConstants.AT_EMPTY_PATH, Mask, &stx) == 0 ? FromStatx(stx) : default;
+        }
+        catch (EntryPointNotFoundException)
+        {
+            return default; // a C library with no statx (glibc < 2.28), as for a path
+        }
     }
 
     /// <summary>The status of the file <paramref name="path"/> names (symlinks followed), read with stat, never open.</summary>

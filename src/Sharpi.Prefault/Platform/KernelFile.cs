@@ -17,6 +17,12 @@ namespace Sharpi.Prefault;
 /// </remarks>
 internal static class KernelFile
 {
+    /// <summary>
+    /// The most bytes read from one file: far above any /proc or /sys file the library reads (the smaps of a process
+    /// with 30,000 mappings is about 21 MiB), and below the pooled buffer's doubling overflowing an int.
+    /// </summary>
+    internal const int MaxBytes = 256 * 1024 * 1024;
+
     /// <summary>The whole text of <paramref name="path"/>, or null where it does not exist or cannot be read.</summary>
     internal static string? TryReadText(string path)
     {
@@ -52,9 +58,11 @@ internal static class KernelFile
     /// <summary>
     /// Reads all of the regular file <paramref name="path"/> into <paramref name="buffer"/> (rented from
     /// <see cref="ArrayPool{T}.Shared"/>; where the file does not fit, a larger rented one takes its place and the
-    /// smaller goes back): the bytes read, or -1 where the path is missing, refused or no regular file. Never throws.
-    /// Regular files only (every /proc and /sys file is one), and opened without blocking: an open of a FIFO mounted
-    /// over one waits for a writer, and a sweep's thread, and so a handle's Dispose, would wait with it for good.
+    /// smaller goes back): the bytes read, or -1 where the path is missing, refused, no regular file or over
+    /// <see cref="MaxBytes"/>. Never throws. Regular files only (every /proc and /sys file is one), checked before the
+    /// open and again on the descriptor, and opened without blocking: an open of a FIFO mounted over one waits for a
+    /// writer, and a sweep's thread, and so a handle's Dispose, would wait with it for good; a device swapped in after
+    /// the first check (/dev/zero) would be read without end.
     /// </summary>
     [SupportedOSPlatform("linux")]
     internal static unsafe int TryReadAll(string path, ref byte[] buffer)
@@ -66,7 +74,8 @@ internal static class KernelFile
 
         using SafeFileHandle file = Interop.Libc.Open(path,
             Interop.LinuxConstants.O_RDONLY | Interop.LinuxConstants.O_CLOEXEC | Interop.LinuxConstants.O_NONBLOCK, 0);
-        if (file.IsInvalid)
+        // Missing: the C library cannot tell (no statx); the cap below still ends a read that would not.
+        if (file.IsInvalid || FileStatus.Of(file).Kind is not (FileKind.Regular or FileKind.Missing))
         {
             return -1;
         }
@@ -76,6 +85,11 @@ internal static class KernelFile
         {
             if (length == buffer.Length)
             {
+                if (buffer.Length >= MaxBytes)
+                {
+                    return -1;
+                }
+
                 byte[] larger = ArrayPool<byte>.Shared.Rent(buffer.Length * 2);
                 buffer.AsSpan(0, length).CopyTo(larger);
                 ArrayPool<byte>.Shared.Return(buffer);

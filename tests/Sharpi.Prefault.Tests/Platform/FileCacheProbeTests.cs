@@ -135,6 +135,57 @@ public sealed class FileCacheProbeTests
         }
     }
 
+    [LinuxFact]
+    public void OpenIfSameFile_WhileAFifoIsRenamedOverThePath_NeverWaitsForAWriter()
+    {
+        // The path is checked, then opened: a FIFO renamed over it in between made the open wait for a writer, and the
+        // sweep's thread, Completion and Dispose with it (an adversarial pass hung it within 1,000 renames). A race, run
+        // as one: the path flips between a FIFO and a link to the mapped file while the opens run.
+        string folder = Directory.CreateTempSubdirectory("sharpi-fifo-race-").FullName;
+        string real = Path.Combine(folder, "real.bin");
+        string path = Path.Combine(folder, "model.bin");
+        File.WriteAllBytes(real, new byte[64 * 1024]);
+        long inode = (long)FileStatus.Of(real).Inode;
+        File.CreateSymbolicLink(path, real);
+        using var stop = new CancellationTokenSource();
+        Task swapper = Task.Run(() =>
+        {
+            for (int i = 0; !stop.IsCancellationRequested; i++)
+            {
+                string fifo = Path.Combine(folder, $"fifo-{i}");
+                Sharpi.Prefault.Tests.Mappings.NativeFifo.Create(fifo);
+                File.Move(fifo, path, overwrite: true);
+                string link = Path.Combine(folder, $"link-{i}");
+                File.CreateSymbolicLink(link, real);
+                File.Move(link, path, overwrite: true);
+            }
+        });
+        int opened = 0, turnedAway = 0;
+        Task opens = Task.Run(() =>
+        {
+            var watch = System.Diagnostics.Stopwatch.StartNew();
+            while (watch.Elapsed < TimeSpan.FromSeconds(3))
+            {
+                using SafeHandle? handle = FileCacheProbe.OpenIfSameFile(path, inode);
+                _ = handle is null ? turnedAway++ : opened++;
+            }
+        });
+        try
+        {
+            Assert.True(opens.Wait(TimeSpan.FromSeconds(30)), $"an open waited for a writer (after {opened} opened, {turnedAway} turned away)");
+            Assert.True(opened > 0, "the mapped file was never opened through the link");
+        }
+        finally
+        {
+            stop.Cancel();
+            swapper.Wait(TimeSpan.FromSeconds(10));
+            if (opens.IsCompleted)
+            {
+                Directory.Delete(folder, recursive: true);
+            }
+        }
+    }
+
     /// <summary>This process's open descriptors on files in <paramref name="folder"/> (its mappings hold none).</summary>
     private static int OpenUnder(string folder)
     {

@@ -103,4 +103,45 @@ public sealed class KernelFileTests
         Assert.EndsWith("\n", maps, StringComparison.Ordinal);
         Assert.Contains("[stack]", maps, StringComparison.Ordinal);
     }
+
+    [LinuxFact]
+    public void TryReadText_WhileADeviceIsSwappedInAfterTheCheck_IsTheFileOrNull_NeverAnEndlessRead()
+    {
+        // The path is checked (a regular file), then opened: a device swapped in between (/dev/zero here) was read
+        // without end, the buffer doubling until renting one past int.MaxValue threw. A race, run as one: the path
+        // flips between a link to a file and a link to /dev/zero while the reads run.
+        string folder = Directory.CreateTempSubdirectory("sharpi-device-race-").FullName;
+        string real = Path.Combine(folder, "memory.max");
+        string path = Path.Combine(folder, "current");
+        File.WriteAllText(real, "max\n");
+        File.CreateSymbolicLink(path, real);
+        using var stop = new CancellationTokenSource();
+        Task swapper = Task.Run(() =>
+        {
+            for (int i = 0; !stop.IsCancellationRequested; i++)
+            {
+                string link = Path.Combine(folder, $"link-{i}");
+                File.CreateSymbolicLink(link, i % 2 == 0 ? "/dev/zero" : real);
+                File.Move(link, path, overwrite: true);
+            }
+        });
+        var seen = new HashSet<string?>();
+        try
+        {
+            var watch = System.Diagnostics.Stopwatch.StartNew();
+            while (watch.Elapsed < TimeSpan.FromSeconds(3))
+            {
+                seen.Add(KernelFile.TryReadText(path));
+            }
+
+            Assert.Subset(new HashSet<string?> { "max\n", null }, seen);
+            Assert.Contains("max\n", seen);
+        }
+        finally
+        {
+            stop.Cancel();
+            swapper.Wait(TimeSpan.FromSeconds(10));
+            Directory.Delete(folder, recursive: true);
+        }
+    }
 }
