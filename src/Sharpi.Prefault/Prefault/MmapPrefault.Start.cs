@@ -6,11 +6,13 @@ public static partial class MmapPrefault
     /// Starts <see cref="Run(IReadOnlyList{PrefaultRegion}, PrefaultOptions?, CancellationToken)"/> in the background and returns at once,
     /// so the read-ahead overlaps the engine's other init work (graph building, GPU uploads, KV-cache allocation).
     /// The same gate and kill switch apply. Its threads yield to the init unless <see cref="PrefaultOptions.WorkerPriority"/>
-    /// is set (<see cref="ThreadPriority.Normal"/> included). On a VM that reports free pages to its host, where
-    /// <c>Run</c> reads in 4 KiB folios, Start keeps the huge-page advice (2 MiB folios cost the init next to nothing,
-    /// 4 KiB ones the kernel's work for each) and leaves to the request the host's faults a touch after the populate
-    /// would pay on the init's cores (<see cref="PrefaultResult.ReadAheadDescription"/> says so). Where the file bytes
-    /// come in through read-ahead windows (4 KiB folios: the huge-page advice turned off), the background thread asks
+    /// is set (<see cref="ThreadPriority.Normal"/> included). It never reads pages again after their populate (what
+    /// <c>Run</c> does where a sample finds the first access slow, as on memory a VM's host took back): that read would
+    /// run on the init's cores, so the request pays those faults instead. On a VM that reports free pages to its host,
+    /// where <c>Run</c> reads in 4 KiB folios, Start keeps the huge-page advice (2 MiB folios cost the init next to
+    /// nothing, 4 KiB ones the kernel's work for each; <see cref="PrefaultResult.ReadAheadDescription"/> says so). Where
+    /// the file bytes come in through read-ahead windows (4 KiB folios: a sparse selection's exact reads, or the
+    /// huge-page advice turned off), the background thread asks
     /// for them in order at <see cref="ThreadPriority.BelowNormal"/> (on Linux, nice 10), a little ahead of the sweep,
     /// and helpers, no more than processors, map them at the same priority (not lower: a thread at nice 19 in the middle
     /// of its chunk kept Dispose waiting seconds beside busy cores), so an init that keeps every core busy loses less

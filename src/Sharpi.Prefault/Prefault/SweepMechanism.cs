@@ -55,14 +55,17 @@ internal sealed record SweepMechanism(PrefaultMethod Method, bool HintsFirst, bo
     /// </summary>
     /// <remarks>
     /// <paramref name="besideInit"/> (<c>Start</c>, whose sweep runs beside the engine's init) keeps the huge-page advice
-    /// on a VM that reports free pages and samples no span after its populate. Measured with <c>overlap --init-threads 2
-    /// --repeat 3</c> on the development VM as it ships (2 GiB, 2 cores, an init that keeps both busy for 1.5 s): 4 KiB
-    /// folios in read-ahead windows, the choice for <c>Run</c> there, stretched the init to 1.16-1.18x its time (its
-    /// threads waited 190 ms for a core: the kernel's work per small folio is charged to the sweep's threads); 2 MiB
-    /// folios with the sampled touch after them, 1.03x with one region but 1.23-1.34x with a region per layer (the
-    /// touch read 246 of 1,088 spans the host had taken back); 2 MiB folios alone, 0.97-1.03x, and the request was
-    /// done at 0.41x and 0.59x the time of <c>Run</c> after the init (0.58x before). The host's faults the touch
-    /// would have paid then fall to the request, which waits for its layers anyway.
+    /// on a VM that reports free pages, and samples no span after its populate on any machine. Measured with
+    /// <c>overlap --init-threads 2 --repeat 3</c> on the development VM as it ships (2 GiB, 2 cores, an init that keeps
+    /// both busy for 1.5 s), the run in docs/results/overlap-2g-reporting-on.md: <c>Start</c>'s init took 1.50 s and
+    /// 1.55 s (one region, a region per layer) against 1.55 s beside <c>Run</c> after the init, and the request was
+    /// done at 0.80x and 0.53x the time of <c>Run</c> after the init. Before, 4 KiB folios in read-ahead windows (the
+    /// choice for <c>Run</c> there) stretched the init to 1.18x its time with no prefault (its threads waited 190 ms for
+    /// a core: the kernel's work per small folio is charged to the sweep's threads) and the request was done at 0.58x;
+    /// 2 MiB folios with the sampled touch after them, tried before this choice, cost the init 1.03x with one region
+    /// but 1.23-1.34x with a region per layer (the touch read 246 of 1,088 spans the host had taken back, through the
+    /// kernel, on the init's cores). The host's faults the touch would have paid fall to the request, which waits for
+    /// its layers anyway.
     /// </remarks>
     internal static SweepMechanism Choose(PrefaultPlan work, PrefaultOptions options, ILogger log, bool besideInit = false)
     {

@@ -12,9 +12,10 @@ namespace Sharpi.Prefault;
 /// whenever it may read no further, while <see cref="Helpers"/> threads, no more than cores, sweep beside it at
 /// <see cref="HelperPriority"/> (below normal, nice 10, as the background thread) where the cores have time
 /// (<see cref="StrideSweep.ExecuteBehindReadAhead"/>). Elsewhere (2 MiB folios, a touch) Start sweeps as Run does, on
-/// its <see cref="Threads"/> at <see cref="Priority"/>. Start reads in windows only where the huge-page advice is off
-/// (<see cref="PrefaultOptions.IsHugePageAdviceEnabled"/> false, transparent huge pages never): on a VM that reports
-/// free pages, where Run reads in windows, Start keeps the advice (<see cref="SweepMechanism.Choose"/>).</item>
+/// its <see cref="Threads"/> at <see cref="Priority"/>. Start reads in windows where a run's exact reads do (a sparse
+/// selection, a run the RAM budget cut) and where the huge-page advice is off (<see cref="PrefaultOptions.IsHugePageAdviceEnabled"/>
+/// false, transparent huge pages never), not because the VM reports free pages: there, where Run reads in windows,
+/// Start keeps the advice (<see cref="SweepMechanism.Choose"/>).</item>
 /// </list>
 /// </summary>
 /// <remarks>
