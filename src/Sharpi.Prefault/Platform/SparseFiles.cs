@@ -104,12 +104,18 @@ internal static class SparseFiles
         for (int i = 0; i < maps.Length; i++)
         {
             ProcMapEntry m = maps[i];
-            if (OperatingSystem.IsLinux() && used[i] && m is { IsFileBacked: true, IsDeleted: false } && !solid.Contains(FileCacheProbe.FileKey(m.Path, m.Inode)))
+            if (!OperatingSystem.IsLinux() || !used[i] || m is not { IsFileBacked: true, IsDeleted: false })
+            {
+                continue;
+            }
+
+            string key = FileCacheProbe.FileKey(m.Path, m.Inode);
+            if (!solid.Contains(key))
             {
                 holes[i] = HolesOf(m, ref fileHoles, out bool fileIsSolid);
                 if (fileIsSolid)
                 {
-                    solid.Add(FileCacheProbe.FileKey(m.Path, m.Inode));
+                    solid.Add(key);
                 }
             }
         }

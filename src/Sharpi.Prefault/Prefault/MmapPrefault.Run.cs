@@ -144,7 +144,7 @@ public static partial class MmapPrefault
 
         // Where the run reads in windows, Start reads ahead of its sweep (SweepThreads). Where everything is resident
         // already, only page tables are left to fill: often less than starting a thread.
-        int threads = threadPlan.ReadsAhead && mechanism.ReadsInWindows
+        int threads = threadPlan.IsBesideInit && mechanism.ReadsInWindows
             ? sweep.ExecuteBehindReadAhead(threadPlan.Helpers, threadPlan.HelperPriority, threadPlan.ReadAheadBytes, progress)
             : sweep.Execute(threadPlan.Threads, threadPlan.Priority, progress, helpersOnDemand: plan.BytesNeeded == 0);
         chunks.CollectFailures(run.Failures);

@@ -53,10 +53,10 @@ internal readonly record struct SweepThreads(int Threads, ThreadPriority Priorit
     /// <summary>How far Start's reads run ahead of its sweep: four default chunks; two 32 MiB reads in flight already reach the development VM's disk limit.</summary>
     internal const long StartReadAheadBytes = 128L * 1024 * 1024;
 
-    /// <summary>Start reads ahead where its run reads in windows.</summary>
-    internal bool ReadsAhead => ReadAheadBytes > 0;
-
-    /// <summary>Start's: the sweep runs beside the engine's init, which wants the cores more than the sweep wants speed.</summary>
+    /// <summary>
+    /// Start's: the sweep runs beside the engine's init, which wants the cores more than the sweep wants speed; it reads
+    /// ahead where its run reads in windows, and its mechanism keeps the huge-page advice (<see cref="SweepMechanism.Choose"/>).
+    /// </summary>
     internal bool IsBesideInit => ReadAheadBytes > 0;
 
     /// <summary>Run's threads: the caller waits, so they sweep at the asked priority (normal by default), as many as asked.</summary>

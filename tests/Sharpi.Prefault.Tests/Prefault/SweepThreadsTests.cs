@@ -9,7 +9,7 @@ public sealed class SweepThreadsTests
         SweepThreads run = SweepThreads.ForRun(PrefaultOptions.Default with { MaxDegreeOfParallelism = 12 });
 
         Assert.Equal(new SweepThreads(12, ThreadPriority.Normal), run);
-        Assert.False(run.ReadsAhead);
+        Assert.False(run.IsBesideInit);
     }
 
     [Fact]
