@@ -1,3 +1,5 @@
+using System.Globalization;
+
 namespace Sharpi.Prefault.Bench;
 
 /// <summary>
@@ -6,7 +8,8 @@ namespace Sharpi.Prefault.Bench;
 /// again: on this project's Firecracker VM a cold populate after a <c>none</c> row took 1.89 s with reporting on
 /// (1.9 GiB reported during the run) and 0.66 s with it off, while the O_DIRECT limits, reading into buffers faulted
 /// in once, never paid it. Bare metal has no such cost. The bench leaves it as the machine has it unless
-/// <c>--free-page-reporting suspend</c> asks to turn it off for the run (said before, restored after).
+/// <c>--free-page-reporting suspend</c> asks to turn it off for the run (said before, restored after); then it also
+/// hands the VM back the blocks reported before (<see cref="FreeMemoryBacking"/>).
 /// </summary>
 internal static class FreePageReporting
 {
@@ -89,7 +92,13 @@ internal static class FreePageReporting
         {
             progress.Note($"Suspending free page reporting: page_reporting_order {setting.Original} -> {Off} until the run ends.");
             setting.Set(Off);
-            notes.Add($"free page reporting suspended for the run (page_reporting_order {setting.Original} -> {Off}, restored at the end): " +
+            progress.Note("Faulting in and freeing the free memory once, so the blocks the host took back before the suspension are the VM's again ...");
+            (long backed, double seconds) = OperatingSystem.IsLinux() ? FreeMemoryBacking.Run() : (0, 0);
+            string back = backed > 0
+                ? string.Create(CultureInfo.InvariantCulture, $"; {Sizes.Format(backed)} of free memory faulted in and freed first ({seconds:F1} s), so the blocks the host took back before are the VM's again")
+                : "; the free memory could not be faulted in first, so blocks the host took back before may still cost it faults";
+            progress.Note($"Free memory backed{back[1..]}.");
+            notes.Add($"free page reporting suspended for the run (page_reporting_order {setting.Original} -> {Off}, restored at the end){back}: " +
                 "freed pages stay with the VM, as on bare metal.");
             return new Suspension(setting, progress);
         }

@@ -143,7 +143,7 @@ internal sealed class ScratchDevice : IDisposable
         {
             // The copy in RAM, its page cache when a row reads it, and a row's own buffer of the whole file.
             long needed = imageBytes + (2 * source.Length) + MemoryMargin;
-            long available = MemAvailable();
+            long available = MemInfo.Bytes("MemAvailable");
             if (available < needed)
             {
                 return $"a {Sizes.Format(source.Length)} file on a RAM device needs about {Sizes.Format(needed)} of available memory, " +
@@ -426,19 +426,5 @@ internal sealed class ScratchDevice : IDisposable
         }
 
         return loops;
-    }
-
-    private static long MemAvailable()
-    {
-        foreach (string line in (BlockDevice.TryRead("/proc/meminfo") ?? string.Empty).Split('\n'))
-        {
-            if (line.StartsWith("MemAvailable:", StringComparison.Ordinal) &&
-                long.TryParse(line["MemAvailable:".Length..].Trim().Split(' ')[0], NumberStyles.None, CultureInfo.InvariantCulture, out long kib))
-            {
-                return kib * 1024;
-            }
-        }
-
-        return 0;
     }
 }
