@@ -26,11 +26,18 @@ internal static unsafe class FreeMemoryBacking
     /// <summary>Left free: the larger of 512 MiB and a sixteenth of the free memory, so nothing else starves meanwhile.</summary>
     private const long MinReserve = 512L * 1024 * 1024;
 
-    /// <summary>Faults in and frees the free memory but the reserve; returns the bytes and the seconds it took (0 and 0 where there was nothing to do or no memory to take).</summary>
+    /// <summary>
+    /// Faults in and frees the free memory but the reserve, and in a memory-limited cgroup no more than half its limit
+    /// (the runtime's <see cref="GCMemoryInfo.TotalAvailableMemoryBytes"/>: the bench's own memory counts against it
+    /// and going past it would end the bench, not the test); returns the bytes and the seconds it took (0 and 0 where
+    /// there was nothing to do or no memory to take).
+    /// </summary>
     internal static (long Bytes, double Seconds) Run()
     {
         long free = MemInfo.Bytes("MemFree");
-        long bytes = (free - Math.Max(MinReserve, free / 16)) / (long)HugePageSize * (long)HugePageSize;
+        long limit = GC.GetGCMemoryInfo().TotalAvailableMemoryBytes;
+        long room = limit < MemInfo.Bytes("MemTotal") ? limit / 2 : long.MaxValue;
+        long bytes = Math.Min(free - Math.Max(MinReserve, free / 16), room) / (long)HugePageSize * (long)HugePageSize;
         if (bytes <= 0)
         {
             return (0, 0);
