@@ -1,23 +1,28 @@
 using System.Diagnostics;
+using System.Globalization;
 using System.Runtime.InteropServices;
 using System.Runtime.Versioning;
 
 namespace Sharpi.Prefault.Bench;
 
 /// <summary>
-/// Gives a VM back the free memory its host took while free page reporting ran. Suspending reporting keeps the pages
-/// freed from then on with the VM, but the blocks reported before it stay with the host until something touches them:
-/// a row's page cache that lands there pays a host fault for every page of it, in the load or in the first request.
-/// On this project's VM (kernel 6.18, 1 GiB cold file, a C program: MADV_HUGEPAGE, MADV_POPULATE_READ on 2 threads,
-/// then the same sum three times) the first sum after the populate took 0.31-0.87 s against 0.064 s for the second
-/// with reporting on, and 0.063-0.072 s against 0.065-0.071 s once the free memory had been faulted in and freed with
-/// reporting off. So after suspending, the bench faults in and frees all free memory but a reserve, once (2 MiB pages,
-/// MADV_POPULATE_WRITE, one slice per core): about 1.2 GiB/s where the host had taken it, 13 GiB/s where it had not.
+/// Gives a VM back most of the free memory its host took while free page reporting ran. Suspending reporting keeps the
+/// pages freed from then on with the VM, but the blocks reported before it stay with the host until something touches
+/// them: a row's page cache that lands there pays a host fault for every page of it, in the load or in the first
+/// request. On this project's VM (kernel 6.18, 1 GiB cold file, a C program: MADV_HUGEPAGE, MADV_POPULATE_READ on 2
+/// threads, then the same sum three times) the first sum after the populate took 0.31-0.87 s against 0.064 s for the
+/// second with reporting on, and 0.063-0.072 s against 0.065-0.071 s once the free memory had been faulted in and freed
+/// with reporting off. So after suspending, the bench faults in and frees the free memory once, 2 MiB-aligned and
+/// advised MADV_HUGEPAGE, with MADV_POPULATE_WRITE over 64 MiB slices that one thread per core takes in turn: about
+/// 1.2 GiB/s where the host had taken it, 13 GiB/s where it had not. It leaves a reserve free (see <see cref="Plan"/>),
+/// so blocks the host took back may remain there.
 /// </summary>
 [SupportedOSPlatform("linux")]
 internal static unsafe class FreeMemoryBacking
 {
     private const int MadvPopulateWrite = 23;
+
+    private const int EINVAL = 22;
 
     private const nuint HugePageSize = 2 * 1024 * 1024;
 
@@ -26,21 +31,39 @@ internal static unsafe class FreeMemoryBacking
     /// <summary>Left free: the larger of 512 MiB and a sixteenth of the free memory, so nothing else starves meanwhile.</summary>
     private const long MinReserve = 512L * 1024 * 1024;
 
+    /// <summary>What one run faulted in, of how much was free, and how long it took.</summary>
+    internal readonly record struct Outcome(long Bytes, long FreeBytes, double Seconds, string? Limit);
+
     /// <summary>
-    /// Faults in and frees the free memory but the reserve, and in a memory-limited cgroup no more than half its limit
-    /// (the runtime's <see cref="GCMemoryInfo.TotalAvailableMemoryBytes"/>: the bench's own memory counts against it
-    /// and going past it would end the bench, not the test); returns the bytes and the seconds it took (0 and 0 where
-    /// there was nothing to do or no memory to take).
+    /// How much to fault in: the free memory (MemFree) less the reserve, and where this process's cgroups limit memory
+    /// (v2 <c>memory.max</c>, v1 <c>memory.limit_in_bytes</c>, from its own group up to the root) no more than half the
+    /// room the tightest one has left (limit less current use, page cache included): the faults are charged to the
+    /// bench's group, and its OOM killer would end the bench with SIGKILL, leaving reporting suspended.
     /// </summary>
-    internal static (long Bytes, double Seconds) Run()
+    internal static (long Bytes, long FreeBytes, string? Limit) Plan()
     {
         long free = MemInfo.Bytes("MemFree");
-        long limit = GC.GetGCMemoryInfo().TotalAvailableMemoryBytes;
-        long room = limit < MemInfo.Bytes("MemTotal") ? limit / 2 : long.MaxValue;
-        long bytes = Math.Min(free - Math.Max(MinReserve, free / 16), room) / (long)HugePageSize * (long)HugePageSize;
+        long bytes = free - Math.Max(MinReserve, free / 16);
+        string? limit = null;
+        if (CgroupRoom() is (long room, string group))
+        {
+            if (room / 2 < bytes)
+            {
+                bytes = room / 2;
+                limit = string.Create(CultureInfo.InvariantCulture, $"half of the {Sizes.Format(room)} cgroup {group} has left");
+            }
+        }
+
+        return (Math.Max(0, bytes / (long)HugePageSize * (long)HugePageSize), free, limit);
+    }
+
+    /// <summary>Faults in and frees what <see cref="Plan"/> says; a slice the kernel refuses (other than an old kernel's EINVAL) is left alone.</summary>
+    internal static Outcome Run()
+    {
+        (long bytes, long free, string? limit) = Plan();
         if (bytes <= 0)
         {
-            return (0, 0);
+            return new Outcome(0, free, 0, limit);
         }
 
         long started = Stopwatch.GetTimestamp();
@@ -51,9 +74,10 @@ internal static unsafe class FreeMemoryBacking
         }
         catch (OutOfMemoryException)
         {
-            return (0, 0);
+            return new Outcome(0, free, 0, limit);
         }
 
+        long done = 0;
         try
         {
             _ = Interop.Libc.Madvise((void*)memory, (nuint)bytes, Interop.LinuxConstants.MADV_HUGEPAGE);
@@ -64,13 +88,20 @@ internal static unsafe class FreeMemoryBacking
                 {
                     byte* start = (byte*)memory + i * Slice;
                     long length = Math.Min(Slice, bytes - i * Slice);
-                    if (Interop.Libc.Madvise(start, (nuint)length, MadvPopulateWrite) != 0)
+                    if (Interop.Libc.Madvise(start, (nuint)length, MadvPopulateWrite) == 0)
                     {
-                        // Before Linux 5.14: one write per page does the same.
+                        Interlocked.Add(ref done, length);
+                    }
+                    else if (Marshal.GetLastPInvokeError() == EINVAL)
+                    {
+                        // Before Linux 5.14 (no MADV_POPULATE_WRITE): one write per page does the same. Any other error
+                        // (ENOMEM: the memory ran out) leaves the slice alone rather than touch it into the OOM killer.
                         for (long offset = 0; offset < length; offset += Environment.SystemPageSize)
                         {
                             start[offset] = 1;
                         }
+
+                        Interlocked.Add(ref done, length);
                     }
                 }
             });
@@ -80,6 +111,52 @@ internal static unsafe class FreeMemoryBacking
             NativeMemory.AlignedFree((void*)memory);
         }
 
-        return (bytes, Stopwatch.GetElapsedTime(started).TotalSeconds);
+        return new Outcome(done, free, Stopwatch.GetElapsedTime(started).TotalSeconds, limit);
+    }
+
+    /// <summary>The room (limit less use) of the tightest memory-limited cgroup this process is in, and its path; null where none limits it.</summary>
+    private static (long Room, string Group)? CgroupRoom()
+    {
+        (long Room, string Group)? tightest = null;
+        foreach (string line in (BlockDevice.TryRead("/proc/self/cgroup") ?? string.Empty).Split('\n'))
+        {
+            string[] fields = line.Trim().Split(':', 3);
+            if (fields.Length != 3)
+            {
+                continue;
+            }
+
+            (string root, string max, string current) = fields[0] == "0" && fields[1].Length == 0
+                ? ("/sys/fs/cgroup", "memory.max", "memory.current")
+                : Array.IndexOf(fields[1].Split(','), "memory") >= 0
+                    ? ("/sys/fs/cgroup/memory", "memory.limit_in_bytes", "memory.usage_in_bytes")
+                    : (string.Empty, string.Empty, string.Empty);
+            if (root.Length == 0)
+            {
+                continue;
+            }
+
+            for (string group = fields[2].TrimEnd('/'); ; group = group[..Math.Max(0, group.LastIndexOf('/'))])
+            {
+                string dir = $"{root}{group}/";
+                if (long.TryParse(BlockDevice.TryRead(dir + max), NumberStyles.None, CultureInfo.InvariantCulture, out long limitBytes) &&
+                    limitBytes < long.MaxValue / 2 &&
+                    long.TryParse(BlockDevice.TryRead(dir + current), NumberStyles.None, CultureInfo.InvariantCulture, out long used))
+                {
+                    long room = Math.Max(0, limitBytes - used);
+                    if (tightest is null || room < tightest.Value.Room)
+                    {
+                        tightest = (room, group.Length == 0 ? "/" : group);
+                    }
+                }
+
+                if (group.Length == 0)
+                {
+                    break;
+                }
+            }
+        }
+
+        return tightest;
     }
 }

@@ -1,4 +1,5 @@
 using System.Globalization;
+using System.Runtime.Versioning;
 
 namespace Sharpi.Prefault.Bench;
 
@@ -92,12 +93,7 @@ internal static class FreePageReporting
         {
             progress.Note($"Suspending free page reporting: page_reporting_order {setting.Original} -> {Off} until the run ends.");
             setting.Set(Off);
-            progress.Note("Faulting in and freeing the free memory once, so the blocks the host took back before the suspension are the VM's again ...");
-            (long backed, double seconds) = OperatingSystem.IsLinux() ? FreeMemoryBacking.Run() : (0, 0);
-            string back = backed > 0
-                ? string.Create(CultureInfo.InvariantCulture, $"; {Sizes.Format(backed)} of free memory faulted in and freed first ({seconds:F1} s), so the blocks the host took back before are the VM's again")
-                : "; the free memory could not be faulted in first, so blocks the host took back before may still cost it faults";
-            progress.Note($"Free memory backed{back[1..]}.");
+            string back = OperatingSystem.IsLinux() ? BackFreeMemory(progress) : string.Empty;
             notes.Add($"free page reporting suspended for the run (page_reporting_order {setting.Original} -> {Off}, restored at the end){back}: " +
                 "freed pages stay with the VM, as on bare metal.");
             return new Suspension(setting, progress);
@@ -127,6 +123,36 @@ internal static class FreePageReporting
             setting.Dispose();
             progress.Note($"Free page reporting restored (page_reporting_order {setting.Original}).");
         }
+    }
+
+    /// <summary>
+    /// Faults in and frees the free memory once (<see cref="FreeMemoryBacking"/>), said before and after; the note's
+    /// clause for the run's notes. Never throws: a backing that fails leaves the suspension in place and says so.
+    /// </summary>
+    [SupportedOSPlatform("linux")]
+    private static string BackFreeMemory(ProgressLine progress)
+    {
+        progress.Note("Faulting in and freeing the free memory once, so blocks the host took back before the suspension are the VM's again ...");
+        string back;
+        try
+        {
+            FreeMemoryBacking.Outcome outcome = FreeMemoryBacking.Run();
+            string limited = outcome.Limit is null ? string.Empty : $", {outcome.Limit}";
+            string so = outcome.Bytes >= outcome.FreeBytes * 4 / 5
+                ? "so blocks the host took back before are mostly the VM's again"
+                : "so blocks the host took back before may still cost the rows faults in the rest";
+            back = outcome.Bytes > 0
+                ? string.Create(CultureInfo.InvariantCulture,
+                    $"; before the rows, {Sizes.Format(outcome.Bytes)} of the {Sizes.Format(outcome.FreeBytes)} free faulted in and freed ({outcome.Seconds:F1} s{limited}), {so}")
+                : $"; the free memory was not faulted in before the rows{limited}, so blocks the host took back before may still cost them faults";
+        }
+        catch (Exception e) when (e is OutOfMemoryException or ThreadStartException or IOException)
+        {
+            back = $"; the free memory could not be faulted in first ({e.GetType().Name}: {e.Message}), so blocks the host took back before may still cost the rows faults";
+        }
+
+        progress.Note($"Free memory:{back[1..]}.");
+        return back;
     }
 
     private static void Say(string note, List<string> notes, ProgressLine progress)
