@@ -50,6 +50,8 @@ internal sealed class OverlapCommand
         DefaultValueFactory = _ => "pages",
     };
 
+    private readonly Option<string> _settle = ReportingSettle.CreateOption();
+
     private readonly Option<bool> _wide = new("--wide")
     {
         Description = "Print every column (min-max, init waited, sweep GiB/s, faults, residency, method) and the full notes; the default keeps to 100 columns.",
@@ -77,6 +79,7 @@ internal sealed class OverlapCommand
         command.Options.Add(self._firstPassThreads);
         command.Options.Add(self._layers);
         command.Options.Add(self._request);
+        command.Options.Add(self._settle);
         command.Options.Add(self._wide);
         command.SetAction(self.InvokeAsync);
         return command;
@@ -132,6 +135,8 @@ internal sealed class OverlapCommand
             var samples = new List<Sample>();
             var notes = new List<string>();
             using FreePageReporting.Suspension? reporting = _common.SuspendPageReporting(parse, notes, progress);
+            bool reportingOn = reporting is null && FreePageReporting.IsActive();
+            ReportingSettle? settle = ReportingSettle.Create(parse.GetValue(_settle)!, reportingOn, file.Length, notes, progress);
             string loadBefore = LoadAverage();
             var readAhead = new SortedSet<string>(StringComparer.Ordinal);
             int step = 0;
@@ -140,13 +145,20 @@ internal sealed class OverlapCommand
                 for (int i = 0; i < OverlapScenario.All.Count; i++)
                 {
                     OverlapScenario scenario = OverlapScenario.All[(i + r) % OverlapScenario.All.Count];
-                    progress.Begin($"[{++step}/{repeat * OverlapScenario.All.Count}] repetition {r + 1}/{repeat}, cold, {scenario.Name}");
-                    samples.Add(await MeasureAsync(scenario, file, layout, request, init, firstPassThreads, readAhead).ConfigureAwait(false));
+                    string label = $"[{++step}/{repeat * OverlapScenario.All.Count}] repetition {r + 1}/{repeat}, cold, {scenario.Name}";
+                    progress.Begin(label);
+                    Func<double>? settled = settle is null ? null : () => settle.Wait(label);
+                    samples.Add(await MeasureAsync(scenario, file, layout, request, init, firstPassThreads, readAhead, settled).ConfigureAwait(false));
                     cancellationToken.ThrowIfCancellationRequested();
                 }
             }
 
             reporting?.Dispose();
+            if (settle is not null)
+            {
+                notes.Add(settle.Summary());
+            }
+
             foreach (string how in readAhead)
             {
                 notes.Add($"Read-ahead (PrefaultResult.ReadAheadDescription): {how}");
@@ -195,10 +207,11 @@ internal sealed class OverlapCommand
 
     [SupportedOSPlatform("linux")]
     private static async Task<Sample> MeasureAsync(OverlapScenario scenario, WeightsFile file, ModelLayout layout, RequestPlan request, SimulatedInit init, int firstPassThreads,
-        SortedSet<string> readAhead)
+        SortedSet<string> readAhead, Func<double>? settle)
     {
+        // The side file first, then the weights, then the wait for what both evictions freed to be reported.
         init.MakeCold();
-        var counters = RowCounters.Start(file, CacheState.Cold, device: null);
+        var counters = RowCounters.Start(file, CacheState.Cold, device: null, settle);
         OverlapTimes row;
         using (ColdStartStrategy.MappedFile mapped = ColdStartStrategy.Map(file))
         {
