@@ -57,9 +57,12 @@ internal sealed record SweepMechanism(PrefaultMethod Method, bool HintsFirst, bo
     /// <paramref name="besideInit"/> (<c>Start</c>, whose sweep runs beside the engine's init) keeps the huge-page advice
     /// on a VM that reports free pages, and samples no span after its populate on any machine. Measured with
     /// <c>overlap --init-threads 2 --repeat 3</c> on the development VM as it ships (2 GiB, 2 cores, an init that keeps
-    /// both busy for 1.5 s), the run in docs/results/overlap-2g-reporting-on.md: <c>Start</c>'s init took 1.50 s and
-    /// 1.55 s (one region, a region per layer) against 1.55 s beside <c>Run</c> after the init, and the request was
-    /// done at 0.80x and 0.53x the time of <c>Run</c> after the init. Before, 4 KiB folios in read-ahead windows (the
+    /// both busy for 1.5 s; rows not yet settled): <c>Start</c>'s init took 1.50 s and 1.55 s (one region, a region per
+    /// layer) against 1.55 s beside <c>Run</c> after the init, and the request was done at 0.80x and 0.53x the time of
+    /// <c>Run</c> after the init. With every row settled on memory the host took back (docs/results/overlap-2g-reporting-on.md)
+    /// the init took 1.00x and 1.02x its time with no prefault and the request was done at 1.04x and 1.07x (0.92x-1.18x)
+    /// the time of <c>Run</c> after the init: the host's faults, about 10 us a page, are vCPU time the busy init leaves
+    /// to nobody, whichever layout pays them. Before, 4 KiB folios in read-ahead windows (the
     /// choice for <c>Run</c> there) stretched the init to 1.18x its time with no prefault (its threads waited 190 ms for
     /// a core: the kernel's work per small folio is charged to the sweep's threads) and the request was done at 0.58x;
     /// 2 MiB folios with the sampled touch after them, tried before this choice, cost the init 1.03x with one region
