@@ -127,7 +127,7 @@ internal static class FreePageReporting
 
     /// <summary>
     /// Faults in and frees the free memory once (<see cref="FreeMemoryBacking"/>), said before and after; the note's
-    /// clause for the run's notes. Never throws: a backing that fails leaves the suspension in place and says so.
+    /// clause for the run's notes. A backing that runs out of memory or threads leaves the suspension in place and says so.
     /// </summary>
     [SupportedOSPlatform("linux")]
     private static string BackFreeMemory(ProgressLine progress)
