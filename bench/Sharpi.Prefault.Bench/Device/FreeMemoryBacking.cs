@@ -1,5 +1,4 @@
 using System.Diagnostics;
-using System.Globalization;
 using System.Runtime.InteropServices;
 using System.Runtime.Versioning;
 
@@ -22,8 +21,6 @@ internal static unsafe class FreeMemoryBacking
 {
     private const int MadvPopulateWrite = 23;
 
-    private const int EINVAL = 22;
-
     private const nuint HugePageSize = 2 * 1024 * 1024;
 
     private const long Slice = 64L * 1024 * 1024;
@@ -35,22 +32,24 @@ internal static unsafe class FreeMemoryBacking
     internal readonly record struct Outcome(long Bytes, long FreeBytes, double Seconds, string? Limit);
 
     /// <summary>
-    /// How much to fault in: the free memory (MemFree) less the reserve, and where this process's cgroups limit memory
-    /// (v2 <c>memory.max</c>, v1 <c>memory.limit_in_bytes</c>, from its own group up to the root) no more than half the
-    /// room the tightest one has left (limit less current use, page cache included): the faults are charged to the
-    /// bench's group, and its OOM killer would end the bench with SIGKILL, leaving reporting suspended.
+    /// How much to fault in: the free memory (MemFree) less the reserve, and where this process's cgroup limits memory
+    /// no more than half the room it has left (the library's <see cref="MemoryFigures"/>: the limit less what the group
+    /// uses that the kernel cannot reclaim): the faults are charged to the bench's group, and its OOM killer would end
+    /// the bench with SIGKILL, leaving reporting suspended.
     /// </summary>
     internal static (long Bytes, long FreeBytes, string? Limit) Plan()
     {
         long free = MemInfo.Bytes("MemFree");
         long bytes = free - Math.Max(MinReserve, free / 16);
         string? limit = null;
-        if (CgroupRoom() is (long room, string group))
+        MemoryFigures figures = MemoryFigures.Current();
+        if (figures.CgroupLimitBytes is long groupLimit)
         {
+            long room = Math.Max(0, groupLimit - (figures.CgroupUsedBytes ?? 0));
             if (room / 2 < bytes)
             {
                 bytes = room / 2;
-                limit = string.Create(CultureInfo.InvariantCulture, $"half of the {Sizes.Format(room)} cgroup {group} has left");
+                limit = $"half of the {Sizes.Format(room)} its cgroup has left";
             }
         }
 
@@ -92,7 +91,7 @@ internal static unsafe class FreeMemoryBacking
                     {
                         Interlocked.Add(ref done, length);
                     }
-                    else if (Marshal.GetLastPInvokeError() == EINVAL)
+                    else if (Marshal.GetLastPInvokeError() == Interop.LinuxConstants.EINVAL)
                     {
                         // Before Linux 5.14 (no MADV_POPULATE_WRITE): one write per page does the same. Any other error
                         // (ENOMEM: the memory ran out) leaves the slice alone rather than touch it into the OOM killer.
@@ -112,51 +111,5 @@ internal static unsafe class FreeMemoryBacking
         }
 
         return new Outcome(done, free, Stopwatch.GetElapsedTime(started).TotalSeconds, limit);
-    }
-
-    /// <summary>The room (limit less use) of the tightest memory-limited cgroup this process is in, and its path; null where none limits it.</summary>
-    private static (long Room, string Group)? CgroupRoom()
-    {
-        (long Room, string Group)? tightest = null;
-        foreach (string line in (BlockDevice.TryRead("/proc/self/cgroup") ?? string.Empty).Split('\n'))
-        {
-            string[] fields = line.Trim().Split(':', 3);
-            if (fields.Length != 3)
-            {
-                continue;
-            }
-
-            (string root, string max, string current) = fields[0] == "0" && fields[1].Length == 0
-                ? ("/sys/fs/cgroup", "memory.max", "memory.current")
-                : Array.IndexOf(fields[1].Split(','), "memory") >= 0
-                    ? ("/sys/fs/cgroup/memory", "memory.limit_in_bytes", "memory.usage_in_bytes")
-                    : (string.Empty, string.Empty, string.Empty);
-            if (root.Length == 0)
-            {
-                continue;
-            }
-
-            for (string group = fields[2].TrimEnd('/'); ; group = group[..Math.Max(0, group.LastIndexOf('/'))])
-            {
-                string dir = $"{root}{group}/";
-                if (long.TryParse(BlockDevice.TryRead(dir + max), NumberStyles.None, CultureInfo.InvariantCulture, out long limitBytes) &&
-                    limitBytes < long.MaxValue / 2 &&
-                    long.TryParse(BlockDevice.TryRead(dir + current), NumberStyles.None, CultureInfo.InvariantCulture, out long used))
-                {
-                    long room = Math.Max(0, limitBytes - used);
-                    if (tightest is null || room < tightest.Value.Room)
-                    {
-                        tightest = (room, group.Length == 0 ? "/" : group);
-                    }
-                }
-
-                if (group.Length == 0)
-                {
-                    break;
-                }
-            }
-        }
-
-        return tightest;
     }
 }
