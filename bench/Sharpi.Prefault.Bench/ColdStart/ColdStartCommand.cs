@@ -202,11 +202,12 @@ internal sealed class ColdStartCommand
 
             notes.Add("limit: the best (lowest median total) of the limit-* rows of the same cache state and read-ahead pass (cold: O_DIRECT 2/4/8 reads in flight " +
                 "into 2 MiB-page buffers, O_DIRECT into 4 KiB pages, large buffered reads; warm: bare MADV_POPULATE_READ of the cached file, no request).");
-            notes.Add("x limit: the limit's time over the row's load time. Cold, a row's load time is its strategy s plus what its first request took beyond its second " +
+            notes.Add("x limit: the limit's time over the row's load time. Cold, a row's load time is its strategy s plus what its first request took beyond its warm one " +
                 "(the faults it left to the request: all of it for none); warm, its total. disk GiB/s: bytes the row read from storage (getrusage ru_inblock) over its total. " +
                 $"A row that read from storage faster than the limit over its load time (cold), or beat its time (warm, and by 1 ms), by more than {LimitCheck.Noise * 100:0}% is flagged BUG.");
-            notes.Add("x warm: the row's first request (first pass s) over the same request run again right after it on the same memory (then everything it reads is " +
-                "mapped), the median over repetitions of that ratio; 1.0x = the strategy left nothing to fault." +
+            notes.Add("x warm: the row's first request (first pass s) over its warm request, the median of the same request run three more times right after it on the " +
+                "same memory (then everything it reads is mapped); the median over repetitions of that ratio, with the lowest and highest repetition's in the JSON " +
+                "(minRatioToWarm, maxRatioToWarm); 1.0x = the strategy left nothing to fault." +
                 (warm.Count > 0 ? $" The warm request of a fully cached, populated file (median of three runs after a settling one): {WarmSample.Describe(warm)}." : string.Empty));
             bool fresh = strategies.Any(static s => s.FreshHost is not null);
             if (fresh)
@@ -253,7 +254,7 @@ internal sealed class ColdStartCommand
     [
         "load s: the strategy, plus what its first request took beyond a warm one (faults left to it)",
         "first request s: the request after the strategy; to first done s: start of strategy to its end",
-        "x warm: first request over the same request run again at once (1.00x: nothing left to fault)",
+        "x warm: first request over the same request run again at once, the median of three (1.00x: nothing left to fault)",
         "x limit: the run's best O_DIRECT or buffered reader over the row's load s (1.00: the disk)",
         ColdStartVerdict.Legend,
         "--wide: every column (faults, disk GiB/s, residency, method) and the full notes",

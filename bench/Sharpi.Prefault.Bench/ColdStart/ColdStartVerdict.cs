@@ -74,7 +74,10 @@ internal static class ColdStartVerdict
     private static IEnumerable<string> AgainstDemandFaults(ResultRow prefault, ResultRow none)
     {
         string limit = prefault.RatioToLimit is double ratio ? string.Create(CultureInfo.InvariantCulture, $", load {ratio:0.00}x disk limit") : string.Empty;
-        yield return $"  prefault: first request {ResultTable.Ratio(prefault.RatioToWarm)} warm{limit}; " +
+        string spread = prefault is { MinRatioToWarm: double low, MaxRatioToWarm: double high } && prefault.Repeat > 1
+            ? $" ({ResultTable.Ratio(low)}-{ResultTable.Ratio(high)} over the repetitions)"
+            : string.Empty;
+        yield return $"  prefault: first request {ResultTable.Ratio(prefault.RatioToWarm)} warm{spread}{limit}; " +
             $"demand faults: first request {ResultTable.Ratio(none.RatioToWarm)} warm";
         string sooner = prefault.TotalSeconds <= none.TotalSeconds
             ? $"{ResultTable.Ratio(none.TotalSeconds / prefault.TotalSeconds)} sooner"

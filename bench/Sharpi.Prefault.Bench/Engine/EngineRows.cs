@@ -126,7 +126,7 @@ internal static class EngineRows
             second = Infer(prepared.Session, input, model.Dim);
         }
 
-        var times = new StrategyTimes(prepared.PrefaultSeconds, first.Seconds, prepared.Method, first.Faults) { SecondPassSeconds = second.Seconds };
+        var times = new StrategyTimes(prepared.PrefaultSeconds, first.Seconds, prepared.Method, first.Faults) { WarmPassSeconds = second.Seconds };
         Sample sample = counters.Stop(row.Name, CacheState.Cold, times, prepared.InitSeconds) with
         {
             CreateSeconds = prepared.CreateSeconds,

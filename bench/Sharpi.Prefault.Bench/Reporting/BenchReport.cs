@@ -121,8 +121,8 @@ internal sealed record ResultRow
     /// </summary>
     public required double LoadSeconds { get; init; }
 
-    /// <summary>The median of the row's second request, run right after its first on the same memory (what <see cref="RatioToWarm"/> divides by).</summary>
-    public double? SecondPassSeconds { get; init; }
+    /// <summary>The median over repetitions of the row's warm request, timed right after its first on the same memory (coldstart: the median of three more runs; engine: the second inference); what <see cref="RatioToWarm"/> divides by.</summary>
+    public double? WarmPassSeconds { get; init; }
 
     /// <summary>The fastest repetition's <see cref="LoadSeconds"/> (with <see cref="MaxLoadSeconds"/>, the spread a verdict calls noise).</summary>
     public double MinLoadSeconds { get; init; }
@@ -139,8 +139,13 @@ internal sealed record ResultRow
     /// <summary>The limit row's <see cref="LoadSeconds"/> over this row's in the same cache state (1.0 = as fast as the limit).</summary>
     public double? RatioToLimit { get; init; }
 
-    /// <summary>The median over repetitions of the row's first request over its second, run right after it on the same memory (1.0 = nothing left to fault).</summary>
+    /// <summary>The median over repetitions of the row's first request over its warm one (<see cref="WarmPassSeconds"/>; 1.0 = nothing left to fault).</summary>
     public double? RatioToWarm { get; init; }
+
+    /// <summary>The lowest and highest repetition's first request over its warm one (with <see cref="RatioToWarm"/>, how far single requests spread).</summary>
+    public double? MinRatioToWarm { get; init; }
+
+    public double? MaxRatioToWarm { get; init; }
 
     /// <summary>Bytes the row's threads (and children) read from storage: getrusage ru_inblock x 512.</summary>
     public long StorageBytes { get; init; }

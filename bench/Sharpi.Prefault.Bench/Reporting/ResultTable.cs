@@ -140,7 +140,7 @@ internal static class ResultTable
     private static string[] EngineCells(ResultRow r) =>
     [
         r.Strategy, r.Prepacking ?? "-", Optional(r.CreateSeconds), r.CreateSeconds is null ? "-" : Seconds(r.FirstPassSeconds),
-        Optional(r.SecondPassSeconds), Ratio(r.RatioToWarm), Seconds(r.TotalSeconds), r.RatioToLimit is double ratio ? Number(ratio, "0.00") : "-",
+        Optional(r.WarmPassSeconds), Ratio(r.RatioToWarm), Seconds(r.TotalSeconds), r.RatioToLimit is double ratio ? Number(ratio, "0.00") : "-",
         Optional(r.InitSeconds), r.CreateSeconds is null ? "-" : Seconds(r.Seconds), Seconds(r.LoadSeconds),
         $"{Seconds(r.MinTotalSeconds)}-{Seconds(r.MaxTotalSeconds)}", r.StorageBytes > 0 ? Number(r.StorageGibPerSecond, "0.00") : "-",
         $"{Count(r.FirstPassMinorFaults)}/{Count(r.FirstPassMajorFaults)}", Percent(r.ResidentPercentBefore), Percent(r.ResidentPercentAfter), r.Method ?? string.Empty,

@@ -102,18 +102,18 @@ internal sealed record Sample(string Strategy, CacheState Cache, StrategyTimes T
             : [.. runs.Select(static s => s.TotalSeconds)];
 
     /// <summary>
-    /// The row's own second request (timed beside its first); else the pass's warm request, for a row that times no
-    /// second request (every coldstart row with a request times one today); 0 when neither was timed.
+    /// The row's own warm request (timed beside its first); else the pass's warm request, for a row that times no
+    /// warm request (every coldstart row with a request times one today); 0 when neither was timed.
     /// </summary>
-    private static double WarmOf(Sample run, double? warmRequestSeconds) => run.Times.SecondPassSeconds ?? warmRequestSeconds ?? 0;
+    private static double WarmOf(Sample run, double? warmRequestSeconds) => run.Times.WarmPassSeconds ?? warmRequestSeconds ?? 0;
 
     /// <summary>
-    /// The median over the repetitions of each one's first request over its warm one; null for limit readers, the
+    /// Each repetition's first request over its warm one (the row's x warm is their median); null for limit readers, the
     /// fresh-process rows (no request) and rows that time no warm request (overlap).
     /// </summary>
-    private static double? RatioToWarm(Sample[] runs, double? warmRequestSeconds, bool isLimitReader) =>
+    private static double[]? RatiosToWarm(Sample[] runs, double? warmRequestSeconds, bool isLimitReader) =>
         !isLimitReader && !runs.Any(static s => s.Times.Host is not null) && runs.All(s => WarmOf(s, warmRequestSeconds) > 0)
-            ? Statistics.Median(runs.Select(s => s.Times.FirstPassSeconds / WarmOf(s, warmRequestSeconds)))
+            ? [.. runs.Select(s => s.Times.FirstPassSeconds / WarmOf(s, warmRequestSeconds))]
             : null;
 
     /// <summary>
@@ -143,6 +143,7 @@ internal sealed record Sample(string Strategy, CacheState Cache, StrategyTimes T
         long storage = Statistics.Median(runs.Select(static s => s.Faults.StorageBytes));
         double gib = bytes / (double)(1L << 30);
         double[] loads = LoadSeconds(cache, runs, warmRequestSeconds, isLimitReader);
+        double[]? toWarm = RatiosToWarm(runs, warmRequestSeconds, isLimitReader);
         return new ResultRow
         {
             Strategy = strategy,
@@ -159,8 +160,10 @@ internal sealed record Sample(string Strategy, CacheState Cache, StrategyTimes T
             MinTotalSeconds = runs.Min(static s => s.TotalSeconds),
             MaxTotalSeconds = runs.Max(static s => s.TotalSeconds),
             GibPerSecond = total > 0 ? gib / total : 0,
-            RatioToWarm = RatioToWarm(runs, warmRequestSeconds, isLimitReader),
-            SecondPassSeconds = runs.All(static s => s.Times.SecondPassSeconds is not null) ? Statistics.Median(runs.Select(static s => s.Times.SecondPassSeconds!.Value)) : null,
+            RatioToWarm = toWarm is null ? null : Statistics.Median(toWarm),
+            MinRatioToWarm = toWarm?.Min(),
+            MaxRatioToWarm = toWarm?.Max(),
+            WarmPassSeconds = runs.All(static s => s.Times.WarmPassSeconds is not null) ? Statistics.Median(runs.Select(static s => s.Times.WarmPassSeconds!.Value)) : null,
             StorageBytes = storage,
             StorageGibPerSecond = total > 0 ? storage / (double)(1L << 30) / total : 0,
             AverageReadRequestKb = storage > 0 ? AverageRequestKb(runs) : null,
