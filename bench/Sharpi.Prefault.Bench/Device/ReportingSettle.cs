@@ -12,6 +12,9 @@ namespace Sharpi.Prefault.Bench;
 /// (PAGE_REPORTING_DELAY, mm/page_reporting.c) and reports a budget per pass (about a sixteenth of each free list,
 /// at least 64 blocks), asking for another pass 2 s later while blocks are left: back-to-back rows used to land on
 /// memory freed a moment before and not yet reported, so how much a row paid depended on the row before it.
+/// Only whole free blocks are reported: pages freed among pages still in use (a row that read in 4 KiB folios leaves
+/// much of its file that way) stay with the VM. So each observed wait first asks the kernel to compact memory
+/// (<see cref="CompactMemoryPath"/>), which gathers them into whole blocks the worker then reports.
 /// </summary>
 internal sealed class ReportingSettle
 {
@@ -25,6 +28,12 @@ internal sealed class ReportingSettle
     internal static readonly TimeSpan Cap = TimeSpan.FromSeconds(60);
 
     private static readonly TimeSpan Poll = TimeSpan.FromMilliseconds(500);
+
+    /// <summary>Writing 1 here compacts every zone (mm/compaction.c, CONFIG_COMPACTION; root).</summary>
+    internal const string CompactMemoryPath = "/proc/sys/vm/compact_memory";
+
+    private string? _compactionFailed;
+    private double _compactionSeconds;
 
     private readonly string _how;
     private readonly double? _fixedSeconds;
@@ -52,7 +61,7 @@ internal sealed class ReportingSettle
     {
         var option = new Option<string>("--settle")
         {
-            Description = "auto (default): on a VM whose free page reporting is on (and not suspended), each cold row waits after its eviction until " +
+            Description = "auto (default): on a VM whose free page reporting is on (and not suspended), each cold row compacts memory after its eviction and waits until " +
                 "the freed memory was reported to the host (/proc/kpageflags, root; otherwise a fixed wait the kernel's pace bounds), so every " +
                 "row starts on memory the host took back. none: no wait. SECONDS: a fixed wait after each eviction, on any machine.",
             DefaultValueFactory = _ => "auto",
@@ -97,7 +106,8 @@ internal sealed class ReportingSettle
 
             case "auto" when ReportedMemory.CanProbe(out why):
                 return new ReportingSettle(
-                    $"after each cold row's eviction the bench waited until /proc/kpageflags showed the free memory that was unreported then " +
+                    $"after each cold row's eviction the bench compacted memory ({CompactMemoryPath}: free pages among pages in use form no block to " +
+                    $"report) and waited until /proc/kpageflags showed the free memory that was unreported then " +
                     $"(blocks of order >= {order}) reported or taken, down to {Sizes.Format(FloorBytes)}, or no block newly reported for " +
                     $"{Quiet.TotalSeconds:0} s (the reporting worker runs 2 s after a free), at most {Cap.TotalSeconds:0} s", fixedSeconds: null, order, progress);
 
@@ -160,6 +170,9 @@ internal sealed class ReportingSettle
 
             text += capped > 0 ? $", {capped} stopped at the {Cap.TotalSeconds:0} s cap" : string.Empty;
             text += unreadable > 0 ? $", {unreadable} stopped when /proc/kpageflags could not be read" : string.Empty;
+            text += _compactionFailed is null
+                ? string.Create(CultureInfo.InvariantCulture, $"; the compactions took {ResultTable.Seconds(_compactionSeconds)} s in all, inside the waits")
+                : $"; memory was not compacted ({_compactionFailed}), so free pages among pages in use stayed unreported";
         }
 
         return text + ".";
@@ -179,7 +192,8 @@ internal sealed class ReportingSettle
     /// </summary>
     private Outcome Observe(string step, long started)
     {
-        _progress.Begin($"{step}: waiting for free page reporting to settle");
+        _progress.Begin($"{step}: compacting memory, then waiting for free page reporting to settle");
+        Compact();
         if (ReportedMemory.Probe(_order, _maxOrder) is not { } first)
         {
             return new Outcome(Stopwatch.GetElapsedTime(started).TotalSeconds, "unreadable", 0);
@@ -213,6 +227,27 @@ internal sealed class ReportingSettle
 
             now = next;
         }
+    }
+
+    /// <summary>Compacts memory once; after a failure (no CONFIG_COMPACTION, no permission) it stops trying, and the summary says why.</summary>
+    private void Compact()
+    {
+        if (_compactionFailed is not null)
+        {
+            return;
+        }
+
+        long started = Stopwatch.GetTimestamp();
+        try
+        {
+            File.WriteAllText(CompactMemoryPath, "1");
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+        {
+            _compactionFailed = $"{CompactMemoryPath}: {e.Message}";
+        }
+
+        _compactionSeconds += Stopwatch.GetElapsedTime(started).TotalSeconds;
     }
 
     private static int? ReportingOrder() =>
