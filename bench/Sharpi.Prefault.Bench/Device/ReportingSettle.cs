@@ -61,8 +61,9 @@ internal sealed class ReportingSettle
     {
         var option = new Option<string>("--settle")
         {
-            Description = "auto (default): on a VM whose free page reporting is on (and not suspended), each cold row compacts memory after its eviction and waits until " +
-                "the freed memory was reported to the host (/proc/kpageflags, root; otherwise a fixed wait the kernel's pace bounds), so every " +
+            Description = "auto (default): on a VM whose free page reporting is on (and not suspended), each cold row waits after its eviction until " +
+                "the freed memory was reported to the host (as root: memory compacted first, then /proc/kpageflags watched; otherwise a fixed wait " +
+                "the kernel's pace bounds), so every " +
                 "row starts on memory the host took back. none: no wait. SECONDS: a fixed wait after each eviction, on any machine.",
             DefaultValueFactory = _ => "auto",
         };
@@ -194,13 +195,15 @@ internal sealed class ReportingSettle
     {
         _progress.Begin($"{step}: compacting memory, then waiting for free page reporting to settle");
         Compact();
+
+        // The quiet time runs from the end of the compaction: a slow one must not end the wait before its first look.
+        long lastReport = Stopwatch.GetTimestamp();
         if (ReportedMemory.Probe(_order, _maxOrder) is not { } first)
         {
             return new Outcome(Stopwatch.GetElapsedTime(started).TotalSeconds, "unreadable", 0);
         }
 
         ReportedMemory now = first;
-        long lastReport = started;
         while (true)
         {
             long left = now.StillUnreported(first.Unreported) * now.SpanBytes;
