@@ -19,8 +19,6 @@ namespace Sharpi.Prefault.Bench;
 [SupportedOSPlatform("linux")]
 internal static unsafe class FreeMemoryBacking
 {
-    private const int MadvPopulateWrite = 23;
-
     private const nuint HugePageSize = 2 * 1024 * 1024;
 
     private const long Slice = 64L * 1024 * 1024;
@@ -87,7 +85,7 @@ internal static unsafe class FreeMemoryBacking
                 {
                     byte* start = (byte*)memory + i * Slice;
                     long length = Math.Min(Slice, bytes - i * Slice);
-                    if (Interop.Libc.Madvise(start, (nuint)length, MadvPopulateWrite) == 0)
+                    if (Interop.Libc.Madvise(start, (nuint)length, Interop.LinuxConstants.MADV_POPULATE_WRITE) == 0)
                     {
                         Interlocked.Add(ref done, length);
                     }
