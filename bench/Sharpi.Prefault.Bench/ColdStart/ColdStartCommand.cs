@@ -153,7 +153,7 @@ internal sealed class ColdStartCommand
             string? warmSkipped = null;
             using (FreePageReporting.Suspension? reporting = _common.SuspendPageReporting(parse, notes, progress))
             {
-                reportingOn = reporting is null && FreePageReporting.IsActive();
+                reportingOn = FreePageReporting.ReportsDuring(reporting);
                 settle = ReportingSettle.Create(parse.GetValue(_settle)!, reportingOn, file.Length, notes, progress);
                 bool named = devices.Any(static d => !d.IsMain);
                 foreach (DeviceSpec device in devices)

@@ -27,6 +27,12 @@ internal static class FreePageReporting
     private const int Off = 11;
 
     /// <summary>
+    /// Whether free pages are reported to a host during the run: this machine reports them (<see cref="IsActive"/>) and
+    /// <paramref name="suspension"/>, the run's <see cref="Suspend"/>, did not turn that off.
+    /// </summary>
+    internal static bool ReportsDuring(Suspension? suspension) => suspension is null && IsActive();
+
+    /// <summary>
     /// Whether this machine reports free pages to a host: a virtio balloon that negotiated VIRTIO_BALLOON_F_REPORTING
     /// (its <c>features</c> file is one character per bit, bit 0 first).
     /// </summary>

@@ -174,7 +174,7 @@ internal sealed class FirstCallCommand
         ReportingSettle? settle;
         using (FreePageReporting.Suspension? reporting = FreePageReporting.Suspend(parse.GetValue(_freePageReporting) == "suspend", notes, progress))
         {
-            bool reportingOn = reporting is null && FreePageReporting.IsActive();
+            bool reportingOn = FreePageReporting.ReportsDuring(reporting);
             settle = cold ? ReportingSettle.Create(parse.GetValue(_settle)!, reportingOn, file.Length, notes, progress) : null;
             conditions = reportingOn ? (settle is null ? "free page reporting on, not settled" : "free page reporting on, settled")
                 : reporting is not null ? "free page reporting suspended" : string.Empty;

@@ -135,7 +135,7 @@ internal sealed class OverlapCommand
             var samples = new List<Sample>();
             var notes = new List<string>();
             using FreePageReporting.Suspension? reporting = _common.SuspendPageReporting(parse, notes, progress);
-            bool reportingOn = reporting is null && FreePageReporting.IsActive();
+            bool reportingOn = FreePageReporting.ReportsDuring(reporting);
             ReportingSettle? settle = ReportingSettle.Create(parse.GetValue(_settle)!, reportingOn, file.Length, notes, progress);
             string loadBefore = LoadAverage();
             var readAhead = new SortedSet<string>(StringComparer.Ordinal);
