@@ -6,8 +6,8 @@ namespace Sharpi.Prefault;
 /// <summary>
 /// What the sweep does to one chunk, as the run's <see cref="SweepMechanism"/> says: the staging read and
 /// <c>MADV_POPULATE_READ</c> (retried on EINTR/EAGAIN; past a file's end, the first page that cannot come in found by
-/// halving), then the chunk read whole where the processors wait on the storage (<see cref="CpuRoom"/>), else each 2 MiB
-/// span sampled and read whole where the sample was slow (<see cref="TouchAfterPopulate"/>); or every page touched. Failures are recorded per region with interlocked writes. Runs on every sweep thread at
+/// halving), then each 2 MiB span sampled and read whole where the sample was slow (<see cref="TouchAfterPopulate"/>);
+/// or every page touched. Failures are recorded per region with interlocked writes. Runs on every sweep thread at
 /// once: no locks, and no allocation per chunk or page.
 /// </summary>
 /// <remarks>
@@ -30,10 +30,8 @@ internal sealed unsafe class ChunkSweep : IChunkSweep
     private readonly string?[] _why; // per region: its first failure in words, where the sweep knew them (else told from the errno)
     private readonly long[] _failedBytes;
     private readonly nint _page = Pages.Size;
-    private readonly CpuRoom? _cpuRoom;
     private long _spansSampled;
     private long _spansTouched;
-    private long _spansReadWithRoom;
     private long _sampledPages;
     private long _sampledTicks;
     private int _sink;
@@ -45,7 +43,6 @@ internal sealed unsafe class ChunkSweep : IChunkSweep
         _regions = regions;
         _populate = mechanism.Populates;
         _touchAfterPopulate = mechanism.TouchesAfterPopulate;
-        _cpuRoom = _touchAfterPopulate ? CpuRoom.TryStart() : null;
         _staging = mechanism.Staging;
         _fileRead = mechanism.FileRead;
         _maps = mechanism.Maps ?? [];
@@ -64,12 +61,6 @@ internal sealed unsafe class ChunkSweep : IChunkSweep
 
     /// <summary>Spans whose sample was slow, so every page of them was read.</summary>
     internal long SpansTouched => Volatile.Read(ref _spansTouched);
-
-    /// <summary>Spans read whole after their populate without a sample, because the processors had room (<see cref="CpuRoom"/>).</summary>
-    internal long SpansReadWithRoom => Volatile.Read(ref _spansReadWithRoom);
-
-    /// <summary>Tests: whether the processors have room; null reads /proc/stat (<see cref="CpuRoom"/>).</summary>
-    internal bool? CpuHasRoom { get; init; }
 
     /// <summary>Pages read as samples after populating, and the time those reads took, in nanoseconds a page.</summary>
     internal double SampledNanosecondsPerPage
@@ -171,22 +162,13 @@ internal sealed unsafe class ChunkSweep : IChunkSweep
     }
 
     /// <summary>
-    /// Reads a chunk just populated whole where the processors have room (<see cref="CpuRoom"/>, or
-    /// <see cref="CpuHasRoom"/>); else judges it one 2 MiB span at a time (spans aligned to 2 MiB of address, as the page cache's
+    /// Judges a chunk just populated one 2 MiB span at a time (spans aligned to 2 MiB of address, as the page cache's
     /// large folios and a host's huge pages are): reads one page in <see cref="TouchAfterPopulate.SamplePages"/> of the span and times it,
     /// and reads every page of the span only where the sample ran slower than <see cref="SlowPageNanoseconds"/> a page
     /// (see <see cref="TouchAfterPopulate"/>). Returns where the chunk stopped, as a full touch would.
     /// </summary>
     private nint TouchWhereFirstAccessIsSlow(nint start, nint end, int region, ref byte sink)
     {
-        // Where the processors wait on the storage, reading every page costs the run nothing: no sample then.
-        if (CpuHasRoom ?? _cpuRoom?.HasRoom() ?? false)
-        {
-            nint read = TouchAll(start, end, region, ref sink);
-            Interlocked.Add(ref _spansReadWithRoom, (Pages.Ceiling(read) - Pages.Floor(start) + TouchAfterPopulate.SpanBytes - 1) / TouchAfterPopulate.SpanBytes);
-            return read;
-        }
-
         nint stride = TouchAfterPopulate.SamplePages * _page;
         long spans = 0, spansTouched = 0, pages = 0, ticks = 0;
         nint touched = end;

@@ -49,8 +49,8 @@ internal static partial class Log
     internal static partial void BackgroundFailed(ILogger logger, string label, Exception exception);
 
     [LoggerMessage(EventId = 11, Level = LogLevel.Debug,
-        Message = "[{Label}] After populating: read {SpansReadWithRoom} 2 MiB spans whole while the processors waited on the storage; sampled {SpansSampled} while they were busy ({SampledNanosecondsPerPage:0} ns a sampled page on average) and read every page of the {SpansTouched} whose sample was slower than {SlowPageNanoseconds:0} ns a page (a host fault)")]
-    internal static partial void TouchedAfterPopulate(ILogger logger, string label, long spansReadWithRoom, long spansTouched, long spansSampled, double sampledNanosecondsPerPage, double slowPageNanoseconds);
+        Message = "[{Label}] Sampled {SpansSampled} 2 MiB spans after populating them ({SampledNanosecondsPerPage:0} ns a sampled page on average); read every page of the {SpansTouched} whose sample was slower than {SlowPageNanoseconds:0} ns a page (a host fault)")]
+    internal static partial void TouchedAfterPopulate(ILogger logger, string label, long spansTouched, long spansSampled, double sampledNanosecondsPerPage, double slowPageNanoseconds);
 
     [LoggerMessage(EventId = 12, Level = LogLevel.Debug,
         Message = "[{Label}] File bytes staged before the populate: {ViewCount} read-only huge-page view(s) of {ViewBytes:N0} bytes under writable mappings; exact reads under {ExactMappings} sparsely selected mapping(s)")]

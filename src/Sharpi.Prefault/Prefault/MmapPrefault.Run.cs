@@ -148,9 +148,9 @@ public static partial class MmapPrefault
             ? sweep.ExecuteBehindReadAhead(threadPlan.Helpers, threadPlan.HelperPriority, threadPlan.ReadAheadBytes, progress)
             : sweep.Execute(threadPlan.Threads, threadPlan.Priority, progress, helpersOnDemand: plan.BytesNeeded == 0);
         chunks.CollectFailures(run.Failures);
-        if (chunks.SpansSampled > 0 || chunks.SpansReadWithRoom > 0)
+        if (chunks.SpansSampled > 0)
         {
-            Log.TouchedAfterPopulate(run.Log, options.Label, chunks.SpansReadWithRoom, chunks.SpansTouched, chunks.SpansSampled, chunks.SampledNanosecondsPerPage, TouchAfterPopulate.SlowPageNanoseconds);
+            Log.TouchedAfterPopulate(run.Log, options.Label, chunks.SpansTouched, chunks.SpansSampled, chunks.SampledNanosecondsPerPage, TouchAfterPopulate.SlowPageNanoseconds);
         }
 
         bool cancelled = run.CancellationToken.IsCancellationRequested && sweep.BytesDone < sweep.BytesTotal;

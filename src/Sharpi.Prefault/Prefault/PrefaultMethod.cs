@@ -8,11 +8,9 @@ public enum PrefaultMethod
 
     /// <summary>
     /// Linux <c>madvise(MADV_POPULATE_READ)</c> over page-aligned chunks taken in the order given, after
-    /// <c>MADV_HUGEPAGE</c> on the file mappings. Each chunk is then read through the kernel, one byte a page, where
-    /// the processors wait on the storage (the read costs the run nothing there, and the first request runs warm);
-    /// where they are busy, each 2 MiB span is sampled (one page in 16, timed) and read whole where the sample was
-    /// slow: on a virtual machine whose host has not mapped the memory yet, so the host's first-access faults are paid
-    /// in the prefault and not in the engine's first request.
+    /// <c>MADV_HUGEPAGE</c> on the file mappings. Each 2 MiB span is then sampled (one page in 16 read through the
+    /// kernel, timed) and read whole where the sample was slow: on a virtual machine whose host has not mapped the
+    /// memory yet, so the host's first-access faults are paid in the prefault and not in the engine's first request.
     /// </summary>
     Populate = 1,
 

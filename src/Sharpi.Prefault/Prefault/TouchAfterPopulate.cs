@@ -13,11 +13,7 @@ namespace Sharpi.Prefault;
 /// (<see cref="SpanBytes"/>) is sampled first: one page in <see cref="SamplePages"/> is read and timed,
 /// and only a span whose sample ran slower than <see cref="SlowPageNanoseconds"/> a page is read whole. A host that
 /// takes memory back takes it in such blocks (free page reporting reports 2 MiB ones), and a preempted sample costs
-/// one span's extra read, not a chunk's. While the processors wait on the storage (<see cref="CpuRoom"/>: at least
-/// six tenths of their time idle), a populated chunk is read whole without a sample: the read then costs the run
-/// nothing, and the engine's first request ran 1.01x-1.08x its warm time after it against 1.04x-1.16x after the
-/// samples alone, on memory the host had mapped (see <see cref="CpuRoom"/>; the cause of that excess is not known: one
-/// byte per page read by the CPU as the pages come in, as <c>touch-1</c> does, leaves 1.13x-1.41x).
+/// one span's extra read, not a chunk's.
 /// </summary>
 /// <remarks>
 /// Measured on a cold 2 GiB file (2 cores, ext4, kernel 6.18, read_ahead_kb 128, request moe, medians of 5), bench
