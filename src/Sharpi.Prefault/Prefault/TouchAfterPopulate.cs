@@ -27,6 +27,11 @@ namespace Sharpi.Prefault;
 /// were read whole and the load came to 0.97x the limit of its run (0.588 s against 0.571 s). Sampling 2 MiB spans
 /// (this code), reporting on: load 0.924 s (0.608-1.97 s), first request 0.040 s, 1.00x the same request run again;
 /// reporting suspended, the main job's prefault rows in docs/benchmarks.md (0.96x and 0.98x the limit).
+/// Tried in a8c150b and reverted in 73b0679: reading every populated chunk whole wherever the processors waited on the
+/// storage (six tenths of their time idle in /proc/stat; 80-94% idle from the virtio disk, 7-50% from a RAM disk).
+/// In three A/B runs on the disk (2 GiB, reporting suspended, read_ahead_kb 128 and 8192, six pairs) the first
+/// request came to 1.01x-1.08x warm against 1.04x-1.16x, but the load took up to 6% longer and the request was done
+/// later in five pairs of six; through xfs on a loop device over the disk the load took 15% longer.
 /// </remarks>
 internal static class TouchAfterPopulate
 {
