@@ -32,6 +32,13 @@ internal static class ReadAheadWindow
         return Math.Clamp(Math.Max(maxRequest, ReadAheadOf(device)), MinBytes, MaxBytes);
     }
 
+    /// <summary>
+    /// Whether asking for a range in windows of <paramref name="windowBytes"/> reads more a request than the kernel's
+    /// own read-ahead of <paramref name="readAheadBytes"/> would (0: not known, so yes): only then are windows worth
+    /// their 4 KiB folios (see <see cref="FileStaging"/>).
+    /// </summary>
+    internal static bool ReadsMoreThanReadAhead(long windowBytes, long readAheadBytes) => readAheadBytes <= 0 || windowBytes > readAheadBytes;
+
     /// <summary>The read-ahead of <paramref name="device"/> alone (<c>read_ahead_kb</c>), in bytes; 0 where it cannot be read.</summary>
     internal static long ReadAheadOf(ulong device)
     {

@@ -8,15 +8,21 @@ namespace Sharpi.Prefault;
 /// How the file bytes under each mapping come into the page cache, decided once per run (Linux) and applied by the
 /// sweep before it populates each chunk:
 /// <list type="bullet">
-/// <item>a read-only mapping the regions cover densely (at least half of its pages) gets the huge-page advice
+/// <item>a read-only mapping the regions cover whole (all but 2% of its pages) gets the huge-page advice
 /// (<see cref="HugePageAdvice"/>): each fault reads a 2 MiB folio whatever <c>read_ahead_kb</c> says;</item>
-/// <item>a writable mapping covered densely (an engine's own copy-on-write view, as ONNX Runtime makes one per
+/// <item>a writable mapping covered whole (an engine's own copy-on-write view, as ONNX Runtime makes one per
 /// initializer) is read through a read-only, huge-page-advised view of the library's own, populated first, so the
 /// engine's mapping then costs minor faults only: it is never advised, written, re-protected or split;</item>
 /// <item>a mapping covered sparsely (a tensor selection, a run cut by the RAM budget) is read exactly:
 /// <c>POSIX_FADV_WILLNEED</c> of just the chunk's file bytes before its populate, so the populate finds its pages and
 /// reads nothing around them. It goes through the engine's own mapping (<c>MADV_WILLNEED</c> of a file mapping is
 /// the kernel's <c>POSIX_FADV_WILLNEED</c> of the mapped bytes), so no file is opened or held open.</item>
+/// <item>a mapping covered whole that gets neither (the advice withheld on a VM that reports free pages, turned off,
+/// or THP off) is read in the device's read-ahead windows the same way where a window reads more than the device's
+/// own read-ahead (<c>max_sectors_kb</c> above <c>read_ahead_kb</c>: read_ahead_kb 128 under 4 MiB requests);
+/// elsewhere the populate reads it through the kernel's own read-ahead, which issues requests as large and fills
+/// them with the page cache's own, larger folios, where WILLNEED leaves 4 KiB ones
+/// (<see cref="KernelReadAheadBytes"/>).</item>
 /// </list>
 /// </summary>
 /// <remarks>
@@ -36,6 +42,14 @@ namespace Sharpi.Prefault;
 /// A dense one keeps the fast path: there the spill is the unselected bytes that share a folio with selected ones, and
 /// past a region's end the kernel's read-ahead window (measured after three quarters of a 64 MiB file: 2 MiB more
 /// at read_ahead_kb 128, 8 MiB at 8192).
+/// </para>
+/// <para>
+/// Why windows only where they read more than the device's read-ahead: measured on the development VM (2 GiB, 2 cores,
+/// kernel 6.18, vda with max_sectors_kb 4096), as it ships (free page reporting on, every row settled, 4 repetitions,
+/// one run): at read_ahead_kb 8192 the populate after 8 MiB windows loaded in 3.51 s, a plain populate in 2.36 s,
+/// demand faults in 3.31 s; at 128, 1.48 s, 1.79 s and 2.02 s. With reporting suspended, at 8192, the populate after
+/// windows without the advice (the bench's <c>prefault-nohuge</c>) loaded in 1.22-1.33 s where demand faults took
+/// 1.04-1.05 s (docs/results/coldstart-2g.md); at 128, 1.23-1.25 s against 1.70-1.76 s.
 /// </para>
 /// <para>
 /// Nothing here reads a byte by a load: views and files are only populated or advised, so a file that shrinks while
@@ -78,6 +92,16 @@ internal sealed unsafe class FileStaging : IDisposable
     /// <summary>Bytes of the regions under mappings read exactly, in read-ahead windows.</summary>
     internal long WindowedBytes { get; private set; }
 
+    /// <summary>
+    /// Bytes of the regions under mappings covered whole with neither the huge-page advice nor a view that the
+    /// populate reads through the kernel's own read-ahead: their device's read-ahead reads at least as much as a
+    /// window would (<see cref="ReadAheadWindow.ReadsMoreThanReadAhead"/>).
+    /// </summary>
+    internal long KernelReadAheadBytes { get; private set; }
+
+    /// <summary>The device's read-ahead under <see cref="KernelReadAheadBytes"/> (the largest, where there are several).</summary>
+    internal long KernelReadAheadWindow { get; private set; }
+
     /// <summary>The largest read-ahead window used (<see cref="ReadAheadWindow"/>); 0 when nothing is read in windows.</summary>
     internal long WindowBytes { get; private set; }
 
@@ -98,7 +122,10 @@ internal sealed unsafe class FileStaging : IDisposable
             : string.Empty;
         string advice = HugePageAdvisedBytes > 0 ? $"MADV_HUGEPAGE on {Sizes.Format(HugePageAdvisedBytes)} of file mappings (2 MiB folios)" : string.Empty;
         string views = ViewCount > 0 ? $"{ViewCount} huge-page staging view(s) over {Sizes.Format(ViewBytes)}" : string.Empty;
-        string text = Join(Join(advice, views), windows);
+        string kernel = KernelReadAheadBytes > 0
+            ? $"{Sizes.Format(KernelReadAheadBytes)} read through the device's own read-ahead ({Sizes.Format(KernelReadAheadWindow)}, the page cache's own folio sizes): a read-ahead window would read no more a request"
+            : string.Empty;
+        string text = Join(Join(Join(advice, views), windows), kernel);
         if (IsHugePageAdviceWithheld && text.Length > 0)
         {
             return $"{text}; no huge-page advice: this VM reports free pages to its host (virtio-balloon free page reporting), where 2 MiB folios land on memory the host took back";
@@ -139,6 +166,7 @@ internal sealed unsafe class FileStaging : IDisposable
         // constructor an engine's first call would have the JIT compile.
         ulong windowDevice = 0;
         long windowBytes = 0;
+        long deviceReadAhead = 0;
         for (int i = 0; i < maps.Length; i++)
         {
             ProcMapEntry m = maps[i];
@@ -175,6 +203,16 @@ internal sealed unsafe class FileStaging : IDisposable
                 {
                     windowDevice = m.Device;
                     windowBytes = ReadAheadWindow.For(m.Device);
+                    deviceReadAhead = ReadAheadWindow.ReadAheadOf(m.Device);
+                }
+
+                // A mapping covered whole is read in windows only to make the requests larger than the device's read-ahead
+                // would; where they would be no larger, the kernel's own read-ahead reads it in larger folios.
+                if (whole && !ReadAheadWindow.ReadsMoreThanReadAhead(windowBytes, deviceReadAhead))
+                {
+                    staging.KernelReadAheadBytes += covered[i];
+                    staging.KernelReadAheadWindow = Math.Max(staging.KernelReadAheadWindow, deviceReadAhead);
+                    continue;
                 }
 
                 staging._exact[i] = true;

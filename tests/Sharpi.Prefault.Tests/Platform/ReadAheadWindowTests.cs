@@ -42,6 +42,14 @@ public sealed class ReadAheadWindowTests
         Assert.Equal(Math.Clamp(Math.Max(maxRequest, readAhead), ReadAheadWindow.MinBytes, ReadAheadWindow.MaxBytes), ReadAheadWindow.For(device));
     }
 
+    [Theory]
+    [InlineData(4096, 128, true)] // vda at read_ahead_kb 128: 4 MiB requests instead of 128 KiB ones
+    [InlineData(8192, 8192, false)] // at 8192 the kernel's read-ahead reads as much a request
+    [InlineData(8192, 16384, false)] // a window clamped below a larger read-ahead
+    [InlineData(128, 0, true)] // read-ahead not known: windows, as before
+    public void ReadsMoreThanReadAhead_OnlyWhereTheWindowIsLarger(long windowKb, long readAheadKb, bool expected) =>
+        Assert.Equal(expected, ReadAheadWindow.ReadsMoreThanReadAhead(windowKb * 1024, readAheadKb * 1024));
+
     [Fact]
     public void For_NoDevice_IsTheKernelsDefaultWindow() => Assert.Equal(ReadAheadWindow.MinBytes, ReadAheadWindow.For(0));
 

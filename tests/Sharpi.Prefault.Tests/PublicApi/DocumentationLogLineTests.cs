@@ -96,7 +96,7 @@ public sealed class DocumentationLogLineTests
             (_, "F2") => @"\d+\.\d{2}",
             ("Method", _) => "(none|populate|touch|hint)",
             ("Outcome", _) => @"(; (cancelled, \S+ \S+ left|partial, \S+ \S+ skipped by the RAM budget|\d+ region\(s\) failed))?"
-                + $@"(; (MADV_HUGEPAGE on {Size} of file mappings \(2 MiB folios\)|\d+ huge-page staging view\(s\) over {Size}|{Size} read ahead in {Size} windows \(MADV_WILLNEED, 4 KiB folios\))(; [^;]+)*)?",
+                + $@"(; (MADV_HUGEPAGE on {Size} of file mappings \(2 MiB folios\)|\d+ huge-page staging view\(s\) over {Size}|{Size} read ahead in {Size} windows \(MADV_WILLNEED, 4 KiB folios\)|{Size} read through the device's own read-ahead \({Size}, the page cache's own folio sizes\): a read-ahead window would read no more a request)(; [^;]+)*)?",
             _ => @"[^\]]+",
         });
 }
