@@ -9,7 +9,8 @@ public static partial class MmapPrefault
     /// is set (<see cref="ThreadPriority.Normal"/> included). It never reads pages again after their populate (what
     /// <c>Run</c> does where a sample finds the first access slow, as on memory a VM's host took back): that read would
     /// run on the init's cores, so the request pays those faults instead. On a VM that reports free pages to its host,
-    /// where <c>Run</c> reads in 4 KiB folios, Start keeps the huge-page advice (2 MiB folios cost the init next to
+    /// where <c>Run</c> withholds the huge-page advice (reading in 4 KiB folios where read-ahead windows read more than
+    /// the device's own read-ahead), Start keeps it (2 MiB folios cost the init next to
     /// nothing, 4 KiB ones the kernel's work for each; <see cref="PrefaultResult.ReadAheadDescription"/> says so). Where
     /// the file bytes come in through read-ahead windows (4 KiB folios: a sparse selection's exact reads, or the
     /// huge-page advice turned off), the background thread asks

@@ -85,11 +85,12 @@ public sealed record PrefaultResult
 
     /// <summary>
     /// How the file bytes under the regions were read ahead before the sweep mapped them, and why (Linux): the
-    /// huge-page advice (2 MiB folios, whatever <c>read_ahead_kb</c> says), staging views, or exact reads in the
+    /// huge-page advice (2 MiB folios, whatever <c>read_ahead_kb</c> says), staging views, exact reads in the
     /// device's read-ahead windows (4 KiB folios: for a selection that covers part of a mapping, so its neighbours stay
     /// on disk, and, for <c>Run</c>, on a VM that reports free pages to its host, where 2 MiB folios land on memory the
-    /// host took back; <c>Start</c> keeps the advice there and says so). Empty where nothing was read ahead (everything
-    /// resident, a hint, a touch, another OS).
+    /// host took back, wherever a window reads more a request than the device's <c>read_ahead_kb</c>; <c>Start</c>
+    /// keeps the advice there and says so), or, where it reads no more, the device's own read-ahead with the page
+    /// cache's own folio sizes. Empty where nothing was read ahead (everything resident, a hint, a touch, another OS).
     /// </summary>
     public string ReadAheadDescription { get; internal init; } = string.Empty;
 
