@@ -49,7 +49,10 @@ namespace Sharpi.Prefault;
 /// one run): at read_ahead_kb 8192 the populate after 8 MiB windows loaded in 3.51 s, a plain populate in 2.36 s,
 /// demand faults in 3.31 s; at 128, 1.48 s, 1.79 s and 2.02 s. With reporting suspended, at 8192, the populate after
 /// windows without the advice (the bench's <c>prefault-nohuge</c>) loaded in 1.22-1.33 s where demand faults took
-/// 1.04-1.05 s (docs/results/coldstart-2g.md); at 128, 1.23-1.25 s against 1.70-1.76 s.
+/// 1.04-1.05 s (the two suspended passes of 2026-11-27 before this rule); at 128, 1.23-1.25 s against 1.70-1.76 s.
+/// After it, at 8192: 1.13 s against 1.06 s. <c>Start</c> keeps the windows (its layout beside an init was measured with
+/// them), and so does a mapping marked <c>MADV_RANDOM</c> (smaps VmFlags <c>rr</c>): the kernel reads nothing ahead on
+/// its faults, and WILLNEED ignores the flag.
 /// </para>
 /// <para>
 /// Nothing here reads a byte by a load: views and files are only populated or advised, so a file that shrinks while
@@ -128,7 +131,7 @@ internal sealed unsafe class FileStaging : IDisposable
         string text = Join(Join(Join(advice, views), windows), kernel);
         if (IsHugePageAdviceWithheld && text.Length > 0)
         {
-            return $"{text}; no huge-page advice: this VM reports free pages to its host (virtio-balloon free page reporting), where 2 MiB folios land on memory the host took back";
+            return $"{text}; no huge-page advice: this VM reports free pages to its host (virtio-balloon free page reporting), where a 2 MiB folio at every fault lands on memory the host took back";
         }
 
         return IsHugePageAdviceKeptBesideInit && HugePageAdvisedBytes + ViewBytes > 0
@@ -141,8 +144,10 @@ internal sealed unsafe class FileStaging : IDisposable
     /// gives the huge-page advice where it applies. The advice needs any sweep but a hint; views and exact reads need
     /// a populate with something still to read. <paramref name="hugePages"/> false (the option) turns off the advice
     /// and the views, not the exact reads; <paramref name="freePagesReported"/> (<see cref="FreePageReporting.IsActive"/>)
-    /// withholds them too, and the mappings they would have covered are read in windows, unless <paramref name="besideInit"/>
-    /// (<c>Start</c>: the engine's init wants the cores more than the sweep wants speed; see <see cref="SweepMechanism.Choose"/>).
+    /// withholds them too, and the mappings they would have covered are read in windows where a window reads more than
+    /// the device's read-ahead or the mapping is marked <c>MADV_RANDOM</c> (else through the kernel's read-ahead), unless
+    /// <paramref name="besideInit"/> (<c>Start</c>: the engine's init wants the cores more than the sweep wants speed;
+    /// see <see cref="SweepMechanism.Choose"/>; where it reads in windows, it always does).
     /// </summary>
     internal static FileStaging Prepare(MergedRegion[] regions, ProcMapEntry[] maps, PrefaultMethod method, bool hugePages, bool freePagesReported,
         bool somethingToRead, ILogger log, string label, bool besideInit = false)
@@ -167,6 +172,7 @@ internal sealed unsafe class FileStaging : IDisposable
         ulong windowDevice = 0;
         long windowBytes = 0;
         long deviceReadAhead = 0;
+        SmapsSnapshot? smaps = null; // read only where a mapping may go to the kernel's read-ahead
         for (int i = 0; i < maps.Length; i++)
         {
             ProcMapEntry m = maps[i];
@@ -207,8 +213,11 @@ internal sealed unsafe class FileStaging : IDisposable
                 }
 
                 // A mapping covered whole is read in windows only to make the requests larger than the device's read-ahead
-                // would; where they would be no larger, the kernel's own read-ahead reads it in larger folios.
-                if (whole && !ReadAheadWindow.ReadsMoreThanReadAhead(windowBytes, deviceReadAhead))
+                // would; where they would be no larger, the kernel's own read-ahead reads it in larger folios. Not beside
+                // the engine's init (Start's layout there was measured with windows), and not where the engine told the
+                // kernel to read nothing ahead (MADV_RANDOM), which WILLNEED ignores and a populate does not.
+                if (whole && !besideInit && !ReadAheadWindow.ReadsMoreThanReadAhead(windowBytes, deviceReadAhead)
+                    && !(smaps ??= ProcMaps.ReadSelfSmaps()).IsRandomRead(m.Start))
                 {
                     staging.KernelReadAheadBytes += covered[i];
                     staging.KernelReadAheadWindow = Math.Max(staging.KernelReadAheadWindow, deviceReadAhead);

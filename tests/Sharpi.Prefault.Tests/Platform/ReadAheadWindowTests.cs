@@ -47,6 +47,7 @@ public sealed class ReadAheadWindowTests
     [InlineData(8192, 8192, false)] // at 8192 the kernel's read-ahead reads as much a request
     [InlineData(8192, 16384, false)] // a window clamped below a larger read-ahead
     [InlineData(128, 0, true)] // read-ahead not known: windows, as before
+    [InlineData(128, 64, true)] // the smallest window against a read-ahead below it
     public void ReadsMoreThanReadAhead_OnlyWhereTheWindowIsLarger(long windowKb, long readAheadKb, bool expected) =>
         Assert.Equal(expected, ReadAheadWindow.ReadsMoreThanReadAhead(windowKb * 1024, readAheadKb * 1024));
 

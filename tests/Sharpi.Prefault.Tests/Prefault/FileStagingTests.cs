@@ -227,8 +227,35 @@ public sealed class FileStagingTests
         Assert.Equal(FileBytes, Residency.OfFile(file.Path).ResidentBytes); // every window was read, not just the first
     }
 
+    /// <summary>
+    /// A mapping the engine marked MADV_RANDOM (llama.cpp does with NUMA on) gets no read-ahead on its faults, so it
+    /// is read in windows whatever the device's read-ahead: a populate alone would read it a page at a time.
+    /// </summary>
+    [HugePageFact]
+    public void Prepare_OfAMappingMarkedRandom_ReadsItInWindows_EvenWhereTheDevicesReadAheadIsAsLarge()
+    {
+        const int MADV_RANDOM = 1;
+        using TestFile file = TestFile.Create(FileBytes);
+        using MappedFile view = file.Map(MemoryMappedFileAccess.Read);
+        MergedRegion[] merged = RegionSet.Merge([view.Region()], null);
+        unsafe
+        {
+            Assert.Equal(0, global::Interop.Libc.Madvise((void*)merged[0].Start, (nuint)(merged[0].End - merged[0].Start), MADV_RANDOM));
+        }
+
+        Assert.Contains("rr", Platform.HugePageAdviceTests.VmFlags(merged[0].Start));
+
+        using FileStaging staging = FileStaging.Prepare(merged, ProcMaps.ReadFor(merged), PrefaultMethod.Populate, hugePages: true, freePagesReported: true,
+            somethingToRead: true, Microsoft.Extensions.Logging.Abstractions.NullLogger.Instance, "test");
+        staging.Read(merged[0].Start, merged[0].End);
+
+        Assert.Equal(1, staging.ExactMappingCount);
+        Assert.Equal(0, staging.KernelReadAheadBytes);
+        Assert.Equal(FileBytes, Residency.OfFile(file.Path).ResidentBytes);
+    }
+
     [FreePageReportingFact]
-    public void Run_OnThisVmThatReportsFreePages_SaysWhyItReadInWindows()
+    public void Run_OnThisVmThatReportsFreePages_SaysWhyItWithheldTheAdvice()
     {
         using TestFile file = TestFile.Create(FileBytes);
         using MappedFile view = file.Map();
