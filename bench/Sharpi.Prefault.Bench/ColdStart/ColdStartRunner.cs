@@ -6,8 +6,8 @@ namespace Sharpi.Prefault.Bench;
 /// Runs every (repetition, cache state, strategy): sets and checks the cache state, measures faults and residency
 /// around the row, and rotates the strategies' order each repetition so drift (a warming disk, another build on
 /// the machine) does not always favour the same row, running every other repetition backwards (<see cref="Order"/>)
-/// so no row always follows the same one (a row or two may then keep its place between two repetitions). Each repetition also times the warm request the rows' first requests are
-/// compared with (<c>x warm</c>).
+/// so no row always follows the same one (a row or two may then keep its place between two repetitions). Each
+/// repetition also times the warm request the rows' first requests are compared with (<c>x warm</c>).
 /// </summary>
 [SupportedOSPlatform("linux")]
 internal sealed class ColdStartRunner(WeightsFile file, BenchSettings settings, IReadOnlyList<ColdStartStrategy> strategies,

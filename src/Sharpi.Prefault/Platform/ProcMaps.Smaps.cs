@@ -21,12 +21,6 @@ internal readonly record struct SmapsFigures(long RssBytes, long AnonymousBytes,
     /// </summary>
     internal long SwapBytes { get; init; }
 
-    /// <summary>
-    /// The mapping carries VM_RAND_READ (VmFlags <c>rr</c>: <c>MADV_RANDOM</c>, as llama.cpp sets with NUMA on): the
-    /// kernel reads ahead nothing on its faults, so a populate alone reads it a page at a time.
-    /// </summary>
-    internal bool RandomReadFlag { get; init; }
-
     internal bool IsLocked => LockedFlag || LockedBytes > 0;
 
     /// <summary>Bytes that exist only in this mapping (resident private copies, or their swapped-out copies).</summary>
@@ -37,20 +31,6 @@ internal readonly record struct SmapsFigures(long RssBytes, long AnonymousBytes,
 internal sealed record SmapsSnapshot(ProcMapEntry[] Maps, SmapsFigures[] Figures)
 {
     internal static readonly SmapsSnapshot Empty = new([], []);
-
-    /// <summary>Whether the mapping that starts at <paramref name="start"/> carries MADV_RANDOM (<see cref="SmapsFigures.RandomReadFlag"/>); false where none starts there.</summary>
-    internal bool IsRandomRead(nint start)
-    {
-        for (int i = 0; i < Maps.Length; i++)
-        {
-            if (Maps[i].Start == start)
-            {
-                return Figures[i].RandomReadFlag;
-            }
-        }
-
-        return false;
-    }
 }
 
 internal static partial class ProcMaps
@@ -116,10 +96,6 @@ internal static partial class ProcMaps
                 else if (flag.SequenceEqual("ht"))
                 {
                     figures = figures with { IsHugetlb = true };
-                }
-                else if (flag.SequenceEqual("rr"))
-                {
-                    figures = figures with { RandomReadFlag = true };
                 }
 
                 rest = space < 0 ? default : rest[(space + 1)..];

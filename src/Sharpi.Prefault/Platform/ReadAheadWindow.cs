@@ -18,8 +18,12 @@ internal static class ReadAheadWindow
     internal const long MaxBytes = 8 * 1024 * 1024;
 
     /// <summary>The window for files on <paramref name="device"/> (major in the high 32 bits, as <see cref="ProcMapEntry.Device"/>).</summary>
-    internal static long For(ulong device)
+    internal static long For(ulong device) => For(device, out _);
+
+    /// <summary>As <see cref="For(ulong)"/>, with the device's <see cref="ReadAheadOf"/> it read on the way (0 where unknown).</summary>
+    internal static long For(ulong device, out long readAheadBytes)
     {
+        readAheadBytes = 0;
         if (!OperatingSystem.IsLinux() || device == 0)
         {
             return MinBytes;
@@ -29,7 +33,8 @@ internal static class ReadAheadWindow
 
         // A block device's queue (a partition's is its disk's); else the bdi alone (btrfs, tmpfs, FUSE: read-ahead only).
         long maxRequest = ReadKb($"/sys/dev/block/{id}/queue/max_sectors_kb") ?? ReadKb($"/sys/dev/block/{id}/../queue/max_sectors_kb") ?? 0;
-        return Math.Clamp(Math.Max(maxRequest, ReadAheadOf(device)), MinBytes, MaxBytes);
+        readAheadBytes = ReadAheadOf(device);
+        return Math.Clamp(Math.Max(maxRequest, readAheadBytes), MinBytes, MaxBytes);
     }
 
     /// <summary>

@@ -17,8 +17,9 @@ namespace Sharpi.Prefault;
 /// <c>POSIX_FADV_WILLNEED</c> of just the chunk's file bytes before its populate, so the populate finds its pages and
 /// reads nothing around them. It goes through the engine's own mapping (<c>MADV_WILLNEED</c> of a file mapping is
 /// the kernel's <c>POSIX_FADV_WILLNEED</c> of the mapped bytes), so no file is opened or held open.</item>
-/// <item>a mapping covered whole that gets neither (the advice withheld on a VM that reports free pages, turned off,
-/// or THP off) is read in the device's read-ahead windows the same way where a window reads more than the device's
+/// <item>a mapping covered whole that gets neither (the advice withheld on a VM that reports free pages, turned off
+/// by the option, or THP off) is read in the device's read-ahead windows the same way: with THP off always, else where
+/// a window reads more than the device's
 /// own read-ahead (<c>max_sectors_kb</c> above <c>read_ahead_kb</c>: read_ahead_kb 128 under 4 MiB requests);
 /// elsewhere the populate reads it through the kernel's own read-ahead, which issues requests as large and fills
 /// them with the page cache's own, larger folios, where WILLNEED leaves 4 KiB ones
@@ -51,8 +52,11 @@ namespace Sharpi.Prefault;
 /// windows without the advice (the bench's <c>prefault-nohuge</c>) loaded in 1.22-1.33 s where demand faults took
 /// 1.04-1.05 s (the two suspended passes of 2026-11-27 before this rule); at 128, 1.23-1.25 s against 1.70-1.76 s.
 /// After it, at 8192: 1.13 s against 1.06 s. <c>Start</c> keeps the windows (its layout beside an init was measured with
-/// them), and so does a mapping marked <c>MADV_RANDOM</c> (smaps VmFlags <c>rr</c>): the kernel reads nothing ahead on
-/// its faults, and WILLNEED ignores the flag.
+/// them), and so does a machine whose THP is off. Left open: a mapping the engine marked <c>MADV_RANDOM</c> (llama.cpp
+/// does with NUMA on) gets no read-ahead on its faults, so there the populate reads a page a fault where windows
+/// would not (WILLNEED ignores the flag). Telling such a mapping apart takes /proc/self/smaps (VmFlags <c>rr</c>),
+/// which cost 19-29 ms a run in a process of 800 mappings: more than the rule saves on most files, so the rule keeps
+/// to where it was measured, and a machine with THP off (as NUMA servers often are) keeps the windows.
 /// </para>
 /// <para>
 /// Nothing here reads a byte by a load: views and files are only populated or advised, so a file that shrinks while
@@ -145,7 +149,7 @@ internal sealed unsafe class FileStaging : IDisposable
     /// a populate with something still to read. <paramref name="hugePages"/> false (the option) turns off the advice
     /// and the views, not the exact reads; <paramref name="freePagesReported"/> (<see cref="FreePageReporting.IsActive"/>)
     /// withholds them too, and the mappings they would have covered are read in windows where a window reads more than
-    /// the device's read-ahead or the mapping is marked <c>MADV_RANDOM</c> (else through the kernel's read-ahead), unless
+    /// the device's read-ahead (else through the kernel's read-ahead; with THP off, always in windows), unless
     /// <paramref name="besideInit"/> (<c>Start</c>: the engine's init wants the cores more than the sweep wants speed;
     /// see <see cref="SweepMechanism.Choose"/>; where it reads in windows, it always does).
     /// </summary>
@@ -172,7 +176,6 @@ internal sealed unsafe class FileStaging : IDisposable
         ulong windowDevice = 0;
         long windowBytes = 0;
         long deviceReadAhead = 0;
-        SmapsSnapshot? smaps = null; // read only where a mapping may go to the kernel's read-ahead
         for (int i = 0; i < maps.Length; i++)
         {
             ProcMapEntry m = maps[i];
@@ -208,16 +211,16 @@ internal sealed unsafe class FileStaging : IDisposable
                 if (windowBytes == 0 || windowDevice != m.Device)
                 {
                     windowDevice = m.Device;
-                    windowBytes = ReadAheadWindow.For(m.Device);
-                    deviceReadAhead = ReadAheadWindow.ReadAheadOf(m.Device);
+                    windowBytes = ReadAheadWindow.For(m.Device, out deviceReadAhead);
                 }
 
                 // A mapping covered whole is read in windows only to make the requests larger than the device's read-ahead
-                // would; where they would be no larger, the kernel's own read-ahead reads it in larger folios. Not beside
-                // the engine's init (Start's layout there was measured with windows), and not where the engine told the
-                // kernel to read nothing ahead (MADV_RANDOM), which WILLNEED ignores and a populate does not.
-                if (whole && !besideInit && !ReadAheadWindow.ReadsMoreThanReadAhead(windowBytes, deviceReadAhead)
-                    && !(smaps ??= ProcMaps.ReadSelfSmaps()).IsRandomRead(m.Start))
+                // would; where they would be no larger, the kernel's own read-ahead reads it in larger folios. Only where
+                // the advice was withheld (free page reporting) or turned off by the option, where it was measured: not
+                // beside the engine's init (Start's layout there was measured with windows), and not where THP is off
+                // system-wide (see the remarks: a mapping marked MADV_RANDOM gets no read-ahead on its faults).
+                if (whole && (staging.IsHugePageAdviceWithheld || !hugePages) && !besideInit
+                    && !ReadAheadWindow.ReadsMoreThanReadAhead(windowBytes, deviceReadAhead))
                 {
                     staging.KernelReadAheadBytes += covered[i];
                     staging.KernelReadAheadWindow = Math.Max(staging.KernelReadAheadWindow, deviceReadAhead);

@@ -228,30 +228,41 @@ public sealed class FileStagingTests
     }
 
     /// <summary>
-    /// A mapping the engine marked MADV_RANDOM (llama.cpp does with NUMA on) gets no read-ahead on its faults, so it
-    /// is read in windows whatever the device's read-ahead: a populate alone would read it a page at a time.
+    /// Beside the engine's init (<c>Start</c>, whose thread layout was measured with windows) a mapping the advice would
+    /// have covered is read in windows whatever the device's read-ahead.
     /// </summary>
-    [HugePageFact]
-    public void Prepare_OfAMappingMarkedRandom_ReadsItInWindows_EvenWhereTheDevicesReadAheadIsAsLarge()
+    [LinuxFact]
+    public void Prepare_BesideInit_WithTheAdviceOff_ReadsInWindows_EvenWhereTheDevicesReadAheadIsAsLarge()
     {
-        const int MADV_RANDOM = 1;
         using TestFile file = TestFile.Create(FileBytes);
         using MappedFile view = file.Map(MemoryMappedFileAccess.Read);
         MergedRegion[] merged = RegionSet.Merge([view.Region()], null);
-        unsafe
-        {
-            Assert.Equal(0, global::Interop.Libc.Madvise((void*)merged[0].Start, (nuint)(merged[0].End - merged[0].Start), MADV_RANDOM));
-        }
 
-        Assert.Contains("rr", Platform.HugePageAdviceTests.VmFlags(merged[0].Start));
-
-        using FileStaging staging = FileStaging.Prepare(merged, ProcMaps.ReadFor(merged), PrefaultMethod.Populate, hugePages: true, freePagesReported: true,
-            somethingToRead: true, Microsoft.Extensions.Logging.Abstractions.NullLogger.Instance, "test");
+        using FileStaging staging = FileStaging.Prepare(merged, ProcMaps.ReadFor(merged), PrefaultMethod.Populate, hugePages: false, freePagesReported: false,
+            somethingToRead: true, Microsoft.Extensions.Logging.Abstractions.NullLogger.Instance, "test", besideInit: true);
         staging.Read(merged[0].Start, merged[0].End);
 
         Assert.Equal(1, staging.ExactMappingCount);
         Assert.Equal(0, staging.KernelReadAheadBytes);
         Assert.Equal(FileBytes, Residency.OfFile(file.Path).ResidentBytes);
+    }
+
+    /// <summary>With the advice turned off by the option, <c>Run</c> follows the same rule as where it is withheld (this device's figures decide).</summary>
+    [LinuxFact]
+    public void Prepare_WithTheAdviceTurnedOff_ReadsInWindowsOnlyWhereTheyReadMore()
+    {
+        using TestFile file = TestFile.Create(FileBytes);
+        using MappedFile view = file.Map(MemoryMappedFileAccess.Read);
+        MergedRegion[] merged = RegionSet.Merge([view.Region()], null);
+        ulong device = FileStatus.TryOf(file.Path)!.Value.Device;
+        bool windows = ReadAheadWindow.ReadsMoreThanReadAhead(ReadAheadWindow.For(device, out long readAhead), readAhead);
+
+        using FileStaging staging = FileStaging.Prepare(merged, ProcMaps.ReadFor(merged), PrefaultMethod.Populate, hugePages: false, freePagesReported: false,
+            somethingToRead: true, Microsoft.Extensions.Logging.Abstractions.NullLogger.Instance, "test");
+
+        Assert.Equal(windows ? 1 : 0, staging.ExactMappingCount);
+        Assert.Equal(windows ? 0 : FileBytes, staging.KernelReadAheadBytes);
+        Assert.Equal(readAhead, ReadAheadWindow.ReadAheadOf(device)); // the window's read gave the device's read-ahead
     }
 
     [FreePageReportingFact]
