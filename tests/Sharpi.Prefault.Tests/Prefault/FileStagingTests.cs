@@ -201,11 +201,9 @@ public sealed class FileStagingTests
         using TestFile file = TestFile.Create(FileBytes);
         using MappedFile view = file.Map(MemoryMappedFileAccess.Read);
         MergedRegion[] merged = RegionSet.Merge([view.Region()], null);
-        ulong device = FileStatus.TryOf(file.Path)!.Value.Device;
-        bool windows = ReadAheadWindow.ReadsMoreThanReadAhead(ReadAheadWindow.For(device), ReadAheadWindow.ReadAheadOf(device));
+        bool windows = WindowsOnTheDeviceOf(file.Path);
 
-        using FileStaging staging = FileStaging.Prepare(merged, ProcMaps.ReadFor(merged), PrefaultMethod.Populate, hugePages: true, freePagesReported: true,
-            somethingToRead: true, Microsoft.Extensions.Logging.Abstractions.NullLogger.Instance, "test");
+        using FileStaging staging = Prepare(merged, freePagesReported: true);
         staging.Read(merged[0].Start, merged[0].End);
         if (!windows)
         {
@@ -238,8 +236,7 @@ public sealed class FileStagingTests
         using MappedFile view = file.Map(MemoryMappedFileAccess.Read);
         MergedRegion[] merged = RegionSet.Merge([view.Region()], null);
 
-        using FileStaging staging = FileStaging.Prepare(merged, ProcMaps.ReadFor(merged), PrefaultMethod.Populate, hugePages: false, freePagesReported: false,
-            somethingToRead: true, Microsoft.Extensions.Logging.Abstractions.NullLogger.Instance, "test", besideInit: true);
+        using FileStaging staging = Prepare(merged, hugePages: false, besideInit: true);
         staging.Read(merged[0].Start, merged[0].End);
 
         Assert.Equal(1, staging.ExactMappingCount);
@@ -253,16 +250,12 @@ public sealed class FileStagingTests
     {
         using TestFile file = TestFile.Create(FileBytes);
         using MappedFile view = file.Map(MemoryMappedFileAccess.Read);
-        MergedRegion[] merged = RegionSet.Merge([view.Region()], null);
-        ulong device = FileStatus.TryOf(file.Path)!.Value.Device;
-        bool windows = ReadAheadWindow.ReadsMoreThanReadAhead(ReadAheadWindow.For(device, out long readAhead), readAhead);
+        bool windows = WindowsOnTheDeviceOf(file.Path);
 
-        using FileStaging staging = FileStaging.Prepare(merged, ProcMaps.ReadFor(merged), PrefaultMethod.Populate, hugePages: false, freePagesReported: false,
-            somethingToRead: true, Microsoft.Extensions.Logging.Abstractions.NullLogger.Instance, "test");
+        using FileStaging staging = Prepare(RegionSet.Merge([view.Region()], null), hugePages: false);
 
         Assert.Equal(windows ? 1 : 0, staging.ExactMappingCount);
         Assert.Equal(windows ? 0 : FileBytes, staging.KernelReadAheadBytes);
-        Assert.Equal(readAhead, ReadAheadWindow.ReadAheadOf(device)); // the window's read gave the device's read-ahead
     }
 
     [FreePageReportingFact]
@@ -305,8 +298,16 @@ public sealed class FileStagingTests
         return long.Parse(File.ReadAllText(file).Trim(), System.Globalization.CultureInfo.InvariantCulture) * 1024;
     }
 
-    private static FileStaging Prepare(MergedRegion[] merged) =>
-        FileStaging.Prepare(merged, ProcMaps.ReadFor(merged), PrefaultMethod.Populate, hugePages: true, freePagesReported: false, somethingToRead: true, Microsoft.Extensions.Logging.Abstractions.NullLogger.Instance, "test");
+    private static FileStaging Prepare(MergedRegion[] merged, bool hugePages = true, bool freePagesReported = false, bool besideInit = false) =>
+        FileStaging.Prepare(merged, ProcMaps.ReadFor(merged), PrefaultMethod.Populate, hugePages, freePagesReported, somethingToRead: true,
+            Microsoft.Extensions.Logging.Abstractions.NullLogger.Instance, "test", besideInit);
+
+    /// <summary>Whether a mapping of <paramref name="path"/> covered whole is read in windows on its device where the rule applies (its sysfs figures).</summary>
+    private static bool WindowsOnTheDeviceOf(string path)
+    {
+        ulong device = FileStatus.TryOf(path)!.Value.Device;
+        return ReadAheadWindow.ReadsMoreThanReadAhead(ReadAheadWindow.For(device, out long readAhead), readAhead);
+    }
 
     /// <summary>The lines of /proc/self/maps that map <paramref name="path"/>: address range, permissions and offset.</summary>
     private static string MappingsOf(string path) =>
