@@ -106,7 +106,8 @@ public sealed class MmapLockMapCountTests(ITestOutputHelper output)
     /// A room with <paramref name="free"/> mappings left now, however many the process really has: the count starts
     /// there and follows the mappings inside <paramref name="maps"/> from then on, which only the lock's splits add.
     /// Not the process's whole count: the runtime maps and unmaps memory of its own at any time (thread stacks, GC
-    /// regions, code heaps), and two such mappings (a new thread's stack and guard, say) counted at the start once took a split's room (9 of 10 regions locked).
+    /// regions, code heaps), and two such mappings (a new thread's stack and guard, say) counted at the start once took
+    /// a split's room (9 of 10 regions locked).
     /// </summary>
     private static MappingRoom RoomOf(long free, params NativeMmap[] maps)
     {
