@@ -1,0 +1,190 @@
+/*
+ * What a first pass over memory costs against a second, with nothing of the library in it: how much of a first
+ * request's "x warm" a prefault could remove at all. Each iteration times the same single-threaded sum of every
+ * 8-byte word three times over five kinds of memory, and keeps the first pass over the faster of the other two:
+ *
+ *   anon, CPU-written        anonymous memory (MADV_HUGEPAGE) after a memset: no fault is left, and no device wrote it
+ *   anon, O_DIRECT-written   the same buffer after O_DIRECT reads of FILE into it (32 MiB each): no fault is left
+ *   mmap, cold, populated    FILE evicted (POSIX_FADV_DONTNEED), mapped, MADV_HUGEPAGE, MADV_POPULATE_READ
+ *   mmap, warm, populated    FILE still cached, mapped again, MADV_HUGEPAGE, MADV_POPULATE_READ
+ *   mmap, cold 4k, populated FILE evicted, mapped, MADV_POPULATE_READ without the advice (4 KiB folios)
+ *
+ * After ITERATIONS it prints, per kind, the median, lowest and highest first/second ratio and how many iterations
+ * went over 1.05. With --back it first faults in and frees the free memory (less a reserve), as the bench does after
+ * suspending free page reporting, so blocks a host took back before are the VM's again. bench/first-touch/run.sh
+ * builds it, and runs it as the machine is and, where it may, with free page reporting suspended.
+ *
+ *   first-touch FILE [ITERATIONS] [--back]
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ 22
+#endif
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+
+enum { KINDS = 5, MAX_ITERATIONS = 100 };
+static const char *const kind_names[KINDS] = {
+    "anon, CPU-written", "anon, O_DIRECT-written", "mmap, cold, populated", "mmap, warm, populated", "mmap, cold 4k, populated",
+};
+static double ratios[KINDS][MAX_ITERATIONS];
+static volatile uint64_t sink;
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+static double sum_seconds(const void *p, size_t bytes)
+{
+    const uint64_t *w = p;
+    double started = now();
+    uint64_t s = 0;
+    for (size_t i = 0; i < bytes / 8; i++)
+        s += w[i];
+    sink += s;
+    return now() - started;
+}
+
+static double first_over_second(const void *p, size_t bytes)
+{
+    double first = sum_seconds(p, bytes), second = sum_seconds(p, bytes), third = sum_seconds(p, bytes);
+    return first / (second < third ? second : third);
+}
+
+static void *map_file(int fd, size_t bytes, int huge)
+{
+    void *m = mmap(NULL, bytes, PROT_READ, MAP_SHARED, fd, 0);
+    if (m == MAP_FAILED)
+    {
+        perror("first-touch: mmap");
+        exit(1);
+    }
+    if (huge)
+        madvise(m, bytes, MADV_HUGEPAGE);
+    if (madvise(m, bytes, MADV_POPULATE_READ) != 0)
+    {
+        perror("first-touch: MADV_POPULATE_READ");
+        exit(1);
+    }
+    return m;
+}
+
+static void back_free_memory(void)
+{
+    FILE *f = fopen("/proc/meminfo", "r");
+    char line[256];
+    long long free_kib = 0;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "MemFree: %lld kB", &free_kib) == 1)
+            break;
+    if (f)
+        fclose(f);
+    long long bytes = free_kib * 1024, reserve = bytes / 16 > (512LL << 20) ? bytes / 16 : 512LL << 20;
+    bytes = (bytes - reserve) / (2 << 20) * (2 << 20);
+    if (bytes <= 0)
+        return;
+    double started = now();
+    char *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (m == MAP_FAILED)
+        return;
+    madvise(m, bytes, MADV_HUGEPAGE);
+    for (long long o = 0; o < bytes; o += 64LL << 20)
+        madvise(m + o, bytes - o < (64LL << 20) ? bytes - o : 64LL << 20, MADV_POPULATE_WRITE);
+    munmap(m, bytes);
+    printf("faulted in and freed %.1f GiB of free memory in %.1f s\n", bytes / 1073741824.0, now() - started);
+}
+
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2)
+    {
+        fprintf(stderr, "usage: first-touch FILE [ITERATIONS] [--back]\n");
+        return 2;
+    }
+    int iterations = argc > 2 && argv[2][0] != '-' ? atoi(argv[2]) : 10;
+    if (iterations < 1 || iterations > MAX_ITERATIONS)
+    {
+        fprintf(stderr, "first-touch: ITERATIONS must be 1 to %d\n", MAX_ITERATIONS);
+        return 2;
+    }
+    if (strcmp(argv[argc - 1], "--back") == 0)
+        back_free_memory();
+
+    int fd = open(argv[1], O_RDONLY), direct = open(argv[1], O_RDONLY | O_DIRECT);
+    if (fd < 0 || direct < 0)
+    {
+        perror("first-touch: open");
+        return 1;
+    }
+    size_t bytes = (size_t)lseek(fd, 0, SEEK_END) / (32 << 20) * (32 << 20);
+    if (bytes == 0)
+    {
+        fprintf(stderr, "first-touch: FILE must hold at least 32 MiB\n");
+        return 1;
+    }
+
+    for (int i = 0; i < iterations; i++)
+    {
+        char *buffer = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (buffer == MAP_FAILED)
+        {
+            perror("first-touch: mmap");
+            return 1;
+        }
+        madvise(buffer, bytes, MADV_HUGEPAGE);
+        memset(buffer, 1, bytes);
+        ratios[0][i] = first_over_second(buffer, bytes);
+        for (size_t o = 0; o < bytes; o += 32 << 20)
+            if (pread(direct, buffer + o, 32 << 20, (off_t)o) != 32 << 20)
+            {
+                perror("first-touch: O_DIRECT read");
+                return 1;
+            }
+        ratios[1][i] = first_over_second(buffer, bytes);
+        munmap(buffer, bytes);
+
+        posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+        void *m = map_file(fd, bytes, 1);
+        ratios[2][i] = first_over_second(m, bytes);
+        munmap(m, bytes);
+        m = map_file(fd, bytes, 1);
+        ratios[3][i] = first_over_second(m, bytes);
+        munmap(m, bytes);
+        posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+        m = map_file(fd, bytes, 0);
+        ratios[4][i] = first_over_second(m, bytes);
+        munmap(m, bytes);
+    }
+
+    printf("first pass over second, %d iterations, %.2f GiB, one thread:\n", iterations, bytes / 1073741824.0);
+    for (int k = 0; k < KINDS; k++)
+    {
+        int over = 0;
+        for (int i = 0; i < iterations; i++)
+            over += ratios[k][i] > 1.05;
+        qsort(ratios[k], iterations, sizeof(double), by_value);
+        double median = iterations % 2 ? ratios[k][iterations / 2] : (ratios[k][iterations / 2 - 1] + ratios[k][iterations / 2]) / 2;
+        printf("  %-26s median %.3fx (%.3fx-%.3fx), over 1.05x in %d of %d\n", kind_names[k], median, ratios[k][0],
+               ratios[k][iterations - 1], over, iterations);
+    }
+    return 0;
+}
