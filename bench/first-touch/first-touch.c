@@ -15,6 +15,9 @@
  * builds it, and runs it as the machine is and, where it may, with free page reporting suspended.
  *
  *   first-touch FILE [ITERATIONS] [--back]
+ *
+ * FILE should be much larger than the processor's last-level cache (run.sh makes 1 GiB): over a file of tens of MiB
+ * the caches, not the memory, decide the ratios.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -115,21 +118,31 @@ static int by_value(const void *a, const void *b)
 
 int main(int argc, char **argv)
 {
-    if (argc < 2)
+    const char *positional[2] = {NULL, NULL};
+    int count = 0, back = 0;
+    for (int a = 1; a < argc; a++)
+    {
+        if (strcmp(argv[a], "--back") == 0)
+            back = 1;
+        else if (count < 2)
+            positional[count++] = argv[a];
+        else
+            count = 3;
+    }
+    const char *path = positional[0];
+    int iterations = positional[1] ? atoi(positional[1]) : 10;
+    if (path == NULL || count > 2)
     {
         fprintf(stderr, "usage: first-touch FILE [ITERATIONS] [--back]\n");
         return 2;
     }
-    int iterations = argc > 2 && argv[2][0] != '-' ? atoi(argv[2]) : 10;
     if (iterations < 1 || iterations > MAX_ITERATIONS)
     {
         fprintf(stderr, "first-touch: ITERATIONS must be 1 to %d\n", MAX_ITERATIONS);
         return 2;
     }
-    if (strcmp(argv[argc - 1], "--back") == 0)
-        back_free_memory();
 
-    int fd = open(argv[1], O_RDONLY), direct = open(argv[1], O_RDONLY | O_DIRECT);
+    int fd = open(path, O_RDONLY), direct = open(path, O_RDONLY | O_DIRECT);
     if (fd < 0 || direct < 0)
     {
         perror("first-touch: open");
@@ -141,6 +154,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "first-touch: FILE must hold at least 32 MiB\n");
         return 1;
     }
+    if (back)
+        back_free_memory();
 
     for (int i = 0; i < iterations; i++)
     {
