@@ -60,9 +60,9 @@ internal sealed record SweepMechanism(PrefaultMethod Method, bool HintsFirst, bo
     /// both busy for 1.5 s; rows not yet settled): <c>Start</c>'s init took 1.50 s and 1.55 s (one region, a region per
     /// layer) against 1.55 s beside <c>Run</c> after the init, and the request was done at 0.80x and 0.53x the time of
     /// <c>Run</c> after the init. With every row settled on memory the host took back (docs/results/overlap-2g-reporting-on.md)
-    /// the init took 1.00x and 1.02x its time with no prefault and the request was done at 1.04x and 1.07x (0.92x-1.18x)
-    /// the time of <c>Run</c> after the init: the host's faults, about 10 us a page, are vCPU time the busy init leaves
-    /// to nobody, whichever layout pays them. Before, 4 KiB folios in read-ahead windows (the
+    /// the init took 1.02x and 1.01x its time with no prefault and the request was done at 0.96x and 0.92x (0.87x-1.19x,
+    /// within noise) the time of <c>Run</c> after the init (an earlier run: 1.04x and 1.07x): the host's faults, 11-12 us
+    /// a page, are vCPU time the busy init leaves to nobody, whichever layout pays them. Before, 4 KiB folios in read-ahead windows (the
     /// choice for <c>Run</c> there) stretched the init to 1.18x its time with no prefault (its threads waited 190 ms for
     /// a core: the kernel's work per small folio is charged to the sweep's threads) and the request was done at 0.58x;
     /// 2 MiB folios with the sampled touch after them, tried before this choice, cost the init 1.03x with one region
