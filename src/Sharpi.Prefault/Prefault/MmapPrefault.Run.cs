@@ -129,17 +129,19 @@ public static partial class MmapPrefault
         }
 
         long advised = mechanism.Staging?.HugePageAdvisedBytes ?? 0;
-        string readAhead = mechanism.Staging?.Describe() ?? string.Empty;
         if (!mechanism.SweepsChunks)
         {
-            return new SweepOutcome(mechanism.Method, plan.BytesPlanned, 0, false, HugePageAdvisedBytes: advised, ReadAhead: readAhead);
+            return new SweepOutcome(mechanism.Method, plan.BytesPlanned, 0, false, HugePageAdvisedBytes: advised, ReadAhead: mechanism.Staging?.Describe() ?? string.Empty);
         }
+
+        long chunkSize = mechanism.Staging?.ChunkSizeFor(options.ChunkSize, RegionSet.TotalBytes(regions), threadPlan.Threads) ?? options.ChunkSize;
+        string readAhead = mechanism.Staging?.Describe() ?? string.Empty;
 
         RegionReadiness? readiness = run.Readiness;
         readiness?.Expect(regions);
         Action<int>? regionDone = readiness is null ? null : i => readiness.Swept(regions[i].Order);
         var chunks = new ChunkSweep(regions, mechanism);
-        var sweep = new StrideSweep(regions, options.ChunkSize, chunks, regionDone, run.CancellationToken, options.Clock);
+        var sweep = new StrideSweep(regions, chunkSize, chunks, regionDone, run.CancellationToken, options.Clock);
         ProgressReporter? progress = options.Progress is null ? null : new ProgressReporter(options.Progress, sweep.BytesTotal, options.Label, run.Log);
 
         // Where the run reads in windows, Start reads ahead of its sweep (SweepThreads). Where everything is resident
