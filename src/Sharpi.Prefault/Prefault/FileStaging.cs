@@ -121,15 +121,19 @@ internal sealed unsafe class FileStaging : IDisposable
     /// <summary>The huge-page advice was allowed and THP is on, but withheld: this VM reports free pages (<see cref="FreePageReporting"/>).</summary>
     internal bool IsHugePageAdviceWithheld { get; private set; }
 
+    /// <summary>This VM reports free pages to its host (<see cref="FreePageReporting.IsActive"/>), whatever was done about it.</summary>
+    internal bool FreePagesReported { get; private set; }
+
     /// <summary>This VM reports free pages, but the advice was kept: the sweep runs beside the engine's init (<c>Start</c>).</summary>
     internal bool IsHugePageAdviceKeptBesideInit { get; private set; }
 
     /// <summary>
     /// The chunk size for a sweep of <paramref name="bytes"/> on <paramref name="threads"/> threads: the option's
-    /// <paramref name="chunkSize"/>, except where the populate reads through the kernel's own read-ahead
-    /// (<see cref="KernelReadAheadBytes"/>) and the option is the default: there each thread gets four chunks or more,
-    /// each a whole number of 2 MiB and no smaller than the device's read-ahead, and what it chose is kept for
-    /// <see cref="Describe"/>.
+    /// <paramref name="chunkSize"/>, except on a VM that reports free pages where the populate reads through the
+    /// kernel's own read-ahead (<see cref="KernelReadAheadBytes"/>) and the option is the default 32 MiB: there each of
+    /// up to eight threads gets up to four chunks, each a whole number of 2 MiB and no smaller than the read-ahead (nor
+    /// than a read-ahead window used in the same run). What it chose, where that splits the set more finely than the
+    /// option would, is kept for <see cref="Describe"/>.
     /// </summary>
     /// <remarks>
     /// The kernel's read-ahead grows its folios as a stream goes on, and on a VM that reports free pages a 2 MiB folio
@@ -138,18 +142,25 @@ internal sealed unsafe class FileStaging : IDisposable
     /// 2026-11-27), a cold 256 MiB file loaded in 0.46 s in 32 MiB chunks (64% of it mapped in 2 MiB folios) against
     /// 0.26 s in 8 MiB and 0.25 s in 16 MiB chunks (0% and 25%), and demand faults 0.34 s; 512 MiB in 0.87 s against
     /// 0.71 s and 0.68 s, demand faults 0.88 s. On 1 GiB, 8 MiB chunks were within noise of 32 MiB ones (1.67 s and
-    /// 1.54 s) and on 2 GiB slower (3.66 s and 2.79 s), so larger files keep the option's chunks. With this rule, in one
-    /// run against 34 MiB chunks (outside it): 256 MiB 0.219 s against 0.395 s (demand faults 0.346 s), 512 MiB
-    /// 0.384 s against 0.444 s (0.726 s), 2 GiB, where it changes nothing, 2.50 s against 2.74 s (3.07 s).
+    /// 1.54 s) and on 2 GiB slower (3.66 s and 2.79 s). Only sets under 1 GiB were measured to gain, on 8 threads, so
+    /// the rule counts no more than eight threads: from 1 GiB on, every machine keeps 32 MiB. With the rule, in one run
+    /// against 34 MiB chunks (outside it): 256 MiB 0.219 s against 0.395 s (demand faults 0.346 s), 512 MiB 0.384 s
+    /// against 0.444 s (0.726 s), 2 GiB, where it changes nothing, 2.50 s against 2.74 s (3.07 s). Nothing was measured
+    /// with the advice off on a machine that keeps its free pages, so there the option's chunks stay.
     /// </remarks>
     internal long ChunkSizeFor(long chunkSize, long bytes, int threads)
     {
-        long chunk = ChunkSizeFor(chunkSize, KernelReadAheadBytes, KernelReadAheadWindow, bytes, threads);
-        KernelReadAheadChunk = chunk != chunkSize ? chunk : 0;
+        long chunk = FreePagesReported
+            ? ChunkSizeFor(chunkSize, KernelReadAheadBytes, Math.Max(KernelReadAheadWindow, WindowBytes), bytes, threads)
+            : chunkSize;
+        KernelReadAheadChunk = chunk < Math.Min(chunkSize, bytes) ? chunk : 0;
         return chunk;
     }
 
-    /// <summary><see cref="ChunkSizeFor(long, long, int)"/> on its figures.</summary>
+    /// <summary>The threads <see cref="ChunkSizeFor(long, long, int)"/> counts at most: as many as it was measured with.</summary>
+    internal const int ChunkRuleThreads = 8;
+
+    /// <summary><see cref="ChunkSizeFor(long, long, int)"/> on its figures (<paramref name="readAhead"/>: the floor, in bytes).</summary>
     internal static long ChunkSizeFor(long chunkSize, long kernelReadAheadBytes, long readAhead, long bytes, int threads)
     {
         const long Granule = 2 * 1024 * 1024;
@@ -158,7 +169,7 @@ internal sealed unsafe class FileStaging : IDisposable
             return chunkSize;
         }
 
-        long fourEach = bytes / (4L * threads) / Granule * Granule;
+        long fourEach = bytes / (4L * Math.Min(threads, ChunkRuleThreads)) / Granule * Granule;
         long floor = (Math.Max(readAhead, Granule) + Granule - 1) / Granule * Granule;
         return Math.Min(chunkSize, Math.Max(fourEach, floor));
     }
@@ -174,11 +185,13 @@ internal sealed unsafe class FileStaging : IDisposable
             : string.Empty;
         string advice = HugePageAdvisedBytes > 0 ? $"MADV_HUGEPAGE on {Sizes.Format(HugePageAdvisedBytes)} of file mappings (2 MiB folios)" : string.Empty;
         string views = ViewCount > 0 ? $"{ViewCount} huge-page staging view(s) over {Sizes.Format(ViewBytes)}" : string.Empty;
-        string chunks = KernelReadAheadChunk > 0 ? $", in {Sizes.Format(KernelReadAheadChunk)} chunks (four or more a thread)" : string.Empty;
         string kernel = KernelReadAheadBytes > 0
-            ? $"{Sizes.Format(KernelReadAheadBytes)} read through the device's own read-ahead ({Sizes.Format(KernelReadAheadWindow)}, the page cache's own folio sizes{chunks}): a read-ahead window would read no more a request"
+            ? $"{Sizes.Format(KernelReadAheadBytes)} read through the device's own read-ahead ({Sizes.Format(KernelReadAheadWindow)}, the page cache's own folio sizes): a read-ahead window would read no more a request"
             : string.Empty;
-        string text = Join(Join(Join(advice, views), windows), kernel);
+        string chunks = KernelReadAheadChunk > 0
+            ? $"swept in {Sizes.Format(KernelReadAheadChunk)} chunks, not {Sizes.Format(PrefaultOptions.DefaultChunkSize)}: a small set in large chunks is a few long read-ahead streams, whose folios grow to 2 MiB"
+            : string.Empty;
+        string text = Join(Join(Join(Join(advice, views), windows), kernel), chunks);
         if (IsHugePageAdviceWithheld && text.Length > 0)
         {
             return $"{text}; no huge-page advice: this VM reports free pages to its host (virtio-balloon free page reporting), where a 2 MiB folio at every fault lands on memory the host took back";
@@ -208,6 +221,7 @@ internal sealed unsafe class FileStaging : IDisposable
             return staging;
         }
 
+        staging.FreePagesReported = freePagesReported;
         bool thpEnabled = hugePages && HugePageAdvice.IsThpEnabled(KernelFile.TryReadText(HugePageAdvice.EnabledPath));
         bool withheld = freePagesReported && !besideInit;
         bool thp = thpEnabled && !withheld;

@@ -134,7 +134,7 @@ public static partial class MmapPrefault
             return new SweepOutcome(mechanism.Method, plan.BytesPlanned, 0, false, HugePageAdvisedBytes: advised, ReadAhead: mechanism.Staging?.Describe() ?? string.Empty);
         }
 
-        long chunkSize = mechanism.Staging?.ChunkSizeFor(options.ChunkSize, RegionSet.TotalBytes(regions), threadPlan.Threads) ?? options.ChunkSize;
+        long chunkSize = mechanism.Staging?.ChunkSizeFor(options.ChunkSize, RegionSet.TotalBytes(regions), Math.Min(threadPlan.Threads, StrideSweep.MaxThreads)) ?? options.ChunkSize;
         string readAhead = mechanism.Staging?.Describe() ?? string.Empty;
 
         RegionReadiness? readiness = run.Readiness;

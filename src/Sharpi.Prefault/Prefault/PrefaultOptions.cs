@@ -75,10 +75,10 @@ public sealed record PrefaultOptions
     /// <summary>
     /// The unit of work, in bytes (at least one page; rounded up to whole pages): one populate call (and its touch, where one runs).
     /// The threads take chunks in the order given from one shared counter, and cancellation and progress are checked
-    /// between chunks. Default 32 MiB. At the default, where the populate reads through the device's own read-ahead
-    /// (on a VM that reports free pages to its host, see <see cref="PrefaultResult.ReadAheadDescription"/>), a run over
-    /// a small set uses smaller chunks, four or more a thread, none smaller than the device's read-ahead; any other
-    /// value is used as given.
+    /// between chunks. Default 32 MiB. At 32 MiB, on a VM that reports free pages to its host where the populate reads
+    /// through the device's own read-ahead (see <see cref="PrefaultResult.ReadAheadDescription"/>), a run over a set
+    /// under 1 GiB uses smaller chunks (up to four a thread, none smaller than the device's read-ahead), and says so;
+    /// any other value is used as given.
     /// </summary>
     /// <exception cref="ArgumentOutOfRangeException">The value is less than 1 or greater than 1 TiB.</exception>
     public long ChunkSize

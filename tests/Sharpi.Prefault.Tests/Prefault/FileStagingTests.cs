@@ -223,6 +223,12 @@ public sealed class FileStagingTests
         Assert.Contains(windows ? "read ahead in" : "the device's own read-ahead", staging.Describe(), StringComparison.Ordinal);
         Assert.Contains("free page reporting", staging.Describe(), StringComparison.Ordinal);
         Assert.Equal(FileBytes, Residency.OfFile(file.Path).ResidentBytes); // every window was read, not just the first
+
+        // Through the kernel's read-ahead a set this small is swept in chunks of the device's read-ahead where that
+        // splits it, and the description says so; in windows the option's chunks stay.
+        long expected = ExpectedChunk(file.Path, windows);
+        Assert.Equal(expected, staging.ChunkSizeFor(PrefaultOptions.DefaultChunkSize, FileBytes, threads: 8));
+        Assert.Equal(expected < FileBytes, staging.Describe().Contains($"swept in {Sizes.Format(expected)} chunks, not 32.00 MiB", StringComparison.Ordinal));
     }
 
     /// <summary>
@@ -257,12 +263,9 @@ public sealed class FileStagingTests
         Assert.Equal(windows ? 1 : 0, staging.ExactMappingCount);
         Assert.Equal(windows ? 0 : FileBytes, staging.KernelReadAheadBytes);
 
-        // Through the kernel's read-ahead a set this small is swept in chunks of the device's read-ahead (four a thread
-        // would be smaller), and the description says so; in windows the option's chunks stay.
-        long readAhead = Math.Max(ReadAheadBytes(file.Path), 2 * TestFile.MiB);
-        long expected = windows ? PrefaultOptions.DefaultChunkSize : Math.Min(PrefaultOptions.DefaultChunkSize, (readAhead + (2 * TestFile.MiB) - 1) / (2 * TestFile.MiB) * (2 * TestFile.MiB));
-        Assert.Equal(expected, staging.ChunkSizeFor(PrefaultOptions.DefaultChunkSize, FileBytes, threads: 8));
-        Assert.Equal(!windows && expected != PrefaultOptions.DefaultChunkSize, staging.Describe().Contains(" chunks (four or more a thread)", StringComparison.Ordinal));
+        // A machine that keeps its free pages keeps the option's chunks, whatever the mechanism (nothing was measured there).
+        Assert.Equal(PrefaultOptions.DefaultChunkSize, staging.ChunkSizeFor(PrefaultOptions.DefaultChunkSize, FileBytes, threads: 8));
+        Assert.DoesNotContain("chunks, not", staging.Describe(), StringComparison.Ordinal);
     }
 
     /// <summary>
@@ -280,14 +283,23 @@ public sealed class FileStagingTests
     [InlineData(64, 3072, 64, 8, 4)]         // nor under the read-ahead, rounded up to 2 MiB
     [InlineData(64, 65536, 64, 8, 32)]       // nor over the option's
     [InlineData(256, 8192, 0, 8, 32)]        // nothing through the kernel's read-ahead (windows, the advice)
+    [InlineData(300, 8192, 300, 8, 8)]       // rounded down to whole 2 MiB (9.4 MiB), then the read-ahead's floor
+    [InlineData(100, 128, 100, 8, 2)]        // 3.1 MiB a chunk rounds down to 2 MiB
+    [InlineData(16, 128, 16, 8, 2)]          // under 2 MiB a chunk: 2 MiB
+    [InlineData(512, 8192, 512, 64, 16)]     // no more than eight threads counted: as measured
+    [InlineData(2048, 8192, 2048, 64, 32)]   // so from 1 GiB on every machine keeps 32 MiB
+    [InlineData(256, 8192, 256, 0, 32)]      // nothing to divide by
+    [InlineData(0, 8192, 256, 8, 32)]
+    [InlineData(64, 0, 64, 8, 2)]            // no read-ahead known: 2 MiB floor
     public void ChunkSizeFor_GivesEachThreadFourChunks_OnlyThroughTheKernelsReadAhead(long bytesMiB, long readAheadKiB, long kernelMiB, int threads, long expectedMiB)
     {
         Assert.Equal(expectedMiB * TestFile.MiB,
             FileStaging.ChunkSizeFor(PrefaultOptions.DefaultChunkSize, kernelMiB * TestFile.MiB, readAheadKiB * 1024, bytesMiB * TestFile.MiB, threads));
     }
 
+    /// <summary>Any chunk size but the default 32 MiB is kept (the option cannot tell an explicit 32 MiB from the default).</summary>
     [Fact]
-    public void ChunkSizeFor_KeepsAChunkSizeTheCallerChose()
+    public void ChunkSizeFor_KeepsAnyChunkSizeButTheDefault()
     {
         Assert.Equal(16 * TestFile.MiB, FileStaging.ChunkSizeFor(16 * TestFile.MiB, 256 * TestFile.MiB, 8192 * 1024, 256 * TestFile.MiB, 8));
         Assert.Equal(64 * TestFile.MiB, FileStaging.ChunkSizeFor(64 * TestFile.MiB, 256 * TestFile.MiB, 128 * 1024, 256 * TestFile.MiB, 8));
@@ -303,11 +315,10 @@ public sealed class FileStagingTests
 
         Assert.Equal(0, result.HugePageAdvisedBytes);
         Assert.Contains("free page reporting", result.ReadAheadDescription, StringComparison.Ordinal);
-        if (!WindowsOnTheDeviceOf(file.Path))
-        {
-            // Through the kernel's read-ahead the sweep took smaller chunks than the option's 32 MiB for 16 MiB.
-            Assert.Contains(" chunks (four or more a thread)", result.ReadAheadDescription, StringComparison.Ordinal);
-        }
+        // Run applies the chunk rule before it describes the run: through the kernel's read-ahead, where the device's
+        // read-ahead splits 16 MiB, the sweep took smaller chunks than the option's and says so.
+        long expected = ExpectedChunk(file.Path, WindowsOnTheDeviceOf(file.Path));
+        Assert.Equal(expected < FileBytes, result.ReadAheadDescription.Contains($"swept in {Sizes.Format(expected)} chunks, not 32.00 MiB", StringComparison.Ordinal));
 
         Assert.Equal(100.0, Residency.OfFile(file.Path).Percent);
     }
@@ -326,6 +337,21 @@ public sealed class FileStagingTests
         Assert.Equal(FileBytes, result.HugePageAdvisedBytes);
         Assert.Contains("kept on this VM that reports free pages", result.ReadAheadDescription, StringComparison.Ordinal);
         Assert.Equal(100.0, Residency.OfFile(file.Path).Percent);
+    }
+
+    /// <summary>
+    /// The chunk the rule gives the 16 MiB test file on a VM that reports free pages: the option's where it is read in
+    /// windows, else the device's read-ahead as the library reads it, whole 2 MiB, at most 32 MiB.
+    /// </summary>
+    private static long ExpectedChunk(string path, bool windows)
+    {
+        if (windows)
+        {
+            return PrefaultOptions.DefaultChunkSize;
+        }
+
+        _ = ReadAheadWindow.For(FileStatus.TryOf(path)!.Value.Device, out long readAhead);
+        return FileStaging.ChunkSizeFor(PrefaultOptions.DefaultChunkSize, FileBytes, readAhead, FileBytes, threads: 8);
     }
 
     /// <summary>read_ahead_kb of the block device holding <paramref name="path"/>, in bytes (sysfs; a partition reads its disk's).</summary>
