@@ -110,8 +110,8 @@ internal sealed unsafe class FileStaging : IDisposable
     internal long KernelReadAheadWindow { get; private set; }
 
     /// <summary>
-    /// The chunk size the sweep used where it differs from the option's (<see cref="ChunkSizeFor(long, long, int)"/>);
-    /// 0 where it is the option's.
+    /// The chunk size the sweep used where the rule split the set more finely than the option would
+    /// (<see cref="ChunkSizeFor(long, long, int)"/>); 0 elsewhere.
     /// </summary>
     internal long KernelReadAheadChunk { get; private set; }
 
