@@ -219,7 +219,13 @@ internal sealed class ColdStartCommand
                     "compares it by load only. Warm, it is the fixed cost alone: against prefault's warm row, what the first call in a fresh process adds.");
             }
 
-            notes.Add($"Settings: prefault threads {settings.PrefaultThreads}, chunk {Sizes.Format(settings.ChunkSize)}, first-pass threads {settings.FirstPassThreads}, " +
+            foreach (string how in ColdStartStrategy.ReadAheadSeen.Keys.Order(StringComparer.Ordinal))
+            {
+                notes.Add($"Read-ahead (PrefaultResult.ReadAheadDescription) of the MmapPrefault rows: {how}");
+            }
+
+            notes.Add($"Settings: prefault threads {settings.PrefaultThreads}, chunk {Sizes.Format(settings.ChunkSize)} (the option; where the library " +
+                $"swept in other chunks, its read-ahead note says so), first-pass threads {settings.FirstPassThreads}, " +
                 $"limit reads of {Sizes.Format(settings.LimitBlockSize)}, buffered limit {settings.LimitThreads} threads.");
             BenchReport report = BenchReport.Create(CommonOptions.CommandLine(parse, "coldstart"), file, repeat, rows, notes) with
             {

@@ -106,7 +106,22 @@ internal abstract partial class ColdStartStrategy(string name, string descriptio
         return "touch";
     }
 
-    private static string RunPrefault(PrefaultRegion region, PrefaultOptions options) => Covered(MmapPrefault.Run([region], options), "MmapPrefault.Run");
+    private static string RunPrefault(PrefaultRegion region, PrefaultOptions options)
+    {
+        PrefaultResult result = MmapPrefault.Run([region], options);
+        if (result.ReadAheadDescription.Length > 0)
+        {
+            ReadAheadSeen.TryAdd(result.ReadAheadDescription, 0);
+        }
+
+        return Covered(result, "MmapPrefault.Run");
+    }
+
+    /// <summary>
+    /// Every distinct <see cref="PrefaultResult.ReadAheadDescription"/> the in-process MmapPrefault rows got (how the
+    /// file came in, and the chunks where the library chose others than the option's), for the run's notes.
+    /// </summary>
+    internal static System.Collections.Concurrent.ConcurrentDictionary<string, byte> ReadAheadSeen { get; } = new(StringComparer.Ordinal);
 
     /// <summary>
     /// The name of the method <paramref name="result"/> used, or a <see cref="BenchException"/> where it did not cover
