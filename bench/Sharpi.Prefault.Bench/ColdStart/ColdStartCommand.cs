@@ -219,7 +219,7 @@ internal sealed class ColdStartCommand
                     "compares it by load only. Warm, it is the fixed cost alone: against prefault's warm row, what the first call in a fresh process adds.");
             }
 
-            foreach (string how in ColdStartStrategy.ReadAheadSeen.Keys.Order(StringComparer.Ordinal))
+            foreach (string how in ColdStartStrategy.ReadAheadSeen)
             {
                 notes.Add($"Read-ahead (PrefaultResult.ReadAheadDescription) of the MmapPrefault rows: {how}");
             }

@@ -6,8 +6,9 @@ namespace Sharpi.Prefault.Bench;
 /// The lines a newcomer reads first, one block per pass with cold rows: the default <c>prefault</c> row's first
 /// request against warm and its load against the limit, demand faults' first request, and <c>direct-io</c>'s, which
 /// has no fault left in the guest, when each first request was done; then the default row against every other
-/// strategy row of the pass (not the limit readers), by load and by "first request done", with its place and the first row where it is not first; then the fastest way in per
-/// mechanism (O_DIRECT, mmap, read()), which says which was faster on the pass's filesystem. A difference is
+/// strategy row of the pass (not the limit readers), by load and by "first request done", with its place and the
+/// first row where it is not first; then the fastest way in per mechanism (O_DIRECT, mmap, read()), which says which
+/// was faster on the pass's filesystem. A difference is
 /// "noise" where the two rows' min-max over the repetitions overlap (with one repetition, only equal times do).
 /// </summary>
 internal static class ColdStartVerdict

@@ -111,7 +111,7 @@ internal abstract partial class ColdStartStrategy(string name, string descriptio
         PrefaultResult result = MmapPrefault.Run([region], options);
         if (result.ReadAheadDescription.Length > 0)
         {
-            ReadAheadSeen.TryAdd(result.ReadAheadDescription, 0);
+            ReadAheadSeen.Add(result.ReadAheadDescription);
         }
 
         return Covered(result, "MmapPrefault.Run");
@@ -119,9 +119,10 @@ internal abstract partial class ColdStartStrategy(string name, string descriptio
 
     /// <summary>
     /// Every distinct <see cref="PrefaultResult.ReadAheadDescription"/> the in-process MmapPrefault rows got (how the
-    /// file came in, and the chunks where the library chose others than the option's), for the run's notes.
+    /// file came in, and the chunks where the library chose others than the option's), for the run's notes. The rows
+    /// run one after another.
     /// </summary>
-    internal static System.Collections.Concurrent.ConcurrentDictionary<string, byte> ReadAheadSeen { get; } = new(StringComparer.Ordinal);
+    internal static SortedSet<string> ReadAheadSeen { get; } = new(StringComparer.Ordinal);
 
     /// <summary>
     /// The name of the method <paramref name="result"/> used, or a <see cref="BenchException"/> where it did not cover

@@ -17,10 +17,10 @@ internal static class ReadAheadWindow
     /// <summary>The largest window asked for at once: beyond it a call only holds its thread longer.</summary>
     internal const long MaxBytes = 8 * 1024 * 1024;
 
-    /// <summary>The window for files on <paramref name="device"/> (major in the high 32 bits, as <see cref="ProcMapEntry.Device"/>).</summary>
-    internal static long For(ulong device) => For(device, out _);
-
-    /// <summary>As <see cref="For(ulong)"/>, with the device's <see cref="ReadAheadOf"/> it read on the way (0 where unknown).</summary>
+    /// <summary>
+    /// The window for files on <paramref name="device"/> (major in the high 32 bits, as <see cref="ProcMapEntry.Device"/>),
+    /// with the device's <see cref="ReadAheadOf"/> it read on the way (0 where unknown).
+    /// </summary>
     internal static long For(ulong device, out long readAheadBytes)
     {
         readAheadBytes = 0;

@@ -62,8 +62,8 @@ internal sealed record SweepMechanism(PrefaultMethod Method, bool HintsFirst, bo
     /// <c>Run</c> after the init. With every row settled on memory the host took back (docs/results/overlap-2g-reporting-on.md)
     /// the init took 1.02x and 1.01x its time with no prefault and the request was done at 0.96x and 0.92x (0.87x-1.19x,
     /// within noise) the time of <c>Run</c> after the init (an earlier run: 1.04x and 1.07x): the host's faults, 11-12 us
-    /// a page, are vCPU time the busy init leaves to nobody, whichever layout pays them. Before, 4 KiB folios in read-ahead windows (the
-    /// choice for <c>Run</c> there) stretched the init to 1.18x its time with no prefault (its threads waited 190 ms for
+    /// a page, are vCPU time the busy init leaves to nobody, whichever layout pays them. Before, 4 KiB folios in
+    /// read-ahead windows (the choice for <c>Run</c> there) stretched the init to 1.18x its time with no prefault (its threads waited 190 ms for
     /// a core: the kernel's work per small folio is charged to the sweep's threads) and the request was done at 0.58x;
     /// 2 MiB folios with the sampled touch after them, tried before this choice, cost the init 1.03x with one region
     /// but 1.23-1.34x with a region per layer (the touch read 246 of 1,088 spans the host had taken back, through the

@@ -14,7 +14,7 @@ public sealed class ReadAheadWindowTests
     public void WillNeed_OverManyWindowsOfAColdFile_ReadsOnlyTheFirst()
     {
         using TestFile file = TestFile.Create(64 * TestFile.MiB);
-        long window = ReadAheadWindow.For(DeviceOf(file.Path));
+        long window = ReadAheadWindow.For(DeviceOf(file.Path), out _);
         Assert.True(window * 4 <= file.Length, $"this device's window ({window} bytes) is too large for the test's file to show the cap");
         using MappedFile view = file.Map();
         file.Evict();
@@ -39,7 +39,7 @@ public sealed class ReadAheadWindowTests
         long maxRequest = Kb($"{queue}/max_sectors_kb");
         long readAhead = File.Exists($"/sys/class/bdi/{id}/read_ahead_kb") ? Kb($"/sys/class/bdi/{id}/read_ahead_kb") : Kb($"{queue}/read_ahead_kb");
 
-        Assert.Equal(Math.Clamp(Math.Max(maxRequest, readAhead), ReadAheadWindow.MinBytes, ReadAheadWindow.MaxBytes), ReadAheadWindow.For(device));
+        Assert.Equal(Math.Clamp(Math.Max(maxRequest, readAhead), ReadAheadWindow.MinBytes, ReadAheadWindow.MaxBytes), ReadAheadWindow.For(device, out _));
     }
 
     [Theory]
@@ -52,7 +52,7 @@ public sealed class ReadAheadWindowTests
         Assert.Equal(expected, ReadAheadWindow.ReadsMoreThanReadAhead(windowKb * 1024, readAheadKb * 1024));
 
     [Fact]
-    public void For_NoDevice_IsTheKernelsDefaultWindow() => Assert.Equal(ReadAheadWindow.MinBytes, ReadAheadWindow.For(0));
+    public void For_NoDevice_IsTheKernelsDefaultWindow() => Assert.Equal(ReadAheadWindow.MinBytes, ReadAheadWindow.For(0, out _));
 
     /// <summary>A sysfs figure in KiB as bytes; 0 where the file is absent (no block queue: btrfs, tmpfs).</summary>
     private static long Kb(string path) => File.Exists(path) ? long.Parse(File.ReadAllText(path).Trim(), CultureInfo.InvariantCulture) * 1024 : 0;

@@ -354,17 +354,6 @@ public sealed class FileStagingTests
         return FileStaging.ChunkSizeFor(PrefaultOptions.DefaultChunkSize, FileBytes, readAhead, FileBytes, threads: 8);
     }
 
-    /// <summary>read_ahead_kb of the block device holding <paramref name="path"/>, in bytes (sysfs; a partition reads its disk's).</summary>
-    private static unsafe long ReadAheadBytes(string path)
-    {
-        global::Interop.Libc.StatxBuffer stat;
-        using var cwd = new Microsoft.Win32.SafeHandles.SafeFileHandle(global::Interop.LinuxConstants.AT_FDCWD, ownsHandle: false);
-        Assert.Equal(0, global::Interop.Libc.Statx(cwd, path, 0, global::Interop.LinuxConstants.STATX_INO, &stat));
-        string device = $"/sys/dev/block/{stat.DevMajor}:{stat.DevMinor}";
-        string file = File.Exists($"{device}/queue/read_ahead_kb") ? $"{device}/queue/read_ahead_kb" : $"{device}/../queue/read_ahead_kb";
-        return long.Parse(File.ReadAllText(file).Trim(), System.Globalization.CultureInfo.InvariantCulture) * 1024;
-    }
-
     private static FileStaging Prepare(MergedRegion[] merged, bool hugePages = true, bool freePagesReported = false, bool besideInit = false) =>
         FileStaging.Prepare(merged, ProcMaps.ReadFor(merged), PrefaultMethod.Populate, hugePages, freePagesReported, somethingToRead: true,
             Microsoft.Extensions.Logging.Abstractions.NullLogger.Instance, "test", besideInit);
