@@ -1,4 +1,5 @@
 using System.Diagnostics;
+using System.Globalization;
 using System.Runtime.InteropServices;
 
 namespace Sharpi.Prefault.Bench;
@@ -12,6 +13,9 @@ internal readonly record struct StrategyTimes(double Seconds, double FirstPassSe
 
     /// <summary>A fresh-process row's host kind: the row's time is that process's map + first call, and it ran no request.</summary>
     internal string? Host { get; init; }
+
+    /// <inheritdoc cref="ResultRow.Ran"/>
+    internal string? Ran { get; init; }
 
     internal StrategyTimes(double seconds, (double Seconds, FaultCounts Faults) firstPass, string? method)
         : this(seconds, firstPass.Seconds, method, firstPass.Faults)
@@ -61,7 +65,7 @@ internal abstract partial class ColdStartStrategy(string name, string descriptio
         DirectReadLimit(2, hugePages: false),
         BufferedLimit(),
         PopulateLimit(),
-        new Mapped("none", "map, then the request demand-faults what it reads", static (_, _, _) => null),
+        new Mapped("none", "map, then the request demand-faults what it reads", static (_, _, _) => default),
         new Mapped("touch-1", "map, one thread reads one byte per page, then the first pass", static (region, _, _) => TouchOneThread(region)),
         new Mapped("willneed", "map, madvise(MADV_WILLNEED) over the mapping (MmapPrefault.Run HintOnly), then the first pass",
             static (region, settings, _) => RunPrefault(region, settings.Prefault(PrefaultStrategy.HintOnly, RamGate.Always))),
@@ -100,13 +104,13 @@ internal abstract partial class ColdStartStrategy(string name, string descriptio
     /// <summary>How many runs of the request after the first make a row's warm request (their median).</summary>
     internal const int WarmPasses = 3;
 
-    private static unsafe string? TouchOneThread(PrefaultRegion region)
+    private static unsafe Prepared TouchOneThread(PrefaultRegion region)
     {
         PageTouch.OneThread((byte*)region.Address, region.Length);
-        return "touch";
+        return new("touch");
     }
 
-    private static string RunPrefault(PrefaultRegion region, PrefaultOptions options)
+    private static Prepared RunPrefault(PrefaultRegion region, PrefaultOptions options)
     {
         PrefaultResult result = MmapPrefault.Run([region], options);
         if (result.ReadAheadDescription.Length > 0)
@@ -114,7 +118,34 @@ internal abstract partial class ColdStartStrategy(string name, string descriptio
             ReadAheadSeen.Add(result.ReadAheadDescription);
         }
 
-        return Covered(result, "MmapPrefault.Run");
+        string method = Covered(result, "MmapPrefault.Run");
+        return new(method, Ran(method, result));
+    }
+
+    /// <summary>What a mapped row's preparation did: its method, and for an MmapPrefault row what the library ran (<see cref="ResultRow.Ran"/>).</summary>
+    private readonly record struct Prepared(string? Method, string? Ran = null);
+
+    /// <summary>
+    /// What the library ran for <paramref name="result"/>, without why: its method, threads and
+    /// <see cref="PrefaultResult.ReadAheadDescription"/> less the clause that gives the reason for its huge-page choice
+    /// (which names the option where a row turned the advice off, and the VM where the library withheld it). Two rows
+    /// with the same text ran the same code on the same settings: <c>prefault-nohuge</c> and <c>prefault</c> on a VM
+    /// that reports free pages, where the default withholds the advice.
+    /// </summary>
+    internal static string Ran(string method, PrefaultResult result)
+    {
+        string staging = result.ReadAheadDescription;
+        foreach (string reason in (ReadOnlySpan<string>)["; no huge-page advice:", "; the advice kept"])
+        {
+            int at = staging.IndexOf(reason, StringComparison.Ordinal);
+            if (at >= 0)
+            {
+                staging = staging[..at];
+            }
+        }
+
+        return string.Create(CultureInfo.InvariantCulture,
+            $"{method}, {result.Threads} thread{(result.Threads == 1 ? string.Empty : "s")}{(staging.Length > 0 ? ", " + staging : string.Empty)}");
     }
 
     /// <summary>
@@ -153,17 +184,17 @@ internal abstract partial class ColdStartStrategy(string name, string descriptio
     }
 
     /// <summary>The mmap rows: map, run the strategy, run the request over the mapping.</summary>
-    private sealed class Mapped(string name, string description, Func<PrefaultRegion, BenchSettings, WeightsFile, string?> prepare)
+    private sealed class Mapped(string name, string description, Func<PrefaultRegion, BenchSettings, WeightsFile, Prepared> prepare)
         : ColdStartStrategy(name, description)
     {
         internal override unsafe StrategyTimes Execute(WeightsFile file, CacheState cache, BenchSettings settings)
         {
             using MappedFile mapped = Map(file);
             long started = Stopwatch.GetTimestamp();
-            string? method = prepare(mapped.Region, settings, file);
+            Prepared prepared = prepare(mapped.Region, settings, file);
             double seconds = Stopwatch.GetElapsedTime(started).TotalSeconds;
             double? pmdMapped = 100.0 * ProcessMemory.FilePmdMappedBytes / file.Length;
-            return WithRequests(seconds, mapped.Start, settings, method) with { PmdMappedPercent = pmdMapped };
+            return WithRequests(seconds, mapped.Start, settings, prepared.Method) with { PmdMappedPercent = pmdMapped, Ran = prepared.Ran };
         }
     }
 

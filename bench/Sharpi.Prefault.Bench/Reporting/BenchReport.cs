@@ -176,6 +176,14 @@ internal sealed record ResultRow
     /// <summary>How the strategy brought the pages in (populate, touch, hint, read, O_DIRECT...).</summary>
     public string? Method { get; init; }
 
+    /// <summary>
+    /// coldstart's in-process MmapPrefault rows: what the library ran, the same in every repetition (its method,
+    /// threads and <see cref="PrefaultResult.ReadAheadDescription"/> less the reason for its huge-page choice); null
+    /// where the repetitions ran differently. Two rows with the same text ran the same code on the same settings, so
+    /// the verdict reads their difference as the run's noise.
+    /// </summary>
+    public string? Ran { get; init; }
+
     /// <summary>Engine rows only: the inference session's creation.</summary>
     public double? CreateSeconds { get; init; }
 

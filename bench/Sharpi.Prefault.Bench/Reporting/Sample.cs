@@ -179,6 +179,7 @@ internal sealed record Sample(string Strategy, CacheState Cache, StrategyTimes T
             CreateSeconds = runs[0].CreateSeconds is null ? null : Statistics.Median(runs.Select(static s => s.CreateSeconds ?? 0)),
             Prepacking = runs[0].Prepacking,
             Host = runs[0].Times.Host,
+            Ran = runs.All(s => s.Times.Ran == runs[0].Times.Ran) ? runs[0].Times.Ran : null,
             FirstLayerSeconds = runs[0].FirstLayerSeconds is null ? null : Statistics.Median(runs.Select(static s => s.FirstLayerSeconds ?? 0)),
             SweepGibPerSecond = runs[0].SweepGibPerSecond is null ? null : Statistics.Median(runs.Select(static s => s.SweepGibPerSecond ?? 0)),
             InitWaitSeconds = runs[0].InitWaitSeconds is null ? null : Statistics.Median(runs.Select(static s => s.InitWaitSeconds ?? 0)),
