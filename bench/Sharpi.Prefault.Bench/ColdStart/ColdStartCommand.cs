@@ -15,7 +15,7 @@ internal sealed class ColdStartCommand
 
     private readonly Option<string?> _strategies = new("--strategies")
     {
-        Description = $"Comma-separated rows to run (default: all but the fresh-process prefault-jit/-package/-aot): {RowNames}; 'limit' runs every limit-* reader.",
+        Description = $"Comma-separated rows to run, in that order (default: all but the fresh-process prefault-jit/-package/-aot, in the table's order): {RowNames}; 'limit' runs every limit-* reader.",
     };
 
     private readonly Option<bool> _fresh = new("--fresh")
@@ -319,15 +319,20 @@ internal sealed class ColdStartCommand
                 }
             }
 
-            // "limit" stands for all its readers, since the limit row is the best of them.
-            bool allLimits = names.Contains(ColdStartStrategy.LimitName);
-            chosen = ColdStartStrategy.All.Where(s => names.Contains(s.Name) || (allLimits && s.IsLimit));
+            // "limit" stands for all its readers, since the limit row is the best of them. The rows run in the order
+            // named ("limit" where it is named), which the runner rotates and reverses each repetition as it does the
+            // default order: so a row's neighbours can be chosen (the main job's order favoured one place over another).
+            chosen = names.Distinct().SelectMany(static name => ColdStartStrategy.All.Where(s =>
+                s.Name == name || (name == ColdStartStrategy.LimitName && s.IsLimit))).Distinct();
         }
 
         if (fresh)
         {
+            // Named rows keep their order, the fresh-process ones not named after them; otherwise the table's order.
             ColdStartStrategy[] asked = [.. chosen];
-            chosen = ColdStartStrategy.All.Where(s => asked.Contains(s) || s.FreshHost is not null);
+            chosen = string.IsNullOrWhiteSpace(filter)
+                ? ColdStartStrategy.All.Where(s => asked.Contains(s) || s.FreshHost is not null)
+                : asked.Concat(ColdStartStrategy.All.Where(s => s.FreshHost is not null && !asked.Contains(s)));
         }
 
         var available = new List<ColdStartStrategy>();
