@@ -5,8 +5,8 @@ namespace Sharpi.Prefault.Bench;
 /// <summary>
 /// Runs every (repetition, cache state, strategy): sets and checks the cache state, measures faults and residency
 /// around the row, and rotates the strategies' order each repetition so drift (a warming disk, another build on
-/// the machine) does not always favour the same row, running every other repetition backwards (<see cref="Order"/>)
-/// so no row always follows the same one (a row or two may then keep its place between two repetitions). Each
+/// the machine) does not always favour the same row, walking it with another stride each repetition (<see cref="Order"/>)
+/// so a row follows another row each time. Each
 /// repetition also times the warm request the rows' first requests are compared with (<c>x warm</c>).
 /// </summary>
 [SupportedOSPlatform("linux")]
@@ -69,18 +69,50 @@ internal sealed class ColdStartRunner(WeightsFile file, BenchSettings settings, 
 
     /// <summary>
     /// The strategy run <paramref name="position"/>th in repetition <paramref name="repetition"/> of
-    /// <paramref name="count"/>: rotated by the repetition, and backwards in every odd one. Rotation alone keeps each
-    /// row behind the same row in every repetition, and where a VM reports free pages that row decides what the next
-    /// one lands on: after a row that read in 4 KiB folios the freed pages mostly stay unreported (no whole 2 MiB block
-    /// to report), the settling wait finds nothing to wait for (0.02-0.03 s against 15-17 s after other rows), and
-    /// the next row reads into memory the host still maps. The main job as the VM ships ran <c>prefault-touch</c>
-    /// behind <c>prefault</c> every time; backwards, each row follows both its neighbours.
+    /// <paramref name="count"/>: the table's order walked with a stride (<see cref="Strides"/>: 1, backwards, then
+    /// every second row...), rotated by the repetition. Rotation alone keeps each row behind the same row in every
+    /// repetition, and where a VM reports free pages that row decides what the next one lands on: after a row that read
+    /// in 4 KiB folios the freed pages mostly stay unreported (no whole 2 MiB block to report), the settling wait finds
+    /// nothing to wait for (0.02-0.03 s against 15-17 s after other rows), and the next row reads into memory the host
+    /// still maps. The main job as the VM ships ran <c>prefault-touch</c> behind <c>prefault</c> every time. Backwards
+    /// every other repetition still left each row behind the same row in two repetitions of three, and the median is
+    /// that row's: with settling and compaction, <c>prefault-nohuge</c> (behind <c>prefault-touch</c> twice) loaded
+    /// 0.79x-0.83x as long as <c>prefault</c> (behind <c>willneed</c> twice) in three passes on 2026-11-27, though on
+    /// that VM both run the same code, and with the two rows' places swapped <c>prefault</c> led by 1.08x. With a
+    /// new stride each repetition, a row follows a different row in each of its first repetitions.
     /// </summary>
     internal static int Order(int position, int repetition, int count)
     {
-        int rotated = (position + repetition) % count;
-        return repetition % 2 == 0 ? rotated : count - 1 - rotated;
+        int[] strides = Strides(count);
+        int stride = strides[repetition % strides.Length];
+        return (int)(((long)position * stride + repetition) % count);
     }
+
+    /// <summary>
+    /// The strides that walk <paramref name="count"/> rows once each: 1, <paramref name="count"/> - 1 (backwards),
+    /// then every other one prime to <paramref name="count"/> (2, 3, ...), each giving every row a neighbour before it
+    /// that the others did not.
+    /// </summary>
+    internal static int[] Strides(int count)
+    {
+        if (count <= 2)
+        {
+            return [1];
+        }
+
+        var strides = new List<int> { 1, count - 1 };
+        for (int stride = 2; stride < count - 1; stride++)
+        {
+            if (GreatestCommonDivisor(stride, count) == 1)
+            {
+                strides.Add(stride);
+            }
+        }
+
+        return [.. strides];
+    }
+
+    private static int GreatestCommonDivisor(int a, int b) => b == 0 ? a : GreatestCommonDivisor(b, a % b);
 
     /// <summary>
     /// One row once: the cache state set and checked (a cold row then waits for <paramref name="settle"/>), the faults,
