@@ -320,8 +320,8 @@ internal sealed class ColdStartCommand
             }
 
             // "limit" stands for all its readers, since the limit row is the best of them. The rows run in the order
-            // named ("limit" where it is named), which the runner rotates and reverses each repetition as it does the
-            // default order: so a row's neighbours can be chosen (the main job's order favoured one place over another).
+            // named ("limit" where it is named): the order the runner walks with another stride each repetition, as it
+            // does the default order, so the first repetition's neighbours (and the second's, backwards) can be chosen.
             chosen = names.Distinct().SelectMany(static name => ColdStartStrategy.All.Where(s =>
                 s.Name == name || (name == ColdStartStrategy.LimitName && s.IsLimit))).Distinct();
         }

@@ -70,16 +70,18 @@ internal sealed class ColdStartRunner(WeightsFile file, BenchSettings settings, 
     /// <summary>
     /// The strategy run <paramref name="position"/>th in repetition <paramref name="repetition"/> of
     /// <paramref name="count"/>: the table's order walked with a stride (<see cref="Strides"/>: 1, backwards, then
-    /// every second row...), rotated by the repetition. Rotation alone keeps each row behind the same row in every
+    /// the others prime to the count), rotated by the repetition. Rotation alone keeps each row behind the same row in every
     /// repetition, and where a VM reports free pages that row decides what the next one lands on: after a row that read
     /// in 4 KiB folios the freed pages mostly stay unreported (no whole 2 MiB block to report), the settling wait finds
     /// nothing to wait for (0.02-0.03 s against 15-17 s after other rows), and the next row reads into memory the host
     /// still maps. The main job as the VM ships ran <c>prefault-touch</c> behind <c>prefault</c> every time. Backwards
     /// every other repetition still left each row behind the same row in two repetitions of three, and the median is
     /// that row's: with settling and compaction, <c>prefault-nohuge</c> (behind <c>prefault-touch</c> twice) loaded
-    /// 0.79x-0.83x as long as <c>prefault</c> (behind <c>willneed</c> twice) in three passes on 2026-11-27, though on
-    /// that VM both run the same code, and with the two rows' places swapped <c>prefault</c> led by 1.08x. With a
-    /// new stride each repetition, a row follows a different row in each of its first repetitions.
+    /// 0.79x-0.83x as long as <c>prefault</c> (behind <c>willneed</c> twice) in three passes on 2026-11-27 (runs not
+    /// kept), though on that VM both run the same code, and with the two rows' places swapped <c>prefault</c> led by
+    /// 1.28x (docs/results/coldstart-2g-swapped.json). With a new stride each repetition, a row follows a different
+    /// row in as many repetitions as there are strides: 2 for 3, 4 and 6 rows (the third repetition repeats the first's
+    /// neighbours), 4 or more for 5 rows and from 7 on (the main job's 14: 1, 13, 3, 5, 9, 11).
     /// </summary>
     internal static int Order(int position, int repetition, int count)
     {
@@ -90,8 +92,8 @@ internal sealed class ColdStartRunner(WeightsFile file, BenchSettings settings, 
 
     /// <summary>
     /// The strides that walk <paramref name="count"/> rows once each: 1, <paramref name="count"/> - 1 (backwards),
-    /// then every other one prime to <paramref name="count"/> (2, 3, ...), each giving every row a neighbour before it
-    /// that the others did not.
+    /// then every other one prime to <paramref name="count"/> (2, 3, ...): each gives every row a row before it that
+    /// the others did not.
     /// </summary>
     internal static int[] Strides(int count)
     {

@@ -9,8 +9,8 @@ namespace Sharpi.Prefault.Bench;
 /// strategy row of the pass (not the limit readers), by load and by "first request done", with its place and the
 /// first row where it is not first; then the fastest way in per mechanism (O_DIRECT, mmap, read()), which says which
 /// was faster on the pass's filesystem. A difference is
-/// "noise" where the two rows' min-max over the repetitions overlap (with one repetition, only equal times do); the
-/// default's min-max takes in the rows that ran the same code on the same settings (<see cref="ResultRow.Ran"/>).
+/// "noise" where the two rows' min-max over the repetitions overlap (with one repetition, only equal times do); a row
+/// that ran the same code on the same settings (<see cref="ResultRow.Ran"/>) differs from the default by noise alone.
 /// </summary>
 internal static class ColdStartVerdict
 {
@@ -26,8 +26,8 @@ internal static class ColdStartVerdict
     /// <summary>The legend's line for the comparisons, printed under the table.</summary>
     internal const string Legend =
         "verdict: prefault against every other row of its pass, by load s and by first done s; others (x prefault's) is each row's time " +
-        "over prefault's (under 1: sooner); (noise): the two rows' min-max over the repetitions overlap, prefault's taken over every row " +
-        "that ran what it ran (same run: the same code on the same settings, where the verdict says so)";
+        "over prefault's (under 1: sooner); (noise): the two rows' min-max over the repetitions overlap; (same run): the row ran what " +
+        "prefault ran, the same code on the same settings, so the two differ by noise alone";
 
     /// <param name="rows">Every row of the run (all passes, both cache states).</param>
     /// <param name="limitReaders">The limit-* rows, which run no request: left out of the comparison, kept in the mechanisms.</param>
@@ -99,19 +99,23 @@ internal static class ColdStartVerdict
     /// <c>prefault-nohuge</c> runs the same code on the same settings. What separates such rows is the run's noise,
     /// which the default's own three repetitions can understate: the main job as the VM ships once put
     /// <c>prefault-nohuge</c> at 2.60-2.65 s and <c>prefault</c> at 2.96-3.62 s, the same code, and called the
-    /// difference beyond noise.
+    /// difference beyond noise (a run on 2026-11-27 not kept; the row's place in the order made most of it, see
+    /// <see cref="ColdStartRunner.Order"/>).
     /// </summary>
     private static ResultRow[] SameRun(ResultRow prefault, ResultRow[] strategies) =>
         prefault.Ran is null ? [] : [.. strategies.Where(r => r != prefault && r.Ran == prefault.Ran)];
 
-    /// <summary>"prefault-nohuge ran what prefault ran (populate, 8 threads, ...): prefault's noise below is the rows' min-max together, load 2.60-3.62 s, done 2.67-3.70 s".</summary>
+    /// <summary>
+    /// "prefault-nohuge ran what prefault ran (populate, 8 threads, ...): the same code on the same settings, so what
+    /// separates them below is this run's noise; their min-max together: load 2.60-3.62 s, done 2.67-3.70 s".
+    /// </summary>
     private static string SameRunLine(ResultRow prefault, ResultRow[] same)
     {
         Spread load = same.Aggregate(Load(prefault), static (s, r) => s.Widen(Load(r)));
         Spread done = same.Aggregate(Done(prefault), static (s, r) => s.Widen(Done(r)));
-        return $"  {string.Join(", ", same.Select(static r => r.Strategy))} ran what prefault ran ({prefault.Ran}): the same code, so prefault's noise " +
-            $"below is their min-max together, load {ResultTable.Seconds(load.Min)}-{ResultTable.Seconds(load.Max)} s, " +
-            $"done {ResultTable.Seconds(done.Min)}-{ResultTable.Seconds(done.Max)} s";
+        return $"  {string.Join(", ", same.Select(static r => r.Strategy))} ran what prefault ran ({prefault.Ran}): the same code on the same " +
+            $"settings, so what separates them below is this run's noise; their min-max together: load " +
+            $"{ResultTable.Seconds(load.Min)}-{ResultTable.Seconds(load.Max)} s, done {ResultTable.Seconds(done.Min)}-{ResultTable.Seconds(done.Max)} s";
     }
 
     /// <param name="noFault">
@@ -143,12 +147,15 @@ internal static class ColdStartVerdict
 
     /// <summary>
     /// "by load: prefault 0.660 s, 3rd of 9, beyond noise of the first, direct-io 0.567 s; others (x prefault's):
-    /// direct-io 0.86x, prefault-touch 0.91x (noise), ..." in the order of their medians. Prefault's min-max takes in
-    /// the rows in <paramref name="same"/> (they ran what it ran: "(same run)").
+    /// direct-io 0.86x, prefault-touch 0.91x (noise), ..." in the order of their medians. A row in
+    /// <paramref name="same"/> ran what prefault ran: it is marked "(same run)", and where it is the first, prefault is
+    /// within noise of it whatever their min-max. Every other row is weighed against prefault's own min-max: the
+    /// noise of two rows that ran the same code widens no comparison with a third (it could call a row that is
+    /// faster than both "noise").
     /// </summary>
     private static string Compare(string by, ResultRow prefault, ResultRow[] strategies, ResultRow[] same, Func<ResultRow, Spread> measure)
     {
-        Spread own = same.Aggregate(measure(prefault), (s, r) => s.Widen(measure(r)));
+        Spread own = measure(prefault);
         ResultRow[] others = [.. strategies.Where(r => r != prefault).OrderBy(r => measure(r).Median)];
         ResultRow first = others[0];
         Spread best = measure(first);
@@ -156,7 +163,7 @@ internal static class ColdStartVerdict
         string standing = place == 1
             ? $"prefault {ResultTable.Seconds(own.Median)} s, first of {strategies.Length}"
             : $"prefault {ResultTable.Seconds(own.Median)} s, {Ordinal(place)} of {strategies.Length}, " +
-                $"{(own.Overlaps(best) ? "within" : "beyond")} noise of the first, {first.Strategy} {ResultTable.Seconds(best.Median)} s" +
+                $"{(same.Contains(first) || own.Overlaps(best) ? "within" : "beyond")} noise of the first, {first.Strategy} {ResultTable.Seconds(best.Median)} s" +
                 (same.Contains(first) ? ", which ran what prefault ran" : string.Empty);
         IEnumerable<string> each = others.Select(r =>
         {

@@ -128,7 +128,9 @@ internal abstract partial class ColdStartStrategy(string name, string descriptio
     /// <summary>
     /// What the library ran for <paramref name="result"/>, without why: its method, threads and
     /// <see cref="PrefaultResult.ReadAheadDescription"/> less the clause that gives the reason for its huge-page choice
-    /// (which names the option where a row turned the advice off, and the VM where the library withheld it). Two rows
+    /// (the VM that reports free pages, where the library withheld the advice or kept it beside an init; a row that
+    /// turned the advice off gets no such clause). Should the library's wording of those clauses change, two rows that
+    /// ran the same code get different text and the verdict only stops calling them one (it never joins others). Two rows
     /// with the same text ran the same code on the same settings: <c>prefault-nohuge</c> and <c>prefault</c> on a VM
     /// that reports free pages, where the default withholds the advice.
     /// </summary>
