@@ -6,8 +6,8 @@ namespace Sharpi.Prefault.Bench;
 /// Runs every (repetition, cache state, strategy): sets and checks the cache state, measures faults and residency
 /// around the row, and rotates the strategies' order each repetition so drift (a warming disk, another build on
 /// the machine) does not always favour the same row, walking it with another stride each repetition (<see cref="Order"/>)
-/// so a row follows another row each time. Each
-/// repetition also times the warm request the rows' first requests are compared with (<c>x warm</c>).
+/// so a row follows another row in each repetition while the strides last. Each repetition also times the warm
+/// request the rows' first requests are compared with (<c>x warm</c>).
 /// </summary>
 [SupportedOSPlatform("linux")]
 internal sealed class ColdStartRunner(WeightsFile file, BenchSettings settings, IReadOnlyList<ColdStartStrategy> strategies,
