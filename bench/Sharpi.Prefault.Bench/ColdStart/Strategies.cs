@@ -130,7 +130,8 @@ internal abstract partial class ColdStartStrategy(string name, string descriptio
     /// <see cref="PrefaultResult.ReadAheadDescription"/> less the clause that gives the reason for its huge-page choice
     /// (the VM that reports free pages, where the library withheld the advice or kept it beside an init; a row that
     /// turned the advice off gets no such clause). Should the library's wording of those clauses change, two rows that
-    /// ran the same code get different text and the verdict only stops calling them one (it never joins others). Two rows
+    /// ran the same code get different text and the verdict only stops calling them one (it never joins others);
+    /// FileStagingTests pin both clauses' start. Two rows
     /// with the same text ran the same code on the same settings: <c>prefault-nohuge</c> and <c>prefault</c> on a VM
     /// that reports free pages, where the default withholds the advice.
     /// </summary>
