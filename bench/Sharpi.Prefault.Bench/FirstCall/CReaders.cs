@@ -34,6 +34,9 @@ internal sealed class CReaders
     /// <summary>The row a mode's samples show under.</summary>
     internal static string RowName(string mode) => "c-" + mode;
 
+    /// <summary>The mode of a row named by <see cref="RowName"/>.</summary>
+    internal static string ModeOf(string row) => row.StartsWith("c-", StringComparison.Ordinal) ? row[2..] : row;
+
     internal static string Describe(string mode) => mode switch
     {
         Populate => "C: mmap, MADV_HUGEPAGE, MADV_POPULATE_READ on 2 threads, 32 MiB chunks (what issue 25 measured)",
@@ -43,7 +46,7 @@ internal sealed class CReaders
         _ => mode,
     };
 
-    /// <summary>Whether the mode leaves the file in the page cache (O_DIRECT leaves nothing there).</summary>
+    /// <summary>Whether the mode leaves the file in the page cache and mapped, as a host's first call does (O_DIRECT leaves nothing there).</summary>
     internal static bool Caches(string mode) => mode != Direct;
 
     /// <summary>

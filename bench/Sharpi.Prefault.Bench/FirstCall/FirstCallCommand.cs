@@ -12,7 +12,8 @@ namespace Sharpi.Prefault.Bench;
 /// <c>Run</c> (<c>--warm read</c>: by read(2) instead, which can leave smaller page-cache folios and so a slower
 /// page-table fill). Cold (<c>--cache cold</c>): the file evicted (and, where free pages are reported, settled) before
 /// each sample, the host's map and first call against C readers (<see cref="CReaders"/>) run the same way, once per
-/// read-ahead pass. Medians over the samples, hosts and readers interleaved.
+/// read-ahead pass, and on each <c>--device</c> (a RAM-backed or loop device the bench makes and removes, as
+/// <c>coldstart</c> does). Medians over the samples, hosts and readers interleaved.
 /// </summary>
 internal sealed class FirstCallCommand
 {
@@ -68,6 +69,8 @@ internal sealed class FirstCallCommand
 
     private readonly Option<string?> _readAhead = ReadAheadPasses.CreateOption();
 
+    private readonly Option<string> _device = DeviceSpec.CreateOption();
+
     private readonly Option<string> _settle = ReportingSettle.CreateOption();
 
     private readonly Option<string> _freePageReporting = new("--free-page-reporting")
@@ -86,7 +89,7 @@ internal sealed class FirstCallCommand
         self._warm.AcceptOnlyFromAmong("prefault", "read");
         self._freePageReporting.AcceptOnlyFromAmong("keep", "suspend");
         foreach (Option option in (Option[])[self._size, self._file, self._dir, self._cleanup, self._samples, self._hosts, .. self._hostOptions.All, self._warm,
-            self._cache, self._readers, self._readAhead, self._settle, self._freePageReporting])
+            self._cache, self._readers, self._readAhead, self._device, self._settle, self._freePageReporting])
         {
             command.Options.Add(option);
         }
@@ -149,6 +152,7 @@ internal sealed class FirstCallCommand
             ? m
             : throw new BenchException($"--readers: unknown reader '{m}'; use {string.Join(",", CReaders.All)} or none."));
         int[] readAheads = ReadAheadPasses.Parse(parse.GetValue(_readAhead));
+        List<DeviceSpec> devices = DeviceSpec.Parse(parse.GetValue(_device)!);
         bool cold = caches.Contains(CacheState.Cold);
         bool warm = caches.Contains(CacheState.Warm);
 
@@ -167,7 +171,7 @@ internal sealed class FirstCallCommand
             ? WeightsFile.Existing(path)
             : WeightsFile.OpenOrCreate(parse.GetValue(_dir)!, parse.GetValue(_size), progress);
         bool byPrefault = parse.GetValue(_warm) == "prefault";
-        var run = new FirstCallRun(file, kinds, hosts, readers, modes, byPrefault, samples, progress);
+        bool named = devices.Any(static d => !d.IsMain);
         string loadBefore = FirstCallReport.LoadAverage();
         var passes = new List<FirstCallPass>();
         string conditions;
@@ -178,15 +182,32 @@ internal sealed class FirstCallCommand
             settle = cold ? ReportingSettle.Create(parse.GetValue(_settle)!, reportingOn, file.Length, notes, progress) : null;
             conditions = reportingOn ? (settle is null ? "free page reporting on, not settled" : "free page reporting on, settled")
                 : reporting is not null ? "free page reporting suspended" : string.Empty;
-            foreach (int? readAheadKb in ReadAheadPasses.Each(file.Path, readAheads, notes, progress))
+            foreach (DeviceSpec device in devices)
             {
-                passes.Add(run.RunPass(readAheadKb, warm, cold, settle));
+                // A scratch device lives for its own passes only: made (and said) before them, removed after them.
+                using ScratchDevice? scratch = device.IsMain ? null : ScratchDevice.TryCreate(device, file, parse.GetValue(_dir)!, progress, notes);
+                if (!device.IsMain && scratch is null)
+                {
+                    continue;
+                }
+
+                WeightsFile onDevice = scratch?.File ?? file;
+                var run = new FirstCallRun(onDevice, kinds, hosts, readers, modes, byPrefault, samples, progress, named ? device.Name : null);
+                foreach (int? readAheadKb in ReadAheadPasses.Each(onDevice.Path, readAheads, notes, progress, scratch?.ReadAheadBeforeAttach))
+                {
+                    passes.Add(run.RunPass(readAheadKb, warm, cold, settle));
+                }
             }
         }
 
         if (settle is not null)
         {
             notes.Add(settle.Summary());
+        }
+
+        if (passes.Count == 0)
+        {
+            throw new BenchException("No pass ran: " + string.Join(" ", notes.Where(static n => n.Contains("skipped", StringComparison.Ordinal))));
         }
 
         progress.Clear();

@@ -20,7 +20,8 @@ internal static class FirstCallReport
 
         foreach (FirstCallPass pass in passes)
         {
-            string heading = pass.ReadAheadKb is int kb ? $"read_ahead_kb {kb}: " : string.Empty;
+            string heading = (pass.Device is { } device ? device + (pass.ReadAheadKb is null ? ": " : ", ") : string.Empty) +
+                (pass.ReadAheadKb is int kb ? $"read_ahead_kb {kb}: " : string.Empty);
             if (pass.Warm.Count > 0)
             {
                 Console.Out.WriteLine();
@@ -112,17 +113,38 @@ internal static class FirstCallReport
             return;
         }
 
-        // Per round too: the rows of one round ran within seconds of each other, so the spread of their ratio is the drift's.
-        List<FreshSample> reference = pass.Cold[bestReader.Row];
+        Console.Out.WriteLine($"  goal, cold load in a fresh process >= {FirstCallCommand.Goal:0.00}x the best C reader ({Against(pass, bestReader)}.");
+
+        // Like for like: a host leaves the file in the page cache and mapped, which O_DIRECT (c-direct) does not: it
+        // skips the page cache's fill that every mapping reader pays. Said beside the goal, never instead of it.
+        (string Row, double Ms)? bestMapped = pass.Cold
+            .Where(static r => r.Value.Count > 0 && r.Value[0].Host is null && CReaders.Caches(CReaders.ModeOf(r.Key)))
+            .Select(static r => (r.Key, Statistics.Median(r.Value.Select(static s => s.LoadMs))))
+            .OrderBy(static r => r.Item2)
+            .Cast<(string, double)?>()
+            .FirstOrDefault();
+        if (bestMapped is { } mapped && mapped.Row != bestReader.Row)
+        {
+            Console.Out.WriteLine($"  like for like, against the best C reader that leaves the file cached and mapped as the hosts do ({Against(pass, mapped)}.");
+        }
+    }
+
+    /// <summary>
+    /// "c-direct, median 215.2 ms): jit 0.79x (per round 0.67x-0.92x, not met), ...": every host's median load against
+    /// <paramref name="reference"/>'s, and per round (the rows of one round ran within seconds of each other, so the
+    /// spread of their ratio is the drift's).
+    /// </summary>
+    private static string Against(FirstCallPass pass, (string Row, double Ms) reference)
+    {
+        List<FreshSample> samples = pass.Cold[reference.Row];
         IEnumerable<string> verdicts = pass.Cold.Where(static r => r.Value[0].Host is not null).Select(r =>
         {
-            double ratio = bestReader.Ms / Statistics.Median(r.Value.Select(static x => x.LoadMs));
-            double[] rounds = [.. r.Value.Zip(reference, static (host, c) => c.LoadMs / host.LoadMs)];
+            double ratio = reference.Ms / Statistics.Median(r.Value.Select(static x => x.LoadMs));
+            double[] rounds = [.. r.Value.Zip(samples, static (host, c) => c.LoadMs / host.LoadMs)];
             return $"{r.Key} {ResultTable.Ratio(ratio)} (per round {ResultTable.Ratio(rounds.Min())}-{ResultTable.Ratio(rounds.Max())}, " +
                 $"{(ratio >= FirstCallCommand.Goal ? "met" : "not met")})";
         });
-        Console.Out.WriteLine(string.Create(CultureInfo.InvariantCulture,
-            $"  goal, cold load in a fresh process >= {FirstCallCommand.Goal:0.00}x the best C reader ({bestReader.Row}, median {bestReader.Ms:0.0} ms): {string.Join(", ", verdicts)}."));
+        return string.Create(CultureInfo.InvariantCulture, $"{reference.Row}, median {reference.Ms:0.0} ms): {string.Join(", ", verdicts)}");
     }
 
     private static string Spread(IEnumerable<double> values)

@@ -9,11 +9,11 @@ namespace Sharpi.Prefault.Bench;
 /// </summary>
 [SupportedOSPlatform("linux")]
 internal sealed class FirstCallRun(WeightsFile file, string[] kinds, Dictionary<string, string> hosts, CReaders? readers, string[] modes, bool byPrefault,
-    int samples, ProgressLine progress)
+    int samples, ProgressLine progress, string? device = null)
 {
     internal FirstCallPass RunPass(int? readAheadKb, bool warm, bool cold, ReportingSettle? settle)
     {
-        string pass = readAheadKb is int kb ? $"read_ahead_kb {kb}, " : string.Empty;
+        string pass = (device is null ? string.Empty : device + ", ") + (readAheadKb is int kb ? $"read_ahead_kb {kb}, " : string.Empty);
         var warmSamples = warm ? kinds.ToDictionary(static k => k, static _ => new List<FirstCallSample>()) : [];
         (string Row, string? Host, string? Mode)[] coldRows = cold
             ? [.. kinds.Select(static k => (k, (string?)k, (string?)null)), .. readers is null ? [] : modes.Select(static m => (CReaders.RowName(m), (string?)null, (string?)m))]
@@ -58,7 +58,7 @@ internal sealed class FirstCallRun(WeightsFile file, string[] kinds, Dictionary<
             }
         }
 
-        return new FirstCallPass(readAheadKb, warmSamples, coldSamples, rewarmed);
+        return new FirstCallPass(device, readAheadKb, warmSamples, coldSamples, rewarmed);
     }
 
     /// <summary>A host's cold sample; one whose first call did not sweep the file would carry figures it did not earn.</summary>
@@ -71,5 +71,8 @@ internal sealed class FirstCallRun(WeightsFile file, string[] kinds, Dictionary<
     }
 }
 
-/// <summary>One read-ahead pass of <c>firstcall</c>: the warm samples per host, the cold ones per host and C reader (rows in run order).</summary>
-internal sealed record FirstCallPass(int? ReadAheadKb, Dictionary<string, List<FirstCallSample>> Warm, Dictionary<string, List<FreshSample>> Cold, int Rewarmed);
+/// <summary>
+/// One read-ahead pass of <c>firstcall</c> on one device (null: the file where it is, with no <c>--device</c> named):
+/// the warm samples per host, the cold ones per host and C reader (rows in run order).
+/// </summary>
+internal sealed record FirstCallPass(string? Device, int? ReadAheadKb, Dictionary<string, List<FirstCallSample>> Warm, Dictionary<string, List<FreshSample>> Cold, int Rewarmed);
