@@ -26,7 +26,7 @@ internal sealed class FirstCallCommand
 
     private readonly Option<string> _dir = new("--dir")
     {
-        Description = "Directory of the generated file (a disk filesystem: tmpfs cannot be made cold).",
+        Description = "Directory of the generated file (a disk filesystem: tmpfs cannot be made cold); --device makes its devices in it.",
         DefaultValueFactory = _ => WeightsFile.DefaultDirectory,
     };
 
