@@ -156,18 +156,10 @@ internal sealed class ColdStartCommand
                 reportingOn = FreePageReporting.ReportsDuring(reporting);
                 settle = ReportingSettle.Create(parse.GetValue(_settle)!, reportingOn, file.Length, notes, progress);
                 bool named = devices.Any(static d => !d.IsMain);
-                foreach (DeviceSpec device in devices)
+                foreach ((DeviceSpec device, WeightsFile onDevice, int? readAheadBeforeAttach) in ScratchDevice.Each(devices, file, parse.GetValue(_common.Dir)!, progress, notes))
                 {
-                    // A scratch device lives for its own passes only: made (and said) before them, removed after them.
-                    using ScratchDevice? scratch = device.IsMain ? null : ScratchDevice.TryCreate(device, file, parse.GetValue(_common.Dir)!, progress, notes);
-                    if (!device.IsMain && scratch is null)
-                    {
-                        continue;
-                    }
-
-                    WeightsFile onDevice = scratch?.File ?? file;
                     var runner = new ColdStartRunner(onDevice, settings, strategies, caches, repeat, progress, settle, named ? device.Name : null);
-                    foreach (int? readAheadKb in ReadAheadPasses.Each(onDevice.Path, readAheads, notes, progress, scratch?.ReadAheadBeforeAttach))
+                    foreach (int? readAheadKb in ReadAheadPasses.Each(onDevice.Path, readAheads, notes, progress, readAheadBeforeAttach))
                     {
                         (List<Sample> s, List<WarmSample> w) = runner.Run(readAheadKb);
                         samples.AddRange(s);
@@ -180,7 +172,7 @@ internal sealed class ColdStartCommand
 
             if (samples.Count == 0)
             {
-                throw new BenchException("No pass ran: " + string.Join(" ", notes.Where(static n => n.Contains("skipped", StringComparison.Ordinal))));
+                throw ScratchDevice.NoPassRan(notes);
             }
 
             if (settle is not null)

@@ -65,6 +65,32 @@ internal sealed class ScratchDevice : IDisposable
     internal string Description { get; private set; } = string.Empty;
 
     /// <summary>
+    /// The devices of <paramref name="devices"/>, in order, each with the file on it and the loop device's
+    /// read_ahead_kb before it was attached (null for <c>main</c>), which its read-ahead passes restore: <c>main</c>
+    /// is <paramref name="source"/> where it is; every other device gets a copy, made (and said) before its passes
+    /// and removed when the caller moves to the next device or leaves the loop, by an error too. A device that cannot
+    /// be made here is skipped with the reason in <paramref name="notes"/>.
+    /// </summary>
+    internal static IEnumerable<(DeviceSpec Device, WeightsFile File, int? ReadAheadBeforeAttach)> Each(IEnumerable<DeviceSpec> devices, WeightsFile source,
+        string directory, ProgressLine progress, List<string> notes)
+    {
+        foreach (DeviceSpec device in devices)
+        {
+            using ScratchDevice? scratch = device.IsMain ? null : TryCreate(device, source, directory, progress, notes);
+            if (!device.IsMain && scratch is null)
+            {
+                continue;
+            }
+
+            yield return (device, scratch?.File ?? source, scratch?.ReadAheadBeforeAttach);
+        }
+    }
+
+    /// <summary>The error where every device asked for was skipped, with the notes that say why.</summary>
+    internal static BenchException NoPassRan(IEnumerable<string> notes) =>
+        new("No pass ran: " + string.Join(" ", notes.Where(static n => n.Contains("skipped", StringComparison.Ordinal))));
+
+    /// <summary>
     /// Makes the device with a copy of <paramref name="source"/>, saying so before; null, with the reason in
     /// <paramref name="notes"/>, where it cannot be made here (not root, a tool or the memory missing, mkfs or mount
     /// refused), after removing whatever part of it was made.

@@ -34,9 +34,6 @@ internal sealed class CReaders
     /// <summary>The row a mode's samples show under.</summary>
     internal static string RowName(string mode) => "c-" + mode;
 
-    /// <summary>The mode of a row named by <see cref="RowName"/>.</summary>
-    internal static string ModeOf(string row) => row.StartsWith("c-", StringComparison.Ordinal) ? row[2..] : row;
-
     internal static string Describe(string mode) => mode switch
     {
         Populate => "C: mmap, MADV_HUGEPAGE, MADV_POPULATE_READ on 2 threads, 32 MiB chunks (what issue 25 measured)",
@@ -110,7 +107,10 @@ internal sealed class CReaders
             ?? throw new BenchException($"The C reader ({mode}) printed no 'reader' line: {output}{errors.Result}".Trim());
         Dictionary<string, string> values = KeyValueLine.Parse(line, lastKey: "method");
         return new FreshSample(RowName(mode), KeyValueLine.Number(values, "load_ms"), KeyValueLine.Number(values, "cpu_ms"), processMs,
-            values.GetValueOrDefault("method", "?"));
+            values.GetValueOrDefault("method", "?"))
+        {
+            LeavesFileMapped = Caches(mode),
+        };
     }
 
     private static long ReadAheadWindow(string path)
@@ -134,5 +134,8 @@ internal sealed record FreshSample(string Row, double LoadMs, double CpuMs, doub
     /// <summary>A cold sample's wait for free page reporting to settle after its eviction (<c>--settle</c>), before it started.</summary>
     internal double? SettleSeconds { get; init; }
 
-    internal static FreshSample Of(FirstCallSample host) => new(host.Host, host.LoadMs, host.CpuMs, host.ProcessMs, host.Method) { Host = host };
+    /// <summary>Whether the load left the file in the page cache and mapped, as a host's first call does (not O_DIRECT's).</summary>
+    internal bool LeavesFileMapped { get; init; }
+
+    internal static FreshSample Of(FirstCallSample host) => new(host.Host, host.LoadMs, host.CpuMs, host.ProcessMs, host.Method) { Host = host, LeavesFileMapped = true };
 }

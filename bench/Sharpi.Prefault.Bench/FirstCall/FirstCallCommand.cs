@@ -182,18 +182,10 @@ internal sealed class FirstCallCommand
             settle = cold ? ReportingSettle.Create(parse.GetValue(_settle)!, reportingOn, file.Length, notes, progress) : null;
             conditions = reportingOn ? (settle is null ? "free page reporting on, not settled" : "free page reporting on, settled")
                 : reporting is not null ? "free page reporting suspended" : string.Empty;
-            foreach (DeviceSpec device in devices)
+            foreach ((DeviceSpec device, WeightsFile onDevice, int? readAheadBeforeAttach) in ScratchDevice.Each(devices, file, parse.GetValue(_dir)!, progress, notes))
             {
-                // A scratch device lives for its own passes only: made (and said) before them, removed after them.
-                using ScratchDevice? scratch = device.IsMain ? null : ScratchDevice.TryCreate(device, file, parse.GetValue(_dir)!, progress, notes);
-                if (!device.IsMain && scratch is null)
-                {
-                    continue;
-                }
-
-                WeightsFile onDevice = scratch?.File ?? file;
                 var run = new FirstCallRun(onDevice, kinds, hosts, readers, modes, byPrefault, samples, progress, named ? device.Name : null);
-                foreach (int? readAheadKb in ReadAheadPasses.Each(onDevice.Path, readAheads, notes, progress, scratch?.ReadAheadBeforeAttach))
+                foreach (int? readAheadKb in ReadAheadPasses.Each(onDevice.Path, readAheads, notes, progress, readAheadBeforeAttach))
                 {
                     passes.Add(run.RunPass(readAheadKb, warm, cold, settle));
                 }
@@ -207,7 +199,7 @@ internal sealed class FirstCallCommand
 
         if (passes.Count == 0)
         {
-            throw new BenchException("No pass ran: " + string.Join(" ", notes.Where(static n => n.Contains("skipped", StringComparison.Ordinal))));
+            throw ScratchDevice.NoPassRan(notes);
         }
 
         progress.Clear();
