@@ -63,4 +63,8 @@ internal static partial class Log
     [LoggerMessage(EventId = 14, Level = LogLevel.Warning,
         Message = "[{Label}] The touch is refused: the kernel will not read this process's memory for it (process_vm_readv refused, a seccomp filter?) and /proc/self/maps cannot be read, so it cannot prove a page is inside its file, and a load past a file's end would be fatal (SIGBUS). Issuing the read-ahead hint only.")]
     internal static partial void TouchRefused(ILogger logger, string label);
+
+    [LoggerMessage(EventId = 15, Level = LogLevel.Debug,
+        Message = "[{Label}] Populated pages are not sampled: the CPU reports no hypervisor and no balloon reports free pages, so no host can fault them in at their first access")]
+    internal static partial void NotSampledWithoutHypervisor(ILogger logger, string label);
 }

@@ -8,13 +8,13 @@ namespace Sharpi.Prefault.Tests.Prefault;
 public sealed class SweepMechanismTests
 {
     [LinuxFact]
-    public void Choose_Auto_OverAColdFile_PopulatesAndTouchesAfter_WithoutAHintFirst()
+    public void Choose_Auto_OverAColdFile_PopulatesAndTouchesAfterUnderAHypervisor_WithoutAHintFirst()
     {
         using SweepMechanism mechanism = ChooseOverAFile(PrefaultStrategy.Auto);
 
         Assert.Equal(PrefaultMethod.Populate, mechanism.Method);
         Assert.True(mechanism.Populates);
-        Assert.True(mechanism.TouchesAfterPopulate);
+        Assert.Equal(Hypervisor.IsPresent || FreePageReporting.IsActive, mechanism.TouchesAfterPopulate);
         Assert.True(mechanism.SweepsChunks);
         Assert.False(mechanism.HintsFirst);
         Assert.False(mechanism.ChecksBeforeTouch);
@@ -24,6 +24,18 @@ public sealed class SweepMechanismTests
         FileStaging staging = Assert.IsType<FileStaging>(mechanism.Staging);
         Assert.True(staging.HugePageAdvisedBytes + staging.ViewBytes + staging.WindowedBytes + staging.KernelReadAheadBytes >= 4 * TestFile.MiB, staging.Describe());
     }
+
+    [Theory]
+    [InlineData(PrefaultMethod.Populate, true, false, true, true, true)]
+    [InlineData(PrefaultMethod.Populate, true, false, true, false, false)]   // bare metal: no host can fault the memory in
+    [InlineData(PrefaultMethod.Populate, false, false, true, true, false)]   // nothing was read: no first access to pay for
+    [InlineData(PrefaultMethod.Populate, true, true, true, true, false)]     // beside the init: CPU the init would lose
+    [InlineData(PrefaultMethod.Populate, true, false, false, true, false)]   // the touch would be a plain load (SIGBUS on truncation)
+    [InlineData(PrefaultMethod.Touch, true, false, true, true, false)]
+    [InlineData(PrefaultMethod.Hint, true, false, true, true, false)]
+    public void SamplesAfterPopulate_OnlyAPopulateThatReadSomething_OffTheInit_ThroughTheKernel_UnderAHypervisor(
+        PrefaultMethod method, bool somethingToRead, bool besideInit, bool kernelChecked, bool underHypervisor, bool expected) =>
+        Assert.Equal(expected, SweepMechanism.SamplesAfterPopulate(method, somethingToRead, besideInit, reporting: false, underHypervisor, kernelChecked));
 
     [LinuxFact]
     public void Choose_Auto_OverAResidentFile_DoesNotTouchAfterPopulate()
