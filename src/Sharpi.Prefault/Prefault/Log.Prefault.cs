@@ -65,6 +65,6 @@ internal static partial class Log
     internal static partial void TouchRefused(ILogger logger, string label);
 
     [LoggerMessage(EventId = 15, Level = LogLevel.Debug,
-        Message = "[{Label}] Populated pages are not sampled: the CPU reports no hypervisor and no balloon reports free pages, so no host can fault them in at their first access")]
+        Message = "[{Label}] Populated pages are not sampled: the CPU reports no hypervisor and no balloon reports free pages, so no host is known to fault them in at their first access")]
     internal static partial void NotSampledWithoutHypervisor(ILogger logger, string label);
 }

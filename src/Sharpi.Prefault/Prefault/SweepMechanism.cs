@@ -71,7 +71,14 @@ internal sealed record SweepMechanism(PrefaultMethod Method, bool HintsFirst, bo
     /// kernel, on the init's cores). The host's faults the touch would have paid fall to the request, which waits for
     /// its layers anyway.
     /// </remarks>
-    internal static SweepMechanism Choose(PrefaultPlan work, PrefaultOptions options, ILogger log, bool besideInit = false)
+    /// <param name="work">The run's plan.</param>
+    /// <param name="options">The run's options.</param>
+    /// <param name="log">Where the choice is logged.</param>
+    /// <param name="besideInit">The sweep runs beside the engine's init (<c>Start</c>).</param>
+    /// <param name="reporting">Whether a balloon reports free pages; null: <see cref="FreePageReporting.IsActive"/>.</param>
+    /// <param name="cpuSaysHypervisor">The CPU's answer; null: <see cref="Hypervisor.IsPresent"/>.</param>
+    internal static SweepMechanism Choose(PrefaultPlan work, PrefaultOptions options, ILogger log, bool besideInit = false, bool? reporting = null,
+        bool? cpuSaysHypervisor = null)
     {
         PrefaultMethod method = ChooseMethod(options.Strategy, log);
         bool uncheckedTouch = method == PrefaultMethod.Touch && !OperatingSystem.IsWindows() && !SafeTouch.IsKernelChecked;
@@ -82,9 +89,9 @@ internal sealed record SweepMechanism(PrefaultMethod Method, bool HintsFirst, bo
         }
 
         bool somethingToRead = work.BytesNeeded > 0;
-        bool reporting = FreePageReporting.IsActive;
-        bool samples = SamplesAfterPopulate(method, somethingToRead, besideInit, reporting);
-        if (!samples && SamplesAfterPopulate(method, somethingToRead, besideInit, reporting, underHypervisor: true))
+        bool reports = reporting ?? FreePageReporting.IsActive;
+        bool samples = SamplesAfterPopulate(method, somethingToRead, besideInit, reports, cpuSaysHypervisor);
+        if (!samples && SamplesAfterPopulate(method, somethingToRead, besideInit, reporting: true))
         {
             Log.NotSampledWithoutHypervisor(log, options.Label);
         }
@@ -93,7 +100,7 @@ internal sealed record SweepMechanism(PrefaultMethod Method, bool HintsFirst, bo
             method,
             HintsFirst: method == PrefaultMethod.Hint || (method == PrefaultMethod.Touch && !OperatingSystem.IsLinux()),
             TouchesAfterPopulate: samples,
-            FileStaging.Prepare(work.Ranges, work.Maps, method, options.IsHugePageAdviceEnabled, reporting, somethingToRead, log, options.Label,
+            FileStaging.Prepare(work.Ranges, work.Maps, method, options.IsHugePageAdviceEnabled, reports, somethingToRead, log, options.Label,
                 besideInit),
             FileRead: method == PrefaultMethod.Touch && OperatingSystem.IsLinux() && !SafeTouch.IsKernelChecked ? new FileReadTouch(work.Maps) : null,
             Maps: work.Maps);
@@ -102,17 +109,18 @@ internal sealed record SweepMechanism(PrefaultMethod Method, bool HintsFirst, bo
     /// <summary>
     /// Whether each populated chunk is sampled after its populate (<see cref="TouchesAfterPopulate"/>): a populate run
     /// that had something to read, not beside the init, where the touch goes through the kernel
-    /// (<paramref name="kernelChecked"/>, else <see cref="SafeTouch.IsKernelChecked"/>), and only under a hypervisor
-    /// (<paramref name="underHypervisor"/>, else <see cref="Hypervisor.IsPresent"/> or a balloon that reports free
-    /// pages, <paramref name="reporting"/>): on bare metal no host can fault the memory in, and the sampling is CPU spent
-    /// for nothing (on the development VM, reporting suspended, a cold 1 GiB on RAM-backed ext4 in a NativeAOT host, 11
-    /// rounds: 31.8 ms of CPU and a 244 ms load with it, 22.6 ms and 240 ms with it patched out; a C populate 22.7 ms).
-    /// The platform's answers are asked last, so a run that cannot sample (a warm set) never probes them.
+    /// (<paramref name="kernelChecked"/>, else <see cref="SafeTouch.IsKernelChecked"/>), and only where a host may
+    /// fault the memory in: a balloon reports free pages (<paramref name="reporting"/>) or the CPU reports a hypervisor
+    /// (<paramref name="cpuSaysHypervisor"/>, else <see cref="Hypervisor.IsPresent"/>). On bare metal the sampling is
+    /// CPU spent for nothing: on the development VM (reporting suspended, a cold 1 GiB on RAM-backed ext4, a NativeAOT
+    /// host, 11 rounds) a run used 31.8 ms of CPU and loaded in 244 ms with it, 22.6 ms and 240 ms with it patched
+    /// out, where a C populate used 22.7 ms. The kernel check and the CPU are asked last, so a run that cannot sample (a
+    /// warm set, <c>Start</c>) never probes them.
     /// </summary>
     internal static bool SamplesAfterPopulate(PrefaultMethod method, bool somethingToRead, bool besideInit, bool reporting,
-        bool? underHypervisor = null, bool? kernelChecked = null) =>
+        bool? cpuSaysHypervisor = null, bool? kernelChecked = null) =>
         method == PrefaultMethod.Populate && somethingToRead && !besideInit
-        && (kernelChecked ?? SafeTouch.IsKernelChecked) && (underHypervisor ?? (Hypervisor.IsPresent || reporting));
+        && (kernelChecked ?? SafeTouch.IsKernelChecked) && (reporting || (cpuSaysHypervisor ?? Hypervisor.IsPresent));
 
     /// <summary>Unmaps the staging views: as soon as the sweep is done, not held through the measure and the result.</summary>
     public void Dispose() => Staging?.Dispose();

@@ -1,24 +1,32 @@
-using System.Runtime.InteropServices;
 using Sharpi.Prefault.Tests.TestSupport;
 
 namespace Sharpi.Prefault.Tests.Platform;
 
-/// <summary>The CPU's hypervisor-present bit, read through CPUID, against what the kernel read from it at boot.</summary>
+/// <summary>The CPU's hypervisor-present bit (CPUID leaf 1, ECX bit 31), against what the kernel read from CPUID at boot.</summary>
 public sealed class HypervisorTests
 {
-    [LinuxFact]
-    public void IsPresent_OnX86_IsTheKernelsHypervisorFlag_ElseTrue()
+    [Theory]
+    [InlineData(int.MinValue, true)]      // bit 31 alone
+    [InlineData(-1, true)]
+    [InlineData(int.MaxValue, false)]     // every bit but 31
+    [InlineData(0, false)]
+    public void IsPresentIn_ReadsBit31(int leaf1Ecx, bool expected) => Assert.Equal(expected, Hypervisor.IsPresentIn(leaf1Ecx));
+
+    [X86LinuxFact]
+    public void Leaf1Ecx_IsTheRegisterTheKernelReadItsFlagsFrom()
     {
-        if (RuntimeInformation.ProcessArchitecture is not (Architecture.X64 or Architecture.X86))
+        // Leaf 1 ECX: SSE3 (the kernel's "pni", bit 0), SSE4.1 (19), SSE4.2 (20), POPCNT (23) and the hypervisor bit (31).
+        // Several bits of one register, so a wrong leaf, register or bit cannot match them all.
+        HashSet<string> flags = X86LinuxFactAttribute.KernelFlags()!;
+        int ecx = Hypervisor.Leaf1Ecx();
+        foreach ((int bit, string flag) in new[] { (0, "pni"), (19, "sse4_1"), (20, "sse4_2"), (23, "popcnt"), (Hypervisor.PresentBit, "hypervisor") })
         {
-            Assert.True(Hypervisor.IsPresent); // no such bit: a host cannot be ruled out
-            return;
+            Assert.True(flags.Contains(flag) == ((ecx & (1 << bit)) != 0), $"bit {bit} ({flag}): ECX 0x{ecx:x8}, kernel {(flags.Contains(flag) ? "has" : "lacks")} it");
         }
 
-        // /proc/cpuinfo's "flags" line lists "hypervisor" where the kernel found CPUID.1:ECX[31] set (X86_FEATURE_HYPERVISOR).
-        string flags = File.ReadLines("/proc/cpuinfo").First(static l => l.StartsWith("flags", StringComparison.Ordinal));
-        bool kernelSays = flags[(flags.IndexOf(':', StringComparison.Ordinal) + 1)..].Split(' ', StringSplitOptions.RemoveEmptyEntries).Contains("hypervisor");
-
-        Assert.Equal(kernelSays, Hypervisor.IsPresent);
+        Assert.Equal(flags.Contains("hypervisor"), Hypervisor.IsPresent);
     }
+
+    [NonX86Fact]
+    public void IsPresent_WhereTheCpuHasNoSuchBit_IsTrue() => Assert.True(Hypervisor.IsPresent);
 }

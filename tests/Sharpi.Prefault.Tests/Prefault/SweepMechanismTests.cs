@@ -1,3 +1,4 @@
+using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Logging.Abstractions;
 using Sharpi.Prefault.Tests.TestSupport;
 
@@ -26,16 +27,38 @@ public sealed class SweepMechanismTests
     }
 
     [Theory]
-    [InlineData(PrefaultMethod.Populate, true, false, true, true, true)]
-    [InlineData(PrefaultMethod.Populate, true, false, true, false, false)]   // bare metal: no host can fault the memory in
-    [InlineData(PrefaultMethod.Populate, false, false, true, true, false)]   // nothing was read: no first access to pay for
-    [InlineData(PrefaultMethod.Populate, true, true, true, true, false)]     // beside the init: CPU the init would lose
-    [InlineData(PrefaultMethod.Populate, true, false, false, true, false)]   // the touch would be a plain load (SIGBUS on truncation)
-    [InlineData(PrefaultMethod.Touch, true, false, true, true, false)]
-    [InlineData(PrefaultMethod.Hint, true, false, true, true, false)]
-    public void SamplesAfterPopulate_OnlyAPopulateThatReadSomething_OffTheInit_ThroughTheKernel_UnderAHypervisor(
-        PrefaultMethod method, bool somethingToRead, bool besideInit, bool kernelChecked, bool underHypervisor, bool expected) =>
-        Assert.Equal(expected, SweepMechanism.SamplesAfterPopulate(method, somethingToRead, besideInit, reporting: false, underHypervisor, kernelChecked));
+    [InlineData(PrefaultMethod.Populate, true, false, true, false, true, true)]
+    [InlineData(PrefaultMethod.Populate, true, false, true, false, false, false)]   // bare metal: no host can fault the memory in
+    [InlineData(PrefaultMethod.Populate, true, false, true, true, false, true)]     // a balloon reports free pages: a host, whatever the CPU says
+    [InlineData(PrefaultMethod.Populate, false, false, true, true, true, false)]    // nothing was read: no first access to pay for
+    [InlineData(PrefaultMethod.Populate, true, true, true, true, true, false)]      // beside the init: CPU the init would lose
+    [InlineData(PrefaultMethod.Populate, true, false, false, true, true, false)]    // the touch would be a plain load (SIGBUS on truncation)
+    [InlineData(PrefaultMethod.Touch, true, false, true, true, true, false)]
+    [InlineData(PrefaultMethod.Hint, true, false, true, true, true, false)]
+    public void SamplesAfterPopulate_OnlyAPopulateThatReadSomething_OffTheInit_ThroughTheKernel_WhereAHostMayFault(
+        PrefaultMethod method, bool somethingToRead, bool besideInit, bool kernelChecked, bool reporting, bool cpuSaysHypervisor, bool expected) =>
+        Assert.Equal(expected, SweepMechanism.SamplesAfterPopulate(method, somethingToRead, besideInit, reporting, cpuSaysHypervisor, kernelChecked));
+
+    [LinuxFact]
+    public void Choose_Auto_OverAColdFile_OnBareMetal_DoesNotSample_AndSaysWhy()
+    {
+        var log = new ListLogger();
+        using SweepMechanism mechanism = ChooseOverAFile(PrefaultStrategy.Auto, log: log, reporting: false, cpuSaysHypervisor: false);
+
+        Assert.Equal(PrefaultMethod.Populate, mechanism.Method);
+        Assert.False(mechanism.TouchesAfterPopulate);
+        Assert.Equal(15, Assert.Single(log.EventIds, static id => id == 15));
+    }
+
+    [LinuxFact]
+    public void Choose_Auto_OverAColdFile_UnderAHypervisor_Samples_AndSaysNothingOfIt()
+    {
+        var log = new ListLogger();
+        using SweepMechanism mechanism = ChooseOverAFile(PrefaultStrategy.Auto, log: log, reporting: false, cpuSaysHypervisor: true);
+
+        Assert.True(mechanism.TouchesAfterPopulate);
+        Assert.DoesNotContain(15, log.EventIds);
+    }
 
     [LinuxFact]
     public void Choose_Auto_OverAResidentFile_DoesNotTouchAfterPopulate()
@@ -82,11 +105,13 @@ public sealed class SweepMechanismTests
     }
 
     /// <summary>The mechanism chosen for a run with <paramref name="strategy"/> over a mapped 4 MiB file, cold unless <paramref name="evict"/> is false.</summary>
-    private static SweepMechanism ChooseOverAFile(PrefaultStrategy strategy, bool evict = true, bool besideInit = false)
+    private static SweepMechanism ChooseOverAFile(PrefaultStrategy strategy, bool evict = true, bool besideInit = false, ListLogger? log = null,
+        bool? reporting = null, bool? cpuSaysHypervisor = null)
     {
         using TestFile file = TestFile.Create(4 * TestFile.MiB, evict: evict);
         using MappedFile map = file.Map();
         PrefaultPlan plan = PrefaultPlan.Measure(RegionSet.Merge([map.Region()]), []);
-        return SweepMechanism.Choose(plan, PrefaultOptions.Default with { Strategy = strategy }, NullLogger.Instance, besideInit);
+        return SweepMechanism.Choose(plan, PrefaultOptions.Default with { Strategy = strategy }, (ILogger?)log ?? NullLogger.Instance, besideInit, reporting,
+            cpuSaysHypervisor);
     }
 }

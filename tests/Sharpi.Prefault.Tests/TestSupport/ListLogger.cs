@@ -8,6 +8,9 @@ public sealed class ListLogger : ILogger
 {
     public ConcurrentQueue<(LogLevel Level, string Message)> Entries { get; } = new();
 
+    /// <summary>The event id of each message, in the order logged.</summary>
+    public ConcurrentQueue<int> EventIds { get; } = new();
+
     /// <summary>The structured fields of each message (name to value, as the logger receives them), in the order logged.</summary>
     public ConcurrentQueue<IReadOnlyDictionary<string, object?>> Fields { get; } = new();
 
@@ -19,6 +22,7 @@ public sealed class ListLogger : ILogger
     public void Log<TState>(LogLevel logLevel, EventId eventId, TState state, Exception? exception, Func<TState, Exception?, string> formatter)
     {
         Entries.Enqueue((logLevel, formatter(state, exception)));
+        EventIds.Enqueue(eventId.Id);
         var fields = new Dictionary<string, object?>(StringComparer.Ordinal);
         if (state is IEnumerable<KeyValuePair<string, object?>> pairs)
         {

@@ -1,3 +1,5 @@
+using System.Runtime.InteropServices;
+using System.Runtime.Intrinsics.X86;
 
 namespace Sharpi.Prefault.Tests.TestSupport;
 
@@ -132,6 +134,41 @@ public sealed class RootLinuxTheoryAttribute : TheoryAttribute
         if (!OperatingSystem.IsLinux() || !Environment.IsPrivilegedProcess)
         {
             Skip = "Linux as root only: makes a device node, or runs the tool as another user (nobody).";
+        }
+    }
+}
+
+/// <summary>A fact for an x86 process on Linux whose /proc/cpuinfo lists the CPU's flags; skipped, with the reason, elsewhere.</summary>
+public sealed class X86LinuxFactAttribute : FactAttribute
+{
+    public X86LinuxFactAttribute()
+    {
+        if (!OperatingSystem.IsLinux() || !X86Base.IsSupported)
+        {
+            Skip = $"needs an x86 process on Linux (this is {RuntimeInformation.ProcessArchitecture} on {RuntimeInformation.OSDescription})";
+        }
+        else if (KernelFlags() is null)
+        {
+            Skip = "/proc/cpuinfo has no flags line (an x86 process under a translator?)";
+        }
+    }
+
+    /// <summary>The first CPU's flags as /proc/cpuinfo lists them; null where it lists none.</summary>
+    internal static HashSet<string>? KernelFlags()
+    {
+        string? line = File.Exists("/proc/cpuinfo") ? File.ReadLines("/proc/cpuinfo").FirstOrDefault(static l => l.StartsWith("flags", StringComparison.Ordinal)) : null;
+        return line is null ? null : [.. line[(line.IndexOf(':', StringComparison.Ordinal) + 1)..].Split(' ', StringSplitOptions.RemoveEmptyEntries)];
+    }
+}
+
+/// <summary>A fact for a process on a CPU with no CPUID (not x86); skipped, with the reason, on x86.</summary>
+public sealed class NonX86FactAttribute : FactAttribute
+{
+    public NonX86FactAttribute()
+    {
+        if (X86Base.IsSupported)
+        {
+            Skip = $"x86 ({RuntimeInformation.ProcessArchitecture}) has the hypervisor bit: see Leaf1Ecx_IsTheRegisterTheKernelReadItsFlagsFrom";
         }
     }
 }
