@@ -11,7 +11,8 @@ namespace Sharpi.Prefault;
 /// </summary>
 /// <remarks>
 /// A hypervisor can hide the bit (<c>-cpu host,-hypervisor</c>, mostly for GPU passthrough, whose pinned memory the
-/// host never takes back). Where it does and the host still maps memory lazily, the host's faults land in the engine's
+/// host never takes back), and an x86 process under a translator (Rosetta for Linux, FEX) sees the translator's
+/// answer. Where the bit is clear in a VM whose host still maps memory lazily, the host's faults land in the engine's
 /// first request instead of the prefault, as before the sampling existed: slower, never a failure.
 /// </remarks>
 internal static class Hypervisor
