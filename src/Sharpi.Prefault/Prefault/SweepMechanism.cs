@@ -14,12 +14,12 @@ namespace Sharpi.Prefault;
 /// leaves small folios behind, so a Linux touch goes straight to the sweep.
 /// </param>
 /// <param name="TouchesAfterPopulate">
-/// Each populated chunk is sampled and its slow 2 MiB spans read whole (<see cref="TouchAfterPopulate"/>): only under a
-/// hypervisor (<see cref="SamplesAfterPopulate"/>), only where something had to be read (nothing was, when everything
-/// was resident already, so there is no first access to pay for) and only where the touch goes through the kernel
-/// (<see cref="SafeTouch.IsKernelChecked"/>: after a populate it must never be a plain load, which a concurrent
-/// truncation could turn into a fatal SIGBUS). Never beside the engine's init (<c>Start</c>): there the touch's
-/// reads, and the host's faults under them, are CPU the init loses.
+/// Each populated chunk is sampled and its slow 2 MiB spans read whole (<see cref="TouchAfterPopulate"/>): only where a
+/// host may fault the memory in (<see cref="SamplesAfterPopulate"/>), only where something had to be read (nothing
+/// was, when everything was resident already, so there is no first access to pay for) and only where the touch goes
+/// through the kernel (<see cref="SafeTouch.IsKernelChecked"/>: after a populate it must never be a plain load, which
+/// a concurrent truncation could turn into a fatal SIGBUS). Never beside the engine's init (<c>Start</c>): there the
+/// touch's reads, and the host's faults under them, are CPU the init loses.
 /// </param>
 /// <param name="Staging">How the file bytes under each mapping come in before a chunk's populate (<see cref="FileStaging"/>); null for nothing.</param>
 /// <param name="FileRead">
