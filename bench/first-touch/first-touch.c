@@ -1,26 +1,35 @@
 /*
  * What a first pass over memory costs against a second, with nothing of the library in it: how much of a first
- * request's "x warm" a prefault could remove at all. Each iteration times the same single-threaded sum of every
- * 8-byte word three times over five kinds of memory, and keeps the first pass over the faster of the other two:
+ * request's "x warm" a prefault could remove at all. Each iteration times the same sum of every 8-byte word three
+ * times over seven kinds of memory, and keeps the first pass over the faster of the other two. The sum runs on one
+ * thread, or with --threads N on N threads that take 1 MiB chunks in turn from one atomic counter, as the bench's
+ * first request (its first-pass threads, 2 by default) takes its chunks:
  *
  *   anon, CPU-written        anonymous memory (MADV_HUGEPAGE) after a memset: no fault is left, and no device wrote it
  *   anon, O_DIRECT-written   the same buffer after O_DIRECT reads of FILE into it (32 MiB each): no fault is left
  *   mmap, cold, populated    FILE evicted (POSIX_FADV_DONTNEED), mapped, MADV_HUGEPAGE, MADV_POPULATE_READ
  *   mmap, warm, populated    FILE still cached, mapped again, MADV_HUGEPAGE, MADV_POPULATE_READ
  *   mmap, cold 4k, populated FILE evicted, mapped, MADV_POPULATE_READ without the advice (4 KiB folios)
+ *   anon, O_DIRECT, pages    as "anon, O_DIRECT-written", then one byte of every 4 KiB page read before the passes
+ *   mmap, cold, pages        as "mmap, cold, populated", then one byte of every 4 KiB page read before the passes
+ *
+ * The last two ask whether a prefault that reads every page (as prefault-touch does) could take the first pass's
+ * excess off the request: what a first access costs per page is paid there, what it costs per cache line is not.
  *
  * After ITERATIONS it prints, per kind, the median, lowest and highest first/second ratio and how many iterations
- * went over 1.05. With --back it first faults in and frees the free memory (less a reserve), as the bench does after
+ * went over 1.05, then the median time of a second pass and of the page reads. With --back it first faults in and frees the free memory (less a reserve), as the bench does after
  * suspending free page reporting, so blocks a host took back before are the VM's again. bench/first-touch/run.sh
  * builds it, and runs it as the machine is and, where it may, with free page reporting suspended.
  *
- *   first-touch FILE [ITERATIONS] [--back]
+ *   first-touch FILE [ITERATIONS] [--back] [--threads N]
  *
  * FILE should be much larger than the processor's last-level cache (run.sh makes 1 GiB): over a file of tens of MiB
  * the caches, not the memory, decide the ratios.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,12 +45,19 @@
 #define MADV_POPULATE_WRITE 23
 #endif
 
-enum { KINDS = 5, MAX_ITERATIONS = 100 };
+enum { KINDS = 7, MAX_ITERATIONS = 100, MAX_THREADS = 64, CHUNK = 1 << 20 };
 static const char *const kind_names[KINDS] = {
     "anon, CPU-written", "anon, O_DIRECT-written", "mmap, cold, populated", "mmap, warm, populated", "mmap, cold 4k, populated",
+    "anon, O_DIRECT, pages", "mmap, cold, pages",
 };
-static double ratios[KINDS][MAX_ITERATIONS];
+static double ratios[KINDS][MAX_ITERATIONS], second_seconds[MAX_ITERATIONS], page_read_seconds[MAX_ITERATIONS];
 static volatile uint64_t sink;
+
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
 
 static double now(void)
 {
@@ -50,21 +66,86 @@ static double now(void)
     return t.tv_sec + t.tv_nsec / 1e9;
 }
 
+static int threads = 1;
+
+struct pass
+{
+    const uint64_t *words;
+    size_t chunks;
+    atomic_size_t next;
+};
+
+static void *sum_chunks(void *arg)
+{
+    struct pass *pass = arg;
+    uint64_t s = 0;
+    for (size_t c = atomic_fetch_add(&pass->next, 1); c < pass->chunks; c = atomic_fetch_add(&pass->next, 1))
+    {
+        const uint64_t *w = pass->words + c * (CHUNK / 8);
+        for (size_t i = 0; i < CHUNK / 8; i++)
+            s += w[i];
+    }
+    return (void *)(uintptr_t)s;
+}
+
 static double sum_seconds(const void *p, size_t bytes)
 {
-    const uint64_t *w = p;
+    struct pass pass = {.words = p, .chunks = bytes / CHUNK};
+    atomic_init(&pass.next, 0);
+    pthread_t workers[MAX_THREADS];
     double started = now();
-    uint64_t s = 0;
-    for (size_t i = 0; i < bytes / 8; i++)
-        s += w[i];
+    for (int t = 1; t < threads; t++)
+        if (pthread_create(&workers[t], NULL, sum_chunks, &pass) != 0)
+        {
+            perror("first-touch: pthread_create");
+            exit(1);
+        }
+    uint64_t s = (uintptr_t)sum_chunks(&pass);
+    for (int t = 1; t < threads; t++)
+    {
+        void *r;
+        pthread_join(workers[t], &r);
+        s += (uintptr_t)r;
+    }
     sink += s;
     return now() - started;
 }
 
-static double first_over_second(const void *p, size_t bytes)
+static double first_over_second(const void *p, size_t bytes, double *faster_seconds)
 {
     double first = sum_seconds(p, bytes), second = sum_seconds(p, bytes), third = sum_seconds(p, bytes);
-    return first / (second < third ? second : third);
+    double faster = second < third ? second : third;
+    if (faster_seconds)
+        *faster_seconds = faster;
+    return first / faster;
+}
+
+/* Reads one byte of every 4 KiB page on this thread; returns the seconds it took. */
+static double read_pages(const void *p, size_t bytes)
+{
+    const volatile uint8_t *b = p;
+    uint64_t s = 0;
+    double started = now();
+    for (size_t o = 0; o < bytes; o += 4096)
+        s += b[o];
+    sink += s;
+    return now() - started;
+}
+
+static void read_direct(int direct, char *buffer, size_t bytes)
+{
+    for (size_t o = 0; o < bytes; o += 32 << 20)
+        if (pread(direct, buffer + o, 32 << 20, (off_t)o) != 32 << 20)
+        {
+            perror("first-touch: O_DIRECT read");
+            exit(1);
+        }
+}
+
+static double median_of(double *values, int count)
+{
+    qsort(values, count, sizeof(double), by_value);
+    return count % 2 ? values[count / 2] : (values[count / 2 - 1] + values[count / 2]) / 2;
 }
 
 static void *map_file(int fd, size_t bytes, int huge)
@@ -110,12 +191,6 @@ static void back_free_memory(void)
     printf("faulted in and freed %.1f GiB of free memory in %.1f s\n", bytes / 1073741824.0, now() - started);
 }
 
-static int by_value(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 int main(int argc, char **argv)
 {
     const char *positional[2] = {NULL, NULL};
@@ -124,6 +199,8 @@ int main(int argc, char **argv)
     {
         if (strcmp(argv[a], "--back") == 0)
             back = 1;
+        else if (strcmp(argv[a], "--threads") == 0 && a + 1 < argc)
+            threads = atoi(argv[++a]);
         else if (count < 2)
             positional[count++] = argv[a];
         else
@@ -133,12 +210,17 @@ int main(int argc, char **argv)
     int iterations = positional[1] ? atoi(positional[1]) : 10;
     if (path == NULL || count > 2)
     {
-        fprintf(stderr, "usage: first-touch FILE [ITERATIONS] [--back]\n");
+        fprintf(stderr, "usage: first-touch FILE [ITERATIONS] [--back] [--threads N]\n");
         return 2;
     }
     if (iterations < 1 || iterations > MAX_ITERATIONS)
     {
         fprintf(stderr, "first-touch: ITERATIONS must be 1 to %d\n", MAX_ITERATIONS);
+        return 2;
+    }
+    if (threads < 1 || threads > MAX_THREADS)
+    {
+        fprintf(stderr, "first-touch: --threads must be 1 to %d\n", MAX_THREADS);
         return 2;
     }
 
@@ -167,39 +249,44 @@ int main(int argc, char **argv)
         }
         madvise(buffer, bytes, MADV_HUGEPAGE);
         memset(buffer, 1, bytes);
-        ratios[0][i] = first_over_second(buffer, bytes);
-        for (size_t o = 0; o < bytes; o += 32 << 20)
-            if (pread(direct, buffer + o, 32 << 20, (off_t)o) != 32 << 20)
-            {
-                perror("first-touch: O_DIRECT read");
-                return 1;
-            }
-        ratios[1][i] = first_over_second(buffer, bytes);
+        ratios[0][i] = first_over_second(buffer, bytes, &second_seconds[i]);
+        read_direct(direct, buffer, bytes);
+        ratios[1][i] = first_over_second(buffer, bytes, NULL);
+        read_direct(direct, buffer, bytes);
+        read_pages(buffer, bytes);
+        ratios[5][i] = first_over_second(buffer, bytes, NULL);
         munmap(buffer, bytes);
 
         posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
         void *m = map_file(fd, bytes, 1);
-        ratios[2][i] = first_over_second(m, bytes);
+        ratios[2][i] = first_over_second(m, bytes, NULL);
         munmap(m, bytes);
         m = map_file(fd, bytes, 1);
-        ratios[3][i] = first_over_second(m, bytes);
+        ratios[3][i] = first_over_second(m, bytes, NULL);
         munmap(m, bytes);
         posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
         m = map_file(fd, bytes, 0);
-        ratios[4][i] = first_over_second(m, bytes);
+        ratios[4][i] = first_over_second(m, bytes, NULL);
+        munmap(m, bytes);
+        posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+        m = map_file(fd, bytes, 1);
+        page_read_seconds[i] = read_pages(m, bytes);
+        ratios[6][i] = first_over_second(m, bytes, NULL);
         munmap(m, bytes);
     }
 
-    printf("first pass over second, %d iterations, %.2f GiB, one thread:\n", iterations, bytes / 1073741824.0);
+    printf("first pass over second, %d iterations, %.2f GiB, %d thread%s:\n", iterations, bytes / 1073741824.0, threads,
+           threads == 1 ? "" : "s");
     for (int k = 0; k < KINDS; k++)
     {
         int over = 0;
         for (int i = 0; i < iterations; i++)
             over += ratios[k][i] > 1.05;
-        qsort(ratios[k], iterations, sizeof(double), by_value);
-        double median = iterations % 2 ? ratios[k][iterations / 2] : (ratios[k][iterations / 2 - 1] + ratios[k][iterations / 2]) / 2;
+        double median = median_of(ratios[k], iterations);
         printf("  %-26s median %.3fx (%.3fx-%.3fx), over 1.05x in %d of %d\n", kind_names[k], median, ratios[k][0],
                ratios[k][iterations - 1], over, iterations);
     }
+    printf("  a second pass (anon, CPU-written) took %.1f ms; reading a byte of every page of the cold file, %.1f ms (medians)\n",
+           median_of(second_seconds, iterations) * 1e3, median_of(page_read_seconds, iterations) * 1e3);
     return 0;
 }
