@@ -1,9 +1,10 @@
 /*
- * What a first pass over memory costs against a second, with nothing of the library in it: how much of a first
- * request's "x warm" a prefault could remove at all. Each iteration times the same sum of every 8-byte word three
- * times over seven kinds of memory, and keeps the first pass over the faster of the other two. The sum runs on one
- * thread, or with --threads N on N threads that take 1 MiB chunks in turn from one atomic counter, as the bench's
- * first request (its first-pass threads, 2 by default) takes its chunks:
+ * What a first pass over memory costs against later ones, with nothing of the library in it: how much of a first
+ * request's "x warm" a prefault could remove at all. Each iteration times the same sum of every 8-byte word four
+ * times over seven kinds of memory, and keeps the first pass over the median of the other three, as the bench's
+ * "x warm" divides a first request by the median of three warm runs. The sum runs on one thread, or with --threads N
+ * on N threads that take 2 MiB chunks in turn from one atomic counter, as the bench's first request takes its chunks
+ * (on --first-pass-threads, one per core by default: two on the development VM):
  *
  *   anon, CPU-written        anonymous memory (MADV_HUGEPAGE) after a memset: no fault is left, and no device wrote it
  *   anon, O_DIRECT-written   the same buffer after O_DIRECT reads of FILE into it (32 MiB each): no fault is left
@@ -13,13 +14,15 @@
  *   anon, O_DIRECT, pages    as "anon, O_DIRECT-written", then one byte of every 4 KiB page read before the passes
  *   mmap, cold, pages        as "mmap, cold, populated", then one byte of every 4 KiB page read before the passes
  *
- * The last two ask whether a prefault that reads every page (as prefault-touch does) could take the first pass's
- * excess off the request: what a first access costs per page is paid there, what it costs per cache line is not.
+ * The last two ask how much of the first pass's excess a prefault that reads a byte of every page (as
+ * prefault-touch does, through the kernel) could take off the request: what a first access costs per page is paid
+ * by that read (on one thread, untimed except for the cold file's), what it costs per cache line is not.
  *
- * After ITERATIONS it prints, per kind, the median, lowest and highest first/second ratio and how many iterations
- * went over 1.05, then the median time of a second pass and of the page reads. With --back it first faults in and frees the free memory (less a reserve), as the bench does after
- * suspending free page reporting, so blocks a host took back before are the VM's again. bench/first-touch/run.sh
- * builds it, and runs it as the machine is and, where it may, with free page reporting suspended.
+ * After ITERATIONS it prints, per kind, the median, lowest and highest ratio and how many iterations went over
+ * 1.05, then the medians of the later passes over the CPU-written memory and of the page reads of the cold file.
+ * With --back it first faults in and frees the free memory (less a reserve), as the bench does after suspending
+ * free page reporting, so blocks a host took back before are the VM's again. bench/first-touch/run.sh builds it,
+ * and runs it on one thread and on two, as the machine is and, where it may, with free page reporting suspended.
  *
  *   first-touch FILE [ITERATIONS] [--back] [--threads N]
  *
@@ -45,18 +48,24 @@
 #define MADV_POPULATE_WRITE 23
 #endif
 
-enum { KINDS = 7, MAX_ITERATIONS = 100, MAX_THREADS = 64, CHUNK = 1 << 20 };
+enum { KINDS = 7, MAX_ITERATIONS = 100, MAX_THREADS = 64, CHUNK = 2 << 20 };
 static const char *const kind_names[KINDS] = {
-    "anon, CPU-written", "anon, O_DIRECT-written", "mmap, cold, populated", "mmap, warm, populated", "mmap, cold 4k, populated",
-    "anon, O_DIRECT, pages", "mmap, cold, pages",
+    "anon, CPU-written",        "anon, O_DIRECT-written", "mmap, cold, populated", "mmap, warm, populated",
+    "mmap, cold 4k, populated", "anon, O_DIRECT, pages",  "mmap, cold, pages",
 };
-static double ratios[KINDS][MAX_ITERATIONS], second_seconds[MAX_ITERATIONS], page_read_seconds[MAX_ITERATIONS];
+static double ratios[KINDS][MAX_ITERATIONS], later_seconds[MAX_ITERATIONS], page_read_seconds[MAX_ITERATIONS];
 static volatile uint64_t sink;
 
 static int by_value(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
+}
+
+static double median_of(double *values, int count)
+{
+    qsort(values, count, sizeof(double), by_value);
+    return count % 2 ? values[count / 2] : (values[count / 2 - 1] + values[count / 2]) / 2;
 }
 
 static double now(void)
@@ -111,13 +120,16 @@ static double sum_seconds(const void *p, size_t bytes)
     return now() - started;
 }
 
-static double first_over_second(const void *p, size_t bytes, double *faster_seconds)
+/* The first pass over the median of three more; the median goes to *later_median when it is not NULL. */
+static double first_over_later(const void *p, size_t bytes, double *later_median)
 {
-    double first = sum_seconds(p, bytes), second = sum_seconds(p, bytes), third = sum_seconds(p, bytes);
-    double faster = second < third ? second : third;
-    if (faster_seconds)
-        *faster_seconds = faster;
-    return first / faster;
+    double first = sum_seconds(p, bytes), later[3];
+    for (int i = 0; i < 3; i++)
+        later[i] = sum_seconds(p, bytes);
+    double median = median_of(later, 3);
+    if (later_median)
+        *later_median = median;
+    return first / median;
 }
 
 /* Reads one byte of every 4 KiB page on this thread; returns the seconds it took. */
@@ -142,11 +154,6 @@ static void read_direct(int direct, char *buffer, size_t bytes)
         }
 }
 
-static double median_of(double *values, int count)
-{
-    qsort(values, count, sizeof(double), by_value);
-    return count % 2 ? values[count / 2] : (values[count / 2 - 1] + values[count / 2]) / 2;
-}
 
 static void *map_file(int fd, size_t bytes, int huge)
 {
@@ -199,8 +206,18 @@ int main(int argc, char **argv)
     {
         if (strcmp(argv[a], "--back") == 0)
             back = 1;
-        else if (strcmp(argv[a], "--threads") == 0 && a + 1 < argc)
-            threads = atoi(argv[++a]);
+        else if (strcmp(argv[a], "--threads") == 0)
+        {
+            char *end = NULL;
+            long value = a + 1 < argc ? strtol(argv[a + 1], &end, 10) : 0;
+            if (a + 1 >= argc || end == argv[a + 1] || *end != '\0' || value < 1 || value > MAX_THREADS)
+            {
+                fprintf(stderr, "first-touch: --threads needs a number from 1 to %d\n", MAX_THREADS);
+                return 2;
+            }
+            threads = (int)value;
+            a++;
+        }
         else if (count < 2)
             positional[count++] = argv[a];
         else
@@ -216,11 +233,6 @@ int main(int argc, char **argv)
     if (iterations < 1 || iterations > MAX_ITERATIONS)
     {
         fprintf(stderr, "first-touch: ITERATIONS must be 1 to %d\n", MAX_ITERATIONS);
-        return 2;
-    }
-    if (threads < 1 || threads > MAX_THREADS)
-    {
-        fprintf(stderr, "first-touch: --threads must be 1 to %d\n", MAX_THREADS);
         return 2;
     }
 
@@ -249,34 +261,34 @@ int main(int argc, char **argv)
         }
         madvise(buffer, bytes, MADV_HUGEPAGE);
         memset(buffer, 1, bytes);
-        ratios[0][i] = first_over_second(buffer, bytes, &second_seconds[i]);
+        ratios[0][i] = first_over_later(buffer, bytes, &later_seconds[i]);
         read_direct(direct, buffer, bytes);
-        ratios[1][i] = first_over_second(buffer, bytes, NULL);
+        ratios[1][i] = first_over_later(buffer, bytes, NULL);
         read_direct(direct, buffer, bytes);
         read_pages(buffer, bytes);
-        ratios[5][i] = first_over_second(buffer, bytes, NULL);
+        ratios[5][i] = first_over_later(buffer, bytes, NULL);
         munmap(buffer, bytes);
 
         posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
         void *m = map_file(fd, bytes, 1);
-        ratios[2][i] = first_over_second(m, bytes, NULL);
+        ratios[2][i] = first_over_later(m, bytes, NULL);
         munmap(m, bytes);
         m = map_file(fd, bytes, 1);
-        ratios[3][i] = first_over_second(m, bytes, NULL);
+        ratios[3][i] = first_over_later(m, bytes, NULL);
         munmap(m, bytes);
         posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
         m = map_file(fd, bytes, 0);
-        ratios[4][i] = first_over_second(m, bytes, NULL);
+        ratios[4][i] = first_over_later(m, bytes, NULL);
         munmap(m, bytes);
         posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
         m = map_file(fd, bytes, 1);
         page_read_seconds[i] = read_pages(m, bytes);
-        ratios[6][i] = first_over_second(m, bytes, NULL);
+        ratios[6][i] = first_over_later(m, bytes, NULL);
         munmap(m, bytes);
     }
 
-    printf("first pass over second, %d iterations, %.2f GiB, %d thread%s:\n", iterations, bytes / 1073741824.0, threads,
-           threads == 1 ? "" : "s");
+    printf("first pass over the median of three later passes, %d iterations, %.2f GiB, %d thread%s:\n", iterations,
+           bytes / 1073741824.0, threads, threads == 1 ? "" : "s");
     for (int k = 0; k < KINDS; k++)
     {
         int over = 0;
@@ -286,7 +298,8 @@ int main(int argc, char **argv)
         printf("  %-26s median %.3fx (%.3fx-%.3fx), over 1.05x in %d of %d\n", kind_names[k], median, ratios[k][0],
                ratios[k][iterations - 1], over, iterations);
     }
-    printf("  a second pass (anon, CPU-written) took %.1f ms; reading a byte of every page of the cold file, %.1f ms (medians)\n",
-           median_of(second_seconds, iterations) * 1e3, median_of(page_read_seconds, iterations) * 1e3);
+    printf("  medians: a later pass over the CPU-written memory %.1f ms; reading a byte of every page of the cold file"
+           " (one thread) %.1f ms\n",
+           median_of(later_seconds, iterations) * 1e3, median_of(page_read_seconds, iterations) * 1e3);
     return 0;
 }

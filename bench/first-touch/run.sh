@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# How much slower a first pass over memory runs than a second, with nothing of the library in it (first-touch.c says
-# what each kind of memory is): the floor under any row's "x warm" on this machine. Builds first-touch.c with cc,
+# How much slower a first pass over memory runs than later ones, with nothing of the library in it (first-touch.c says
+# what each kind of memory is): what any row's "x warm" is up against on this machine. Builds first-touch.c with cc,
 # runs it on FILE (default: a 1 GiB file of random bytes it makes once under $TMPDIR) on one thread and on two (the
 # bench's first request runs on two), as the machine is; then, as root on a VM that reports free pages to its host,
 # both again with reporting suspended (page_reporting_order 11) after faulting in and freeing the free memory,
