@@ -5,7 +5,7 @@ namespace Sharpi.Prefault;
 /// <summary>
 /// Forwards sweep progress to the caller's <see cref="IProgress{T}"/> at most ten times a second (and always the
 /// final figure). Called only from the sweep's calling thread. A callback that throws is reported once and dropped:
-/// a progress bar must never break a load. The clock is a <see cref="TimeProvider"/> (the system's unless a test gives
+/// a progress bar must never break a load (nor the logger that reports it: a throw from either stays here). The clock is a <see cref="TimeProvider"/> (the system's unless a test gives
 /// one), so the once-a-tenth-of-a-second rule is tested by counting reports, not by timing them.
 /// </summary>
 internal sealed class ProgressReporter(IProgress<PrefaultProgress> progress, long total, string label, ILogger log, TimeProvider? time = null)
@@ -40,7 +40,15 @@ internal sealed class ProgressReporter(IProgress<PrefaultProgress> progress, lon
 #pragma warning restore CA1031
         {
             _broken = true;
-            Log.ProgressFailed(log, label, ex);
+            try
+            {
+                Log.ProgressFailed(log, label, ex);
+            }
+#pragma warning disable CA1031 // The caller's logger threw too: leaving here would leave the sweep with its helpers still running.
+            catch (Exception)
+#pragma warning restore CA1031
+            {
+            }
         }
     }
 }

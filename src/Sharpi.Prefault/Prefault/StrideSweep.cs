@@ -1,3 +1,5 @@
+using System.Runtime.ExceptionServices;
+
 namespace Sharpi.Prefault;
 
 /// <summary>
@@ -28,6 +30,8 @@ internal sealed class StrideSweep
     private long _bytesDone;
     private long _chunksSwept;  // chunks whose sweep returned
     private long _readAheadEnd; // chunks below it were read ahead (ExecuteBehindReadAhead)
+    private volatile bool _stopped; // a thread failed: no thread takes another chunk
+    private ExceptionDispatchInfo? _helperFailure; // the first exception a helper thread threw, rethrown on the calling thread
 
     /// <param name="regions">The regions, in the order they should become resident.</param>
     /// <param name="chunkSize">Bytes per chunk (whole pages).</param>
@@ -90,40 +94,45 @@ internal sealed class StrideSweep
     /// nothing touches the regions after this returns; cancelled, it starts no further thread. With
     /// <paramref name="helpersOnDemand"/> (nothing left to read: only page tables to fill) the calling thread starts
     /// alone and starts the others only once it has swept for <see cref="HelpersAfter"/> past its first chunk with chunks left.
+    /// A thread that throws (a defect, not a failed page: those are the mechanism's to record) stops the others after
+    /// their chunks in flight; the exception leaves here, on the calling thread, once every thread has stopped, never
+    /// on a helper thread, where it would end the process.
     /// </summary>
     /// <returns>The number of threads that swept.</returns>
     internal int Execute(int maxThreads, ThreadPriority priority, ProgressReporter? progress, bool helpersOnDemand = false)
     {
         int threads = (int)Math.Clamp(Math.Min(Math.Min(maxThreads, MaxThreads), ChunkCount), 1, int.MaxValue);
         var helpers = new List<Thread>(threads - 1);
-        if (!helpersOnDemand)
+        bool swept = false;
+        try
         {
-            StartHelpers(threads - 1, priority, helpers);
-        }
-        else if (threads > 1 && SweepNext(progress))
-        {
-            // Timed from the end of the first chunk, which pays what runs once (compiling the sweep, the first page tables).
-            long started = _clock.GetTimestamp();
-            while (SweepNext(progress))
+            if (!helpersOnDemand)
             {
-                if (_clock.GetElapsedTime(started) >= HelpersAfter)
+                StartHelpers(threads - 1, priority, helpers);
+            }
+            else if (threads > 1 && SweepNext(progress))
+            {
+                // Timed from the end of the first chunk, which pays what runs once (compiling the sweep, the first page tables).
+                long started = _clock.GetTimestamp();
+                while (SweepNext(progress))
                 {
-                    StartHelpers((int)Math.Min(threads - 1, ChunksLeft), priority, helpers);
-                    break;
+                    if (_clock.GetElapsedTime(started) >= HelpersAfter)
+                    {
+                        StartHelpers((int)Math.Min(threads - 1, ChunksLeft), priority, helpers);
+                        break;
+                    }
                 }
             }
-        }
 
-        Work(progress);
-        foreach (Thread helper in helpers)
+            Work(progress);
+            swept = true;
+        }
+        finally
         {
-            // The calling thread keeps reporting progress while the others finish their last chunks.
-            while (!helper.Join(100))
-            {
-                progress?.Report(BytesDone);
-            }
+            JoinAll(helpers, swept ? progress : null);
         }
 
+        _helperFailure?.Throw();
         progress?.Complete(BytesDone);
         return helpers.Count + 1;
     }
@@ -143,41 +152,62 @@ internal sealed class StrideSweep
         long aheadChunks = Math.Max(1, aheadBytes / _chunkSize);
         long nextRead = 0;
         List<Thread>? started = null;
-        while (!_token.IsCancellationRequested)
+        bool swept = false;
+        try
         {
-            // Chunks a thread took already are read by that thread: never read behind the sweep.
-            nextRead = Math.Max(nextRead, Volatile.Read(ref _nextChunk) + 1);
-            if (nextRead < ChunkCount && nextRead - Volatile.Read(ref _chunksSwept) < aheadChunks)
+            while (!_token.IsCancellationRequested && !_stopped)
             {
-                (int region, nint start, nint end) = ChunkRange(nextRead);
-                _chunks.ReadAhead(region, start, end);
-                Volatile.Write(ref _readAheadEnd, ++nextRead);
-            }
-            else if (!SweepNext(progress))
-            {
-                break;
+                // Chunks a thread took already are read by that thread: never read behind the sweep.
+                nextRead = Math.Max(nextRead, Volatile.Read(ref _nextChunk) + 1);
+                if (nextRead < ChunkCount && nextRead - Volatile.Read(ref _chunksSwept) < aheadChunks)
+                {
+                    (int region, nint start, nint end) = ChunkRange(nextRead);
+                    _chunks.ReadAhead(region, start, end);
+                    Volatile.Write(ref _readAheadEnd, ++nextRead);
+                }
+                else if (!SweepNext(progress))
+                {
+                    break;
+                }
+
+                // The helpers start once the first chunk is asked for, so none of them reads one at its own priority.
+                if (started is null)
+                {
+                    started = new List<Thread>(helpers);
+                    StartHelpers((int)Math.Clamp(Math.Min(Math.Min(helpers, MaxThreads - 1), ChunkCount - 1), 0, int.MaxValue), helperPriority, started);
+                }
             }
 
-            // The helpers start once the first chunk is asked for, so none of them reads one at its own priority.
-            if (started is null)
-            {
-                started = new List<Thread>(helpers);
-                StartHelpers((int)Math.Clamp(Math.Min(Math.Min(helpers, MaxThreads - 1), ChunkCount - 1), 0, int.MaxValue), helperPriority, started);
-            }
+            swept = true;
+        }
+        finally
+        {
+            JoinAll(started ??= [], swept ? progress : null);
         }
 
-        started ??= [];
-        foreach (Thread helper in started)
+        _helperFailure?.Throw();
+        progress?.Complete(BytesDone);
+        return started.Count + 1;
+    }
+
+    /// <summary>
+    /// Waits for every helper to stop. The calling thread keeps reporting progress meanwhile (<paramref name="progress"/>
+    /// null: it threw, and only stops the others: after their chunks in flight, they take no other).
+    /// </summary>
+    private void JoinAll(List<Thread> helpers, ProgressReporter? progress)
+    {
+        if (progress is null)
         {
-            // The calling thread keeps reporting progress while the others finish their last chunks.
+            _stopped = true;
+        }
+
+        foreach (Thread helper in helpers)
+        {
             while (!helper.Join(100))
             {
                 progress?.Report(BytesDone);
             }
         }
-
-        progress?.Complete(BytesDone);
-        return started.Count + 1;
     }
 
     /// <summary>Chunks not yet handed out.</summary>
@@ -189,8 +219,18 @@ internal sealed class StrideSweep
         {
             var helper = new Thread(() =>
             {
-                WorkerPriority.ApplyToCurrentThread(priority);
-                Work(null);
+                try
+                {
+                    WorkerPriority.ApplyToCurrentThread(priority);
+                    Work(null);
+                }
+#pragma warning disable CA1031 // An exception that leaves a helper thread ends the process: the calling thread rethrows it.
+                catch (Exception ex)
+#pragma warning restore CA1031
+                {
+                    Interlocked.CompareExchange(ref _helperFailure, ExceptionDispatchInfo.Capture(ex), null);
+                    _stopped = true;
+                }
             }, maxStackSize: 256 * 1024)
             {
                 IsBackground = true,
@@ -222,7 +262,7 @@ internal sealed class StrideSweep
     private bool SweepNext(ProgressReporter? progress)
     {
         long chunk;
-        if (_token.IsCancellationRequested || (chunk = Interlocked.Increment(ref _nextChunk)) >= ChunkCount)
+        if (_token.IsCancellationRequested || _stopped || (chunk = Interlocked.Increment(ref _nextChunk)) >= ChunkCount)
         {
             return false;
         }

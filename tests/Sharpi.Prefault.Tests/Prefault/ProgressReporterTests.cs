@@ -58,9 +58,41 @@ public sealed class ProgressReporterTests
         Assert.Equal([100, 300], reports);
     }
 
+    [Fact]
+    public void Report_WhenTheCallbackAndThenTheLoggerThrow_ThrowsNothing_AndDropsTheCallback()
+    {
+        var clock = new ManualClock();
+        int calls = 0;
+        var reporter = new ProgressReporter(new CallbackProgress(_ =>
+        {
+            calls++;
+            throw new InvalidOperationException("the progress bar failed");
+        }), Total, "p", new ThrowingLogger(), clock);
+
+        // The logger's throw, reporting the callback's, must not leave the reporter either: it would leave the sweep's
+        // calling thread with its helpers still running.
+        reporter.Report(1);
+        clock.Advance(ManualClock.TicksPerSecond);
+        reporter.Report(2);
+        reporter.Complete(Total);
+
+        Assert.Equal(1, calls);
+    }
+
     /// <summary>A reporter over <see cref="Total"/> bytes that sends its figures to <paramref name="reports"/>, on <paramref name="clock"/>.</summary>
     private static ProgressReporter Reporter(ManualClock clock, List<long> reports)
         => new(new CallbackProgress(p => reports.Add(p.BytesDone)), Total, "p", NullLogger.Instance, clock);
+
+    private sealed class ThrowingLogger : Microsoft.Extensions.Logging.ILogger
+    {
+        public IDisposable? BeginScope<TState>(TState state)
+            where TState : notnull => null;
+
+        public bool IsEnabled(Microsoft.Extensions.Logging.LogLevel logLevel) => true;
+
+        public void Log<TState>(Microsoft.Extensions.Logging.LogLevel logLevel, Microsoft.Extensions.Logging.EventId eventId, TState state, Exception? exception,
+            Func<TState, Exception?, string> formatter) => throw new InvalidOperationException("the logging provider failed");
+    }
 
     /// <summary>A clock that moves only when the test says (1,000 ticks a second).</summary>
     private sealed class ManualClock : TimeProvider

@@ -291,8 +291,81 @@ public sealed class StrideSweepTests
         }
     }
 
+    [Theory]
+    [InlineData(false, false)]
+    [InlineData(false, true)]
+    [InlineData(true, false)]
+    [InlineData(true, true)]
+    public void AThreadThatThrows_StopsTheOthers_AndTheExceptionLeavesOnTheCallingThread_OnceNoChunkIsInFlight(bool helperThrows, bool behindReadAhead)
+    {
+        // Many one-page chunks that each take a moment, so the other threads are mid-chunk when one throws.
+        MergedRegion[] regions = [new((nint)0x1000_0000, (nint)0x1000_0000 + (400 * Page), "many chunks", 0)];
+        int caller = Environment.CurrentManagedThreadId;
+        var chunks = new ThrowingChunks(thrower: threadId => helperThrows ? threadId != caller : threadId == caller);
+        var sweep = new StrideSweep(regions, Page, chunks, regionDone: null, CancellationToken.None);
+
+        var thrown = Assert.Throws<InvalidOperationException>(() =>
+        {
+            if (behindReadAhead)
+            {
+                sweep.ExecuteBehindReadAhead(helpers: 4, ThreadPriority.Normal, aheadBytes: Page, progress: null);
+            }
+            else
+            {
+                sweep.Execute(4, ThreadPriority.Normal, progress: null);
+            }
+        });
+
+        Assert.Equal(ThrowingChunks.Message, thrown.Message);
+        Assert.Equal(0, chunks.InFlight); // every thread had stopped when the exception left
+        int sweptWhenThrown = chunks.Started;
+        Thread.Sleep(50);
+        Assert.Equal(sweptWhenThrown, chunks.Started); // and none takes a chunk after it
+        Assert.True(sweptWhenThrown < 400, $"the others swept on to the end ({sweptWhenThrown} chunks) instead of stopping");
+    }
+
     /// <summary>One ReadAhead call: the chunk, the thread, when (in the recorder's sequence), and how many chunks had returned by then.</summary>
     private sealed record ReadAheadCall(int Region, nint Start, nint End, int Thread, long Sequence, int ReturnedBefore);
+
+    /// <summary>A mechanism whose chunks take a millisecond each, and whose <c>thrower</c> thread throws at its third chunk.</summary>
+    private sealed class ThrowingChunks(Func<int, bool> thrower) : IChunkSweep
+    {
+        internal const string Message = "a defect in the sweep";
+        private readonly ConcurrentDictionary<int, int> _perThread = new();
+        private int _inFlight;
+        private int _started;
+        private int _thrown;
+
+        internal int InFlight => Volatile.Read(ref _inFlight);
+
+        internal int Started => Volatile.Read(ref _started);
+
+        public long SweepChunk(int region, nint start, nint end, bool readAhead)
+        {
+            Interlocked.Increment(ref _started);
+            Interlocked.Increment(ref _inFlight);
+            try
+            {
+                int thread = Environment.CurrentManagedThreadId;
+                int count = _perThread.AddOrUpdate(thread, 1, static (_, n) => n + 1);
+                if (thrower(thread) && count == 3 && Interlocked.Exchange(ref _thrown, 1) == 0)
+                {
+                    throw new InvalidOperationException(Message);
+                }
+
+                Thread.Sleep(1);
+                return end - start;
+            }
+            finally
+            {
+                Interlocked.Decrement(ref _inFlight);
+            }
+        }
+
+        public void ReadAhead(int region, nint start, nint end)
+        {
+        }
+    }
 
     /// <summary>A mechanism that records each chunk it is given (and by which thread) and reads nothing.</summary>
     private sealed class RecordingChunks(int regions = 3) : IChunkSweep
