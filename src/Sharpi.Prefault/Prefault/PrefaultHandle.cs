@@ -68,7 +68,8 @@ public sealed class PrefaultHandle : IDisposable, IAsyncDisposable
     /// Completes when the sweep is done with region <paramref name="regionIndex"/> (its index in the list given to
     /// Start): its pages are resident, or the run will not bring them in (the kill switch or the RAM budget left it
     /// out, it is not mapped, a chunk of it failed, or the sweep was cancelled; <see cref="Completion"/> says which).
-    /// Regions finish roughly in the order given, so an engine can start its first layer while later ones load.
+    /// Regions finish roughly in the order given, so an engine can start its first layer while later ones load (regions
+    /// that overlap are swept as one range: each of them is ready when that range is).
     /// Never faults. A <see cref="Task"/>, like <see cref="Completion"/>: one completion that many may await or combine.
     /// </summary>
     /// <exception cref="ArgumentOutOfRangeException"><paramref name="regionIndex"/> is not an index of the regions given to Start.</exception>
@@ -99,45 +100,55 @@ public sealed class PrefaultHandle : IDisposable, IAsyncDisposable
     /// <summary>The handle's own cancellation source, for the tests that check nothing outside the handle keeps it.</summary>
     internal CancellationTokenSource CancellationSource => _cancel;
 
-    /// <summary>Cancels the sweep and blocks until its threads have stopped.</summary>
+    /// <summary>
+    /// Cancels the sweep and blocks until its threads have stopped. Every call waits, not only the first: a second
+    /// <c>Dispose</c> on another thread (a shutdown path beside the engine's own) returns only once nothing touches
+    /// the regions either.
+    /// </summary>
     public void Dispose()
     {
-        if (Interlocked.Exchange(ref _disposed, 1) != 0)
+        bool first = Interlocked.Exchange(ref _disposed, 1) == 0;
+        if (first)
         {
-            return;
+            _cancel.Cancel();
         }
 
-        _cancel.Cancel();
         if (Thread.CurrentThread == _thread && !_completion.Task.IsCompleted) // (after an inline sweep, the caller's own thread)
         {
             // Called from inside the sweep (a synchronous progress callback): waiting would wait on this very thread.
             // The sweep stops at the next chunk boundary once the callback returns; Sweep disposes the token source.
-            _disposedBySweep = true;
+            _disposedBySweep |= first;
             return;
         }
 
         _completion.Task.GetAwaiter().GetResult();
-        _cancel.Dispose();
+        if (first)
+        {
+            _cancel.Dispose();
+        }
     }
 
-    /// <summary>Cancels the sweep and completes when its threads have stopped.</summary>
+    /// <summary>Cancels the sweep and completes when its threads have stopped; every call waits, as <see cref="Dispose"/>.</summary>
     public async ValueTask DisposeAsync()
     {
-        if (Interlocked.Exchange(ref _disposed, 1) != 0)
+        bool first = Interlocked.Exchange(ref _disposed, 1) == 0;
+        bool onSweepThread = Thread.CurrentThread == _thread && !_completion.Task.IsCompleted; // before the await, which may resume elsewhere
+        if (first)
         {
-            return;
+            await _cancel.CancelAsync().ConfigureAwait(false);
         }
 
-        bool onSweepThread = Thread.CurrentThread == _thread && !_completion.Task.IsCompleted; // before the await, which may resume elsewhere
-        await _cancel.CancelAsync().ConfigureAwait(false);
         if (onSweepThread)
         {
-            _disposedBySweep = true; // see Dispose
+            _disposedBySweep |= first; // see Dispose
             return;
         }
 
         await _completion.Task.ConfigureAwait(false);
-        _cancel.Dispose();
+        if (first)
+        {
+            _cancel.Dispose();
+        }
     }
 
     private void Sweep(PrefaultRegion[] regions, PrefaultOptions options, SweepThreads threads)

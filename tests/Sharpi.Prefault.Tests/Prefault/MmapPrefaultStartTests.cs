@@ -205,6 +205,50 @@ public sealed class MmapPrefaultStartTests
         Assert.Equal(file.Length - result.Bytes, result.BytesSkipped);
     }
 
+    [LinuxTheory]
+    [InlineData(false)]
+    [InlineData(true)]
+    public async Task ASecondDispose_OnAnotherThread_WaitsForTheSweepToo(bool async)
+    {
+        using TestFile file = TestFile.Create(32 * MiB);
+        using MappedFile map = file.Map();
+        using var sweeping = new ManualResetEventSlim();
+        using var release = new ManualResetEventSlim();
+        // The first report holds the sweep until released, so both Dispose calls surely land mid-sweep.
+        var progress = new CallbackProgress(_ =>
+        {
+            sweeping.Set();
+            release.Wait(TimeSpan.FromSeconds(30));
+        });
+
+        PrefaultHandle handle = MmapPrefault.Start([map.Region()], PrefaultOptions.Default with { Progress = progress, ChunkSize = MiB, MaxDegreeOfParallelism = 1 });
+        Assert.True(sweeping.Wait(TimeSpan.FromSeconds(30)));
+        Task first = Task.Run(handle.Dispose);
+        Assert.True(SpinWait.SpinUntil(() => handle.CancellationSource.IsCancellationRequested, TimeSpan.FromSeconds(30)), "the first Dispose never cancelled");
+
+        // The second call, from another thread, must not return while the sweep still runs (a shutdown path that
+        // unmaps the model after it would pull the regions from under the sweep).
+        Task<bool> second = Task.Run(async () =>
+        {
+            if (async)
+            {
+                await handle.DisposeAsync();
+            }
+            else
+            {
+                handle.Dispose();
+            }
+
+            return handle.Completion.IsCompleted;
+        });
+        Assert.False(second.Wait(TimeSpan.FromMilliseconds(300)), "the second Dispose returned while the sweep was held mid-chunk");
+        release.Set();
+
+        Assert.True(await second.WaitAsync(TimeSpan.FromSeconds(30)), "the second Dispose returned before the sweep completed");
+        await first.WaitAsync(TimeSpan.FromSeconds(30));
+        Assert.True(handle.Completion.Result.IsCanceled, handle.Completion.Result.Reason);
+    }
+
     [LinuxFact]
     public async Task WaitAsync_WithATimeoutThatPasses_Throws_AndTheSweepGoesOn()
     {
