@@ -11,9 +11,17 @@ public static partial class MmapPrefault
     /// already resident, applies the RAM-fit gate (see <see cref="Decide"/>), then populates (Linux 5.14+) or hints
     /// and touches every page on parallel threads. Returns when the sweep is done, cancelled or skipped.
     /// </summary>
-    /// <param name="regions">The regions an engine will read, hot ones first (a partial prefault keeps that order).</param>
+    /// <param name="regions">
+    /// The regions an engine will read, hot ones first (a partial prefault keeps that order). Regions that overlap are
+    /// merged into one range, which takes the place of the one listed first and is swept from its lowest address:
+    /// give a hot part and, later, the whole file that holds it, and the whole file is swept in address order (list
+    /// the cold parts as regions of their own to keep the hot part first).
+    /// </param>
     /// <param name="options">Settings; <see cref="PrefaultOptions.Default"/> when null.</param>
-    /// <param name="cancellationToken">Stops the sweep between chunks; the result then has <see cref="PrefaultResult.IsCanceled"/> set. Never throws.</param>
+    /// <param name="cancellationToken">
+    /// Stops the sweep between chunks; the result then has <see cref="PrefaultResult.IsCanceled"/> set. Cancelled before
+    /// the sweep began, nothing is advised, hinted or swept. Never throws.
+    /// </param>
     /// <returns>What ran and what it covered. Failures of a hint or a sweep are reported there, never thrown.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="regions"/> is null.</exception>
     /// <exception cref="ArgumentOutOfRangeException">A region has a negative length or runs past the address space.</exception>
@@ -50,6 +58,12 @@ public static partial class MmapPrefault
             return Finish(run, off, plan: null, sweep: default);
         }
 
+        // A token cancelled already (a Dispose right after Start) stops the run before it measures, advises or hints.
+        if (cancellationToken.IsCancellationRequested)
+        {
+            return Finish(run, CancelledBeforeTheSweep, plan: null, sweep: CancelledBefore);
+        }
+
         // 2. Merge: overlapping and duplicate regions count once, in the caller's order.
         //    Start's readiness records each region's merged range here, once.
         MergedRegion[] merged = readiness?.Merge(regions) ?? RegionSet.Merge(regions);
@@ -75,6 +89,11 @@ public static partial class MmapPrefault
         }
 
         PrefaultPlan work = decision.IsPartial ? plan.WithinBudget(decision.BudgetBytes) : plan;
+        if (cancellationToken.IsCancellationRequested)
+        {
+            // Cancelled while the plan was measured: no huge-page advice, hint or sweep on the engine's mappings.
+            return Finish(run, CancelledBeforeTheSweep, plan, sweep: CancelledBefore);
+        }
 
         // 5. The mechanism, decided in one step (the method, the hint before it, populate and the touch after it, how
         //    the file bytes under each mapping come in), then the sweep; its staging views are unmapped once it is done.
@@ -114,6 +133,11 @@ public static partial class MmapPrefault
         long BytesUnknownAfter = 0, string ReadAhead = "");
 
     private static RamGateDecision NothingToDo(string reason) => new(false, false, 0, reason);
+
+    /// <summary>The run's token was cancelled before its sweep began: nothing ran, and the result says it was cancelled.</summary>
+    private static readonly RamGateDecision CancelledBeforeTheSweep = NothingToDo("cancelled before the sweep began");
+
+    private static readonly SweepOutcome CancelledBefore = new(PrefaultMethod.None, 0, 0, IsCanceled: true);
 
     /// <summary>The memory figures, read only when the RAM-fit gate will look at them.</summary>
     private static MemoryFigures MemoryFor(PrefaultMode mode, RamGate gate) =>
@@ -194,7 +218,7 @@ public static partial class MmapPrefault
     /// <summary>The decision's reason, after what cut the run short (cancellation) and before what it left unread as nothing to read (holes).</summary>
     private static string ReasonOf(RamGateDecision decision, PrefaultPlan? plan, SweepOutcome sweep)
     {
-        string reason = sweep.IsCanceled ? $"cancelled after {Sizes.Format(sweep.Bytes)}; {decision.Reason}" : decision.Reason;
+        string reason = sweep.IsCanceled && sweep.Method != PrefaultMethod.None ? $"cancelled after {Sizes.Format(sweep.Bytes)}; {decision.Reason}" : decision.Reason;
         return plan is { BytesInHoles: > 0 } && plan.Regions.Length > 0
             ? $"{reason}; {Sizes.Format(plan.BytesInHoles)} of holes in sparse files left unread (they read as zeros)"
             : reason;

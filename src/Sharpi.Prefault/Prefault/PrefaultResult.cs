@@ -70,7 +70,10 @@ public sealed record PrefaultResult
     /// <summary>The regions (or parts) that failed; the rest still ran.</summary>
     public IReadOnlyList<RegionFailure> Failures { get; internal init; } = [];
 
-    /// <summary>True when the run's cancellation token stopped the sweep early.</summary>
+    /// <summary>
+    /// True when the run's cancellation token stopped the sweep early, or stopped the run before its sweep began
+    /// (then <see cref="HasRun"/> is false: nothing was advised, hinted or swept).
+    /// </summary>
     public bool IsCanceled { get; internal init; }
 
     /// <summary>Number of regions after merging.</summary>
@@ -96,7 +99,7 @@ public sealed record PrefaultResult
 
     /// <summary>
     /// Threads that swept, the calling one included: 1 where everything was resident and filling the page tables was
-    /// quick, so no thread was started.
+    /// quick, so no thread was started; 0 where no sweep ran (skipped, a hint alone, or cancelled before it began).
     /// </summary>
     public int Threads { get; internal init; }
 }

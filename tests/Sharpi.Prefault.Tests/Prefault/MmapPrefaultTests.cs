@@ -147,8 +147,28 @@ public sealed class MmapPrefaultTests
         PrefaultResult result = MmapPrefault.Run([map.Region()], cancellationToken: new CancellationToken(canceled: true));
 
         Assert.True(result.IsCanceled);
+        Assert.False(result.HasRun, result.Reason);
         Assert.Equal(0, result.Bytes);
         Assert.True(map.ResidentPercent() < 1);
+        Assert.DoesNotContain("hg", Sharpi.Prefault.Tests.Platform.HugePageAdviceTests.VmFlags(map.Region().Address)); // nor advised
+    }
+
+    [LinuxFact]
+    public void Run_HintOnly_WithAnAlreadyCancelledToken_HintsNothing_AndSaysItWasCancelled()
+    {
+        using TestFile file = TestFile.Create(16 * MiB);
+        file.Evict();
+        using MappedFile map = file.Map();
+
+        PrefaultResult result = MmapPrefault.Run([map.Region()], PrefaultOptions.Default with { Strategy = PrefaultStrategy.HintOnly },
+            new CancellationToken(canceled: true));
+
+        Assert.True(result.IsCanceled, result.Reason);
+        Assert.False(result.HasRun, result.Reason);
+        Assert.Equal(PrefaultMethod.None, result.Method);
+        Assert.Contains("cancelled before the sweep began", result.Reason, StringComparison.Ordinal);
+        Thread.Sleep(200); // a WILLNEED hint reads asynchronously: give it the time to show
+        Assert.True(map.ResidentPercent() < 1, $"{map.ResidentPercent()}% resident: something was hinted");
     }
 
     [LinuxFact]
