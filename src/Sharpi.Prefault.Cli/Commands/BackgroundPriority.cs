@@ -27,7 +27,6 @@ internal static class BackgroundPriority
         }
 
         var refused = new List<string>();
-        int tid = WorkerPriority.CurrentThreadId();
         if (!WorkerPriority.TrySetNice(Nice, out int errno))
         {
             refused.Add($"nice {Nice}: {Marshal.GetPInvokeErrorMessage(errno)}");
@@ -39,7 +38,7 @@ internal static class BackgroundPriority
         {
             refused.Add($"I/O priority: no ioprio_set number known for {RuntimeInformation.ProcessArchitecture}");
         }
-        else if (Interop.Libc.SyscallIoprioSet(syscall, Interop.Libc.IOPRIO_WHO_PROCESS, tid, ioprio) != 0)
+        else if (Interop.Libc.SyscallIoprioSet(syscall, Interop.Libc.IOPRIO_WHO_PROCESS, 0, ioprio) != 0)
         {
             refused.Add($"best-effort I/O level {IoLevel}: {Marshal.GetPInvokeErrorMessage(Marshal.GetLastPInvokeError())}");
         }

@@ -329,14 +329,23 @@ internal sealed unsafe class FileCacheProbe : IDisposable
     private static bool MayWrite(SafeFileHandle handle, string path)
     {
         uint euid = Interop.Libc.Geteuid();
-        Interop.Libc.StatxBuffer stat;
-        if (euid == 0
-            || (Interop.Libc.Statx(handle, string.Empty, Interop.LinuxConstants.AT_EMPTY_PATH, Interop.LinuxConstants.STATX_UID, &stat) == 0 && stat.Uid == euid))
-        {
-            return true;
-        }
+        return euid == 0 || OwnedBy(handle, euid)
+            || Interop.Libc.Faccessat(Interop.LinuxConstants.AT_FDCWD, path, Interop.LinuxConstants.W_OK, Interop.LinuxConstants.AT_EACCESS) == 0;
+    }
 
-        return Interop.Libc.Faccessat(Interop.LinuxConstants.AT_FDCWD, path, Interop.LinuxConstants.W_OK, Interop.LinuxConstants.AT_EACCESS) == 0;
+    /// <summary>Whether <paramref name="euid"/> owns the file; false where statx cannot tell (a C library without it: glibc before 2.28, musl before 1.2.5).</summary>
+    [SupportedOSPlatform("linux")]
+    private static bool OwnedBy(SafeFileHandle handle, uint euid)
+    {
+        try
+        {
+            Interop.Libc.StatxBuffer stat;
+            return Interop.Libc.Statx(handle, string.Empty, Interop.LinuxConstants.AT_EMPTY_PATH, Interop.LinuxConstants.STATX_UID, &stat) == 0 && stat.Uid == euid;
+        }
+        catch (EntryPointNotFoundException)
+        {
+            return false;
+        }
     }
 
     /// <summary>

@@ -6,8 +6,10 @@ namespace Sharpi.Prefault;
 /// <summary>
 /// Gives a sweep thread the priority its caller asked for. <see cref="Thread.Priority"/> does nothing on Linux for
 /// an unprivileged process (the thread's nice value stays 0), so a below-normal priority also raises the thread's own
-/// nice value there with <c>setpriority(PRIO_PROCESS, tid)</c>, which needs no privilege (and cannot be undone without
-/// it: a thread that yields keeps yielding until it ends). Which thread gets which priority is <see cref="SweepThreads"/>'s.
+/// nice value there with <c>setpriority(PRIO_PROCESS, 0)</c>, which on Linux sets the calling thread's alone (the nice
+/// value is a thread's there) and needs no privilege (and cannot be undone without it: a thread that yields keeps
+/// yielding until it ends). No <c>gettid</c>: glibc has had it only since 2.30, and a missing symbol would throw on a
+/// sweep thread (RHEL 8 ships 2.28). Which thread gets which priority is <see cref="SweepThreads"/>'s.
 /// </summary>
 /// <remarks>
 /// The workers keep the default I/O priority: a lower one (<c>ioprio_set</c>, idle class or best-effort 7) did not
@@ -33,22 +35,29 @@ internal static class WorkerPriority
             return;
         }
 
-        Thread.CurrentThread.Priority = priority;
-        if (OperatingSystem.IsLinux() && priority < ThreadPriority.Normal)
+        try
         {
-            _ = TrySetNice(priority == ThreadPriority.Lowest ? LowestNice : BelowNormalNice, out _); // a refusal is not an error: the sweep runs at the normal priority
+            Thread.CurrentThread.Priority = priority;
+            if (OperatingSystem.IsLinux() && priority < ThreadPriority.Normal)
+            {
+                _ = TrySetNice(priority == ThreadPriority.Lowest ? LowestNice : BelowNormalNice, out _); // a refusal is not an error: the sweep runs at the normal priority
+            }
+        }
+#pragma warning disable CA1031 // A priority is a wish: whatever refuses it (a platform, a missing C library symbol), the sweep runs as it is.
+        catch (Exception)
+#pragma warning restore CA1031
+        {
         }
     }
 
-    /// <summary>The calling thread's kernel id (gettid).</summary>
-    [SupportedOSPlatform("linux")]
-    internal static int CurrentThreadId() => Interop.Libc.Gettid();
-
-    /// <summary>Sets the calling thread's nice value (<c>setpriority(PRIO_PROCESS, tid)</c>); false with the errno when refused.</summary>
+    /// <summary>
+    /// Sets the calling thread's nice value (<c>setpriority(PRIO_PROCESS, 0)</c>: on Linux, the calling thread's own);
+    /// false with the errno when refused.
+    /// </summary>
     [SupportedOSPlatform("linux")]
     internal static bool TrySetNice(int nice, out int errno)
     {
-        bool set = Interop.Libc.Setpriority(Interop.Libc.PRIO_PROCESS, (uint)Interop.Libc.Gettid(), nice) == 0;
+        bool set = Interop.Libc.Setpriority(Interop.Libc.PRIO_PROCESS, 0, nice) == 0;
         errno = set ? 0 : Marshal.GetLastPInvokeError();
         return set;
     }

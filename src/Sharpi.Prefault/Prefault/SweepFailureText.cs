@@ -82,7 +82,9 @@ internal static class SweepFailureText
             return null;
         }
 
-        using SafeFileHandle handle = Interop.Libc.Open(directory, Interop.LinuxConstants.O_RDONLY | Interop.LinuxConstants.O_CLOEXEC, 0);
+        // O_NONBLOCK: a FIFO renamed over the directory since the stat above would otherwise block the open (and the
+        // run) until a writer came.
+        using SafeFileHandle handle = Interop.Libc.Open(directory, Interop.LinuxConstants.O_RDONLY | Interop.LinuxConstants.O_CLOEXEC | Interop.LinuxConstants.O_NONBLOCK, 0);
         return !handle.IsInvalid && IsFull(handle)
             ? $"no space left on the file system of '{directory}' (it is full): a hole of the deleted file '{path}' had no page to be given "
                 + "(or the page is past the file's end: a deleted file's length cannot be asked)"
