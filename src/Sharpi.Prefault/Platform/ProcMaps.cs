@@ -102,6 +102,9 @@ internal static partial class ProcMaps
         return entries.ToArray();
     }
 
+    private static string UnescapePath(ReadOnlySpan<char> path) =>
+        path.Contains(@"\012", StringComparison.Ordinal) ? path.ToString().Replace(@"\012", "\n", StringComparison.Ordinal) : path.ToString();
+
     // "7f12a000-7f12b000 r--s 00001000 fd:01 1234567                    /path/to/file with spaces"
     private static bool TryParseLine(ReadOnlySpan<char> line, out ProcMapEntry entry)
     {
@@ -134,8 +137,10 @@ internal static partial class ProcMaps
             ? ((ulong)major << 32) | minor
             : 0;
 
-        // The path is everything after the inode field, spaces included.
-        string path = count >= 6 ? line[fields[5].Start..].Trim().ToString() : string.Empty;
+        // The path is everything after the inode field, spaces included (a name may end in one), with the one escape
+        // the kernel writes: a newline in a name as "\012". (A name holding those four characters reads as a newline:
+        // the file is then not found, or found and told apart by its inode, never mistaken for another.)
+        string path = count >= 6 ? UnescapePath(line[fields[5].Start..]) : string.Empty;
         entry = new ProcMapEntry((nint)start, (nint)end, perms[0] == 'r', perms[1] == 'w', perms[3] == 's', offset, inode, path, device);
         return true;
     }

@@ -20,4 +20,28 @@ public sealed class ProcMapsTests
         Assert.True(all.Length > some.Length);
         Assert.Contains(mapping, all);
     }
+
+    [LinuxTheory]
+    [InlineData("ends in a space ")]
+    [InlineData("two  spaces and a\nnewline")]
+    public void ReadSelf_GivesTheMappedFilesNameAsItIs(string name)
+    {
+        string directory = Directory.CreateTempSubdirectory("sharpi-maps-").FullName;
+        string path = System.IO.Path.Combine(directory, name);
+        try
+        {
+            File.WriteAllBytes(path, new byte[64 * 1024]);
+            using MappedFile map = MappedFile.ReadOnly(path);
+            PrefaultRegion region = map.Region();
+
+            ProcMapEntry mapping = Assert.Single(ProcMaps.ReadSelf(region.Address, region.End));
+
+            Assert.Equal(path, mapping.Path); // not trimmed, and the kernel's "\012" read back as the newline it stands for
+            Assert.False(mapping.IsDeleted);
+        }
+        finally
+        {
+            Directory.Delete(directory, recursive: true);
+        }
+    }
 }
