@@ -68,7 +68,7 @@ public sealed class MappedModel : IDisposable
     }
 
     /// <summary>
-    /// Maps a model read-only. The format is told by the file: a name ending in <c>.json</c> is a sharded safetensors
+    /// Maps a model read-only. The format is told by the file: a name ending in <c>.index.json</c> is a sharded safetensors
     /// index whose shards lie beside it (every shard is mapped); a <c>.gguf</c> or <c>.safetensors</c> name, or a file
     /// starting with the GGUF magic, is a model whose header is read; anything else is a plain file, mapped whole.
     /// </summary>

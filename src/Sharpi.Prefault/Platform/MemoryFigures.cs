@@ -1,8 +1,8 @@
 namespace Sharpi.Prefault;
 
 /// <summary>
-/// The memory figures the RAM-fit heuristic weighs. <c>null</c> means unknown (and an unknown figure never
-/// blocks a prefault).
+/// The memory figures the RAM-fit heuristic weighs. <c>null</c> means unknown: an unknown figure never blocks a
+/// prefault, and a known one still limits it (with both unknown, the prefault runs without a RAM limit).
 /// </summary>
 /// <param name="AvailableBytes"><c>MemAvailable</c> from <c>/proc/meminfo</c>: what the kernel can give without swapping.</param>
 /// <param name="CgroupLimitBytes">The cgroup memory limit (v2 <c>memory.max</c>, v1 <c>memory.limit_in_bytes</c>), null when there is none.</param>

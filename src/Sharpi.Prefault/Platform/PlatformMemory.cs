@@ -120,7 +120,7 @@ internal static unsafe class PlatformMemory
             {
                 PlatformError error = PlatformError.LastWin32("PrefetchVirtualMemory");
                 failures.Add(new RegionFailure("(all regions)", regions[0].Start, RegionSet.TotalBytes(regions), error,
-                    $"PrefetchVirtualMemory failed: {error.Describe()}; the touch sweep still runs"));
+                    $"PrefetchVirtualMemory failed: {error.Describe()}; a touch sweep, where the strategy has one, still runs"));
             }
         }
     }

@@ -15,20 +15,24 @@ public static partial class MmapPrefault
     /// <param name="mode">The operators' mode (<c>SHARPI_PREFAULT</c>, parsed).</param>
     /// <param name="bytesNeeded">Bytes of the (merged) regions that are not resident yet.</param>
     /// <param name="bytesAlreadyResident">Bytes of the regions already in the page cache (they occupy memory that can hold them).</param>
-    /// <param name="memory">The machine's figures; unknown figures never block a prefault.</param>
+    /// <param name="memory">The machine's figures; an unknown one (null) is left out, and a known one still limits.</param>
     /// <param name="gate">The caller's RAM gate.</param>
     /// <param name="ramFraction">The fraction (0 &lt; f &lt;= 1) of memory the prefault may fill.</param>
     /// <returns>
-    /// Run with no limit when the mode is force, the gate is <see cref="RamGate.Always"/>, a figure is unknown,
-    /// or <c>bytesNeeded &lt;= ramFraction * min(MemAvailable + bytesAlreadyResident, cgroup limit - cgroup use)</c>; a partial
-    /// run limited to that budget when it is smaller; no run when the mode is off or the budget is zero.
+    /// Run with no limit when the mode is force, the gate is <see cref="RamGate.Always"/>, both figures are unknown,
+    /// or <c>bytesNeeded &lt;= ramFraction * min(MemAvailable + bytesAlreadyResident, cgroup limit - cgroup use)</c> (of the
+    /// figures known: with one unknown, the other alone sets the budget); a partial run limited to that budget when it
+    /// is smaller; no run when the mode is off or the budget is zero.
     /// </returns>
-    /// <exception cref="ArgumentOutOfRangeException">A byte count is negative, the fraction is not in (0, 1], or an enum value is undefined.</exception>
+    /// <exception cref="ArgumentOutOfRangeException">
+    /// A byte count (of <paramref name="memory"/>'s too) is negative, the fraction is not in (0, 1], or an enum value is undefined.
+    /// </exception>
     public static RamGateDecision Decide(PrefaultMode mode, long bytesNeeded, long bytesAlreadyResident, MemoryFigures memory,
         RamGate gate = RamGate.FitsInRam, double ramFraction = RamFitGate.DefaultFraction)
     {
         ArgumentOutOfRangeException.ThrowIfNegative(bytesNeeded);
         ArgumentOutOfRangeException.ThrowIfNegative(bytesAlreadyResident);
+        ThrowHelper.ThrowIfNegativeFigures(memory);
         ThrowHelper.ThrowIfInvalidFraction(ramFraction);
         ThrowHelper.ThrowIfUndefined(gate);
         ThrowHelper.ThrowIfUndefined(mode);

@@ -99,8 +99,8 @@ public sealed record PrefaultOptions
     /// Priority of the sweep's worker threads; null (the default) for the entry point's own:
     /// <see cref="ThreadPriority.Normal"/> for <see cref="MmapPrefault.Run(IReadOnlyList{PrefaultRegion}, PrefaultOptions?, CancellationToken)"/>,
     /// <see cref="ThreadPriority.BelowNormal"/> for <see cref="MmapPrefault.Start(IReadOnlyList{PrefaultRegion}, PrefaultOptions?, CancellationToken)"/>,
-    /// with its helpers at <see cref="ThreadPriority.Lowest"/> where it reads in read-ahead windows (see Start), so a
-    /// background prefault does not starve the init work it overlaps. Set, it applies to every thread of the sweep
+    /// its helpers too where it reads in read-ahead windows (see Start), so a background prefault does not starve the
+    /// init work it overlaps. Set, it applies to every thread of the sweep
     /// (set <see cref="ThreadPriority.Normal"/> to have it compete). On Linux, where <see cref="Thread.Priority"/> alone changes nothing without privileges, a
     /// below-normal priority also raises each worker's nice value (10 for <see cref="ThreadPriority.BelowNormal"/>, 19
     /// for <see cref="ThreadPriority.Lowest"/>).
@@ -134,7 +134,11 @@ public sealed record PrefaultOptions
     /// <summary>Where the run logs (one Information line per run, warnings for failures, errno details at Debug). Default: none.</summary>
     public ILogger? Logger { get => _logger.Value; init => _logger = new(value); }
 
-    /// <summary>Receives bytes done/total at most about ten times a second, and once at the end. Called on a worker thread.</summary>
+    /// <summary>
+    /// Receives bytes done/total at most about ten times a second, and once at the end. Called on the sweep's calling
+    /// thread: the caller's own for <c>Run</c>, the background thread for <c>Start</c>. A callback that throws is
+    /// logged once and dropped; the run goes on.
+    /// </summary>
     public IProgress<PrefaultProgress>? Progress { get => _progress.Value; init => _progress = new(value); }
 
     // The logger and the progress sink are attachments, not settings: no part of Equals, GetHashCode or ToString.

@@ -33,8 +33,9 @@ internal static class RamFitGate
     internal const double DefaultFraction = 0.8;
 
     /// <summary>
-    /// Run with no limit when the gate is <see cref="RamGate.Always"/>, nothing is needed, or a figure is unknown;
-    /// else the budget is <c>ramFraction * min(MemAvailable + bytesAlreadyResident, cgroup limit - cgroup use)</c>: run in
+    /// Run with no limit when the gate is <see cref="RamGate.Always"/>, nothing is needed, or both figures are unknown;
+    /// else the budget is <c>ramFraction * min(MemAvailable + bytesAlreadyResident, cgroup limit - cgroup use)</c> of the
+    /// figures known (saturating at <see cref="long.MaxValue"/>): run in
     /// full when <paramref name="bytesNeeded"/> fits in it, in part when it is smaller, not at all when it is zero.
     /// The arguments are the caller's, validated (see <see cref="MmapPrefault.Decide"/>).
     /// </summary>
@@ -78,7 +79,9 @@ internal static class RamFitGate
             return new RamGateDecision(true, false, long.MaxValue, "memory figures unknown; running without a RAM limit");
         }
 
-        long budget = (long)Math.Floor(ramFraction * capacity.Value);
+        // Saturated, not converted: a double at or past 2^63 converts to long.MinValue on .NET 8 x64 (a "budget" of -8 EiB).
+        double fraction = Math.Floor(ramFraction * capacity.Value);
+        long budget = fraction >= long.MaxValue ? long.MaxValue : (long)fraction;
         string frame = string.Create(CultureInfo.InvariantCulture, $"{Sizes.Format(bytesNeeded)} to load, budget {Sizes.Format(budget)} ({ramFraction:G3} x {basis})");
         if (bytesNeeded <= budget)
         {

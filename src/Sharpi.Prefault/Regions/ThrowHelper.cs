@@ -41,6 +41,16 @@ internal static partial class ThrowHelper
         return value;
     }
 
+    /// <summary>Throws when a known figure of <paramref name="memory"/> is negative (a byte count never is).</summary>
+    internal static void ThrowIfNegativeFigures(MemoryFigures memory, [CallerArgumentExpression(nameof(memory))] string? name = null)
+    {
+        if (memory.AvailableBytes < 0 || memory.CgroupLimitBytes < 0 || memory.CgroupUsedBytes < 0)
+        {
+            throw new ArgumentOutOfRangeException(name, memory,
+                "Memory figures are byte counts and cannot be negative (null: unknown).");
+        }
+    }
+
     internal static void ThrowIfInvalidFraction(double value, [CallerArgumentExpression(nameof(value))] string? name = null)
     {
         if (!(value > 0 && value <= 1))

@@ -49,4 +49,24 @@ public sealed class DecideTests
     {
         Assert.Throws<ArgumentOutOfRangeException>(() => MmapPrefault.Decide(PrefaultMode.Auto, -1, 0, Plenty));
     }
+
+    [Theory]
+    [InlineData(-1L, null, null)]
+    [InlineData(null, -1L, null)]
+    [InlineData(null, 1L << 30, -1L)]
+    public void Decide_WithANegativeMemoryFigure_Throws(long? available, long? limit, long? used)
+    {
+        var memory = new MemoryFigures(available, limit) { CgroupUsedBytes = used };
+        var thrown = Assert.Throws<ArgumentOutOfRangeException>(() => MmapPrefault.Decide(PrefaultMode.Auto, 1, 0, memory));
+        Assert.Equal("memory", thrown.ParamName);
+    }
+
+    [Fact]
+    public void Decide_WithMemAvailableUnknown_StillKeepsToTheCgroupsRoom()
+    {
+        RamGateDecision decision = MmapPrefault.Decide(PrefaultMode.Auto, 10L << 30, 0, new MemoryFigures(null, 1L << 30), RamGate.FitsInRam, ramFraction: 0.8);
+
+        Assert.True(decision.ShouldRun && decision.IsPartial, decision.Reason);
+        Assert.Equal((long)(0.8 * (1L << 30)), decision.BudgetBytes);
+    }
 }
