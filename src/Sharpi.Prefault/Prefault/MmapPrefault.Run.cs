@@ -22,7 +22,10 @@ public static partial class MmapPrefault
     /// Stops the sweep between chunks; the result then has <see cref="PrefaultResult.IsCanceled"/> set. Cancelled before
     /// the sweep began, nothing is advised, hinted or swept. Never throws.
     /// </param>
-    /// <returns>What ran and what it covered. Failures of a hint or a sweep are reported there, never thrown.</returns>
+    /// <returns>
+    /// What ran and what it covered. Failures of a hint or a sweep are reported there, never thrown; so is anything
+    /// else that goes wrong past the argument checks (<see cref="PrefaultResult.HasRun"/> false, the reason saying what).
+    /// </returns>
     /// <exception cref="ArgumentNullException"><paramref name="regions"/> is null.</exception>
     /// <exception cref="ArgumentOutOfRangeException">A region has a negative length or runs past the address space.</exception>
     public static PrefaultResult Run(IReadOnlyList<PrefaultRegion> regions, PrefaultOptions? options = null, CancellationToken cancellationToken = default)
@@ -38,7 +41,36 @@ public static partial class MmapPrefault
     {
         RegionSet.Validate(regions, nameof(regions));
         options ??= PrefaultOptions.Default;
-        return Execute(regions, options, SweepThreads.ForRun(options), readiness: null, cancellationToken);
+        try
+        {
+            return Execute(regions, options, SweepThreads.ForRun(options), readiness: null, cancellationToken);
+        }
+#pragma warning disable CA1031 // Past the caller's arguments, nothing of a prefault may fail the engine's load: it gets a result instead.
+        catch (Exception ex) when (ex is not ThreadInterruptedException) // an interrupt is the caller's, for the caller
+#pragma warning restore CA1031
+        {
+            return Failed(options, ex, "the prefault failed");
+        }
+    }
+
+    /// <summary>
+    /// The result of a run that threw past its argument checks (a defect, or the caller's logger): not run, the
+    /// exception's message as the reason, logged at Error where the logger still takes it. Every thread of the sweep
+    /// had stopped when the exception left it (<see cref="StrideSweep"/>).
+    /// </summary>
+    internal static PrefaultResult Failed(PrefaultOptions options, Exception exception, string what)
+    {
+        try
+        {
+            Log.RunFailed(options.Logger ?? NullLogger.Instance, options.Label, what, exception);
+        }
+#pragma warning disable CA1031 // The caller's logger threw (often the failure itself): the result says it.
+        catch (Exception)
+#pragma warning restore CA1031
+        {
+        }
+
+        return new PrefaultResult { HasRun = false, Reason = $"{what}: {exception.Message}" };
     }
 
     /// <summary>

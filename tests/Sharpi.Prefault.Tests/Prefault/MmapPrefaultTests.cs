@@ -154,6 +154,29 @@ public sealed class MmapPrefaultTests
     }
 
     [LinuxFact]
+    public void Run_WithALoggerThatThrows_ReturnsAFailedResult_InsteadOfThrowingIntoTheEngine()
+    {
+        using TestFile file = TestFile.Create(4 * MiB);
+        using MappedFile map = file.Map();
+
+        PrefaultResult result = MmapPrefault.Run([map.Region()], PrefaultOptions.Default with { Logger = new ThrowingLogger() });
+
+        Assert.False(result.HasRun);
+        Assert.Contains("the logging provider failed", result.Reason, StringComparison.Ordinal);
+    }
+
+    private sealed class ThrowingLogger : Microsoft.Extensions.Logging.ILogger
+    {
+        public IDisposable? BeginScope<TState>(TState state)
+            where TState : notnull => null;
+
+        public bool IsEnabled(Microsoft.Extensions.Logging.LogLevel logLevel) => true;
+
+        public void Log<TState>(Microsoft.Extensions.Logging.LogLevel logLevel, Microsoft.Extensions.Logging.EventId eventId, TState state, Exception? exception,
+            Func<TState, Exception?, string> formatter) => throw new InvalidOperationException("the logging provider failed");
+    }
+
+    [LinuxFact]
     public void Run_HintOnly_WithAnAlreadyCancelledToken_HintsNothing_AndSaysItWasCancelled()
     {
         using TestFile file = TestFile.Create(16 * MiB);
