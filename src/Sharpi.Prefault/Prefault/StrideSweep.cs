@@ -192,7 +192,8 @@ internal sealed class StrideSweep
 
     /// <summary>
     /// Waits for every helper to stop. The calling thread keeps reporting progress meanwhile (<paramref name="progress"/>
-    /// null: it threw, and only stops the others: after their chunks in flight, they take no other).
+    /// null: it threw, and only stops the others: after their chunks in flight, they take no other). Interrupted
+    /// (<see cref="Thread.Interrupt"/>), it stops the others too and still waits for them all, then rethrows.
     /// </summary>
     private void JoinAll(List<Thread> helpers, ProgressReporter? progress)
     {
@@ -201,12 +202,33 @@ internal sealed class StrideSweep
             _stopped = true;
         }
 
+        ThreadInterruptedException? interrupted = null;
         foreach (Thread helper in helpers)
         {
-            while (!helper.Join(100))
+            while (true)
             {
+                try
+                {
+                    if (helper.Join(100))
+                    {
+                        break;
+                    }
+                }
+                catch (ThreadInterruptedException ex)
+                {
+                    interrupted ??= ex;
+                    _stopped = true;
+                    progress = null;
+                    continue;
+                }
+
                 progress?.Report(BytesDone);
             }
+        }
+
+        if (interrupted is not null)
+        {
+            ExceptionDispatchInfo.Throw(interrupted);
         }
     }
 

@@ -291,6 +291,20 @@ public sealed class StrideSweepTests
         }
     }
 
+    [Fact]
+    public void Execute_WithATokenCancelledAlready_StartsNoHelper_AndSweepsNoChunk()
+    {
+        // One-page chunks and no limit on threads: a thread started per chunk, each to do nothing, until the cap.
+        MergedRegion[] regions = [new((nint)0x1000_0000, (nint)0x1000_0000 + (1024 * Page), "many chunks", 0)];
+        var chunks = new RecordingChunks(regions: 1);
+        var sweep = new StrideSweep(regions, Page, chunks, regionDone: null, new CancellationToken(canceled: true));
+
+        int threads = sweep.Execute(int.MaxValue, ThreadPriority.Normal, progress: null);
+
+        Assert.Equal(1, threads);
+        Assert.Empty(chunks.Swept);
+    }
+
     [Theory]
     [InlineData(false, false)]
     [InlineData(false, true)]
