@@ -271,8 +271,11 @@ internal static class TouchCommand
     {
         if (!result.HasRun)
         {
+            // A signal before the sweep began: "cancelled:" first, as for a sweep it cut short.
             string reason = SafeText.Escape(result.Reason);
-            output.WriteLine(reason.StartsWith("nothing", StringComparison.Ordinal) ? reason : $"not prefaulted: {reason}");
+            output.WriteLine(result.IsCanceled
+                ? $"cancelled: touched nothing; {reason}"
+                : reason.StartsWith("nothing", StringComparison.Ordinal) ? reason : $"not prefaulted: {reason}");
             return;
         }
 

@@ -133,6 +133,11 @@ public sealed class PrefaultHandle : IDisposable, IAsyncDisposable
     {
         bool first = Interlocked.Exchange(ref _disposed, 1) == 0;
         bool onSweepThread = Thread.CurrentThread == _thread && !_completion.Task.IsCompleted; // before the await, which may resume elsewhere
+        if (onSweepThread)
+        {
+            _disposedBySweep |= first; // see Dispose; written here, on the sweep's thread, not after an await that may resume elsewhere
+        }
+
         if (first)
         {
             await _cancel.CancelAsync().ConfigureAwait(false);
@@ -140,7 +145,6 @@ public sealed class PrefaultHandle : IDisposable, IAsyncDisposable
 
         if (onSweepThread)
         {
-            _disposedBySweep |= first; // see Dispose
             return;
         }
 

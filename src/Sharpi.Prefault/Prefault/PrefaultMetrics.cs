@@ -26,8 +26,8 @@ internal static class PrefaultMetrics
 
     /// <summary>The outcome attribute's value: what a dashboard splits runs by.</summary>
     internal static string OutcomeOf(PrefaultResult result) =>
-        !result.HasRun ? "skipped"
-        : result.IsCanceled ? "cancelled"
+        result.IsCanceled ? "cancelled"
+        : !result.HasRun ? "skipped"
         : result.IsPartial ? "partial"
         : result.Failures.Count > 0 ? "failed"
         : "completed";

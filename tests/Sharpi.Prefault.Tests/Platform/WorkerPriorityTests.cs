@@ -26,6 +26,7 @@ public sealed class WorkerPriorityTests
         Assert.NotEmpty(helpers);
         Assert.InRange(helpers.Count, 1, Environment.ProcessorCount);
         Assert.All(others, o => Assert.Equal((WorkerPriority.BelowNormalNice, ThreadScheduling.Other), (o.Nice, o.Policy)));
+        Assert.Equal(0, ThreadScheduling.OfCurrent().Nice); // setpriority(PRIO_PROCESS, 0) lowered the sweep's threads alone, not the engine's
     }
 
     [HugePageRunFact]

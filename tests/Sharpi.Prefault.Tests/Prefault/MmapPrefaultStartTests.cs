@@ -226,25 +226,32 @@ public sealed class MmapPrefaultStartTests
         Task first = Task.Run(handle.Dispose);
         Assert.True(SpinWait.SpinUntil(() => handle.CancellationSource.IsCancellationRequested, TimeSpan.FromSeconds(30)), "the first Dispose never cancelled");
 
-        // The second call, from another thread, must not return while the sweep still runs (a shutdown path that
-        // unmaps the model after it would pull the regions from under the sweep).
-        Task<bool> second = Task.Run(async () =>
+        // The second call, from a thread of its own (not the pool's, which a busy machine may be slow to give), must not
+        // return while the sweep still runs: a shutdown path that unmaps the model after it would pull the regions
+        // from under the sweep.
+        using var entered = new ManualResetEventSlim();
+        bool? completedWhenReturned = null;
+        var second = new Thread(() =>
         {
+            entered.Set();
             if (async)
             {
-                await handle.DisposeAsync();
+                handle.DisposeAsync().AsTask().GetAwaiter().GetResult();
             }
             else
             {
                 handle.Dispose();
             }
 
-            return handle.Completion.IsCompleted;
+            completedWhenReturned = handle.Completion.IsCompleted;
         });
-        Assert.False(second.Wait(TimeSpan.FromMilliseconds(300)), "the second Dispose returned while the sweep was held mid-chunk");
+        second.Start();
+        Assert.True(entered.Wait(TimeSpan.FromSeconds(30)));
+        Assert.False(second.Join(TimeSpan.FromMilliseconds(300)), "the second Dispose returned while the sweep was held mid-chunk");
         release.Set();
 
-        Assert.True(await second.WaitAsync(TimeSpan.FromSeconds(30)), "the second Dispose returned before the sweep completed");
+        Assert.True(second.Join(TimeSpan.FromSeconds(30)), "the second Dispose never returned");
+        Assert.True(completedWhenReturned, "the second Dispose returned before the sweep completed");
         await first.WaitAsync(TimeSpan.FromSeconds(30));
         Assert.True(handle.Completion.Result.IsCanceled, handle.Completion.Result.Reason);
     }

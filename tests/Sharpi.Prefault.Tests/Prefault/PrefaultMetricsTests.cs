@@ -43,6 +43,21 @@ public sealed class PrefaultMetricsTests
         Assert.Empty(recorder.Of("sharpi.prefault.duration"));
     }
 
+    [LinuxFact]
+    public void Run_CancelledBeforeItsSweep_CountsACancelledRun_NotASkippedOne()
+    {
+        string label = $"metrics-{Guid.NewGuid():N}";
+        using var recorder = new MeasurementRecorder(label);
+        using TestFile file = TestFile.Create(4 * TestFile.MiB);
+        using MappedFile map = file.Map();
+
+        PrefaultResult result = MmapPrefault.Run([map.Region()], PrefaultOptions.Default with { Label = label }, new CancellationToken(canceled: true));
+
+        Assert.False(result.HasRun);
+        Measurement run = Assert.Single(recorder.Of("sharpi.prefault.runs"));
+        Assert.Equal("cancelled", run.Tags["sharpi.prefault.outcome"]); // a shutdown's cancellation stays one on a dashboard
+    }
+
     [Fact]
     public void NoInstrumentName_CarriesAUnit()
     {
