@@ -102,8 +102,22 @@ internal static partial class ProcMaps
         return entries.ToArray();
     }
 
-    private static string UnescapePath(ReadOnlySpan<char> path) =>
-        path.Contains(@"\012", StringComparison.Ordinal) ? path.ToString().Replace(@"\012", "\n", StringComparison.Ordinal) : path.ToString();
+    /// <summary>
+    /// The path field as the file's name: the kernel writes a newline in a name as "\012" and escapes nothing else, so
+    /// a name holding those four characters reads the same. Unescaped only where the unescaped name is the mapped file
+    /// (its inode), so neither name is ever taken for the other file.
+    /// </summary>
+    private static string UnescapePath(ReadOnlySpan<char> path, long inode)
+    {
+        string raw = path.ToString();
+        if (!raw.Contains(@"\012", StringComparison.Ordinal) || inode == 0)
+        {
+            return raw;
+        }
+
+        string unescaped = raw.Replace(@"\012", "\n", StringComparison.Ordinal);
+        return FileStatus.TryOf(unescaped) is { } status && status.Inode == (ulong)inode ? unescaped : raw;
+    }
 
     // "7f12a000-7f12b000 r--s 00001000 fd:01 1234567                    /path/to/file with spaces"
     private static bool TryParseLine(ReadOnlySpan<char> line, out ProcMapEntry entry)
@@ -138,9 +152,8 @@ internal static partial class ProcMaps
             : 0;
 
         // The path is everything after the inode field, spaces included (a name may end in one), with the one escape
-        // the kernel writes: a newline in a name as "\012". (A name holding those four characters reads as a newline:
-        // the file is then not found, or found and told apart by its inode, never mistaken for another.)
-        string path = count >= 6 ? UnescapePath(line[fields[5].Start..]) : string.Empty;
+        // the kernel writes undone where that names the mapped file (see UnescapePath).
+        string path = count >= 6 ? UnescapePath(line[fields[5].Start..], inode) : string.Empty;
         entry = new ProcMapEntry((nint)start, (nint)end, perms[0] == 'r', perms[1] == 'w', perms[3] == 's', offset, inode, path, device);
         return true;
     }
