@@ -83,17 +83,6 @@ public sealed class ProgressReporterTests
     private static ProgressReporter Reporter(ManualClock clock, List<long> reports)
         => new(new CallbackProgress(p => reports.Add(p.BytesDone)), Total, "p", NullLogger.Instance, clock);
 
-    private sealed class ThrowingLogger : Microsoft.Extensions.Logging.ILogger
-    {
-        public IDisposable? BeginScope<TState>(TState state)
-            where TState : notnull => null;
-
-        public bool IsEnabled(Microsoft.Extensions.Logging.LogLevel logLevel) => true;
-
-        public void Log<TState>(Microsoft.Extensions.Logging.LogLevel logLevel, Microsoft.Extensions.Logging.EventId eventId, TState state, Exception? exception,
-            Func<TState, Exception?, string> formatter) => throw new InvalidOperationException("the logging provider failed");
-    }
-
     /// <summary>A clock that moves only when the test says (1,000 ticks a second).</summary>
     private sealed class ManualClock : TimeProvider
     {

@@ -379,17 +379,6 @@ internal static class ChildProgram
         return 0;
     }
 
-    private sealed class ThrowingLogger : Microsoft.Extensions.Logging.ILogger
-    {
-        public IDisposable? BeginScope<TState>(TState state)
-            where TState : notnull => null;
-
-        public bool IsEnabled(Microsoft.Extensions.Logging.LogLevel logLevel) => true;
-
-        public void Log<TState>(Microsoft.Extensions.Logging.LogLevel logLevel, Microsoft.Extensions.Logging.EventId eventId, TState state, Exception? exception,
-            Func<TState, Exception?, string> formatter) => throw new InvalidOperationException("the logging provider failed");
-    }
-
     private sealed class ThrowingProgress : IProgress<long>
     {
         public void Report(long value) => throw new InvalidOperationException("the progress bar failed");
