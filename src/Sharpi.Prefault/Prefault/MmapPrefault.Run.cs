@@ -211,7 +211,7 @@ public static partial class MmapPrefault
             Log.TouchedAfterPopulate(run.Log, options.Label, chunks.SpansTouched, chunks.SpansSampled, chunks.SampledNanosecondsPerPage, TouchAfterPopulate.SlowPageNanoseconds);
         }
 
-        bool cancelled = run.CancellationToken.IsCancellationRequested && sweep.BytesDone < sweep.BytesTotal;
+        bool cancelled = run.CancellationToken.IsCancellationRequested && sweep.IsCutShort;
         return new SweepOutcome(mechanism.Method, sweep.BytesDone, threads, cancelled, HugePageAdvisedBytes: advised, ReadAhead: readAhead);
     }
 

@@ -67,6 +67,13 @@ internal sealed class StrideSweep
     /// <summary>The bytes the chunks swept so far, as the mechanism counted them.</summary>
     internal long BytesDone => Volatile.Read(ref _bytesDone);
 
+    /// <summary>
+    /// After the sweep: the token stopped it with chunks never handed out. (Handing a chunk out moves the counter
+    /// once; a thread that finds none left moves it past the last, which no cancelled thread does. A cancel that lands
+    /// after the last chunk was taken cuts nothing short, whatever failed.)
+    /// </summary>
+    internal bool IsCutShort => Volatile.Read(ref _nextChunk) < ChunkCount - 1;
+
     internal long ChunkCount => _firstChunk[^1];
 
     /// <summary>

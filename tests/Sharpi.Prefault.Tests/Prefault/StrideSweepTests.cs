@@ -291,6 +291,36 @@ public sealed class StrideSweepTests
         }
     }
 
+    [Theory]
+    [InlineData(false)]
+    [InlineData(true)]
+    public void IsCutShort_OnlyWhereTheTokenLeftChunksUnswept_NotWhereChunksFailed(bool cancelAtTheLastChunk)
+    {
+        // Every chunk "fails" (brings no byte in), so BytesDone < BytesTotal whatever the token did: that inequality
+        // called a sweep cancelled when the cancel landed after its last chunk was taken.
+        using var cancel = new CancellationTokenSource();
+        int last = ExpectedChunks().Count() - 1;
+        var chunks = new RecordingChunks
+        {
+            Returns = (_, _) => 0,
+            OnChunk = index =>
+            {
+                if (index == (cancelAtTheLastChunk ? last : 0))
+                {
+                    cancel.Cancel();
+                }
+            },
+        };
+        var sweep = new StrideSweep(Regions, Chunk, chunks, regionDone: null, cancel.Token);
+
+        sweep.Execute(1, ThreadPriority.Normal, progress: null);
+
+        Assert.True(cancel.IsCancellationRequested);
+        Assert.True(sweep.BytesDone < sweep.BytesTotal);
+        Assert.Equal(!cancelAtTheLastChunk, sweep.IsCutShort);
+        Assert.Equal(cancelAtTheLastChunk ? last + 1 : 1, chunks.Swept.Count);
+    }
+
     [Fact]
     public void Execute_WithATokenCancelledAlready_StartsNoHelper_AndSweepsNoChunk()
     {
