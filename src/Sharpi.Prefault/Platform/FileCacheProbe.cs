@@ -295,7 +295,9 @@ internal sealed unsafe class FileCacheProbe : IDisposable
     /// True when the kernel hides the page cache of <paramref name="handle"/>'s file from this process (see the remarks
     /// on the class): cachestat refuses it with EPERM (Linux 6.5+, where the kernel has its permission check); where
     /// the kernel has no cachestat, told from who may write the file as the kernel's check is (the owner, root, or a
-    /// writer by faccessat: the mode bits, ACLs and a read-only mount all count).
+    /// writer by faccessat: the mode bits, ACLs and a read-only mount all count). An EPERM for a file this process may
+    /// write is not the kernel's check but a seccomp filter's (a container profile that denies cachestat): cachestat
+    /// is then not used again, and the file's cache is counted with mincore, as on a kernel without cachestat.
     /// </summary>
     [SupportedOSPlatform("linux")]
     internal static bool HidesCache(SafeFileHandle handle, string path)
@@ -312,7 +314,14 @@ internal sealed unsafe class FileCacheProbe : IDisposable
             int errno = Marshal.GetLastPInvokeError();
             if (errno == Interop.LinuxConstants.EPERM)
             {
-                return true;
+                if (!MayWrite(handle, path))
+                {
+                    return true;
+                }
+
+                // The kernel lets a writer ask: a filter refused the call, for every file alike.
+                Volatile.Write(ref s_unsupported, 1);
+                return false;
             }
 
             if (errno == Interop.LinuxConstants.ENOSYS)

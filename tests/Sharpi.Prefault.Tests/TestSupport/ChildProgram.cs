@@ -43,6 +43,8 @@ internal static class ChildProgram
                 return MeasureBesideAnonymous(args[1]);
             case ChildCases.NicesDuringRun:
                 return NicesDuringRun(args[1]);
+            case ChildCases.ResidencyWithoutCachestat:
+                return ResidencyWithoutCachestat(args[1]);
             default:
                 Console.Error.WriteLine($"unknown case '{args[0]}'");
                 return 2;
@@ -353,6 +355,37 @@ internal static class ChildProgram
     }
 
     /// <summary>
+    /// Counts the residency of a file this process may write, cached whole and not mapped here, under a seccomp filter
+    /// that refuses cachestat with EPERM: the filter's EPERM must not read as the kernel hiding the file's cache.
+    /// </summary>
+    private static unsafe int ResidencyWithoutCachestat(string path)
+    {
+        if (!OperatingSystem.IsLinux())
+        {
+            return 2;
+        }
+
+        _ = File.ReadAllBytes(path); // the whole file in the page cache, none of it mapped here
+        SeccompFilter.InstallRefusingCachestat();
+        using (Microsoft.Win32.SafeHandles.SafeFileHandle handle = File.OpenHandle(path))
+        {
+            global::Interop.Libc.CachestatRange range = new() { Offset = 0, Length = 4096 };
+            global::Interop.Libc.Cachestat stat;
+            bool refused = global::Interop.Libc.SyscallCachestat(global::Interop.Libc.SYS_cachestat, handle, &range, &stat, 0) != 0
+                && System.Runtime.InteropServices.Marshal.GetLastPInvokeError() == 1;
+            Console.WriteLine($"cachestatRefused={refused}");
+        }
+
+        using MappedModel model = MappedModel.OpenFile(path);
+        ResidencyInfo residency = Residency.Measure(model.FileRegion(path));
+        Console.WriteLine($"total={residency.Bytes}");
+        Console.WriteLine($"resident={residency.ResidentBytes}");
+        Console.WriteLine($"unknown={residency.UnknownBytes}");
+        Console.WriteLine("done");
+        return 0;
+    }
+
+    /// <summary>
     /// A caller's callback that throws on the library's own thread: "start-logger", a logger that throws at every line,
     /// given to <see cref="MmapPrefault.Start(PrefaultRegion[], PrefaultOptions?, CancellationToken)"/>; "warm-progress",
     /// a progress that throws at every report, given to <see cref="PageCache.WarmAsync"/>. An exception that leaves the
@@ -621,4 +654,5 @@ internal static class ChildCases
     public const string ThrowingCallback = "throwing-callback";
     public const string FirstRunMetrics = "first-run-metrics";
     public const string NicesDuringRun = "nices-during-run";
+    public const string ResidencyWithoutCachestat = "residency-without-cachestat";
 }

@@ -19,6 +19,7 @@ public static unsafe partial class SeccompFilter
     private const uint Eperm = 1;
     private const uint Einval = 22;
     private const uint MadvPopulateRead = 22;
+    private const uint Cachestat = 451; // x86-64 and the generic table (arm64) alike
 
     // BPF opcodes: BPF_LD|BPF_W|BPF_ABS, BPF_JMP|BPF_JEQ|BPF_K, BPF_RET|BPF_K.
     private const ushort LoadWord = 0x20;
@@ -54,7 +55,30 @@ public static unsafe partial class SeccompFilter
             new(Return, 0, 0, SeccompRetAllow),          // 9
             new(Return, 0, 0, SeccompRetErrno | Einval), // 10
         ];
+        Apply(program, seccomp);
+    }
 
+    /// <summary>
+    /// Installs a filter that refuses cachestat (EPERM) and allows everything else, as a container profile written
+    /// before cachestat existed, or one that denies it, does.
+    /// </summary>
+    public static void InstallRefusingCachestat()
+    {
+        (uint arch, _, _, long seccomp) = Numbers() ?? throw new PlatformNotSupportedException(Unsupported);
+        SockFilter[] program =
+        [
+            new(LoadWord, 0, 0, 4),                      // 0: A = arch
+            new(JumpIfEqual, 0, 3, arch),                // 1: another ABI -> allow (5)
+            new(LoadWord, 0, 0, 0),                      // 2: A = nr
+            new(JumpIfEqual, 0, 1, Cachestat),           // 3: not cachestat -> allow (5)
+            new(Return, 0, 0, SeccompRetErrno | Eperm),  // 4
+            new(Return, 0, 0, SeccompRetAllow),          // 5
+        ];
+        Apply(program, seccomp);
+    }
+
+    private static void Apply(SockFilter[] program, long seccomp)
+    {
         if (Prctl(PrSetNoNewPrivs, 1, 0, 0, 0) != 0)
         {
             throw new InvalidOperationException($"prctl(PR_SET_NO_NEW_PRIVS) failed: errno {Marshal.GetLastPInvokeError()}");

@@ -1,0 +1,25 @@
+using Sharpi.Prefault.Tests.TestSupport;
+using Xunit.Abstractions;
+
+namespace Sharpi.Prefault.Tests;
+
+/// <summary>
+/// A container profile that denies cachestat answers EPERM, as the kernel does for a file whose cache it hides from
+/// this process. For a file this process may write, the kernel never hides it: the EPERM is the filter's, and the
+/// file's cache must still be counted (with mincore), not reported unknown. Runs in a child under a real filter.
+/// </summary>
+public sealed class SeccompCachestatTests(ITestOutputHelper output)
+{
+    [SeccompCachestatFact]
+    public void Measure_WithCachestatRefusedByAFilter_StillCountsAWritableFilesCache()
+    {
+        using TestFile file = TestFile.Create(8 * TestFile.MiB);
+        CliRun run = ChildProcess.Run([ChildCases.ResidencyWithoutCachestat, file.Path], timeout: TimeSpan.FromSeconds(60));
+
+        output.WriteLine($"exit {run.ExitCode}\n{run.Out}\n{run.Err}");
+        Assert.True(run.ExitCode == 0 && run.Out.Contains("done", StringComparison.Ordinal), $"the child failed (exit {run.ExitCode})");
+        Assert.Equal("True", ChildProcess.Value(run, "cachestatRefused")); // the case is real: the filter refused it
+        Assert.Equal(file.Length.ToString(System.Globalization.CultureInfo.InvariantCulture), ChildProcess.Value(run, "resident"));
+        Assert.Equal("0", ChildProcess.Value(run, "unknown"));
+    }
+}
