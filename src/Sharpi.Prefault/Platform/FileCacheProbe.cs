@@ -33,7 +33,8 @@ internal sealed unsafe class FileCacheProbe : IDisposable
     internal static bool IsSupported =>
         OperatingSystem.IsLinux() || OperatingSystem.IsMacOS() || OperatingSystem.IsFreeBSD() || OperatingSystem.IsWindows();
 
-    private static int s_unsupported; // 1 once the kernel answered ENOSYS
+    private static int s_unsupported; // 1 once the kernel answered ENOSYS, or a seccomp filter refused cachestat
+    private static int s_filterRefuses; // whether a seccomp filter refuses cachestat: 0 not asked yet, 1 yes, 2 no
 
     private readonly FilePiece[] _pieces;
     private readonly FileIdentity[] _files;
@@ -65,7 +66,8 @@ internal sealed unsafe class FileCacheProbe : IDisposable
     /// </summary>
     internal static FileCacheProbe Create(MergedRegion[] regions, ProcMapEntry[] maps)
     {
-        if (!OperatingSystem.IsLinux() || maps.Length == 0 || Volatile.Read(ref s_unsupported) != 0)
+        // Pieces even without cachestat: mincore then counts, and the pieces say which files hide their cache from it.
+        if (!OperatingSystem.IsLinux() || maps.Length == 0)
         {
             return new FileCacheProbe([], []);
         }
@@ -295,9 +297,9 @@ internal sealed unsafe class FileCacheProbe : IDisposable
     /// True when the kernel hides the page cache of <paramref name="handle"/>'s file from this process (see the remarks
     /// on the class): cachestat refuses it with EPERM (Linux 6.5+, where the kernel has its permission check); where
     /// the kernel has no cachestat, told from who may write the file as the kernel's check is (the owner, root, or a
-    /// writer by faccessat: the mode bits, ACLs and a read-only mount all count). An EPERM for a file this process may
-    /// write is not the kernel's check but a seccomp filter's (a container profile that denies cachestat): cachestat
-    /// is then not used again, and the file's cache is counted with mincore, as on a kernel without cachestat.
+    /// writer by faccessat: the mode bits, ACLs and a read-only mount all count). An EPERM may also be a seccomp
+    /// filter's (a container profile that denies cachestat), which <see cref="FilterRefusesCachestat"/> tells apart:
+    /// cachestat is then not used again, and the file is judged as on a kernel without cachestat.
     /// </summary>
     [SupportedOSPlatform("linux")]
     internal static bool HidesCache(SafeFileHandle handle, string path)
@@ -314,14 +316,12 @@ internal sealed unsafe class FileCacheProbe : IDisposable
             int errno = Marshal.GetLastPInvokeError();
             if (errno == Interop.LinuxConstants.EPERM)
             {
-                if (!MayWrite(handle, path))
+                if (!FilterRefusesCachestat())
                 {
-                    return true;
+                    return true; // the kernel's own check: it hides this file's cache from this process
                 }
 
-                // The kernel lets a writer ask: a filter refused the call, for every file alike.
                 Volatile.Write(ref s_unsupported, 1);
-                return false;
             }
 
             if (errno == Interop.LinuxConstants.ENOSYS)
@@ -331,6 +331,30 @@ internal sealed unsafe class FileCacheProbe : IDisposable
         }
 
         return !MayWrite(handle, path);
+    }
+
+    /// <summary>
+    /// Whether a seccomp filter refuses cachestat, asked once: cachestat on no descriptor at all. The kernel checks the
+    /// descriptor before its permission check and answers EBADF; a filter that denies the call answers before the
+    /// kernel sees it (EPERM). Not told from who may write the file: root without CAP_FOWNER and CAP_DAC_OVERRIDE (a
+    /// container with its capabilities dropped, a user namespace) gets the kernel's own EPERM for another user's file.
+    /// </summary>
+    [SupportedOSPlatform("linux")]
+    private static bool FilterRefusesCachestat()
+    {
+        int known = Volatile.Read(ref s_filterRefuses);
+        if (known == 0)
+        {
+            using var none = new SafeFileHandle(-1, ownsHandle: false);
+            Interop.Libc.CachestatRange range = new() { Offset = 0, Length = (ulong)Pages.Size };
+            Interop.Libc.Cachestat stat;
+            bool refused = Interop.Libc.SyscallCachestat(Interop.Libc.SYS_cachestat, none, &range, &stat, 0) != 0
+                && Marshal.GetLastPInvokeError() == Interop.LinuxConstants.EPERM;
+            known = refused ? 1 : 2;
+            Volatile.Write(ref s_filterRefuses, known);
+        }
+
+        return known == 1;
     }
 
     /// <summary>Whether this process could open the file for writing, as the kernel decides whether mincore may tell.</summary>

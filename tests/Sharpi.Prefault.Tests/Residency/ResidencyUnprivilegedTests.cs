@@ -39,6 +39,25 @@ public sealed class ResidencyUnprivilegedTests
     }
 
     [UnprivilegedFact]
+    [System.Runtime.Versioning.SupportedOSPlatform("linux")]
+    public void Measure_AsRootWithoutCapabilities_OfAnotherUsersColdFile_CountsItUnknown_NotResident()
+    {
+        // Root without CAP_FOWNER and CAP_DAC_OVERRIDE (a container that drops them) gets the kernel's own EPERM from
+        // cachestat for another user's 0644 file, and mincore's "all resident" for it: euid 0 alone does not make a
+        // writer, and the EPERM is not a filter's.
+        using TestFile file = TestFile.Create(8 * TestFile.MiB);
+        NativeTestMethods.ChangeOwner(file.Path, (uint)Unprivileged.Uid, (uint)Unprivileged.Uid);
+        File.SetUnixFileMode(file.Path, UnixFileMode.UserRead | UnixFileMode.UserWrite | UnixFileMode.GroupRead | UnixFileMode.OtherRead);
+
+        CliRun child = ChildProcess.Run([ChildCases.MeasureAndRun, file.Path], asRootWithoutCapabilities: true);
+
+        Assert.True(child.ExitCode == 0, child.Err);
+        Assert.Equal(0, Long(child, "measureResident"));
+        Assert.Equal(file.Length, Long(child, "measureUnknown"));
+        Assert.Equal(file.Length, Long(child, "afterResident")); // the run read it in, and what it maps here counts
+    }
+
+    [UnprivilegedFact]
     [System.Runtime.Versioning.UnsupportedOSPlatform("windows")]
     public void MeasureAndRun_OfAFileTheUserMayWrite_IsMeasuredAsForRoot()
     {

@@ -17,7 +17,7 @@ internal static class ChildProcess
     /// <paramref name="environment"/> adds variables to the child's.
     /// </summary>
     public static CliRun Run(IEnumerable<string> args, string? procsFile = null, TimeSpan? timeout = null, bool asNobody = false, bool ownMountNamespace = false,
-        IReadOnlyDictionary<string, string>? environment = null)
+        IReadOnlyDictionary<string, string>? environment = null, bool asRootWithoutCapabilities = false)
     {
         string dotnet = Environment.ProcessPath is string host && Path.GetFileNameWithoutExtension(host) == "dotnet" ? host : "dotnet";
         var start = new ProcessStartInfo(ownMountNamespace ? "unshare" : "/bin/sh") { RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false };
@@ -30,7 +30,9 @@ internal static class ChildProcess
         }
 
         start.ArgumentList.Add("-c");
-        string exec = asNobody ? $"exec {Unprivileged.Setpriv}\"$@\"" : "exec \"$@\"";
+        string exec = asNobody ? $"exec {Unprivileged.Setpriv}\"$@\""
+            : asRootWithoutCapabilities ? $"exec {Unprivileged.RootWithoutCapabilities}\"$@\""
+            : "exec \"$@\"";
         start.ArgumentList.Add(procsFile is null ? exec : $"echo $$ > \"$PROCS\" && {exec}");
         start.ArgumentList.Add("sh");
         start.ArgumentList.Add(dotnet);

@@ -43,6 +43,12 @@ internal static class Unprivileged
         }
     }
 
+    /// <summary>
+    /// The command line prefix that runs what follows as root with no capability at all (an empty bounding set, so the
+    /// exec grants none): a container that runs as root with its capabilities dropped.
+    /// </summary>
+    public static string RootWithoutCapabilities => "setpriv --inh-caps=-all --bounding-set=-all ";
+
     /// <summary>nobody's user id.</summary>
     public static int Uid => Nobody.Value?.Uid ?? throw new InvalidOperationException(WhyUnavailable);
 
