@@ -22,4 +22,24 @@ public sealed class SeccompCachestatTests(ITestOutputHelper output)
         Assert.Equal(file.Length.ToString(System.Globalization.CultureInfo.InvariantCulture), ChildProcess.Value(run, "resident"));
         Assert.Equal("0", ChildProcess.Value(run, "unknown"));
     }
+
+    [SeccompCachestatFact(asNobody: true)]
+    [System.Runtime.Versioning.SupportedOSPlatform("linux")]
+    public void Measure_AfterAFilterRefusedCachestat_StillCountsAFileThatHidesItsCacheUnknown()
+    {
+        // As nobody: its own file first (the filter's EPERM, so cachestat is given up), then root's cold 0644 file,
+        // whose cache the kernel hides from nobody: mincore answers "all resident" for it, which must be corrected.
+        using TestFile mine = TestFile.Create(8 * TestFile.MiB);
+        using TestFile roots = TestFile.Create(8 * TestFile.MiB);
+        NativeTestMethods.ChangeOwner(mine.Path, (uint)Unprivileged.Uid, (uint)Unprivileged.Uid);
+
+        CliRun run = ChildProcess.Run([ChildCases.ResidencyWithoutCachestat, mine.Path, roots.Path], timeout: TimeSpan.FromSeconds(60), asNobody: true);
+
+        output.WriteLine($"exit {run.ExitCode}\n{run.Out}\n{run.Err}");
+        Assert.True(run.ExitCode == 0 && run.Out.Contains("done", StringComparison.Ordinal), $"the child failed (exit {run.ExitCode})");
+        Assert.Equal("True", ChildProcess.Value(run, "cachestatRefused"));
+        Assert.Equal(mine.Length.ToString(System.Globalization.CultureInfo.InvariantCulture), ChildProcess.Value(run, "resident"));
+        Assert.Equal("0", ChildProcess.Value(run, "hiddenResident"));
+        Assert.Equal(roots.Length.ToString(System.Globalization.CultureInfo.InvariantCulture), ChildProcess.Value(run, "hiddenUnknown"));
+    }
 }

@@ -44,7 +44,7 @@ internal static class ChildProgram
             case ChildCases.NicesDuringRun:
                 return NicesDuringRun(args[1]);
             case ChildCases.ResidencyWithoutCachestat:
-                return ResidencyWithoutCachestat(args[1]);
+                return ResidencyWithoutCachestat(args[1], args.Length > 2 ? args[2] : null);
             default:
                 Console.Error.WriteLine($"unknown case '{args[0]}'");
                 return 2;
@@ -356,9 +356,11 @@ internal static class ChildProgram
 
     /// <summary>
     /// Counts the residency of a file this process may write, cached whole and not mapped here, under a seccomp filter
-    /// that refuses cachestat with EPERM: the filter's EPERM must not read as the kernel hiding the file's cache.
+    /// that refuses cachestat with EPERM: the filter's EPERM must not read as the kernel hiding the file's cache. Then,
+    /// where <paramref name="hidden"/> is given (a cold file this process may not write), counts that one too: with
+    /// cachestat given up, mincore answers "resident" for all of it, which must still be corrected.
     /// </summary>
-    private static unsafe int ResidencyWithoutCachestat(string path)
+    private static unsafe int ResidencyWithoutCachestat(string path, string? hidden)
     {
         if (!OperatingSystem.IsLinux())
         {
@@ -381,6 +383,14 @@ internal static class ChildProgram
         Console.WriteLine($"total={residency.Bytes}");
         Console.WriteLine($"resident={residency.ResidentBytes}");
         Console.WriteLine($"unknown={residency.UnknownBytes}");
+        if (hidden is not null)
+        {
+            using MappedModel other = MappedModel.OpenFile(hidden);
+            ResidencyInfo hiddenResidency = Residency.Measure(other.FileRegion(hidden));
+            Console.WriteLine($"hiddenResident={hiddenResidency.ResidentBytes}");
+            Console.WriteLine($"hiddenUnknown={hiddenResidency.UnknownBytes}");
+        }
+
         Console.WriteLine("done");
         return 0;
     }

@@ -7,7 +7,7 @@ namespace Sharpi.Prefault.Tests.TestSupport;
 [AttributeUsage(AttributeTargets.Method)]
 public sealed class SeccompCachestatFactAttribute : FactAttribute
 {
-    public SeccompCachestatFactAttribute()
+    public SeccompCachestatFactAttribute(bool asNobody = false)
     {
         if (!OperatingSystem.IsLinux())
         {
@@ -20,6 +20,10 @@ public sealed class SeccompCachestatFactAttribute : FactAttribute
         else if (Environment.OSVersion.Version < new Version(6, 5))
         {
             Skip = $"needs cachestat, Linux 6.5 or later, to tell a filter's EPERM from a kernel without it (this is {Environment.OSVersion})";
+        }
+        else if (asNobody && Unprivileged.WhyUnavailable is string unprivileged)
+        {
+            Skip = unprivileged;
         }
     }
 }
