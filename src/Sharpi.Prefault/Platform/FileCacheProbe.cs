@@ -15,9 +15,9 @@ namespace Sharpi.Prefault;
 /// </summary>
 /// <remarks>
 /// The kernel hides a file's page cache from a process that could not open the file for writing (neither its owner,
-/// nor root, nor a writer: a service user reading root-owned 0644 weights, or any file on a read-only mount): cachestat
-/// refuses with EPERM, and mincore answers "resident" for every page of such a mapping (mm/mincore.c, can_do_mincore;
-/// a side channel closed in Linux 5.0). Those pieces are counted from this process's own page tables instead
+/// nor root with its capabilities, nor a writer: a service user reading root-owned 0644 weights, or any file on a
+/// read-only file system): cachestat refuses with EPERM, and mincore answers "resident" for every page of such a
+/// mapping (mm/mincore.c, can_do_mincore; a side channel closed in Linux 5.0). Those pieces are counted from this process's own page tables instead
 /// (<see cref="ProcPagemap"/>): a page mapped here is resident, and the rest is unknown, never resident.
 /// </remarks>
 internal sealed unsafe class FileCacheProbe : IDisposable
@@ -297,7 +297,8 @@ internal sealed unsafe class FileCacheProbe : IDisposable
     /// True when the kernel hides the page cache of <paramref name="handle"/>'s file from this process (see the remarks
     /// on the class): cachestat refuses it with EPERM (Linux 6.5+, where the kernel has its permission check); where
     /// the kernel has no cachestat, told from who may write the file as the kernel's check is (the owner, root, or a
-    /// writer by faccessat: the mode bits, ACLs and a read-only mount all count). An EPERM may also be a seccomp
+    /// writer by faccessat: the mode bits, ACLs and a read-only mount all count; faccessat also refuses a read-only bind
+    /// mount, which the kernel's check allows, so such a file counts unknown there, never resident). An EPERM may also be a seccomp
     /// filter's (a container profile that denies cachestat), which <see cref="FilterRefusesCachestat"/> tells apart:
     /// cachestat is then not used again, and the file is judged as on a kernel without cachestat.
     /// </summary>
