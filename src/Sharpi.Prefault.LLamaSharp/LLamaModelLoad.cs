@@ -20,6 +20,7 @@ public sealed class LLamaModelLoad : IAsyncDisposable
     private readonly CancellationTokenSource _warmCancel = new();
     private readonly Task<PageCacheWarmResult>? _warm;
     private int _loaded;
+    private int _disposed;
 
     internal LLamaModelLoad(IModelParams parameters, LLamaLoadOptions options)
     {
@@ -75,7 +76,33 @@ public sealed class LLamaModelLoad : IAsyncDisposable
             capture?.Close();
         }
 
-        await progress.GiveBacks.ConfigureAwait(false);
+        try
+        {
+            return await AfterLoad(weights, path, index, requested, mode, release, lockInPlace, capture, progress, started, logger).ConfigureAwait(false);
+        }
+        catch
+        {
+            weights.Dispose(); // not the host's to free: it never got them
+            throw;
+        }
+    }
+
+    /// <summary>
+    /// What follows LLamaSharp's load: each step best effort (a file deleted or replaced under the load, a refused
+    /// lock), logged and left out of the result, never thrown: the model is loaded.
+    /// </summary>
+    private async ValueTask<LLamaLoadResult> AfterLoad(LLamaWeights weights, string path, TensorIndex? index, LLamaLoadMode requested, LLamaLoadMode mode,
+        bool release, bool lockInPlace, LoadCapture? capture, LoaderProgress progress, long started, ILogger logger)
+    {
+        try
+        {
+            await progress.GiveBacks.ConfigureAwait(false);
+        }
+        catch (Exception e) when (e is not OperationCanceledException)
+        {
+            Log.AfterLoadFailed(logger, _options.Label, "Giving back the repacked tensors' pages during the load", e.Message);
+        }
+
         TimeSpan loadTime = Stopwatch.GetElapsedTime(started);
         (List<string> repacked, RepackSource source) = capture is { HeardTheLoad: true } ? ([.. capture.Names], RepackSource.Log)
             : index is not null && RepackRules.AreKnown ? (RepackRules.Predict(index), RepackSource.Prediction)
@@ -85,7 +112,14 @@ public sealed class LLamaModelLoad : IAsyncDisposable
         long duringLoad = mapping?.Released ?? 0;
         if (release && repacked.Count > 0)
         {
-            mapping = GiveBackTheRest(mapping, index!, repacked, progress.Released, logger);
+            try
+            {
+                mapping = GiveBackTheRest(mapping, index!, repacked, progress.Released, logger);
+            }
+            catch (Exception e) when (e is IOException or UnauthorizedAccessException or ArgumentException or InvalidOperationException)
+            {
+                Log.AfterLoadFailed(logger, _options.Label, "Giving back the repacked tensors' pages", e.Message);
+            }
         }
 
         if (mapping is not null && mapping.Released > 0 && OperatingSystem.IsLinux())
@@ -93,7 +127,20 @@ public sealed class LLamaModelLoad : IAsyncDisposable
             FolioFence.Apply(mapping.RegionsExcept(new HashSet<string>(repacked, StringComparer.Ordinal)));
         }
 
-        LockLease? lease = lockInPlace ? LockInPlace(ref mapping, index!, repacked, logger) : null;
+        LockLease? lease = null;
+        if (lockInPlace)
+        {
+            try
+            {
+                lease = LockInPlace(ref mapping, index!, repacked, logger);
+            }
+            catch (Exception e) when (e is IOException or UnauthorizedAccessException or ArgumentException or InvalidOperationException)
+            {
+                // MemoryMapAndLock was loaded as MemoryMap for this lock: nothing is locked now, and the host should know.
+                Log.AfterLoadFailed(logger, _options.Label, "Locking the tensors read in place (nothing is locked)", e.Message);
+            }
+        }
+
         PageCacheWarmResult? warm = await SettleWarmUp(path, logger).ConfigureAwait(false);
         long afterLoad = (mapping?.Released ?? 0) - duringLoad;
         Log.Loaded(logger, _options.Label, path, mode, loadTime.TotalSeconds, repacked.Count, source, duringLoad, afterLoad);
@@ -117,6 +164,11 @@ public sealed class LLamaModelLoad : IAsyncDisposable
     /// <returns>A task that completes when the warm-up's threads are done.</returns>
     public async ValueTask DisposeAsync()
     {
+        if (Interlocked.Exchange(ref _disposed, 1) != 0)
+        {
+            return; // an await using beside an explicit dispose: the second call has nothing left to do
+        }
+
         await _warmCancel.CancelAsync().ConfigureAwait(false);
         if (_warm is not null)
         {

@@ -20,4 +20,7 @@ internal static partial class Log
 
     [LoggerMessage(EventId = 604, Level = LogLevel.Warning, Message = "[{Label}] {Path} could not be read as a GGUF, so nothing is given back or locked: {Reason}")]
     internal static partial void NoTensorIndex(ILogger logger, string label, string path, string reason);
+
+    [LoggerMessage(EventId = 605, Level = LogLevel.Warning, Message = "[{Label}] {Step} failed after the load; the model is loaded: {Reason}")]
+    internal static partial void AfterLoadFailed(ILogger logger, string label, string step, string reason);
 }

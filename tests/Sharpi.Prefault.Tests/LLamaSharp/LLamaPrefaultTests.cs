@@ -184,6 +184,45 @@ public sealed class LLamaPrefaultTests(ITestOutputHelper output) : IDisposable
         Assert.All(result.MeasureResidency(), t => Assert.Equal(0, t.Residency.Bytes));
     }
 
+    [LLamaSharpRepackTheory]
+    [InlineData(LLamaLoadMode.MemoryMap)]
+    [InlineData(LLamaLoadMode.MemoryMapAndLock)]
+    public async Task LoadAsync_WhenTheFileIsDeletedAsTheLoadEnds_StillLoads_AndSaysWhatItCouldNotDo(LLamaLoadMode mode)
+    {
+        // A model store that removes the file while the load runs: llama.cpp keeps its mapping and loads, so the
+        // give-back and the lock after it, which look the file up again, must not turn that load into a failure.
+        string path = Write(TinyLlamaModel.WeightType.Q4_0, layers: 2);
+        var log = new ListLogger();
+        var progress = new CallbackProgress<float>(p =>
+        {
+            if (p >= 1f && File.Exists(path))
+            {
+                File.Delete(path);
+            }
+        });
+
+        using LLamaLoadResult result = await LLamaPrefault.LoadAsync(LLamaHost.Parameters(path, mode), LLamaLoadOptions.Default with { Progress = progress, Logger = log });
+
+        Assert.False(File.Exists(path)); // the case is real
+        Assert.NotNull(result.Weights);
+        Assert.Contains(605, log.EventIds);
+        if (mode == LLamaLoadMode.MemoryMapAndLock)
+        {
+            Assert.Null(result.Lock);
+            Assert.Contains(log.Entries, e => e.Message.Contains("nothing is locked", StringComparison.Ordinal));
+        }
+    }
+
+    [LLamaSharpFact]
+    public async Task DisposeAsync_Twice_ReturnsQuietly()
+    {
+        string path = Write(TinyLlamaModel.WeightType.F32, layers: 1);
+        LLamaModelLoad load = LLamaPrefault.Start(LLamaHost.Parameters(path, LLamaLoadMode.None));
+
+        await load.DisposeAsync();
+        await load.DisposeAsync(); // an await using beside an explicit dispose
+    }
+
     [LLamaSharpFact]
     public async Task LoadAsync_Twice_Throws()
     {
