@@ -19,7 +19,9 @@ public static partial class PageCache
     /// an I/O error or a file that shrinks while it runs ends the warm-up and is reported in
     /// <see cref="PageCacheWarmResult.Error"/>, never thrown, and so does a process that cannot start one more thread (a
     /// pids limit: the threads that did start read the whole file). Cancelling stops it after the chunks in flight; the
-    /// result then says <see cref="PageCacheWarmResult.IsCanceled"/> and what was read (no exception).
+    /// result then says <see cref="PageCacheWarmResult.IsCanceled"/> and what was read (no exception). Under the
+    /// operators' kill switch (<c>SHARPI_PREFAULT=off</c>) nothing is read: the result says so in
+    /// <see cref="PageCacheWarmResult.Error"/>, after the same checks of <paramref name="path"/>.
     /// </remarks>
     /// <param name="path">The file to warm.</param>
     /// <param name="progress">Told the bytes read so far after each chunk, from the warm-up's threads; one that throws is not called again.</param>
@@ -34,6 +36,19 @@ public static partial class PageCache
         ArgumentException.ThrowIfNullOrEmpty(path);
         FileStatus.ThrowIfNotRegular(path);
         SafeFileHandle file = File.OpenHandle(path, FileMode.Open, FileAccess.Read, FileShare.ReadWrite | FileShare.Delete);
+        if (EnvironmentGate.ParseMode(EnvironmentGate.ReadMode(), out _) == PrefaultMode.Off)
+        {
+            long length = RandomAccess.GetLength(file);
+            file.Dispose();
+            return new ValueTask<PageCacheWarmResult>(new PageCacheWarmResult
+            {
+                Path = path,
+                FileLength = length,
+                Method = "none",
+                Error = OperatorSettings.Off.Reason,
+            });
+        }
+
         return new ValueTask<PageCacheWarmResult>(FileWarmup.Start(path, file, progress, cancellationToken));
     }
 }

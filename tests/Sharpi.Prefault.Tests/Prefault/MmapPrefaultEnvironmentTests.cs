@@ -10,6 +10,25 @@ public sealed class MmapPrefaultEnvironmentTests
 {
     private const long MiB = TestFile.MiB;
 
+    [LinuxFact]
+    [System.Runtime.Versioning.SupportedOSPlatform("linux")]
+    public async Task WarmAsync_WithKillSwitch_ReadsNothing_AndSaysWhy()
+    {
+        // The page cache warm-up is a prefault too (the LLamaSharp companion starts one for a read-mode load): the
+        // operators' switch must stop it as it stops Run.
+        using TestFile file = TestFile.Create(16 * MiB);
+        using var env = new EnvironmentVariableScope("SHARPI_PREFAULT", "off");
+
+        PageCacheWarmResult result = await PageCache.WarmAsync(file.Path);
+
+        Assert.Equal(0, result.BytesRead);
+        Assert.False(result.IsComplete);
+        Assert.Equal(file.Length, result.FileLength);
+        Assert.Contains("switched off", result.Error, StringComparison.Ordinal);
+        await Task.Delay(200); // a read that was started anyway would show by now
+        Assert.True(Residency.OfFile(file.Path).Percent < 1, "the warm-up read the file under the kill switch");
+    }
+
     [Theory]
     [InlineData("0")]
     [InlineData("off")]
