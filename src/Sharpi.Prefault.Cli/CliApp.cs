@@ -99,7 +99,9 @@ internal static class CliApp
                 : $"unknown command '{Output.SafeText.Escape(first)}'; the commands are {commands}."];
         }
 
-        return parsed.Errors.Select(e => e.Message).Distinct(StringComparer.Ordinal);
+        // The parser's messages quote the tokens as given (a file name out of a shell glob, an option's value): escaped,
+        // as every other line the tool prints, so none can send an escape sequence to the terminal.
+        return parsed.Errors.Select(e => Output.SafeText.Escape(e.Message)).Distinct(StringComparer.Ordinal);
     }
 
     private static int ReportUnexpected(TextWriter error, Exception e)

@@ -26,7 +26,8 @@ public static class LLamaPrefault
     /// <returns>The pending load; dispose it to stop a warm-up the host no longer needs.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="parameters"/> is null.</exception>
     /// <exception cref="ArgumentException">The parameters name no model file.</exception>
-    /// <exception cref="FileNotFoundException">The model file does not exist.</exception>
+    /// <exception cref="FileNotFoundException">The model file does not exist (a directory counts as none).</exception>
+    /// <exception cref="IOException">A read mode's warm-up cannot open the model file: it names no regular file (a FIFO, a device), or an I/O error.</exception>
     public static LLamaModelLoad Start(IModelParams parameters, LLamaLoadOptions? options = null)
     {
         ArgumentNullException.ThrowIfNull(parameters);

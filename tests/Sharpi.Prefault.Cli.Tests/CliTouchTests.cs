@@ -65,6 +65,19 @@ public sealed class CliTouchTests
         Assert.Equal(2 * CliModelFiles.TensorBytes, run.Json().GetProperty("bytes").GetInt64());
     }
 
+    [LinuxFact]
+    public void Touch_WithASelectionThatLeavesNothing_SaysNoBytesWereSelected_AndExitsWithOne()
+    {
+        using var model = new CliModelFiles();
+        string gguf = model.Gguf();
+
+        CliRun run = CliRun.Of("touch", gguf, "--tensor", "blk*", "--exclude", "blk*");
+
+        Assert.Equal(1, run.ExitCode); // as lock and keep: a selection that left nothing is no success
+        Assert.Contains("no bytes selected", run.Out + run.Err, StringComparison.Ordinal);
+        Assert.DoesNotContain("the files are empty", run.Out, StringComparison.Ordinal);
+    }
+
     [Fact]
     public void Touch_OfAnEmptyFile_Succeeds()
     {

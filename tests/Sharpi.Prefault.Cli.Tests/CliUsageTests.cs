@@ -41,6 +41,20 @@ public sealed class CliUsageTests
             run.Err.Split('\n', StringSplitOptions.RemoveEmptyEntries));
     }
 
+    [Theory]
+    [InlineData("tensors", "a.gguf", "b\u001b]0;owned\u0007\u001b[2J.gguf")] // a second path where the command takes one, out of a shell glob
+    [InlineData("touch", "m.gguf", "--gate", "\u001b]0;x\u0007")]
+    [InlineData("touch", "-\u001b[31m")]
+    public void UsageErrors_NeverEchoAnEscapeSequence(params string[] args)
+    {
+        CliRun run = CliRun.Of(args);
+
+        Assert.Equal(2, run.ExitCode);
+        Assert.DoesNotContain('\u001b', run.Err);
+        Assert.DoesNotContain('\u0007', run.Err);
+        Assert.Contains("\\x1b", run.Err, StringComparison.Ordinal); // escaped, not dropped: the user sees what was given
+    }
+
     [Fact]
     public void UnknownOptionBeforeAnyCommand_IsOneError()
     {

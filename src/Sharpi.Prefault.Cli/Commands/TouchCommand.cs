@@ -76,8 +76,19 @@ internal static class TouchCommand
         PrefaultResult result = Merge(batches, unreached);
         if (result.BytesRequested == 0 && !CliContext.KillSwitchIsOn(out _))
         {
-            // The library's "(all empty)" would hide a missing file behind a claim about its size.
-            result = result with { Reason = context.FailureCount > 0 ? "nothing touched: no file could be used" : "nothing to touch: the files are empty" };
+            // The library's "(all empty)" would hide a missing file behind a claim about its size; and a --tensor or
+            // --exclude that leaves nothing is a selection that went wrong (exit 1, as lock and keep say it), not empty files.
+            bool selectedNothing = context.FailureCount == 0 && filter.NamesTensors;
+            result = result with
+            {
+                Reason = context.FailureCount > 0 ? "nothing touched: no file could be used"
+                    : selectedNothing ? "nothing to touch: no bytes selected"
+                    : "nothing to touch: the files are empty",
+            };
+            if (selectedNothing)
+            {
+                context.Fail(string.Join(", ", targets.Select(t => t.DisplayPath)), "nothing to touch (no bytes selected).");
+            }
         }
 
         long shortfall = NotResidentAfter(result);
