@@ -33,4 +33,23 @@ public sealed class CliPathTests
             rm.WaitForExit();
         }
     }
+
+    [LinuxFact]
+    public void ADirectoryWhoseNameStartsWithADash_IsAPath_NotAnUnknownOption()
+    {
+        string root = Directory.CreateTempSubdirectory("sharpi-dash-").FullName;
+        try
+        {
+            CliRun run = CliProcess.RunShell(
+                $"cd '{root}' && mkdir -- -models && head -c 8192 /dev/zero > -models/w.bin && $TOOL resident -r -- -models");
+
+            NoStackTrace.In(run);
+            Assert.DoesNotContain("Unknown option", run.Err, StringComparison.Ordinal);
+            Assert.Contains("w.bin", run.Out, StringComparison.Ordinal);
+        }
+        finally
+        {
+            Directory.Delete(root, recursive: true);
+        }
+    }
 }

@@ -17,12 +17,15 @@ internal static class CommonOptions
         return files;
     }
 
-    /// <summary>A misspelt option (<c>--jsn</c>) would otherwise be taken for a file name and fail as "no such file" (1, not 2).</summary>
+    /// <summary>
+    /// A misspelt option (<c>--jsn</c>) would otherwise be taken for a file name and fail as "no such file" (1, not 2).
+    /// A path that exists is a path whatever its first character (a directory <c>-models</c> under <c>-r</c> too).
+    /// </summary>
     public static void RejectUnknownOptions(ArgumentResult result)
     {
         foreach (Token token in result.Tokens)
         {
-            if (token.Value.StartsWith('-') && token.Value.Length > 1 && !File.Exists(token.Value))
+            if (token.Value.StartsWith('-') && token.Value.Length > 1 && !Path.Exists(token.Value))
             {
                 result.AddError($"Unknown option '{token.Value}'.");
             }
