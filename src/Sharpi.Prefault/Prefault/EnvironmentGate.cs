@@ -5,7 +5,7 @@ namespace Sharpi.Prefault;
 /// <summary>Reads the operators' environment variables. Read at each run, so an operator can flip them live.</summary>
 internal static class EnvironmentGate
 {
-    internal const string ModeVariable = "SHARPI_PREFAULT";
+    internal const string ModeVariable = OperatorSwitch.Variable;
     internal const string FractionVariable = "SHARPI_PREFAULT_RAM_FRACTION";
 
     /// <summary>
@@ -21,7 +21,7 @@ internal static class EnvironmentGate
             return PrefaultMode.Auto;
         }
 
-        if (v.Equals("0", StringComparison.Ordinal) || v.Equals("off", StringComparison.OrdinalIgnoreCase) || v.Equals("false", StringComparison.OrdinalIgnoreCase))
+        if (OperatorSwitch.IsOff(value))
         {
             return PrefaultMode.Off;
         }

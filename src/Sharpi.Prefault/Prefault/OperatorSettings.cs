@@ -21,7 +21,7 @@ internal readonly record struct OperatorSettings(PrefaultMode Mode, double RamFr
     internal RamGateDecision? KillSwitch { get; } = Mode == PrefaultMode.Off ? Off : null;
 
     /// <summary>The kill switch's decision: nothing runs, and the reason says the operator switched it off.</summary>
-    internal static RamGateDecision Off { get; } = new(false, false, 0, "SHARPI_PREFAULT is off: prefault switched off by the operator");
+    internal static RamGateDecision Off { get; } = new(false, false, 0, OperatorSwitch.OffReason);
 
     internal static OperatorSettings Read(double optionsFraction, ILogger log)
     {

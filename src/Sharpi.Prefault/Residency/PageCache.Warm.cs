@@ -36,7 +36,7 @@ public static partial class PageCache
         ArgumentException.ThrowIfNullOrEmpty(path);
         FileStatus.ThrowIfNotRegular(path);
         SafeFileHandle file = File.OpenHandle(path, FileMode.Open, FileAccess.Read, FileShare.ReadWrite | FileShare.Delete);
-        if (EnvironmentGate.ParseMode(EnvironmentGate.ReadMode(), out _) == PrefaultMode.Off)
+        if (OperatorSwitch.IsOffNow)
         {
             long length = RandomAccess.GetLength(file);
             file.Dispose();
@@ -45,7 +45,7 @@ public static partial class PageCache
                 Path = path,
                 FileLength = length,
                 Method = "none",
-                Error = OperatorSettings.Off.Reason,
+                Error = OperatorSwitch.OffReason,
             });
         }
 
