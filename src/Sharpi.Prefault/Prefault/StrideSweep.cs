@@ -136,12 +136,10 @@ internal sealed class StrideSweep
         }
         finally
         {
-            JoinAll(helpers, swept ? progress : null);
+            JoinAll(helpers, progress, stopOthers: !swept);
         }
 
-        _helperFailure?.Throw();
-        progress?.Complete(BytesDone);
-        return helpers.Count + 1;
+        return End(helpers, progress);
     }
 
     /// <summary>
@@ -189,24 +187,31 @@ internal sealed class StrideSweep
         }
         finally
         {
-            JoinAll(started ??= [], swept ? progress : null);
+            JoinAll(started ??= [], progress, stopOthers: !swept);
         }
 
+        return End(started, progress);
+    }
+
+    /// <summary>Once every thread stopped: a helper's exception leaves here, else the last progress; the threads that swept.</summary>
+    private int End(List<Thread> helpers, ProgressReporter? progress)
+    {
         _helperFailure?.Throw();
         progress?.Complete(BytesDone);
-        return started.Count + 1;
+        return helpers.Count + 1;
     }
 
     /// <summary>
-    /// Waits for every helper to stop. The calling thread keeps reporting progress meanwhile (<paramref name="progress"/>
-    /// null: it threw, and only stops the others: after their chunks in flight, they take no other). Interrupted
-    /// (<see cref="Thread.Interrupt"/>), it stops the others too and still waits for them all, then rethrows.
+    /// Waits for every helper to stop, the calling thread reporting progress meanwhile. With <paramref name="stopOthers"/>
+    /// (the calling thread threw) it reports nothing and stops the others: after their chunks in flight, they take no
+    /// other. Interrupted (<see cref="Thread.Interrupt"/>), it stops them too and still waits for them all, then rethrows.
     /// </summary>
-    private void JoinAll(List<Thread> helpers, ProgressReporter? progress)
+    private void JoinAll(List<Thread> helpers, ProgressReporter? progress, bool stopOthers)
     {
-        if (progress is null)
+        if (stopOthers)
         {
             _stopped = true;
+            progress = null;
         }
 
         ThreadInterruptedException? interrupted = null;
