@@ -38,8 +38,12 @@ public static partial class PageCache
         SafeFileHandle file = File.OpenHandle(path, FileMode.Open, FileAccess.Read, FileShare.ReadWrite | FileShare.Delete);
         if (OperatorSwitch.IsOffNow)
         {
-            long length = RandomAccess.GetLength(file);
-            file.Dispose();
+            long length;
+            using (file)
+            {
+                length = RandomAccess.GetLength(file);
+            }
+
             return new ValueTask<PageCacheWarmResult>(new PageCacheWarmResult
             {
                 Path = path,
