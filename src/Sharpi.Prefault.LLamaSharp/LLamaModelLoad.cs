@@ -164,18 +164,23 @@ public sealed class LLamaModelLoad : IAsyncDisposable
     /// <returns>A task that completes when the warm-up's threads are done.</returns>
     public async ValueTask DisposeAsync()
     {
-        if (Interlocked.Exchange(ref _disposed, 1) != 0)
+        // An await using beside an explicit dispose: only the first cancels and frees the token source, and every call
+        // waits for the warm-up, as PrefaultHandle's do.
+        bool first = Interlocked.Exchange(ref _disposed, 1) == 0;
+        if (first)
         {
-            return; // an await using beside an explicit dispose: the second call has nothing left to do
+            await _warmCancel.CancelAsync().ConfigureAwait(false);
         }
 
-        await _warmCancel.CancelAsync().ConfigureAwait(false);
         if (_warm is not null)
         {
             await _warm.ConfigureAwait(false);
         }
 
-        _warmCancel.Dispose();
+        if (first)
+        {
+            _warmCancel.Dispose();
+        }
     }
 
     private static bool IsReadMode(LLamaLoadMode mode) => mode is LLamaLoadMode.None or LLamaLoadMode.MemoryLock;
