@@ -48,8 +48,8 @@ internal static partial class Log
     [LoggerMessage(EventId = 10, Level = LogLevel.Error, Message = "[{Label}] The background prefault failed; the engine goes on without it.")]
     internal static partial void BackgroundFailed(ILogger logger, string label, Exception exception);
 
-    [LoggerMessage(EventId = 16, Level = LogLevel.Error, Message = "[{Label}] {What}; the engine goes on without it.")]
-    internal static partial void RunFailed(ILogger logger, string label, string what, Exception exception);
+    [LoggerMessage(EventId = 16, Level = LogLevel.Error, Message = "[{Label}] The prefault failed; the engine goes on without it.")]
+    internal static partial void RunFailed(ILogger logger, string label, Exception exception);
 
     [LoggerMessage(EventId = 11, Level = LogLevel.Debug,
         Message = "[{Label}] Sampled {SpansSampled} 2 MiB spans after populating them ({SampledNanosecondsPerPage:0} ns a sampled page on average); read every page of the {SpansTouched} whose sample was slower than {SlowPageNanoseconds:0} ns a page (a host fault)")]

@@ -49,28 +49,37 @@ public static partial class MmapPrefault
         catch (Exception ex) when (ex is not ThreadInterruptedException) // an interrupt is the caller's, for the caller
 #pragma warning restore CA1031
         {
-            return Failed(options, ex, "the prefault failed");
+            return Failed(options, ex, background: false);
         }
     }
 
     /// <summary>
     /// The result of a run that threw past its argument checks (a defect, or the caller's logger): not run, the
-    /// exception's message as the reason, logged at Error where the logger still takes it. Every thread of the sweep
-    /// had stopped when the exception left it (<see cref="StrideSweep"/>).
+    /// exception's message as the reason, logged at Error where the logger still takes it (EventId 16 for
+    /// <c>Run</c>, 10 for <c>Start</c>'s <paramref name="background"/> sweep). Every thread of the sweep had stopped
+    /// when the exception left it (<see cref="StrideSweep"/>).
     /// </summary>
-    internal static PrefaultResult Failed(PrefaultOptions options, Exception exception, string what)
+    internal static PrefaultResult Failed(PrefaultOptions options, Exception exception, bool background)
     {
+        ILogger log = options.Logger ?? NullLogger.Instance;
         try
         {
-            Log.RunFailed(options.Logger ?? NullLogger.Instance, options.Label, what, exception);
+            if (background)
+            {
+                Log.BackgroundFailed(log, options.Label, exception);
+            }
+            else
+            {
+                Log.RunFailed(log, options.Label, exception);
+            }
         }
-#pragma warning disable CA1031 // The caller's logger threw (often the failure itself): the result says it.
+#pragma warning disable CA1031 // The caller's logger threw (often the failure itself): the result says it, and on Start's thread a throw would end the process.
         catch (Exception)
 #pragma warning restore CA1031
         {
         }
 
-        return new PrefaultResult { HasRun = false, Reason = $"{what}: {exception.Message}" };
+        return new PrefaultResult { HasRun = false, Reason = $"{(background ? "the background prefault failed" : "the prefault failed")}: {exception.Message}" };
     }
 
     /// <summary>

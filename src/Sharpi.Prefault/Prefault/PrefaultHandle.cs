@@ -166,16 +166,7 @@ public sealed class PrefaultHandle : IDisposable, IAsyncDisposable
         catch (Exception ex)
 #pragma warning restore CA1031
         {
-            result = new PrefaultResult { HasRun = false, Reason = $"the background prefault failed: {ex.Message}" };
-            try
-            {
-                Log.BackgroundFailed(options.Logger ?? NullLogger.Instance, options.Label, ex);
-            }
-#pragma warning disable CA1031 // The caller's logger threw (often the failure above itself): the result says it, and a throw here ends the process.
-            catch (Exception)
-#pragma warning restore CA1031
-            {
-            }
+            result = MmapPrefault.Failed(options, ex, background: true);
         }
         finally
         {
