@@ -55,8 +55,8 @@ internal sealed class CliContext
     /// </summary>
     public static bool KillSwitchIsOn(out string reason)
     {
-        string? value = EnvironmentGate.ReadMode();
-        bool off = EnvironmentGate.ParseMode(value, out _) == PrefaultMode.Off;
+        string? value = OperatorSwitch.Read();
+        bool off = OperatorSwitch.IsOff(value.AsSpan().Trim());
         reason = off ? $"SHARPI_PREFAULT={value!.Trim()}: prefault switched off by the operator" : string.Empty;
         return off;
     }

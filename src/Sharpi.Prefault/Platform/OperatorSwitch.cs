@@ -13,12 +13,12 @@ internal static class OperatorSwitch
     internal const string OffReason = "SHARPI_PREFAULT is off: prefault switched off by the operator";
 
     /// <summary>True when the switch is off now.</summary>
-    internal static bool IsOffNow => IsOff(Environment.GetEnvironmentVariable(Variable));
+    internal static bool IsOffNow => IsOff(Read().AsSpan().Trim());
 
-    /// <summary>True for the values that switch prefaulting off.</summary>
-    internal static bool IsOff(string? value)
-    {
-        ReadOnlySpan<char> v = value.AsSpan().Trim();
-        return v.Equals("0", StringComparison.Ordinal) || v.Equals("off", StringComparison.OrdinalIgnoreCase) || v.Equals("false", StringComparison.OrdinalIgnoreCase);
-    }
+    /// <summary>The variable's value now; null when unset.</summary>
+    internal static string? Read() => Environment.GetEnvironmentVariable(Variable);
+
+    /// <summary>True for the values (trimmed) that switch prefaulting off.</summary>
+    internal static bool IsOff(ReadOnlySpan<char> trimmed) =>
+        trimmed.Equals("0", StringComparison.Ordinal) || trimmed.Equals("off", StringComparison.OrdinalIgnoreCase) || trimmed.Equals("false", StringComparison.OrdinalIgnoreCase);
 }

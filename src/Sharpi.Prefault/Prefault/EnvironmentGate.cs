@@ -5,7 +5,6 @@ namespace Sharpi.Prefault;
 /// <summary>Reads the operators' environment variables. Read at each run, so an operator can flip them live.</summary>
 internal static class EnvironmentGate
 {
-    internal const string ModeVariable = OperatorSwitch.Variable;
     internal const string FractionVariable = "SHARPI_PREFAULT_RAM_FRACTION";
 
     /// <summary>
@@ -21,7 +20,7 @@ internal static class EnvironmentGate
             return PrefaultMode.Auto;
         }
 
-        if (OperatorSwitch.IsOff(value))
+        if (OperatorSwitch.IsOff(v))
         {
             return PrefaultMode.Off;
         }
@@ -56,7 +55,7 @@ internal static class EnvironmentGate
         return null;
     }
 
-    internal static string? ReadMode() => Environment.GetEnvironmentVariable(ModeVariable);
+    internal static string? ReadMode() => OperatorSwitch.Read();
 
     internal static string? ReadFraction() => Environment.GetEnvironmentVariable(FractionVariable);
 }
