@@ -11,8 +11,6 @@ namespace Sharpi.Prefault;
 /// </summary>
 internal sealed class LockDiagnosis
 {
-    private const int CapIpcLock = 14;
-
     private static long s_mapsReads;
 
     private readonly Dictionary<string, long?> _fileLengths = new(StringComparer.Ordinal);
@@ -183,26 +181,12 @@ internal sealed class LockDiagnosis
             return false;
         }
 
-        _limitApplies ??= !HasCapIpcLock();
+        _limitApplies ??= !ThreadCapabilities.Has(ThreadCapabilities.IpcLock);
         if (_limitApplies == false)
         {
             why = "this thread holds CAP_IPC_LOCK, which bypasses RLIMIT_MEMLOCK, so the limit is not the cause";
         }
 
         return _limitApplies.Value;
-    }
-
-    private static bool HasCapIpcLock()
-    {
-        foreach (string line in (KernelFile.TryReadText("/proc/thread-self/status") ?? string.Empty).Split('\n'))
-        {
-            if (line.StartsWith("CapEff:", StringComparison.Ordinal))
-            {
-                return ulong.TryParse(line.AsSpan("CapEff:".Length).Trim(), NumberStyles.AllowHexSpecifier, CultureInfo.InvariantCulture, out ulong caps)
-                    && (caps & (1UL << CapIpcLock)) != 0;
-            }
-        }
-
-        return false;
     }
 }

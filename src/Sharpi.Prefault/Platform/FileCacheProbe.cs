@@ -358,12 +358,17 @@ internal sealed unsafe class FileCacheProbe : IDisposable
         return known == 1;
     }
 
-    /// <summary>Whether this process could open the file for writing, as the kernel decides whether mincore may tell.</summary>
+    /// <summary>
+    /// Whether this process could open the file for writing, as the kernel decides whether mincore may tell
+    /// (inode_owner_or_capable, then a write permission check): its owner, a thread with CAP_FOWNER (root's, unless a
+    /// container or a user namespace dropped it: root alone is not enough), or a writer by faccessat (which counts
+    /// CAP_DAC_OVERRIDE).
+    /// </summary>
     [SupportedOSPlatform("linux")]
     private static bool MayWrite(SafeFileHandle handle, string path)
     {
         uint euid = Interop.Libc.Geteuid();
-        return euid == 0 || OwnedBy(handle, euid)
+        return OwnedBy(handle, euid) || ThreadCapabilities.Has(ThreadCapabilities.Fowner)
             || Interop.Libc.Faccessat(Interop.LinuxConstants.AT_FDCWD, path, Interop.LinuxConstants.W_OK, Interop.LinuxConstants.AT_EACCESS) == 0;
     }
 

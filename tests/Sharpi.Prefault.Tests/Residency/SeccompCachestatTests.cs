@@ -42,4 +42,27 @@ public sealed class SeccompCachestatTests(ITestOutputHelper output)
         Assert.Equal("0", ChildProcess.Value(run, "hiddenResident"));
         Assert.Equal(roots.Length.ToString(System.Globalization.CultureInfo.InvariantCulture), ChildProcess.Value(run, "hiddenUnknown"));
     }
+
+    [SeccompCachestatFact(asNobody: true)]
+    [System.Runtime.Versioning.SupportedOSPlatform("linux")]
+    public void Measure_AsRootWithoutCapabilities_AfterAFilterRefusedCachestat_CountsAnotherUsersFileUnknown()
+    {
+        // Without cachestat, who may write decides (as on a kernel before 6.5): root without CAP_FOWNER and
+        // CAP_DAC_OVERRIDE may not write another user's 0644 file, so the kernel hides its cache; euid 0 alone said
+        // "may write" and counted mincore's "all resident".
+        using TestFile mine = TestFile.Create(8 * TestFile.MiB);
+        using TestFile others = TestFile.Create(8 * TestFile.MiB);
+        NativeTestMethods.ChangeOwner(others.Path, (uint)Unprivileged.Uid, (uint)Unprivileged.Uid);
+        File.SetUnixFileMode(others.Path, UnixFileMode.UserRead | UnixFileMode.UserWrite | UnixFileMode.GroupRead | UnixFileMode.OtherRead);
+
+        CliRun run = ChildProcess.Run([ChildCases.ResidencyWithoutCachestat, mine.Path, others.Path], timeout: TimeSpan.FromSeconds(60),
+            asRootWithoutCapabilities: true);
+
+        output.WriteLine($"exit {run.ExitCode}\n{run.Out}\n{run.Err}");
+        Assert.True(run.ExitCode == 0 && run.Out.Contains("done", StringComparison.Ordinal), $"the child failed (exit {run.ExitCode})");
+        Assert.Equal("True", ChildProcess.Value(run, "cachestatRefused"));
+        Assert.Equal(mine.Length.ToString(System.Globalization.CultureInfo.InvariantCulture), ChildProcess.Value(run, "resident")); // its own file: the owner sees
+        Assert.Equal("0", ChildProcess.Value(run, "hiddenResident"));
+        Assert.Equal(others.Length.ToString(System.Globalization.CultureInfo.InvariantCulture), ChildProcess.Value(run, "hiddenUnknown"));
+    }
 }
