@@ -371,10 +371,10 @@ internal static class ChildProgram
         SeccompFilter.InstallRefusingCachestat();
         using (Microsoft.Win32.SafeHandles.SafeFileHandle handle = File.OpenHandle(path))
         {
-            global::Interop.Libc.CachestatRange range = new() { Offset = 0, Length = 4096 };
+            global::Interop.Libc.CachestatRange range = new() { Offset = 0, Length = (ulong)Environment.SystemPageSize };
             global::Interop.Libc.Cachestat stat;
             bool refused = global::Interop.Libc.SyscallCachestat(global::Interop.Libc.SYS_cachestat, handle, &range, &stat, 0) != 0
-                && System.Runtime.InteropServices.Marshal.GetLastPInvokeError() == 1;
+                && System.Runtime.InteropServices.Marshal.GetLastPInvokeError() == global::Interop.LinuxConstants.EPERM;
             Console.WriteLine($"cachestatRefused={refused}");
         }
 
