@@ -104,8 +104,9 @@ internal static partial class ProcMaps
 
     /// <summary>
     /// The path field as the file's name: the kernel writes a newline in a name as "\012" and escapes nothing else, so
-    /// a name holding those four characters reads the same. Unescaped only where the unescaped name is the mapped file
-    /// (its inode), so neither name is ever taken for the other file.
+    /// a name holding those four characters reads the same. Unescaped only where the unescaped name has the mapped file's
+    /// inode (the inode alone, as <see cref="FileCacheProbe.OpenIfSameFile(string, long)"/> checks an open), so a name
+    /// holding "\012" is not taken for a file whose name holds a newline.
     /// </summary>
     private static string UnescapePath(ReadOnlySpan<char> path, long inode)
     {
