@@ -193,6 +193,109 @@ public sealed class CliOperatorsDocTests
         return words;
     }
 
+    /// <summary>
+    /// Every container that runs the readiness probe says which user runs it (securityContext.runAsUser): the probe
+    /// sees a file's page cache only as its owner, root with CAP_FOWNER, or a writer, so the user decides whether it
+    /// can ever pass.
+    /// </summary>
+    [Fact]
+    public void OperatorsDoc_EveryProbeNamesItsUser()
+    {
+        List<(YamlMappingNode Container, string[] Probe)> probes = Probes();
+
+        Assert.Equal(2, probes.Count);
+        foreach ((YamlMappingNode container, _) in probes)
+        {
+            YamlMappingNode context = Map(container, "securityContext");
+            Assert.True(int.Parse(Scalar(context, "runAsUser"), System.Globalization.CultureInfo.InvariantCulture) > 0);
+            Assert.False(string.IsNullOrEmpty(Scalar(context, "runAsGroup")));
+        }
+    }
+
+    /// <summary>
+    /// Each manifest's probe, run as the manifests run it: its command line as written (the paths put on a test file),
+    /// as its securityContext's user and group (setpriv), against a read-only file that user owns, as the page tells
+    /// operators to chown the models. Cold, it fails; after the init container's <c>touch</c> (as root), it passes.
+    /// </summary>
+    [UnprivilegedFact]
+    public void OperatorsDoc_Probe_AsTheManifestsUser_OnTheFilesItOwns_PassesAfterTouch()
+    {
+        foreach ((YamlMappingNode container, string[] probe) in Probes())
+        {
+            YamlMappingNode context = Map(container, "securityContext");
+            string uid = Scalar(context, "runAsUser");
+            string gid = Scalar(context, "runAsGroup");
+            DirectoryInfo models = Directory.CreateTempSubdirectory("sharpi-operators-");
+            try
+            {
+                using TestFile file = TestFile.Create(8 * TestFile.MiB, models.FullName);
+                File.SetUnixFileMode(file.Path, UnixFileMode.UserRead | UnixFileMode.GroupRead | UnixFileMode.OtherRead);
+                CliRun chown = CliProcess.RunShell($"chown -R {uid}:{gid} '{models.FullName}'");
+                Assert.True(chown.ExitCode == 0, chown.Err);
+                string asTheManifestsUser = $"exec setpriv --reuid={uid} --regid={gid} --clear-groups {ProbeLine(probe, file.Path, models.FullName)}";
+
+                CliRun cold = CliProcess.RunShell(asTheManifestsUser, timeout: TimeSpan.FromSeconds(60));
+                Assert.True(cold.ExitCode == 1, $"a cold file passed the probe: {cold.Out}{cold.Err}");
+
+                CliRun touch = CliProcess.RunShell($"exec $TOOL touch '{file.Path}'", timeout: TimeSpan.FromSeconds(60));
+                Assert.True(touch.ExitCode == 0, touch.Err);
+                CliRun warm = CliProcess.RunShell(asTheManifestsUser, timeout: TimeSpan.FromSeconds(60));
+
+                NoStackTrace.In(warm);
+                Assert.True(warm.ExitCode == 0, $"uid {uid} owns the file and it is warm, yet the probe failed: {warm.Out}{warm.Err}");
+            }
+            finally
+            {
+                models.Delete(recursive: true);
+            }
+        }
+    }
+
+    /// <summary>
+    /// Why the manifests name a user: as nobody, against a root-owned 0644 file, the probe can never pass, even right
+    /// after <c>touch</c> warmed the file (the kernel tells nobody its page cache, so it is unknown, never resident).
+    /// </summary>
+    [UnprivilegedFact]
+    public void OperatorsDoc_Probe_AsNobody_OnARootOwnedFile_NeverPasses_EvenAfterTouch()
+    {
+        string[] probe = Probes()[0].Probe;
+        using TestFile file = TestFile.Create(8 * TestFile.MiB);
+        CliRun touch = CliProcess.RunShell($"exec $TOOL touch '{file.Path}'", timeout: TimeSpan.FromSeconds(60));
+        Assert.True(touch.ExitCode == 0, touch.Err);
+        Assert.Equal(file.Length, Residency.OfFile(file.Path).ResidentBytes); // warm, measured as root
+
+        CliRun run = CliProcess.RunShell($"exec {Unprivileged.Setpriv}{ProbeLine(probe, file.Path, Path.GetDirectoryName(file.Path)!)}",
+            timeout: TimeSpan.FromSeconds(60));
+
+        NoStackTrace.In(run);
+        Assert.Equal(1, run.ExitCode);
+        Assert.Contains("unknown", run.Out, StringComparison.Ordinal);
+    }
+
+    /// <summary>The containers with a readiness probe, and the probe's command.</summary>
+    private static List<(YamlMappingNode Container, string[] Probe)> Probes() =>
+        [.. Manifests().Select(PodSpec).SelectMany(Containers)
+            .Where(c => c.Children.ContainsKey(new YamlScalarNode("readinessProbe")))
+            .Select(c => (c, Strings(Map(Map(c, "readinessProbe"), "exec"), "command").ToArray()))];
+
+    /// <summary>
+    /// The probe's command line for a shell, the tool as $TOOL, a model path on <paramref name="file"/> and a recursive
+    /// directory (<c>-r DIR</c>) on <paramref name="directory"/>.
+    /// </summary>
+    private static string ProbeLine(string[] probe, string file, string directory)
+    {
+        Assert.EndsWith("/sharpi-prefault", probe[0], StringComparison.Ordinal);
+        var words = new List<string> { "$TOOL" };
+        for (int i = 1; i < probe.Length; i++)
+        {
+            bool isPath = probe[i].StartsWith('/');
+            string word = !isPath ? probe[i] : probe[i - 1] == "-r" ? directory : file;
+            words.Add(isPath ? $"'{word}'" : word);
+        }
+
+        return string.Join(' ', words);
+    }
+
     private static List<YamlMappingNode> Manifests()
     {
         var documents = new List<YamlMappingNode>();

@@ -6,7 +6,7 @@ using Sharpi.Prefault.Tests.TestSupport;
 namespace Sharpi.Prefault.Tests.PublicApi;
 
 /// <summary>
-/// The Quick starts' sample log lines (README.md and the package README) are lines the library prints: the run's
+/// The package README's sample log line is a line the library prints: the run's
 /// Information message (<c>Log.Completed</c>'s template), with its numbers formatted as the template formats them, and
 /// the console provider the README names is the one the consumer project compiles for net8.0. The README showed
 /// <c>Pre-faulted 16.39 GiB ... (5.3 GiB/s)</c>, a format the library never had.
@@ -16,7 +16,6 @@ public sealed class DocumentationLogLineTests
     private static readonly string Root = Path.Combine(AppContext.BaseDirectory, "Snippets");
 
     [Theory]
-    [InlineData("README.md", "// logs (console provider, one line): ")]
     [InlineData("src/Sharpi.Prefault/README.md", "// logs: ")]
     public void QuickStartLogLine_IsInTheFormatTheLibraryPrints(string document, string lead)
     {
