@@ -218,6 +218,7 @@ public sealed class CliOperatorsDocTests
     /// operators to chown the models. Cold, it fails; after the init container's <c>touch</c> (as root), it passes.
     /// </summary>
     [UnprivilegedFact]
+    [System.Runtime.Versioning.SupportedOSPlatform("linux")]
     public void OperatorsDoc_Probe_AsTheManifestsUser_OnTheFilesItOwns_PassesAfterTouch()
     {
         foreach ((YamlMappingNode container, string[] probe) in Probes())
