@@ -123,7 +123,9 @@ public sealed class DocumentationSnippetTests
         SyntaxTree usings = CSharpSyntaxTree.ParseText(ImplicitUsings, parse, path: "GlobalUsings.g.cs");
         bool isProgram = snippet.GetCompilationUnitRoot().Members.Any(m => m is Microsoft.CodeAnalysis.CSharp.Syntax.GlobalStatementSyntax);
         var options = new CSharpCompilationOptions(isProgram ? OutputKind.ConsoleApplication : OutputKind.DynamicallyLinkedLibrary,
-            nullableContextOptions: NullableContextOptions.Enable, allowUnsafe: true);
+            nullableContextOptions: NullableContextOptions.Enable,
+            // The SDK's own NoWarn (CS1701, CS1702: a reference built against an older System.Runtime, as ONNX Runtime's is).
+            specificDiagnosticOptions: [new("CS1701", ReportDiagnostic.Suppress), new("CS1702", ReportDiagnostic.Suppress)]);
         CSharpCompilation compilation = CSharpCompilation.Create("Snippet", [usings, snippet], references, options);
 
         using var peStream = new MemoryStream();
