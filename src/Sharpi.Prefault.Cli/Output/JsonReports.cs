@@ -64,7 +64,7 @@ internal static class TensorsJson
     /// are written as the escapes <c>\udcNN</c>, which a JSON reader turns back into the same string (Python's
     /// <c>json.loads</c> then <c>encode("utf-8", "surrogateescape")</c> gives the bytes); the JSON writer would refuse them.
     /// </summary>
-    private static void WriteName(Utf8JsonWriter json, string name)
+    internal static void WriteName(Utf8JsonWriter json, string name)
     {
         if (name.AsSpan().IndexOfAnyInRange('\uDC80', '\uDCFF') < 0)
         {
@@ -98,6 +98,15 @@ internal static class TensorsJson
         output.Write(Encoding.UTF8.GetString(buffer.WrittenSpan)); // whole tokens only: no character is split
         buffer.ResetWrittenCount();
     }
+}
+
+/// <summary>A tensor name as <see cref="TensorsJson"/> writes it: a GGUF name's invalid bytes as <c>\udcNN</c>, never merged.</summary>
+internal sealed class TensorNameJsonConverter : JsonConverter<string>
+{
+    public override string Read(ref Utf8JsonReader reader, Type typeToConvert, JsonSerializerOptions options) =>
+        throw new NotSupportedException("The tool only writes tensor names.");
+
+    public override void Write(Utf8JsonWriter writer, string value, JsonSerializerOptions options) => TensorsJson.WriteName(writer, value);
 }
 
 /// <summary><c>touch --json</c>.</summary>
@@ -159,7 +168,7 @@ internal sealed record ResidentFileJson(string File, long Bytes, long ResidentBy
 }
 
 /// <summary>A tensor of <c>resident --json</c>.</summary>
-internal sealed record ResidentTensorJson(string Name, long Bytes, long ResidentBytes)
+internal sealed record ResidentTensorJson([property: JsonConverter(typeof(TensorNameJsonConverter))] string Name, long Bytes, long ResidentBytes)
 {
     /// <summary>Bytes whose residency the kernel would not tell; only when there are some.</summary>
     [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingDefault)]
