@@ -62,7 +62,7 @@ public sealed class LLamaModelLoad : IAsyncDisposable
         bool release = linux && mapped && _options.IsReleaseEnabled;
         LLamaLoadMode mode = lockInPlace ? LLamaLoadMode.MemoryMap : requested;
 
-        LoadCapture? capture = _options.LogTap is { } tap ? new LoadCapture(tap) : null;
+        LoadCapture? capture = _options.LogTap is { } tap ? new LoadCapture(tap, index) : null;
         var progress = new LoaderProgress(_options, capture, release ? index : null, _options.IsReleaseDuringLoadEnabled);
         long started = Stopwatch.GetTimestamp();
         LLamaWeights weights;

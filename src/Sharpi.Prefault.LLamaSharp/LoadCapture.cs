@@ -2,10 +2,12 @@ namespace Sharpi.Prefault.LLamaSharp;
 
 /// <summary>
 /// The repack lines of one load, from its loader thread, in the order llama.cpp wrote them; and whether the tap heard
-/// llama.cpp at all while the load ran (it always logs a load), which tells a live tap from a replaced one.
+/// llama.cpp at all while the load ran (it always logs a load), which tells a live tap from a replaced one. Names are
+/// the index's (<see cref="ReportedNames"/>); a name that could be either of two tensors is left out.
 /// </summary>
-internal sealed class LoadCapture(LLamaLogTap tap)
+internal sealed class LoadCapture(LLamaLogTap tap, TensorIndex? index)
 {
+    private readonly ReportedNames _reported = new(index);
     private readonly List<string> _names = [];
     private readonly long _linesAtStart = tap.Lines;
 
@@ -22,7 +24,13 @@ internal sealed class LoadCapture(LLamaLogTap tap)
     /// <summary>True once the load returned: a line logged later on the same (pooled) thread belongs to no load.</summary>
     internal bool IsClosed { get; private set; }
 
-    internal void Add(string name) => _names.Add(name);
+    internal void Add(string reported)
+    {
+        if (_reported.Resolve(reported) is { } name)
+        {
+            _names.Add(name);
+        }
+    }
 
     internal void Close() => IsClosed = true;
 }

@@ -47,13 +47,7 @@ internal static class TensorsCommand
         bool sharded = index.Files.Count > 1;
         if (json)
         {
-            var rows = new List<TensorJson>(index.Tensors.Count);
-            foreach (TensorInfo t in index.Tensors)
-            {
-                rows.Add(new TensorJson(t.Name, t.Offset, t.Length, t.DType, t.Shape) { File = sharded ? t.FilePath : null });
-            }
-
-            CliJsonContext.Write(context.Out, rows, CliJsonContext.Output.ListTensorJson);
+            TensorsJson.Write(context.Out, index);
             return context.ExitCode;
         }
 

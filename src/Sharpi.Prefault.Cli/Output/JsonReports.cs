@@ -1,3 +1,6 @@
+using System.Buffers;
+using System.Globalization;
+using System.Text;
 using System.Text.Encodings.Web;
 using System.Text.Json;
 using System.Text.Json.Serialization;
@@ -8,12 +11,102 @@ namespace Sharpi.Prefault.Cli.Output;
 // The JSON contracts of docs/cli.md. Property names come from the camelCase policy and are part of the contract:
 // rename a property here and scripts break.
 
-/// <summary>One row of <c>tensors --json</c>.</summary>
-internal sealed record TensorJson(string Name, long Offset, long Length, string Dtype, IReadOnlyList<long> Shape)
+/// <summary>
+/// <c>tensors --json</c>: an array with one object per tensor (name, offset, length, dtype, shape, and file for a sharded
+/// model), written as it goes, a chunk at a time, so a million-tensor model's listing is never in memory whole.
+/// </summary>
+internal static class TensorsJson
 {
-    /// <summary>The shard holding the tensor; only for sharded models.</summary>
-    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
-    public string? File { get; init; }
+    private const int ChunkBytes = 64 << 10;
+
+    private static readonly JsonWriterOptions Options = new() { Indented = true, Encoder = JavaScriptEncoder.UnsafeRelaxedJsonEscaping };
+
+    public static void Write(TextWriter output, TensorIndex index)
+    {
+        bool sharded = index.Files.Count > 1;
+        var buffer = new ArrayBufferWriter<byte>(ChunkBytes * 2);
+        using var json = new Utf8JsonWriter(buffer, Options);
+        json.WriteStartArray();
+        foreach (TensorInfo t in index.Tensors)
+        {
+            json.WriteStartObject();
+            json.WritePropertyName("name"u8);
+            WriteName(json, t.Name);
+            json.WriteNumber("offset"u8, t.Offset);
+            json.WriteNumber("length"u8, t.Length);
+            json.WriteString("dtype"u8, t.DType);
+            json.WriteStartArray("shape"u8);
+            foreach (long extent in t.Shape)
+            {
+                json.WriteNumberValue(extent);
+            }
+
+            json.WriteEndArray();
+            if (sharded)
+            {
+                json.WriteString("file"u8, t.FilePath);
+            }
+
+            json.WriteEndObject();
+            if (json.BytesPending + buffer.WrittenCount >= ChunkBytes)
+            {
+                Drain(output, json, buffer);
+            }
+        }
+
+        json.WriteEndArray();
+        Drain(output, json, buffer);
+        output.WriteLine();
+    }
+
+    /// <summary>
+    /// A name as a JSON string. A GGUF name's invalid bytes, decoded as U+DC80..U+DCFF (<see cref="TensorInfo.Name"/>),
+    /// are written as the escapes <c>\udcNN</c>, which a JSON reader turns back into the same string (Python's
+    /// <c>json.loads</c> then <c>encode("utf-8", "surrogateescape")</c> gives the bytes); the JSON writer would refuse them.
+    /// </summary>
+    internal static void WriteName(Utf8JsonWriter json, string name)
+    {
+        if (name.AsSpan().IndexOfAnyInRange('\uDC80', '\uDCFF') < 0)
+        {
+            json.WriteStringValue(name);
+            return;
+        }
+
+        var literal = new StringBuilder(name.Length + 16).Append('"');
+        foreach (char c in name)
+        {
+            switch (c)
+            {
+                case '"' or '\\':
+                    literal.Append('\\').Append(c);
+                    break;
+                case < ' ' or (>= '\uDC80' and <= '\uDCFF'):
+                    literal.Append(CultureInfo.InvariantCulture, $"\\u{(int)c:x4}");
+                    break;
+                default:
+                    literal.Append(c);
+                    break;
+            }
+        }
+
+        json.WriteRawValue(literal.Append('"').ToString(), skipInputValidation: true);
+    }
+
+    private static void Drain(TextWriter output, Utf8JsonWriter json, ArrayBufferWriter<byte> buffer)
+    {
+        json.Flush();
+        output.Write(Encoding.UTF8.GetString(buffer.WrittenSpan)); // whole tokens only: no character is split
+        buffer.ResetWrittenCount();
+    }
+}
+
+/// <summary>A tensor name as <see cref="TensorsJson"/> writes it: a GGUF name's invalid bytes as <c>\udcNN</c>, never merged.</summary>
+internal sealed class TensorNameJsonConverter : JsonConverter<string>
+{
+    public override string Read(ref Utf8JsonReader reader, Type typeToConvert, JsonSerializerOptions options) =>
+        throw new NotSupportedException("The tool only writes tensor names.");
+
+    public override void Write(Utf8JsonWriter writer, string value, JsonSerializerOptions options) => TensorsJson.WriteName(writer, value);
 }
 
 /// <summary><c>touch --json</c>.</summary>
@@ -75,7 +168,7 @@ internal sealed record ResidentFileJson(string File, long Bytes, long ResidentBy
 }
 
 /// <summary>A tensor of <c>resident --json</c>.</summary>
-internal sealed record ResidentTensorJson(string Name, long Bytes, long ResidentBytes)
+internal sealed record ResidentTensorJson([property: JsonConverter(typeof(TensorNameJsonConverter))] string Name, long Bytes, long ResidentBytes)
 {
     /// <summary>Bytes whose residency the kernel would not tell; only when there are some.</summary>
     [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingDefault)]
@@ -144,7 +237,6 @@ internal sealed record ErrorJson(IReadOnlyList<FailureJson> Errors);
 
 /// <summary>Source-generated serializers: no reflection, so the NativeAOT binary writes the same JSON.</summary>
 [JsonSourceGenerationOptions(PropertyNamingPolicy = JsonKnownNamingPolicy.CamelCase, WriteIndented = true)]
-[JsonSerializable(typeof(List<TensorJson>))]
 [JsonSerializable(typeof(TouchJson))]
 [JsonSerializable(typeof(ResidentJson))]
 [JsonSerializable(typeof(LockJson))]

@@ -75,7 +75,9 @@ internal static class GgufReader
 
         CheckCount(reader, reader.Position, tensorCount, MaxTensorCount, MinTensorInfoBytes, "tensor count");
         var tensors = new List<(string Name, string Type, long[] Shape, ulong Offset, long Length, long At)>((int)tensorCount);
-        var names = new HashSet<string>(StringComparer.Ordinal);
+        var names = new HashSet<string>(StringComparer.Ordinal); // ordinal over reversibly decoded names: their bytes
+        var shapes = new ShapeTable();
+        Span<long> dimensionsRead = stackalloc long[MaxDimensions];
         for (ulong i = 0; i < tensorCount; i++)
         {
             long at = reader.Position;
@@ -92,8 +94,8 @@ internal static class GgufReader
                 reader.Fail(dimsAt, $"tensor '{name}' claims {dimensions} dimensions; ggml allows at most {MaxDimensions}.");
             }
 
-            long[] shape = new long[dimensions];
-            for (int d = 0; d < shape.Length; d++)
+            Span<long> dims = dimensionsRead[..(int)dimensions];
+            for (int d = 0; d < dims.Length; d++)
             {
                 ulong extent = reader.ReadUInt64();
                 if (extent > long.MaxValue)
@@ -101,8 +103,10 @@ internal static class GgufReader
                     reader.Fail(reader.Position - 8, $"tensor '{name}' has dimension {d} of {extent}, beyond a signed 64-bit count.");
                 }
 
-                shape[d] = (long)extent;
+                dims[d] = (long)extent;
             }
+
+            long[] shape = shapes.Get(dims);
 
             long typeAt = reader.Position;
             uint ggmlType = reader.ReadUInt32();
@@ -238,33 +242,39 @@ internal static class GgufReader
         _ => 0,
     };
 
+    /// <summary>
+    /// The tensor's byte size, in checked arithmetic: like gguf.cpp, its element count must fit a signed 64-bit count,
+    /// and so must its byte size; each overflow is named as one.
+    /// </summary>
     private static long ByteLength(HeaderReader reader, long at, string name, string typeName, long[] shape, int blockSize, int typeSize)
     {
+        long elements = 1;
+        foreach (long extent in shape)
+        {
+            if (!TryMultiply(ref elements, extent))
+            {
+                reader.Fail(at, $"tensor '{name}' of shape {FormatShape(shape)} has an element count (the product of its shape) that overflows a 64-bit count.");
+            }
+        }
+
         long first = shape.Length > 0 ? shape[0] : 1;
         if (first % blockSize != 0)
         {
             reader.Fail(at, $"tensor '{name}' of type {typeName} has a first dimension of {first}, not a multiple of its block size {blockSize}.");
         }
 
-        long bytes = first / blockSize;
-        if (!TryMultiply(ref bytes, typeSize))
+        // A whole number of blocks per row, so elements / blockSize is exact; the product is 128-bit, so it cannot wrap.
+        UInt128 bytes = (UInt128)(ulong)(elements / blockSize) * (uint)typeSize;
+        if (bytes > long.MaxValue)
         {
-            Overflow(reader, at, name);
+            reader.Fail(at,
+                $"tensor '{name}' of type {typeName} and shape {FormatShape(shape)} has {elements} elements, whose byte size ({bytes} bytes) overflows a 64-bit count.");
         }
 
-        for (int d = 1; d < shape.Length; d++)
-        {
-            if (!TryMultiply(ref bytes, shape[d]))
-            {
-                Overflow(reader, at, name);
-            }
-        }
-
-        return bytes;
-
-        static void Overflow(HeaderReader reader, long at, string name) =>
-            reader.Fail(at, $"tensor '{name}' has a shape whose byte size overflows a 64-bit count.");
+        return (long)bytes;
     }
+
+    private static string FormatShape(long[] shape) => "[" + string.Join(", ", shape) + "]";
 
     /// <summary>Multiplies two non-negative counts; false on overflow.</summary>
     internal static bool TryMultiply(ref long value, long factor)

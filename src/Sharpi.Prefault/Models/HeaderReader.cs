@@ -1,5 +1,4 @@
 using System.Buffers.Binary;
-using System.Text;
 
 namespace Sharpi.Prefault;
 
@@ -58,7 +57,10 @@ internal sealed class HeaderReader
         return bytes;
     }
 
-    /// <summary>Reads a UTF-8 string of <paramref name="length"/> bytes, at most <paramref name="cap"/>.</summary>
+    /// <summary>
+    /// Reads a string of <paramref name="length"/> bytes, at most <paramref name="cap"/>, decoded reversibly
+    /// (<see cref="TensorInfo.DecodeName"/>): names that differ in their bytes stay different.
+    /// </summary>
     internal string ReadString(ulong length, int cap, string what)
     {
         long start = Position;
@@ -71,10 +73,10 @@ internal sealed class HeaderReader
         {
             Span<byte> bytes = stackalloc byte[(int)length];
             ReadExactly(bytes);
-            return Encoding.UTF8.GetString(bytes);
+            return TensorInfo.DecodeName(bytes);
         }
 
-        return Encoding.UTF8.GetString(ReadBytes((long)length));
+        return TensorInfo.DecodeName(ReadBytes((long)length));
     }
 
     internal void Skip(ulong count)
@@ -96,6 +98,9 @@ internal sealed class HeaderReader
     }
 
     internal void Fail(long offset, string detail) => ThrowHelper.ThrowModelFormat(Path, offset, detail);
+
+    /// <summary>Fills <paramref name="destination"/> from the current position (a safetensors header's window).</summary>
+    internal void ReadInto(Span<byte> destination) => ReadExactly(destination);
 
     private void ReadExactly(Span<byte> destination)
     {

@@ -324,6 +324,12 @@ public sealed class TensorIndex
     /// </summary>
     private static TensorIndex Create(string path, TensorFormat format, List<string> files, List<TensorInfo> tensors)
     {
+        if (files.Count == 1)
+        {
+            // One file holds every tensor: no list per file, no copy (a million-tensor header's list is megabytes).
+            return new TensorIndex(path, format, files, InOffsetOrder(files[0], tensors));
+        }
+
         var byFile = new Dictionary<string, List<TensorInfo>>(files.Count, StringComparer.Ordinal);
         foreach (string file in files)
         {
@@ -346,29 +352,35 @@ public sealed class TensorIndex
                 continue; // named twice: its tensors are in already
             }
 
-            // Stable, so zero-length tensors at one offset keep the header's order.
-            List<TensorInfo> sorted = IsInOffsetOrder(own) ? own : [.. own.OrderBy(t => t.Offset)];
-            TensorInfo? previous = null;
-            foreach (TensorInfo tensor in sorted)
-            {
-                if (tensor.Length == 0)
-                {
-                    continue;
-                }
-
-                if (previous is not null && tensor.Offset < previous.End)
-                {
-                    ThrowHelper.ThrowModelFormat(file, tensor.Offset,
-                        $"tensor '{tensor.Name}' [{tensor.Offset}, {tensor.End}) overlaps tensor '{previous.Name}' [{previous.Offset}, {previous.End}).");
-                }
-
-                previous = tensor;
-            }
-
-            ordered.AddRange(sorted);
+            ordered.AddRange(InOffsetOrder(file, own));
         }
 
         return new TensorIndex(path, format, files, ordered);
+    }
+
+    /// <summary>One file's tensors by offset (the list itself where already in order), overlaps refused.</summary>
+    private static List<TensorInfo> InOffsetOrder(string file, List<TensorInfo> own)
+    {
+        // Stable, so zero-length tensors at one offset keep the header's order.
+        List<TensorInfo> sorted = IsInOffsetOrder(own) ? own : [.. own.OrderBy(t => t.Offset)];
+        TensorInfo? previous = null;
+        foreach (TensorInfo tensor in sorted)
+        {
+            if (tensor.Length == 0)
+            {
+                continue;
+            }
+
+            if (previous is not null && tensor.Offset < previous.End)
+            {
+                ThrowHelper.ThrowModelFormat(file, tensor.Offset,
+                    $"tensor '{tensor.Name}' [{tensor.Offset}, {tensor.End}) overlaps tensor '{previous.Name}' [{previous.Offset}, {previous.End}).");
+            }
+
+            previous = tensor;
+        }
+
+        return sorted;
     }
 
     private static bool IsInOffsetOrder(List<TensorInfo> tensors)

@@ -1,22 +1,125 @@
+using System.Buffers;
+using System.Text;
+
 namespace Sharpi.Prefault;
 
 /// <summary>One tensor of a model file: where its bytes lie and what they hold.</summary>
-/// <param name="Name">The tensor's name as stored in the file (for example <c>blk.0.attn_q.weight</c>).</param>
+/// <param name="Name">
+/// The tensor's name as stored in the file (for example <c>blk.0.attn_q.weight</c>), decoded by
+/// <see cref="DecodeName"/>: valid UTF-8 as itself, and each byte 0xNN of an invalid sequence (GGUF names are bytes)
+/// as the lone surrogate U+DC00+0xNN, so two names are equal exactly when their bytes are. The tool prints such a
+/// character as <c>\xNN</c>; a <see cref="TensorSelection"/> glob matches it ordinally (<c>?</c> matches one such byte,
+/// and a pattern can name it as <c>"\uDCFF"</c>).
+/// </param>
 /// <param name="DType">
 /// The element type as the format spells it: a ggml type name for GGUF (<c>F16</c>, <c>Q4_K</c>, <c>IQ2_XXS</c>),
 /// the safetensors dtype otherwise (<c>BF16</c>, <c>F8_E4M3</c>).
 /// </param>
 /// <param name="Shape">
 /// The dimensions as stored: GGUF lists the fastest-varying dimension first (ggml's <c>ne</c>), safetensors
-/// lists it last (row-major).
+/// lists it last (row-major). Tensors of one shape share the list a header's parse made: read it, never cast and write it.
 /// </param>
 /// <param name="Offset">Absolute byte offset of the tensor's data in <paramref name="FilePath"/>.</param>
 /// <param name="Length">Length of the tensor's data in bytes.</param>
 /// <param name="FilePath">The file holding the tensor's data (the shard, for sharded models).</param>
 public sealed record TensorInfo(string Name, string DType, IReadOnlyList<long> Shape, long Offset, long Length, string FilePath)
 {
+    private const char FirstEscape = '\uDC80'; // U+DC00 + 0x80: the first byte an invalid UTF-8 sequence can hold
+    private const char LastEscape = '\uDCFF';
+
     /// <summary>One past the tensor's last byte in <see cref="FilePath"/>.</summary>
     public long End => Offset + Length;
+
+    /// <summary>
+    /// Decodes a tensor name's bytes as <see cref="Name"/> holds them: valid UTF-8 as itself, and each byte 0xNN of an
+    /// invalid sequence as the lone surrogate U+DC00+0xNN (Python's <c>surrogateescape</c>), so distinct bytes give
+    /// distinct names and <see cref="EncodeName"/> gives the bytes back. Decode names an engine reports (llama.cpp's
+    /// <c>ggml_get_name</c>) with this to find them in a <see cref="TensorIndex"/>.
+    /// </summary>
+    public static string DecodeName(ReadOnlySpan<byte> utf8)
+    {
+        if (System.Text.Unicode.Utf8.IsValid(utf8))
+        {
+            return Encoding.UTF8.GetString(utf8);
+        }
+
+        var builder = new StringBuilder(utf8.Length);
+        Span<char> pair = stackalloc char[2];
+        while (!utf8.IsEmpty)
+        {
+            // Invalid data consumes its maximal invalid subsequence: bytes 0x80..0xFF only, as ASCII is always valid.
+            if (Rune.DecodeFromUtf8(utf8, out Rune rune, out int consumed) == OperationStatus.Done)
+            {
+                builder.Append(pair[..rune.EncodeToUtf16(pair)]);
+            }
+            else
+            {
+                foreach (byte b in utf8[..consumed])
+                {
+                    builder.Append((char)(0xDC00 + b));
+                }
+            }
+
+            utf8 = utf8[consumed..];
+        }
+
+        return builder.ToString();
+    }
+
+    /// <summary>The bytes a tensor name decoded by <see cref="DecodeName"/> came from.</summary>
+    /// <exception cref="ArgumentNullException"><paramref name="name"/> is null.</exception>
+    /// <exception cref="ArgumentException">
+    /// <paramref name="name"/> holds a lone surrogate outside U+DC80..U+DCFF, which no decoded name holds.
+    /// </exception>
+    public static byte[] EncodeName(string name)
+    {
+        ArgumentNullException.ThrowIfNull(name);
+        if (!HasEscapes(name))
+        {
+            // No escape: any other lone surrogate is refused by the strict encoder rather than turned into U+FFFD.
+            try
+            {
+                return StrictUtf8.GetBytes(name);
+            }
+            catch (EncoderFallbackException)
+            {
+                ThrowHelper.ThrowNotADecodedName(nameof(name));
+            }
+        }
+
+        var bytes = new List<byte>(name.Length + 8);
+        Span<byte> buffer = stackalloc byte[4];
+        ReadOnlySpan<char> rest = name;
+        while (!rest.IsEmpty)
+        {
+            if (Rune.DecodeFromUtf16(rest, out Rune rune, out int consumed) == OperationStatus.Done)
+            {
+                int n = rune.EncodeToUtf8(buffer);
+                for (int i = 0; i < n; i++)
+                {
+                    bytes.Add(buffer[i]);
+                }
+            }
+            else if (rest[0] is >= FirstEscape and <= LastEscape)
+            {
+                consumed = 1;
+                bytes.Add((byte)(rest[0] - 0xDC00));
+            }
+            else
+            {
+                ThrowHelper.ThrowNotADecodedName(nameof(name));
+            }
+
+            rest = rest[consumed..];
+        }
+
+        return [.. bytes];
+    }
+
+    /// <summary>True when <paramref name="name"/> holds an escaped byte (its bytes are not valid UTF-8).</summary>
+    internal static bool HasEscapes(string name) => name.AsSpan().IndexOfAnyInRange(FirstEscape, LastEscape) >= 0;
+
+    private static readonly UTF8Encoding StrictUtf8 = new(encoderShouldEmitUTF8Identifier: false, throwOnInvalidBytes: true);
 
     // The generated one prints Shape as its type's name (System.Int64[]); this prints the dimensions.
     private bool PrintMembers(System.Text.StringBuilder builder)

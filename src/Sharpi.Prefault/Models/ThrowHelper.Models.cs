@@ -14,6 +14,11 @@ internal static partial class ThrowHelper
             $"the header needs {needed} more bytes but the file ends at {fileLength}; the file is truncated or the length field is corrupt.");
 
     [DoesNotReturn]
+    internal static void ThrowNotADecodedName(string paramName) =>
+        throw new ArgumentException(
+            "The name holds a lone surrogate outside U+DC80..U+DCFF, which no decoded tensor name holds (TensorInfo.DecodeName).", paramName);
+
+    [DoesNotReturn]
     internal static void ThrowShardRequired(int fileCount, string paramName) =>
         throw new ArgumentException(
             $"The index spans {fileCount} files; name the file the view maps (one of TensorIndex.Files).", paramName);

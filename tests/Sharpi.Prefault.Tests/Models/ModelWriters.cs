@@ -12,7 +12,7 @@ namespace Sharpi.Prefault.Tests.Models;
 internal sealed class GgufBuilder
 {
     private readonly List<(string Key, uint Type, byte[] Value)> _kvs = [];
-    private readonly List<(string Name, long[] Shape, uint Type, ulong Offset)> _tensors = [];
+    private readonly List<(byte[] Name, long[] Shape, uint Type, ulong Offset)> _tensors = [];
 
     public uint Version { get; set; } = 3;
 
@@ -57,7 +57,11 @@ internal sealed class GgufBuilder
     }
 
     /// <summary>Adds a tensor at <paramref name="offset"/> (relative to the data start); grows the data section to hold it.</summary>
-    public GgufBuilder Tensor(string name, uint ggmlType, long[] shape, ulong offset, long bytes)
+    public GgufBuilder Tensor(string name, uint ggmlType, long[] shape, ulong offset, long bytes) =>
+        Tensor(Encoding.UTF8.GetBytes(name), ggmlType, shape, offset, bytes);
+
+    /// <summary>Adds a tensor named by raw bytes (GGUF names need not be valid UTF-8).</summary>
+    public GgufBuilder Tensor(byte[] name, uint ggmlType, long[] shape, ulong offset, long bytes)
     {
         _tensors.Add((name, shape, ggmlType, offset));
         DataLength = Math.Max(DataLength, (long)offset + bytes);
@@ -65,7 +69,10 @@ internal sealed class GgufBuilder
     }
 
     /// <summary>Adds tensors back to back, each at the next aligned offset.</summary>
-    public GgufBuilder F32(string name, params long[] shape)
+    public GgufBuilder F32(string name, params long[] shape) => F32(Encoding.UTF8.GetBytes(name), shape);
+
+    /// <summary>The same, named by raw bytes.</summary>
+    public GgufBuilder F32(byte[] name, params long[] shape)
     {
         long bytes = 4;
         foreach (long d in shape)
@@ -95,7 +102,8 @@ internal sealed class GgufBuilder
 
         foreach (var (name, shape, type, offset) in _tensors)
         {
-            ms.Write(Str(name));
+            ms.Write(U64((ulong)name.Length));
+            ms.Write(name);
             ms.Write(U32((uint)shape.Length));
             foreach (long d in shape)
             {

@@ -43,6 +43,8 @@ internal static class ChildProgram
                 return MeasureBesideAnonymous(args[1]);
             case ChildCases.NicesDuringRun:
                 return NicesDuringRun(args[1]);
+            case ChildCases.HeaderParsePeak:
+                return HeaderParsePeak(args[1], args[2]);
             case ChildCases.ResidencyWithoutCachestat:
                 return ResidencyWithoutCachestat(args[1], args.Length > 2 ? args[2] : null);
             default:
@@ -585,6 +587,45 @@ internal static class ChildProgram
         return 0;
     }
 
+    /// <summary>
+    /// Reads <paramref name="warmUp"/> (so the parse's code is compiled), resets the peak RSS (clear_refs 5), reads
+    /// <paramref name="path"/>, and prints the peak's growth over the RSS before the parse.
+    /// </summary>
+    private static int HeaderParsePeak(string path, string warmUp)
+    {
+        if (!OperatingSystem.IsLinux())
+        {
+            return 2;
+        }
+
+        TensorIndex.Read(warmUp);
+        GC.Collect();
+        GC.WaitForPendingFinalizers();
+        GC.Collect();
+        File.WriteAllText("/proc/self/clear_refs", "5");
+        long before = StatusBytes("VmRSS:");
+        TensorIndex index = TensorIndex.Read(path);
+        long peak = StatusBytes("VmHWM:");
+        Console.WriteLine($"tensors={index.Tensors.Count}");
+        Console.WriteLine($"growth={peak - before}");
+        Console.WriteLine("done");
+        GC.KeepAlive(index);
+        return 0;
+
+        static long StatusBytes(string field)
+        {
+            foreach (string line in File.ReadLines("/proc/self/status"))
+            {
+                if (line.StartsWith(field, StringComparison.Ordinal))
+                {
+                    return long.Parse(line[field.Length..].Trim().Split(' ')[0], CultureInfo.InvariantCulture) * 1024;
+                }
+            }
+
+            return -1;
+        }
+    }
+
     private static int FirstRunMetrics(string path)
     {
         if (!OperatingSystem.IsLinux())
@@ -653,6 +694,7 @@ internal static class ChildProgram
 /// <summary>The cases <see cref="ChildProgram"/> runs.</summary>
 internal static class ChildCases
 {
+    public const string HeaderParsePeak = "header-parse-peak";
     public const string LockSplitPages = "lock-split-pages";
     public const string LockUnderMlockall = "lock-under-mlockall";
     public const string NoThreadsLeft = "no-threads-left";
