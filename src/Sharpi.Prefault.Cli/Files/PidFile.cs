@@ -313,9 +313,13 @@ internal sealed class PidFile
             return $"is locked by a running process (a lock with this pid file, still writing it?); {Refused} Choose another --pidfile.";
         }
 
-        if (writerNamespace is not null && OwnNamespace is not null && writerNamespace != OwnNamespace)
+        // The namespace is recorded where the file system keeps user attributes; without it, an id that names no process
+        // here while the file's lock is held is a lock of another namespace all the same.
+        bool elsewhere = OwnNamespace is not null
+            && (writerNamespace is not null ? writerNamespace != OwnNamespace : holder != Environment.ProcessId && !IsRunning(holder));
+        if (elsewhere)
         {
-            return $"held by process {holder} of another pid namespace ({writerNamespace}; this one is {OwnNamespace}), which is running: "
+            return $"held by process {holder} of another pid namespace ({writerNamespace ?? "not recorded"}; this one is {OwnNamespace}), which is running: "
                 + $"it holds the file's lock (another container or unshare with this pid file?); {Refused} "
                 + "Stop it where it runs, or choose another --pidfile.";
         }
