@@ -131,6 +131,70 @@ public sealed class CliPidFileTests : IDisposable
         Assert.False(File.Exists(pidFile));
     }
 
+    [PidNamespaceFact(FileBytes)]
+    public void SecondLock_InAnotherPidNamespace_IsRefused_AndTheFirstStillOwnsItsPidFile()
+    {
+        string pidFile = Path.Combine(_directory, "lock.pid");
+        using CliProcess first = CliProcess.Start(["lock", _file.Path, "--pidfile", pidFile]);
+        Assert.True(first.WaitFor("holding", TimeSpan.FromSeconds(20)), first.Err);
+        string firstPid = first.Id.ToString(CultureInfo.InvariantCulture);
+
+        // The second cannot see the first's id. The old tool took the file for stale, wrote its own namespace-local id,
+        // held its lock until the timeout killed it, and deleted the file on its way out.
+        CliRun second = CliProcess.RunShell(
+            $"exec unshare -p -f --kill-child --mount-proc $TOOL lock '{_file.Path}' --pidfile '{pidFile}'",
+            timeout: TimeSpan.FromSeconds(30));
+
+        NoStackTrace.In(second);
+        Assert.Equal(1, second.ExitCode);
+        Assert.Contains($"held by process {firstPid} of another pid namespace", second.Err);
+        Assert.DoesNotContain("holding", second.Out + second.Err);
+        Assert.True(File.Exists(pidFile), "the second lock deleted the first's pid file");
+        Assert.Equal(firstPid, File.ReadAllText(pidFile).Trim());
+
+        first.Signal("TERM");
+        CliRun firstRun = first.Wait(TimeSpan.FromSeconds(20));
+        Assert.Equal(0, firstRun.ExitCode);
+        Assert.DoesNotContain("not removed", firstRun.Err);
+        Assert.False(File.Exists(pidFile), "the first lock did not remove its own pid file");
+    }
+
+    [LockableFact(FileBytes)]
+    public void Lock_TakesOverThePidFileOfALockKilledWithSigkill()
+    {
+        string pidFile = Path.Combine(_directory, "lock.pid");
+        using (CliProcess killed = CliProcess.Start(["lock", _file.Path, "--pidfile", pidFile]))
+        {
+            Assert.True(killed.WaitFor("holding", TimeSpan.FromSeconds(20)), killed.Err);
+            killed.Signal("KILL");
+            killed.Wait(TimeSpan.FromSeconds(20));
+        }
+
+        Assert.True(File.Exists(pidFile), "SIGKILL leaves the pid file behind");
+        using CliProcess tool = CliProcess.Start(["lock", _file.Path, "--pidfile", pidFile]);
+        Assert.True(tool.WaitFor("holding", TimeSpan.FromSeconds(20)), tool.Err);
+
+        Assert.Equal(tool.Id.ToString(CultureInfo.InvariantCulture), File.ReadAllText(pidFile).Trim());
+        Assert.Single(Directory.GetFiles(_directory)); // the file written aside was renamed into place
+        tool.Signal("TERM");
+        Assert.Equal(0, tool.Wait(TimeSpan.FromSeconds(20)).ExitCode);
+        Assert.False(File.Exists(pidFile));
+    }
+
+    [LinuxFact]
+    public void Lock_WithAFifoAsThePidFile_RefusesWithoutBlocking()
+    {
+        string pidFile = Path.Combine(_directory, "lock.pid");
+        Run("mkfifo", pidFile);
+
+        CliRun run = CliProcess.Run(["lock", _file.Path, "--pidfile", pidFile], timeout: TimeSpan.FromSeconds(30));
+
+        NoStackTrace.In(run);
+        Assert.Equal(1, run.ExitCode);
+        Assert.Contains("is a FIFO, not a pid file", run.Err);
+        Assert.Equal("fifo", Output("stat", "-c", "%F", pidFile));
+    }
+
     public void Dispose()
     {
         _file.Dispose();

@@ -112,7 +112,7 @@ public sealed class CliRobustnessTests
         }
 
         Assert.Contains("\\x1b]0;owned\\x07\\x1b[2J", text.Out);
-        Assert.Contains("ok\\x9bname", text.Out);
+        Assert.Contains("ok\\u009bname", text.Out);
     }
 
     [LinuxFact]

@@ -31,7 +31,12 @@ internal static class TouchCommand
     private static int Run(CliContext context, FileSelection selection, RamGate gate, CancellationToken cancellationToken)
     {
         (string[] paths, TensorFilter filter, bool recursive, bool json) = selection;
-        List<FileTarget> targets = Targets.Resolve(context, paths, filter, readModels: false, recursive);
+        // Sniffing a file's format (and reading a model's header) brings pages into the cache: what was resident is taken
+        // per file before anything is read, so "already resident" never counts the tool's own reads.
+        var snapshot = new ResidencySnapshot();
+        List<FileTarget> targets = Targets.Resolve(context, paths, filter, readModels: false, recursive, snapshot.Take);
+        long residentBefore = 0;
+        bool residentBeforeKnown = true;
 
         // One run over every file, in argument order: a partial prefault (RAM gate) keeps the first files whole. Past
         // the room under vm.max_map_count (a file is a mapping), one run per batch of files that fit, each batch
@@ -54,6 +59,7 @@ internal static class TouchCommand
                     List<PrefaultRegion> fileRegions = mapping.Regions(tensorsOnly: filter.NamesTensors);
                     regions.AddRange(fileRegions);
                     files.Add(new TouchFileJson(mapping.Target.DisplayPath, Sum(fileRegions), filter.NamesTensors ? fileRegions.Count : null));
+                    residentBeforeKnown &= AddResidentBefore(snapshot.Of(mapping), mapping.Target, filter, ref residentBefore);
                 }
 
                 // The bar counts to the whole run's bytes; the last batch to what it really sweeps, so the bar ends done.
@@ -74,23 +80,28 @@ internal static class TouchCommand
         }
 
         PrefaultResult result = Merge(batches, unreached);
+        bool selectedNothing = false;
         if (result.BytesRequested == 0 && !CliContext.KillSwitchIsOn(out _))
         {
             // The library's "(all empty)" would hide a missing file behind a claim about its size; and a --tensor or
             // --exclude that leaves nothing is a selection that went wrong (exit 1, as lock and keep say it), not empty files.
-            bool selectedNothing = context.FailureCount == 0 && filter.NamesTensors;
+            selectedNothing = filter.NamesTensors && targets.Count > 0 && targets.All(t => t.Tensors is not null);
             result = result with
             {
-                Reason = context.FailureCount > 0 ? "nothing touched: no file could be used"
-                    : selectedNothing ? "nothing to touch: no bytes selected"
+                Reason = selectedNothing ? "nothing to touch: no bytes selected"
+                    : context.FailureCount > 0 ? "nothing touched: no file could be used"
                     : "nothing to touch: the files are empty",
             };
-            if (selectedNothing)
+            if (selectedNothing && !context.Failures.Any(f => f.Name.StartsWith("--tensor '", StringComparison.Ordinal)))
             {
                 context.Fail(string.Join(", ", targets.Select(t => t.DisplayPath)), "nothing to touch (no bytes selected).");
             }
         }
 
+        // Reported as it was before the tool read anything (the decisions above keep the library's own figure).
+        PrefaultResult shown = residentBeforeKnown && result.BytesAlreadyResidentUnknown == 0
+            ? result with { BytesAlreadyResident = Math.Min(result.BytesAlreadyResident, residentBefore) }
+            : result;
         long shortfall = NotResidentAfter(result);
         string? shrank = shortfall > 0 ? FirstThatShrank(targets) : null;
         if (shortfall > 0)
@@ -99,18 +110,19 @@ internal static class TouchCommand
             // that is no sign of memory pressure, and saying so would send the operator after the wrong limit.
             string why = shrank is null
                 ? "the kernel reclaimed the rest as it came in (memory is short: a cgroup's memory.max, or the machine's RAM); the engine will read those pages from disk again."
-                : $"{SafeText.Escape(shrank)} shrank while the touch ran (truncated), and the pages past its new end left the page cache with it.";
+                : $"{shrank} shrank while the touch ran (truncated), and the pages past its new end left the page cache with it.";
             context.Fail("touch", string.Create(CultureInfo.InvariantCulture,
                 $"only {Sizes.Format(result.BytesResident)} of the {Sizes.Format(result.Bytes)} touched stayed resident after the run: {why}"));
         }
 
         if (json)
         {
-            CliJsonContext.Write(context.Out, ToJson(result, files, context.Failures), CliJsonContext.Output.TouchJson);
+            CliJsonContext.Write(context.Out, ToJson(shown, files, context.Failures), CliJsonContext.Output.TouchJson);
         }
-        else
+        else if (!selectedNothing)
         {
-            WriteText(context.Out, result, files.Count, shortfall, shrank is not null);
+            // A selection of nothing is said on stderr alone (the glob that matched nothing, or no bytes selected).
+            WriteText(context.Out, shown, files.Count, shortfall, shrank is not null);
         }
 
         return ExitCode(context, result);
@@ -290,21 +302,37 @@ internal static class TouchCommand
             return;
         }
 
-        // What was not done comes first, so neither a reader nor `head -1` can take a partial run for a whole one.
-        string lead = result.IsCanceled
-            ? string.Create(CultureInfo.InvariantCulture, $"cancelled: touched {Sizes.Format(result.Bytes)}, {Sizes.Format(result.BytesSkipped)} of {Sizes.Format(result.BytesRequested)} not done; ")
+        // What was not done comes first, on a line of its own, so neither a reader nor `head -1` can take a partial run
+        // for a whole one; every line stays within 100 columns.
+        string? lead = result.IsCanceled
+            ? string.Create(CultureInfo.InvariantCulture, $"cancelled: touched {Sizes.Format(result.Bytes)}, {Sizes.Format(result.BytesSkipped)} of {Sizes.Format(result.BytesRequested)} not done")
             : result.IsPartial
-                ? string.Create(CultureInfo.InvariantCulture, $"partial: the RAM gate left {Sizes.Format(result.BytesSkipped)} of {Sizes.Format(result.BytesRequested)} untouched; ")
+                ? string.Create(CultureInfo.InvariantCulture, $"partial: the RAM gate left {Sizes.Format(result.BytesSkipped)} of {Sizes.Format(result.BytesRequested)} untouched")
                 : shortfall > 0
-                    ? string.Create(CultureInfo.InvariantCulture, $"not all resident after: {Sizes.Format(shortfall)} of {Sizes.Format(result.Bytes)} {(fileShrank ? "left with a file that shrank" : "was reclaimed as it came in")}; ")
-                    : string.Empty;
+                    ? string.Create(CultureInfo.InvariantCulture, $"not all resident after: {Sizes.Format(shortfall)} of {Sizes.Format(result.Bytes)} {(fileShrank ? "left with a file that shrank" : "was reclaimed as it came in")}")
+                    : null;
+        if (lead is not null)
+        {
+            output.WriteLine(lead);
+        }
+
         string unknownBefore = result.BytesAlreadyResidentUnknown > 0 ? $" ({Sizes.Format(result.BytesAlreadyResidentUnknown)} of unknown residency)" : string.Empty;
         output.WriteLine(string.Create(CultureInfo.InvariantCulture,
-            $"{lead}touched {fileCount} file(s): {Sizes.Format(result.Bytes)} in {result.Elapsed.TotalSeconds:0.000} s ({result.GiBPerSecond:0.00} GiB/s), {Sizes.Format(result.BytesAlreadyResident)} already resident{unknownBefore}, method {PrefaultMethodNames.Of(result.Method)}, {result.Threads} thread(s)"));
+            $"touched {fileCount} file(s): {Sizes.Format(result.Bytes)} in {result.Elapsed.TotalSeconds:0.000} s ({result.GiBPerSecond:0.00} GiB/s), {Sizes.Format(result.BytesAlreadyResident)} already resident{unknownBefore}"));
+        output.WriteLine($"method {PrefaultMethodNames.Of(result.Method)}, {ThreadsInWords(result.Threads)}");
         output.WriteLine($"reason: {SafeText.Escape(result.Reason)}");
         string unknownAfter = result.BytesResidentUnknown > 0 ? $" ({Sizes.Format(result.BytesResidentUnknown)} of unknown residency)" : string.Empty;
         output.WriteLine($"resident after: {Sizes.Format(result.BytesResident)} of {Sizes.Format(result.BytesRequested)}{unknownAfter}");
     }
+
+    /// <summary>
+    /// The sweep's threads, and why there are more than cores when there are: the library's default is at least 8, as a
+    /// sweep mostly waits on the disk (see docs/cli.md, touch).
+    /// </summary>
+    internal static string ThreadsInWords(int threads) =>
+        threads > Environment.ProcessorCount
+            ? string.Create(CultureInfo.InvariantCulture, $"{threads} threads: the I/O-bound default, at least 8 whatever the cores ({Environment.ProcessorCount} here)")
+            : string.Create(CultureInfo.InvariantCulture, $"{threads} thread{(threads == 1 ? string.Empty : "s")}");
 
     /// <summary>What the command line asks of a target, before it is mapped: the whole file, or its selected tensors.</summary>
     private static TouchFileJson Planned(FileTarget target, TensorFilter filter)
@@ -331,6 +359,25 @@ internal static class TouchCommand
     {
         public void Report(PrefaultProgress value) =>
             bar.Report(value with { BytesDone = before + value.BytesDone, BytesTotal = total >= 0 ? Math.Max(total, before + value.BytesDone) : before + value.BytesTotal });
+    }
+
+    /// <summary>Adds the bytes of the target's selection that were resident before the tool read the file; false where some residency was unknown.</summary>
+    private static bool AddResidentBefore(ResidentPages pages, FileTarget target, TensorFilter filter, ref long total)
+    {
+        if (!target.UsesTensorRanges(filter))
+        {
+            total += pages.ResidentBytes(0, target.Length);
+            return pages.UnknownBytes(0, target.Length) == 0;
+        }
+
+        bool known = true;
+        foreach (FileByteRange range in target.TensorRanges())
+        {
+            total += pages.ResidentBytes(range.Offset, range.Length);
+            known &= pages.UnknownBytes(range.Offset, range.Length) == 0;
+        }
+
+        return known;
     }
 
     private static long Sum(List<PrefaultRegion> regions)

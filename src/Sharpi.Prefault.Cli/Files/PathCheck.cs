@@ -37,7 +37,7 @@ internal readonly record struct PathCheck(FileStatus Status, int Errno, bool IsI
     /// so changed no longer opens the file. Such a file is named, never skipped in silence.
     /// </summary>
     public const string NotUtf8Message =
-        "cannot be used: its name is not valid UTF-8 (\\ufffd marks the bytes that are not), and .NET cannot open a file by such a name; "
+        "cannot be used: its name is not valid UTF-8 (printed as U+FFFD escapes: the bytes that are not), and .NET cannot open a file by such a name; "
         + "rename it to valid UTF-8 (convmv, or mv with a shell glob) to use it.";
 
     /// <summary>Why a path like this cannot be worked on; null for a regular file.</summary>

@@ -257,6 +257,7 @@ internal sealed partial class CliJsonContext : JsonSerializerContext
         PropertyNamingPolicy = JsonNamingPolicy.CamelCase,
         WriteIndented = true,
         Encoder = JavaScriptEncoder.UnsafeRelaxedJsonEscaping,
+        Converters = { new LoneSurrogateStringConverter() },
     });
 
     /// <summary>The same, one document per line (JSON Lines), for the lines <c>keep --json</c> writes as it runs.</summary>
@@ -265,6 +266,7 @@ internal sealed partial class CliJsonContext : JsonSerializerContext
         PropertyNamingPolicy = JsonNamingPolicy.CamelCase,
         WriteIndented = false,
         Encoder = JavaScriptEncoder.UnsafeRelaxedJsonEscaping,
+        Converters = { new LoneSurrogateStringConverter() },
     });
 
     public static void Write<T>(TextWriter output, T value, JsonTypeInfo<T> typeInfo) =>

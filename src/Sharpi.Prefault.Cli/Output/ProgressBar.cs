@@ -6,7 +6,7 @@ namespace Sharpi.Prefault.Cli.Output;
 /// <summary>
 /// Shows a prefault's progress on stderr (so stdout stays clean for --json and pipes): on a terminal one bar redrawn
 /// in place that fits the window (file, bytes, GiB/s, ETA); when stderr is redirected (CI logs, files) a plain
-/// <c>progress:</c> line every <see cref="PlainInterval"/> and one at the end.
+/// <c>progress:</c> line every <see cref="PlainInterval"/> and one at the end, none for work done in under a second.
 /// </summary>
 internal sealed class ProgressBar : IProgress<PrefaultProgress>, IDisposable
 {
@@ -14,6 +14,8 @@ internal sealed class ProgressBar : IProgress<PrefaultProgress>, IDisposable
     private const int MinBarWidth = 10;
     private const int MaxNameWidth = 24;
     private static readonly TimeSpan PlainInterval = TimeSpan.FromSeconds(2);
+    private static readonly TimeSpan QuickWork = TimeSpan.FromSeconds(1);
+    private const int PlainWidth = 100;
 
     private readonly TextWriter _error;
     private readonly bool _terminal;
@@ -51,12 +53,14 @@ internal sealed class ProgressBar : IProgress<PrefaultProgress>, IDisposable
         {
             TimeSpan elapsed = Stopwatch.GetElapsedTime(_started);
             bool done = value.BytesDone >= value.BytesTotal;
-            if (!_terminal && !done && _lastPlain is TimeSpan last && elapsed - last < PlainInterval)
+            // Redirected, a line every PlainInterval from the start, and the last one only after a run that wrote some or
+            // took QuickWork or longer: work done in under a second leaves a log without progress lines.
+            if (!_terminal && !(done ? _lastPlain is not null || elapsed >= QuickWork : elapsed - (_lastPlain ?? TimeSpan.Zero) >= PlainInterval))
             {
                 return;
             }
 
-            string line = Format(value, elapsed, _terminal ? Math.Max(20, _width() - 1) : int.MaxValue);
+            string line = Format(value, elapsed, _terminal ? Math.Max(20, _width() - 1) : PlainWidth - "progress: ".Length);
             if (_terminal)
             {
                 // Pad over what the previous, longer line left; never past the width, so the line never wraps.
@@ -94,7 +98,9 @@ internal sealed class ProgressBar : IProgress<PrefaultProgress>, IDisposable
         string file = CurrentFile(value.Fraction);
         if (!_terminal)
         {
-            return file.Length == 0 ? figures : $"{figures} {file}";
+            // The file's name shortened from the left to keep the line within the width (a log is read at 100 columns).
+            int room = width - figures.Length - 1;
+            return file.Length == 0 || room < 8 ? figures : $"{figures} {Shorten(file, room)}";
         }
 
         int left = width - figures.Length;

@@ -4,10 +4,18 @@ using System.Text;
 namespace Sharpi.Prefault.Cli.Output;
 
 /// <summary>
-/// Text from a model file or the file system (tensor names, paths, messages quoting them) made safe for a terminal:
-/// control characters (C0, DEL, C1, so ESC sequences too) are written as <c>\xNN</c> / <c>\uNNNN</c> escapes.
-/// A model file must not be able to move the cursor, retitle the window or hide text.
+/// Text from a model file or the file system (tensor names, paths, messages quoting them) made safe for a terminal and
+/// unambiguous: what could act on a terminal, reorder or break a line, or stand for bytes that are not text is written
+/// as an escape, and the backslash itself as <c>\\</c>, so no two distinct names print alike. A model file must not be
+/// able to move the cursor, retitle the window or hide text.
 /// </summary>
+/// <remarks>
+/// The escapes: <c>\xNN</c> for a byte: C0 controls and DEL (the ASCII byte), and a lone surrogate U+DC80..U+DCFF, the
+/// byte 0x80..0xFF of a name that is not valid UTF-8 (Python's surrogateescape); <c>\uNNNN</c> for a character: C1
+/// controls (U+0080..U+009F; 0x9B is a one-byte CSI), the bidi marks and controls (U+061C, U+200E, U+200F,
+/// U+202A..U+202E, U+2066..U+2069), the line and paragraph separators (U+2028, U+2029), U+FFFD (what .NET makes of a
+/// file name's bytes that are not UTF-8), and any other lone surrogate. A valid surrogate pair is its character.
+/// </remarks>
 internal static class SafeText
 {
     public static string Escape(string? text)
@@ -28,11 +36,24 @@ internal static class SafeText
         for (int i = first; i < text.Length; i++)
         {
             char c = text[i];
-            if (!IsUnsafe(c))
+            if (char.IsHighSurrogate(c) && i + 1 < text.Length && char.IsLowSurrogate(text[i + 1]))
+            {
+                builder.Append(c).Append(text[i + 1]); // a valid pair: one character, printed as it is
+                i++;
+            }
+            else if (c == '\\')
+            {
+                builder.Append("\\\\");
+            }
+            else if (c is >= '\uDC80' and <= '\uDCFF')
+            {
+                builder.Append(CultureInfo.InvariantCulture, $"\\x{c - 0xDC00:x2}"); // the byte it stands for
+            }
+            else if (!IsUnsafe(c))
             {
                 builder.Append(c);
             }
-            else if (c <= 0xFF)
+            else if (c < 0x80)
             {
                 builder.Append(CultureInfo.InvariantCulture, $"\\x{(int)c:x2}");
             }
@@ -49,7 +70,7 @@ internal static class SafeText
     {
         for (int i = 0; i < text.Length; i++)
         {
-            if (IsUnsafe(text[i]))
+            if (IsUnsafe(text[i]) || text[i] == '\\')
             {
                 return i;
             }
@@ -58,8 +79,12 @@ internal static class SafeText
         return -1;
     }
 
-    // C0 controls, DEL, C1 controls (0x9B is a one-byte CSI), the bidi overrides that reorder what follows, and U+FFFD:
-    // what .NET makes of a file name's bytes that are not UTF-8, shown as \ufffd so the name reads as changed.
+    /// <summary>A character printed as an escape (see the remarks); a surrogate is unsafe until it is seen to be half of a pair.</summary>
     private static bool IsUnsafe(char c) =>
-        c < 0x20 || (c >= 0x7F && c <= 0x9F) || (c >= '\u202A' && c <= '\u202E') || (c >= '\u2066' && c <= '\u2069') || c == '\uFFFD';
+        c < 0x20
+        || (c >= 0x7F && c <= 0x9F)
+        || c is '\u061C' or '\u200E' or '\u200F' or '\u2028' or '\u2029' or '\uFFFD'
+        || (c >= '\u202A' && c <= '\u202E')
+        || (c >= '\u2066' && c <= '\u2069')
+        || char.IsSurrogate(c);
 }
