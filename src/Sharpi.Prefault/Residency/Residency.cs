@@ -137,7 +137,7 @@ public static class Residency
     {
         ArgumentException.ThrowIfNullOrEmpty(path);
         FileStatus.ThrowIfNotRegular(path);
-        using var stream = new FileStream(path, FileMode.Open, FileAccess.Read, FileShare.ReadWrite | FileShare.Delete, 1, FileOptions.None);
+        using FileStream stream = FileOpener.OpenReadStream(path, bufferSize: 1);
         long fileLength = stream.Length;
         if (length == -1)
         {
