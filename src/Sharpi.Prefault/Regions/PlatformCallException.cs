@@ -8,10 +8,11 @@ namespace Sharpi.Prefault;
 internal sealed class PlatformCallException : IOException
 {
     internal PlatformCallException(PlatformError error, string path, string? detail = null)
-        : base(detail is null ? $"{error}: '{path}'." : $"{error}: '{path}': {detail}", error.Code)
+        : base($"'{path}': {Describe(error, detail)}", error.Code)
     {
         Error = error;
         Path = path;
+        Reason = Describe(error, detail);
     }
 
     /// <summary>The call that failed and its error number.</summary>
@@ -19,4 +20,9 @@ internal sealed class PlatformCallException : IOException
 
     /// <summary>The file it was called on.</summary>
     internal string Path { get; }
+
+    /// <summary>The failure without the path: the call, its error, and what it means here (for a line that names the file already).</summary>
+    internal string Reason { get; }
+
+    private static string Describe(PlatformError error, string? detail) => detail is null ? $"{error}." : $"{error}: {detail}";
 }

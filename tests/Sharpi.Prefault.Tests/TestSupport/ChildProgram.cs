@@ -43,6 +43,8 @@ internal static class ChildProgram
                 return MeasureBesideAnonymous(args[1]);
             case ChildCases.NicesDuringRun:
                 return NicesDuringRun(args[1]);
+            case Platform.FifoSwapOpens.Case:
+                return Platform.FifoSwapOpens.Run(args[1], args[2], int.Parse(args[3], CultureInfo.InvariantCulture));
             case ChildCases.ResidencyWithoutCachestat:
                 return ResidencyWithoutCachestat(args[1], args.Length > 2 ? args[2] : null);
             default:
