@@ -22,6 +22,14 @@ public sealed class MmapRefusalTests
         Assert.Contains(Btf, e.Message, StringComparison.Ordinal);
     }
 
+    [SystemFileFact(Btf, "a file that opens and refuses a shared mapping")]
+    public void ResidencyOfFile_OfAFileThatRefusesMmap_NamesMmap()
+    {
+        var e = Assert.IsType<PlatformCallException>(Assert.ThrowsAny<IOException>(() => Residency.OfFile(Btf)));
+
+        Assert.Equal("mmap", e.Error.Call);
+    }
+
     [LinuxFact]
     public void OpenRead_OfAMissingFile_NamesOpen_AsFileNotFound()
     {
