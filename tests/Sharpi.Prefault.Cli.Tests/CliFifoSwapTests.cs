@@ -18,14 +18,14 @@ public sealed class CliFifoSwapTests : IDisposable
     public void Keep_WhileAFifoIsSwappedOverItsFile_EndsOnTheFirstSigterm_WithItsLastLine()
     {
         string model = _dir.Write("model.gguf", new GgufBuilder().UInt32("general.alignment", 64).F32("token_embd.weight", 1024, 64).F32("output.weight", 64).Build());
-        using CliProcess tool = CliProcess.Start(["keep", model, "--interval", "50ms"]);
+        using CliProcess tool = CliProcess.Start(["keep", model, "--interval", "10ms"]);
         Assert.True(tool.WaitFor(" look 1: ", TimeSpan.FromSeconds(30)), tool.Err);
 
         CliRun run;
         using (var swap = FifoSwap.Start(model))
         {
             // Many looks (each a stat and an open of the path) against many swaps, before the one signal.
-            Assert.True(tool.WaitUntil(() => swap.Swaps >= 200_000, TimeSpan.FromSeconds(60)), $"swaps: {swap.Swaps}; {tool.Err}");
+            Assert.True(tool.WaitUntil(() => swap.Swaps >= 600_000, TimeSpan.FromSeconds(90)), $"swaps: {swap.Swaps}; {tool.Err}");
             tool.Signal("TERM");
             run = tool.Wait(TimeSpan.FromSeconds(20));
         }
