@@ -18,6 +18,12 @@ internal static class KeepCommand
     /// <summary>The default look interval: 10 s.</summary>
     public static readonly TimeSpan DefaultInterval = TimeSpan.FromSeconds(10);
 
+    /// <summary>
+    /// How long after the signal keep waits for its thread to end its look (a read-back stops at its next chunk) before
+    /// it ends without it: a thread blocked in the kernel (an open, a read of a hung file system) sees no token.
+    /// </summary>
+    public static readonly TimeSpan StopGrace = TimeSpan.FromSeconds(5);
+
     public static Command Create()
     {
         var selection = new FileSelectionOptions();
@@ -125,19 +131,48 @@ internal static class KeepCommand
             Name = "sharpi-keep",
         };
         thread.Start();
-        await finished.Task.ConfigureAwait(false);
+        bool ended = await Ends(finished.Task, cancellationToken).ConfigureAwait(false);
+        if (!ended)
+        {
+            // The thread is a background one: it ends with the process, which must not wait for it.
+            context.Note("keep", string.Create(CultureInfo.InvariantCulture,
+                $"look {keeper.Looks + 1} did not end within {StopGrace.TotalSeconds:0} s of the signal (its thread is blocked in a call that does not return); keep ends without it"));
+        }
 
-        WriteStop(context, json, keeper.Looks, keeper.RestoredBytes);
+        WriteStop(context, json, keeper.Looks, keeper.RestoredBytes, always: !ended);
         return context.ExitCode;
     }
 
-    private static void WriteStop(CliContext context, bool json, long looks, long restored)
+    /// <summary>
+    /// True once the keeper's thread ended (its failure rethrown); false where the token was cancelled (the signal) and
+    /// the thread had not ended <see cref="StopGrace"/> later.
+    /// </summary>
+    private static async Task<bool> Ends(Task finished, CancellationToken cancellationToken)
+    {
+        using var signalled = new CancellationTokenSource();
+        Task signal = Task.Delay(Timeout.Infinite, cancellationToken).ContinueWith(_ => { }, CancellationToken.None, TaskContinuationOptions.ExecuteSynchronously, TaskScheduler.Default);
+        if (await Task.WhenAny(finished, signal).ConfigureAwait(false) != finished)
+        {
+            _ = await Task.WhenAny(finished, Task.Delay(StopGrace, signalled.Token)).ConfigureAwait(false);
+            await signalled.CancelAsync().ConfigureAwait(false);
+        }
+
+        if (!finished.IsCompleted)
+        {
+            return false;
+        }
+
+        await finished.ConfigureAwait(false);
+        return true;
+    }
+
+    private static void WriteStop(CliContext context, bool json, long looks, long restored, bool always = false)
     {
         if (json)
         {
             CliJsonContext.Write(context.Out, new KeepStopJson("stop", looks, restored, [.. context.Failures]), CliJsonContext.Lines.KeepStopJson);
         }
-        else if (looks > 0)
+        else if (looks > 0 || always)
         {
             context.Out.WriteLine($"stopped after {looks} look(s); restored {Sizes.Format(restored)} in all");
         }

@@ -26,6 +26,9 @@ internal static class FileErrors
         FileNotFoundException { FileName: string name } => $"no such file: {name}.",
         FileNotFoundException or DirectoryNotFoundException => "no such file.",
         IOException { HResult: TooManyOpenFiles } => "too many open files: the descriptor limit (ulimit -n) is reached.",
+        // The library's errors name the call that failed: an mmap refused after the open succeeded is no "permission denied".
+        PlatformCallException call => call.Reason,
+        UnauthorizedAccessException { InnerException: PlatformCallException call } => $"{call.Error.Call}: permission denied.",
         UnauthorizedAccessException => "permission denied.",
         ModelFormatException model => model.Message,
         _ => e.Message,

@@ -58,7 +58,7 @@ internal static class DirectFileOpener
     }
 
     internal static OpenedFile OpenBuffered(string path, string reason) =>
-        new(File.OpenHandle(path, FileMode.Open, FileAccess.Read, FileShare.Read | FileShare.Delete), DirectReadMode.Buffered, 1, 1, "buffered", reason);
+        new(FileOpener.OpenRead(path, share: FileShare.Read | FileShare.Delete), DirectReadMode.Buffered, 1, 1, "buffered", reason);
 
     [SupportedOSPlatform("linux")]
     private static unsafe OpenedFile OpenLinux(string path)
@@ -69,13 +69,11 @@ internal static class DirectFileOpener
             return OpenBuffered(path, $"this library does not know O_DIRECT's value on {RuntimeInformation.ProcessArchitecture}");
         }
 
-        SafeFileHandle handle = Interop.Libc.Open(path, Interop.LinuxConstants.O_RDONLY | Interop.LinuxConstants.O_CLOEXEC | oDirect, 0);
-        if (handle.IsInvalid)
+        SafeFileHandle? handle = FileOpener.TryOpenDirect(path, oDirect, out int errno);
+        if (handle is null)
         {
             // EINVAL: the filesystem refuses O_DIRECT (procfs, sysfs, tmpfs before Linux 6.6, some FUSE). Any other
             // error (no such file, no permission) the buffered open throws as the usual .NET exception.
-            int errno = Marshal.GetLastPInvokeError();
-            handle.Dispose();
             return OpenBuffered(path, errno == Interop.LinuxConstants.EINVAL
                 ? $"the filesystem refuses O_DIRECT (open: {Errno.Describe(errno)})"
                 : $"open with O_DIRECT failed: {Errno.Describe(errno)}");

@@ -14,7 +14,7 @@ internal static class MappingFinder
     {
         if (OperatingSystem.IsWindows())
         {
-            using SafeFileHandle handle = File.OpenHandle(fullPath, FileMode.Open, FileAccess.Read, FileShare.ReadWrite | FileShare.Delete);
+            using SafeFileHandle handle = FileOpener.OpenRead(fullPath);
             return WindowsMappingFinder.IdentityOf(handle) ?? default;
         }
 

@@ -317,10 +317,18 @@ public sealed class MappedModel : IDisposable
             return (null, 0);
         }
 
-        using MemoryMappedFile map = MemoryMappedFile.CreateFromFile(stream, null, 0, MemoryMappedFileAccess.Read, HandleInheritability.None, leaveOpen: true);
-        return (map.CreateViewAccessor(0, 0, MemoryMappedFileAccess.Read), length);
+        try
+        {
+            using MemoryMappedFile map = MemoryMappedFile.CreateFromFile(stream, null, 0, MemoryMappedFileAccess.Read, HandleInheritability.None, leaveOpen: true);
+            return (map.CreateViewAccessor(0, 0, MemoryMappedFileAccess.Read), length);
+        }
+        catch (UnauthorizedAccessException) when ((OperatingSystem.IsLinux() || OperatingSystem.IsMacOS())
+            && FileOpener.MmapRefusal(stream.SafeFileHandle, length, file) is PlatformCallException refusal)
+        {
+            // The open succeeded: the framework's "access denied" was mmap's, and the error says so.
+            throw refusal;
+        }
     }
 
-    private static FileStream OpenRead(string path, FileOptions options) =>
-        new(path, FileMode.Open, FileAccess.Read, FileShare.ReadWrite | FileShare.Delete, bufferSize: 1, options);
+    private static FileStream OpenRead(string path, FileOptions options) => FileOpener.OpenReadStream(path, bufferSize: 1, options);
 }

@@ -21,7 +21,7 @@ internal static class SafetensorsIndexReader
     {
         FileStatus.ThrowIfNotRegular(indexPath);
         byte[] content;
-        using (var stream = new FileStream(indexPath, FileMode.Open, FileAccess.Read, FileShare.ReadWrite | FileShare.Delete, bufferSize: 1, FileOptions.SequentialScan))
+        using (FileStream stream = FileOpener.OpenReadStream(indexPath, bufferSize: 1, FileOptions.SequentialScan))
         {
             if (stream.Length > MaxIndexBytes)
             {

@@ -73,7 +73,7 @@ internal static class TensorFormats
             return TensorFormat.ShardedSafetensors;
         }
 
-        using var stream = new FileStream(path, FileMode.Open, FileAccess.Read, FileShare.ReadWrite | FileShare.Delete, 1, FileOptions.RandomAccess);
+        using FileStream stream = FileOpener.OpenReadStream(path, bufferSize: 1, FileOptions.RandomAccess);
         return Detect(stream, path);
     }
 }

@@ -399,9 +399,5 @@ public sealed class TensorIndex
     // Random access turns the kernel's read-ahead off for this handle and a page-sized buffer reads no further than
     // needed: reading a header must not pull tensor data into the page cache (a residency report would count it,
     // and a cold-start measurement would start warm).
-    private static FileStream OpenRead(string path)
-    {
-        FileStatus.ThrowIfNotRegular(path);
-        return new(path, FileMode.Open, FileAccess.Read, FileShare.ReadWrite | FileShare.Delete, bufferSize: 4096, FileOptions.RandomAccess);
-    }
+    private static FileStream OpenRead(string path) => FileOpener.OpenReadStream(path, bufferSize: 4096, FileOptions.RandomAccess);
 }

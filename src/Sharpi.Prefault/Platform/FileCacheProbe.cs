@@ -438,15 +438,12 @@ internal sealed unsafe class FileCacheProbe : IDisposable
                 return null;
             }
 
-            // open(2), not File.OpenHandle: the framework's handle takes a share-mode lock and costs an engine's first run
-            // more than the open. O_NONBLOCK: a FIFO renamed over the path after the check above would otherwise hold
-            // the open until a writer came, and the sweep's thread, Completion and Dispose with it (an adversarial
-            // pass hung it within 1,000 renames); the inode check below then turns it away. A regular file ignores it.
-            SafeFileHandle handle = Interop.Libc.Open(path,
-                Interop.LinuxConstants.O_RDONLY | Interop.LinuxConstants.O_CLOEXEC | Interop.LinuxConstants.O_NONBLOCK, 0);
-            if (handle.IsInvalid)
+            // FileOpener's open(2), not File.OpenHandle: the framework's handle takes a share-mode lock and costs an
+            // engine's first run more than the open. Without blocking: a FIFO renamed over the path after the check
+            // above would otherwise hold the open until a writer came, and the sweep's thread, Completion and Dispose
+            // with it; the inode check below turns away any other file.
+            if (FileOpener.TryOpenRead(path, out _) is not SafeFileHandle handle)
             {
-                handle.Dispose();
                 return null;
             }
 

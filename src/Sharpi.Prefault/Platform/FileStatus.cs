@@ -57,9 +57,20 @@ internal readonly record struct FileStatus(FileKind Kind, ulong Device, ulong In
         return TryOf(path) ?? default;
     }
 
-    /// <summary>The status of an open file (Linux: statx of the descriptor; <see langword="default"/> elsewhere, where statx fails, or where the C library has none).</summary>
+    /// <summary>
+    /// The status of an open file (Linux: statx of the descriptor; macOS: fstat); <see langword="default"/> (kind
+    /// <see cref="FileKind.Missing"/>) elsewhere, where the call fails, or where the C library has no statx.
+    /// </summary>
     internal static unsafe FileStatus Of(SafeFileHandle handle)
     {
+        if (OperatingSystem.IsMacOS())
+        {
+            Interop.Libc.OSXStatBuffer st;
+            return Interop.Libc.OSXFstat(handle, &st) == 0
+                ? new FileStatus(KindOf(st.Mode & Interop.OSXConstants.S_IFMT), (uint)st.Device, st.Inode, st.Size)
+                : default;
+        }
+
         if (!OperatingSystem.IsLinux())
         {
             return default;

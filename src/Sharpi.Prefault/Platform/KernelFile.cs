@@ -72,10 +72,10 @@ internal static class KernelFile
             return -1;
         }
 
-        using SafeFileHandle file = Interop.Libc.Open(path,
-            Interop.LinuxConstants.O_RDONLY | Interop.LinuxConstants.O_CLOEXEC | Interop.LinuxConstants.O_NONBLOCK, 0);
-        // Missing: the C library cannot tell (no statx); the cap below still ends a read that would not.
-        if (file.IsInvalid || FileStatus.Of(file).Kind is not (FileKind.Regular or FileKind.Missing))
+        // The descriptor is checked to be a regular file (where the C library cannot tell, the cap below still ends a
+        // read that would not).
+        using SafeFileHandle? file = FileOpener.TryOpenRead(path, out _);
+        if (file is null)
         {
             return -1;
         }

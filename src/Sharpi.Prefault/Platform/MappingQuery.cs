@@ -169,7 +169,7 @@ internal static class MappingQuery
                 isHugetlb = true;
                 try
                 {
-                    using SafeFileHandle file = File.OpenHandle(path, FileMode.Open, FileAccess.Read, FileShare.ReadWrite | FileShare.Delete);
+                    using SafeFileHandle file = FileOpener.OpenRead(path, allowDevices: true);
                     Interop.Libc.StatfsBuffer fs = default;
                     isHugetlb = Interop.Libc.Fstatfs(file, &fs) != 0 || fs.Type == Interop.LinuxConstants.HUGETLBFS_MAGIC;
                 }

@@ -35,7 +35,7 @@ public static partial class PageCache
     {
         ArgumentException.ThrowIfNullOrEmpty(path);
         FileStatus.ThrowIfNotRegular(path);
-        SafeFileHandle file = File.OpenHandle(path, FileMode.Open, FileAccess.Read, FileShare.ReadWrite | FileShare.Delete);
+        SafeFileHandle file = FileOpener.OpenRead(path);
         if (OperatorSwitch.IsOffNow)
         {
             long length;

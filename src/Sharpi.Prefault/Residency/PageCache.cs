@@ -58,7 +58,7 @@ public static partial class PageCache
         FileStatus.ThrowIfNotRegular(path, allowDevices: true);
         bool regular = IsRegular(path);
         long fileLength;
-        using (SafeFileHandle handle = File.OpenHandle(path, FileMode.Open, FileAccess.Read, FileShare.ReadWrite | FileShare.Delete))
+        using (SafeFileHandle handle = FileOpener.OpenRead(path, allowDevices: true))
         {
             if (Interop.Libc.Fsync(handle) != 0)
             {

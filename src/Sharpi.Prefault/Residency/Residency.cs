@@ -137,7 +137,7 @@ public static class Residency
     {
         ArgumentException.ThrowIfNullOrEmpty(path);
         FileStatus.ThrowIfNotRegular(path);
-        using var stream = new FileStream(path, FileMode.Open, FileAccess.Read, FileShare.ReadWrite | FileShare.Delete, 1, FileOptions.None);
+        using FileStream stream = FileOpener.OpenReadStream(path, bufferSize: 1);
         long fileLength = stream.Length;
         if (length == -1)
         {
@@ -163,7 +163,21 @@ public static class Residency
             return new ResidencyInfo(length, 0, true, $"{path}: {Unknown(length)}") { UnknownBytes = length };
         }
 
-        // In windows of at most 64 GiB: one view of a very large (say 8 TiB sparse) file can exceed what one mmap gets.
+        try
+        {
+            return MeasureMapped(stream, offset, length);
+        }
+        catch (UnauthorizedAccessException) when ((OperatingSystem.IsLinux() || OperatingSystem.IsMacOS())
+            && FileOpener.MmapRefusal(stream.SafeFileHandle, Math.Min(length, OfFileWindow), path) is PlatformCallException refusal)
+        {
+            // The open succeeded: the framework's "access denied" was mmap's, and the error says so.
+            throw refusal;
+        }
+    }
+
+    // In windows of at most 64 GiB: one view of a very large (say 8 TiB sparse) file can exceed what one mmap gets.
+    private static ResidencyInfo MeasureMapped(FileStream stream, long offset, long length)
+    {
         using MemoryMappedFile map = MemoryMappedFile.CreateFromFile(stream, null, 0, MemoryMappedFileAccess.Read, HandleInheritability.None, leaveOpen: true);
         long resident = 0, unknown = 0;
         string? error = null;

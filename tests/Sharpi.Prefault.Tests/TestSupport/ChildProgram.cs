@@ -45,6 +45,8 @@ internal static class ChildProgram
                 return NicesDuringRun(args[1]);
             case ChildCases.HeaderParsePeak:
                 return HeaderParsePeak(args[1], args[2]);
+            case Platform.FifoSwapOpens.Case:
+                return Platform.FifoSwapOpens.Run(args[1], args[2], int.Parse(args[3], CultureInfo.InvariantCulture));
             case ChildCases.ResidencyWithoutCachestat:
                 return ResidencyWithoutCachestat(args[1], args.Length > 2 ? args[2] : null);
             default:
