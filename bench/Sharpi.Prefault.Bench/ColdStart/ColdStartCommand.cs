@@ -133,6 +133,7 @@ internal sealed class ColdStartCommand
             List<DeviceSpec> devices = DeviceSpec.Parse(parse.GetValue(_device)!);
             int repeat = parse.GetValue(_common.Repeat);
 
+            CReaders? readers = BuildCReference(strategies, parse, notes, progress);
             WeightsFile file = _common.ResolveFile(parse, progress);
             RequestPlan request = RequestPlan.Create(spec, Layout(file, spec, notes), file.Length);
             var settings = new BenchSettings(
@@ -144,6 +145,7 @@ internal sealed class ColdStartCommand
                 Request: request)
             {
                 FreshHosts = _hostOptions.Publish(parse, strategies.Select(static s => s.FreshHost).OfType<string>(), progress),
+                CReaders = readers,
             };
 
             var samples = new List<Sample>();
@@ -225,8 +227,9 @@ internal sealed class ColdStartCommand
                 WarmRequestSeconds = warmRequest,
                 Bugs = bugs,
                 Verdict = ColdStartVerdict.Build(rows, limitReaders,
-                    reportingOn ? (settle is null ? ", free page reporting on, not settled" : ", free page reporting on, settled") : string.Empty),
-                Legend = fresh ? [.. Legend, FreshLegend] : Legend,
+                    reportingOn ? (settle is null ? ", free page reporting on, not settled" : ", free page reporting on, " + settle.Condition()) : string.Empty),
+                Legend = [.. Legend, .. (string[])(fresh ? [FreshLegend] : []), .. (string[])(readers is not null ? [CReferenceLegend] : [])],
+                Headline = ColdStartVerdict.Headline(rows),
                 Conditions = conditions,
             };
             _common.Publish(parse, report, $"coldstart, {Sizes.Format(file.Length)}, request {RequestSpec.Name(spec.Shape)}", progress, wide: parse.GetValue(_wide));
@@ -257,6 +260,41 @@ internal sealed class ColdStartCommand
         ColdStartVerdict.Legend,
         "--wide: every column (faults, disk GiB/s, residency, method) and the full notes",
     ];
+
+    /// <summary>The legend's line for the C reference row, where it ran.</summary>
+    private const string CReferenceLegend =
+        "c-populate: plain C in a fresh process (mmap, MADV_HUGEPAGE, MADV_POPULATE_READ, 2 threads, 32 MiB chunks), load only; a reference, not ranked";
+
+    /// <summary>
+    /// Compiles the C reader of the reference row where the run has it, as <c>firstcall</c> compiles it; where it
+    /// cannot (no compiler), the row leaves the run and the notes say why.
+    /// </summary>
+    private CReaders? BuildCReference(List<ColdStartStrategy> strategies, ParseResult parse, List<string> notes, ProgressLine progress)
+    {
+        if (strategies.FirstOrDefault(static s => s.IsReference) is not { } reference)
+        {
+            return null;
+        }
+
+        CReaders? readers = CReaders.Build(Path.Combine(_hostOptions.Directory(parse), "c-reader"), progress, out string? why);
+        if (readers is null)
+        {
+            strategies.Remove(reference);
+            notes.Add($"{reference.Name} (the plain C mmap reference): {why}.");
+            if (strategies.Count == 0)
+            {
+                throw new BenchException("No row can run: " + string.Join(" ", notes));
+            }
+        }
+        else
+        {
+            notes.Add($"{reference.Name}: {CReaders.Describe(CReaders.Populate)}, compiled from bench/Sharpi.Prefault.Bench/Native/reader.c with " +
+                $"{readers.Compiler} -O2; a fresh process per repetition, its open to last byte is the row's load, no request (first request s, " +
+                "to first done s and x warm are '-'); a reference for the plain mmap load, not ranked by the verdict.");
+        }
+
+        return readers;
+    }
 
     /// <summary>The legend's line for the fresh-process rows, where they ran.</summary>
     private const string FreshLegend =
