@@ -201,8 +201,16 @@ internal sealed class ColdStartCommand
                 $"A row that read from storage faster than the limit over its load time (cold), or beat its time (warm, and by 1 ms), by more than {LimitCheck.Noise * 100:0}% is flagged BUG.");
             notes.Add("x warm: the row's first request (first pass s) over its warm request, the median of the same request run three more times right after it on the " +
                 "same memory (then everything it reads is mapped); the median over repetitions of that ratio, with the lowest and highest repetition's in the JSON " +
-                "(minRatioToWarm, maxRatioToWarm); 1.0x = the strategy left nothing to fault." +
+                "(minRatioToWarm, maxRatioToWarm); 1.0x = as fast as warm. x warm is the speed claim: a first request that took no major fault can still " +
+                "run far above 1.0x (where a host maps the guest's memory lazily, its first touch of a page costs on the host, not in the guest's fault counts)." +
                 (warm.Count > 0 ? $" The warm request of a fully cached, populated file (median of three runs after a settling one): {WarmSample.Describe(warm)}." : string.Empty));
+            if (readers is not null)
+            {
+                notes.Add($"{ColdStartStrategy.CReferenceName}: {CReaders.Describe(CReaders.Populate)}, compiled from bench/Sharpi.Prefault.Bench/Native/reader.c " +
+                    $"with {readers.Compiler} -O2; a fresh process per repetition, its open to last byte is the row's load, no request (first request s, " +
+                    "to first done s and x warm are '-'); a reference for the plain mmap load, not ranked by the verdict.");
+            }
+
             bool fresh = strategies.Any(static s => s.FreshHost is not null);
             if (fresh)
             {
@@ -255,7 +263,7 @@ internal sealed class ColdStartCommand
     [
         "load s: the strategy, plus what its first request took beyond a warm one (faults left to it)",
         "first request s: the request after the strategy; to first done s: start of strategy to its end",
-        "x warm: first request over the same request run again at once, the median of three (1.00x: nothing left to fault)",
+        "x warm: first request over the same request run again at once, the median of three (1.00x: as fast as warm; no major fault is not that)",
         "x limit: the run's best O_DIRECT or buffered reader over the row's load s (1.00: the disk)",
         ColdStartVerdict.Legend,
         "--wide: every column (faults, disk GiB/s, residency, method) and the full notes",
@@ -267,7 +275,7 @@ internal sealed class ColdStartCommand
 
     /// <summary>
     /// Compiles the C reader of the reference row where the run has it, as <c>firstcall</c> compiles it; where it
-    /// cannot (no compiler), the row leaves the run and the notes say why.
+    /// cannot (no compiler), the row leaves the run and the notes say why (null then, and where the row is not run).
     /// </summary>
     private CReaders? BuildCReference(List<ColdStartStrategy> strategies, ParseResult parse, List<string> notes, ProgressLine progress)
     {
@@ -285,12 +293,6 @@ internal sealed class ColdStartCommand
             {
                 throw new BenchException("No row can run: " + string.Join(" ", notes));
             }
-        }
-        else
-        {
-            notes.Add($"{reference.Name}: {CReaders.Describe(CReaders.Populate)}, compiled from bench/Sharpi.Prefault.Bench/Native/reader.c with " +
-                $"{readers.Compiler} -O2; a fresh process per repetition, its open to last byte is the row's load, no request (first request s, " +
-                "to first done s and x warm are '-'); a reference for the plain mmap load, not ranked by the verdict.");
         }
 
         return readers;

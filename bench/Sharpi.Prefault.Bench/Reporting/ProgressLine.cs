@@ -102,13 +102,13 @@ internal sealed class ProgressLine : IDisposable
 
     /// <summary>
     /// A step as a plain line, "[0:42] step", wrapped at <see cref="CommonOptions.Columns"/>; the same step begun again
-    /// (after a settling wait) is not repeated.
+    /// (right after its own "step: settling" line) is not repeated.
     /// </summary>
     private void WritePlain(string step)
     {
         lock (_lock)
         {
-            if (step == _lastPlain)
+            if (step == _lastPlain || (_lastPlain is not null && _lastPlain.StartsWith(step + ":", StringComparison.Ordinal)))
             {
                 return;
             }
