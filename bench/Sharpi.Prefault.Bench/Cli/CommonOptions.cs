@@ -106,8 +106,16 @@ internal sealed class CommonOptions(long defaultSize = CommonOptions.DefaultSize
     internal void Publish(ParseResult parse, BenchReport report, string title, ProgressLine progress, bool wide = true)
     {
         Console.Out.WriteLine();
+        if (report.Headline is { } headline)
+        {
+            // The answer first: did the prefault help on this machine, and by how much.
+            WriteWrapped(headline, indent: string.Empty);
+            Console.Out.WriteLine();
+        }
+
         WriteWrapped($"{title} ({report.Machine.Describe()})", indent: string.Empty);
         WriteWrapped($"Storage: {report.Machine.DescribeStorage()}", indent: string.Empty);
+        WriteWrapped($"Host: {report.Machine.DescribeHost()}", indent: string.Empty);
         if (report.Request is { } request)
         {
             WriteWrapped($"Request: {request}; warm: {(report.WarmRequestSeconds is double warm ? ResultTable.Seconds(warm) + " s" : "not measured")}", indent: string.Empty);

@@ -12,6 +12,9 @@ internal sealed record BenchSettings(int FirstPassThreads, int PrefaultThreads, 
     /// <summary>The published hosts of the fresh-process rows, by kind (<see cref="FirstCallHosts"/>); empty when none runs.</summary>
     internal IReadOnlyDictionary<string, string> FreshHosts { get; init; } = new Dictionary<string, string>();
 
+    /// <summary>The compiled C reader of the plain C mmap reference row (<c>c-populate</c>); null where it does not run.</summary>
+    internal CReaders? CReaders { get; init; }
+
     /// <summary>Bytes per read of the limit readers: 32 MiB, the library's default chunk.</summary>
     internal const int DefaultLimitBlockSize = 32 * 1024 * 1024;
 

@@ -133,6 +133,7 @@ internal sealed class ColdStartCommand
             List<DeviceSpec> devices = DeviceSpec.Parse(parse.GetValue(_device)!);
             int repeat = parse.GetValue(_common.Repeat);
 
+            CReaders? readers = BuildCReference(strategies, parse, notes, progress);
             WeightsFile file = _common.ResolveFile(parse, progress);
             RequestPlan request = RequestPlan.Create(spec, Layout(file, spec, notes), file.Length);
             var settings = new BenchSettings(
@@ -144,6 +145,7 @@ internal sealed class ColdStartCommand
                 Request: request)
             {
                 FreshHosts = _hostOptions.Publish(parse, strategies.Select(static s => s.FreshHost).OfType<string>(), progress),
+                CReaders = readers,
             };
 
             var samples = new List<Sample>();
@@ -199,8 +201,16 @@ internal sealed class ColdStartCommand
                 $"A row that read from storage faster than the limit over its load time (cold), or beat its time (warm, and by 1 ms), by more than {LimitCheck.Noise * 100:0}% is flagged BUG.");
             notes.Add("x warm: the row's first request (first pass s) over its warm request, the median of the same request run three more times right after it on the " +
                 "same memory (then everything it reads is mapped); the median over repetitions of that ratio, with the lowest and highest repetition's in the JSON " +
-                "(minRatioToWarm, maxRatioToWarm); 1.0x = the strategy left nothing to fault." +
+                "(minRatioToWarm, maxRatioToWarm); 1.0x = as fast as warm. x warm is the speed claim: a first request that took no major fault can still " +
+                "run far above 1.0x (where a host maps the guest's memory lazily, its first touch of a page costs on the host, not in the guest's fault counts)." +
                 (warm.Count > 0 ? $" The warm request of a fully cached, populated file (median of three runs after a settling one): {WarmSample.Describe(warm)}." : string.Empty));
+            if (readers is not null)
+            {
+                notes.Add($"{ColdStartStrategy.CReferenceName}: {CReaders.Describe(CReaders.Populate)}, compiled from bench/Sharpi.Prefault.Bench/Native/reader.c " +
+                    $"with {readers.Compiler} -O2; a fresh process per repetition, its open to last byte is the row's load, no request (first request s, " +
+                    "to first done s and x warm are '-'); a reference for the plain mmap load, not ranked by the verdict.");
+            }
+
             bool fresh = strategies.Any(static s => s.FreshHost is not null);
             if (fresh)
             {
@@ -225,8 +235,9 @@ internal sealed class ColdStartCommand
                 WarmRequestSeconds = warmRequest,
                 Bugs = bugs,
                 Verdict = ColdStartVerdict.Build(rows, limitReaders,
-                    reportingOn ? (settle is null ? ", free page reporting on, not settled" : ", free page reporting on, settled") : string.Empty),
-                Legend = fresh ? [.. Legend, FreshLegend] : Legend,
+                    reportingOn ? (settle is null ? ", free page reporting on, not settled" : ", free page reporting on, " + settle.Condition()) : string.Empty),
+                Legend = [.. Legend, .. (string[])(fresh ? [FreshLegend] : []), .. (string[])(readers is not null ? [CReferenceLegend] : [])],
+                Headline = ColdStartVerdict.Headline(rows),
                 Conditions = conditions,
             };
             _common.Publish(parse, report, $"coldstart, {Sizes.Format(file.Length)}, request {RequestSpec.Name(spec.Shape)}", progress, wide: parse.GetValue(_wide));
@@ -252,11 +263,40 @@ internal sealed class ColdStartCommand
     [
         "load s: the strategy, plus what its first request took beyond a warm one (faults left to it)",
         "first request s: the request after the strategy; to first done s: start of strategy to its end",
-        "x warm: first request over the same request run again at once, the median of three (1.00x: nothing left to fault)",
+        "x warm: first request over the same request run again at once, the median of three (1.00x: as fast as warm; no major fault is not that)",
         "x limit: the run's best O_DIRECT or buffered reader over the row's load s (1.00: the disk)",
         ColdStartVerdict.Legend,
         "--wide: every column (faults, disk GiB/s, residency, method) and the full notes",
     ];
+
+    /// <summary>The legend's line for the C reference row, where it ran.</summary>
+    private const string CReferenceLegend =
+        "c-populate: plain C in a fresh process (mmap, MADV_HUGEPAGE, MADV_POPULATE_READ, 2 threads, 32 MiB chunks), load only; a reference, not ranked";
+
+    /// <summary>
+    /// Compiles the C reader of the reference row where the run has it, as <c>firstcall</c> compiles it; where it
+    /// cannot (no compiler), the row leaves the run and the notes say why (null then, and where the row is not run).
+    /// </summary>
+    private CReaders? BuildCReference(List<ColdStartStrategy> strategies, ParseResult parse, List<string> notes, ProgressLine progress)
+    {
+        if (strategies.FirstOrDefault(static s => s.IsReference) is not { } reference)
+        {
+            return null;
+        }
+
+        CReaders? readers = CReaders.Build(Path.Combine(_hostOptions.Directory(parse), "c-reader"), progress, out string? why);
+        if (readers is null)
+        {
+            strategies.Remove(reference);
+            notes.Add($"{reference.Name} (the plain C mmap reference): {why}.");
+            if (strategies.Count == 0)
+            {
+                throw new BenchException("No row can run: " + string.Join(" ", notes));
+            }
+        }
+
+        return readers;
+    }
 
     /// <summary>The legend's line for the fresh-process rows, where they ran.</summary>
     private const string FreshLegend =

@@ -5,10 +5,11 @@ namespace Sharpi.Prefault.Bench;
 /// <summary>
 /// The lines a newcomer reads first, one block per pass with cold rows: the default <c>prefault</c> row's first
 /// request against warm and its load against the limit, demand faults' first request, and <c>direct-io</c>'s, which
-/// has no fault left in the guest, when each first request was done; then the default row against every other
-/// strategy row of the pass (not the limit readers), by load and by "first request done", with its place and the
-/// first row where it is not first; then the fastest way in per mechanism (O_DIRECT, mmap, read()), which says which
-/// was faster on the pass's filesystem. A difference is
+/// has no fault left in the guest, when each first request was done; then the default row ranked among the ranked
+/// rows of the pass (<see cref="ColdStartStrategy.IsRanked"/>: the library's and none, touch-1, willneed), by load and
+/// by "first request done", with its place and the first row where it is not first, the other strategy rows (not the
+/// limit readers) after them unranked; then the fastest way in per mechanism (O_DIRECT, mmap, read()), which says which
+/// was faster on the pass's filesystem; then the plain C mmap reference, where it ran. A difference is
 /// "noise" where the two rows' min-max over the repetitions overlap (with one repetition, only equal times do); a row
 /// that ran the same code on the same settings (<see cref="ResultRow.Ran"/>) differs from the default by noise alone.
 /// </summary>
@@ -25,8 +26,9 @@ internal static class ColdStartVerdict
 
     /// <summary>The legend's line for the comparisons, printed under the table.</summary>
     internal const string Legend =
-        "verdict: prefault against every other row of its pass, by load s and by first done s; others (x prefault's) is each row's time " +
-        "over prefault's (under 1: sooner); (noise): the two rows' min-max over the repetitions overlap; (same run): the row ran what " +
+        "verdict: prefault ranked among the library's rows and none, touch-1, willneed of its pass, by load s and by first done s; " +
+        "others (x prefault's) is each row's time over prefault's (under 1: sooner), not ranked the rows that copy into a buffer or run " +
+        "outside (buffered-read, direct-io, vmtouch); (noise): the two rows' min-max over the repetitions overlap; (same run): the row ran what " +
         "prefault ran, the same code on the same settings, so the two differ by noise alone";
 
     /// <param name="rows">Every row of the run (all passes, both cache states).</param>
@@ -38,7 +40,9 @@ internal static class ColdStartVerdict
         var lines = new List<string>();
         foreach (RunPass pass in rows.Select(static r => r.Pass).Distinct())
         {
-            ResultRow[] coldRows = [.. rows.Where(r => r.Pass == pass && r.Cache == cold && r.Strategy != ColdStartStrategy.LimitName)];
+            ResultRow[] passRows = [.. rows.Where(r => r.Pass == pass && r.Cache == cold && r.Strategy != ColdStartStrategy.LimitName)];
+            ResultRow[] references = [.. passRows.Where(static r => ColdStartStrategy.IsReferenceRow(r.Strategy))];
+            ResultRow[] coldRows = [.. passRows.Except(references)];
             ResultRow[] strategies = [.. coldRows.Where(r => !limitReaders.Contains(r.Strategy))];
             ResultRow? prefault = strategies.FirstOrDefault(static r => r.Strategy == Default);
             ResultRow? none = strategies.FirstOrDefault(static r => r.Strategy == "none");
@@ -70,6 +74,11 @@ internal static class ColdStartVerdict
                 block.Add(mechanisms);
             }
 
+            if (prefault is not null && references.FirstOrDefault(static r => r.Strategy == ColdStartStrategy.CReferenceName) is { } c && c.LoadSeconds > 0)
+            {
+                block.Add($"  plain C mmap reference ({c.Strategy}): {ResultTable.Seconds(c.LoadSeconds)} s (the default's load / C's = {Number(prefault.LoadSeconds / c.LoadSeconds)})");
+            }
+
             if (block.Count > 0)
             {
                 lines.Add($"Verdict, cold, {pass.Describe()}{conditions}:");
@@ -78,6 +87,38 @@ internal static class ColdStartVerdict
         }
 
         return lines.Count == 0 ? null : string.Join(Environment.NewLine, lines);
+    }
+
+    /// <summary>
+    /// The report's first line: per pass with cold <c>prefault</c> and <c>none</c> rows, whether the default made the
+    /// first request done sooner or LATER than no prefault and by how much, or within noise (their min-max over the
+    /// repetitions overlap, as <see cref="Build"/> defines it): "Verdict: on this machine the prefault made the first
+    /// request done 2.44x LATER than no prefault (2.84 s vs 1.16 s)". Null where no pass ran both rows cold.
+    /// </summary>
+    internal static string? Headline(IReadOnlyList<ResultRow> rows)
+    {
+        string cold = CacheControl.Name(CacheState.Cold);
+        RunPass[] passes = [.. rows.Select(static r => r.Pass).Distinct()];
+        var clauses = new List<string>();
+        foreach (RunPass pass in passes)
+        {
+            ResultRow? prefault = rows.FirstOrDefault(r => r.Pass == pass && r.Cache == cold && r.Strategy == Default);
+            ResultRow? none = rows.FirstOrDefault(r => r.Pass == pass && r.Cache == cold && r.Strategy == "none");
+            if (prefault is null || none is null || prefault.TotalSeconds <= 0 || none.TotalSeconds <= 0)
+            {
+                continue;
+            }
+
+            string where = passes.Length > 1 ? $" at {pass.Describe()}" : string.Empty;
+            string times = $"({ResultTable.Seconds(prefault.TotalSeconds)} s vs {ResultTable.Seconds(none.TotalSeconds)} s";
+            clauses.Add(Done(prefault).Overlaps(Done(none))
+                ? $"within noise of no prefault{where} {times}; their repetitions' min-max overlap)"
+                : prefault.TotalSeconds < none.TotalSeconds
+                    ? $"{ResultTable.Ratio(none.TotalSeconds / prefault.TotalSeconds)} sooner than no prefault{where} {times})"
+                    : $"{ResultTable.Ratio(prefault.TotalSeconds / none.TotalSeconds)} LATER than no prefault{where} {times})");
+        }
+
+        return clauses.Count == 0 ? null : $"Verdict: on this machine the prefault made the first request done {string.Join("; ", clauses)}";
     }
 
     /// <summary>A row's median and its min-max over the repetitions.</summary>
@@ -156,23 +197,32 @@ internal static class ColdStartVerdict
     private static string Compare(string by, ResultRow prefault, ResultRow[] strategies, ResultRow[] same, Func<ResultRow, Spread> measure)
     {
         Spread own = measure(prefault);
-        ResultRow[] others = [.. strategies.Where(r => r != prefault).OrderBy(r => measure(r).Median)];
-        ResultRow first = others[0];
-        Spread best = measure(first);
-        int place = 1 + others.Count(r => measure(r).Median < own.Median);
-        string standing = place == 1
-            ? $"prefault {ResultTable.Seconds(own.Median)} s, first of {strategies.Length}"
-            : $"prefault {ResultTable.Seconds(own.Median)} s, {Ordinal(place)} of {strategies.Length}, " +
-                $"{(same.Contains(first) || own.Overlaps(best) ? "within" : "beyond")} noise of the first, {first.Strategy} {ResultTable.Seconds(best.Median)} s" +
-                (same.Contains(first) ? ", which ran what prefault ran" : string.Empty);
-        IEnumerable<string> each = others.Select(r =>
+        ResultRow[] ranked = [.. strategies.Where(r => r == prefault || ColdStartStrategy.IsRankedRow(r.Strategy))];
+        ResultRow[] others = [.. ranked.Where(r => r != prefault).OrderBy(r => measure(r).Median)];
+        ResultRow[] beside = [.. strategies.Where(r => !ranked.Contains(r)).OrderBy(r => measure(r).Median)];
+        string Each(ResultRow r)
         {
             Spread theirs = measure(r);
             string ratio = own.Median > 0 ? Number(theirs.Median / own.Median) + "x" : "-";
             string mark = same.Contains(r) ? " (same run)" : theirs.Overlaps(own) ? " (noise)" : string.Empty;
             return $"{r.Strategy} {ratio}{mark}";
-        });
-        return $"  {by}: {standing}; others (x prefault's): {string.Join(", ", each)}";
+        }
+
+        string notRanked = beside.Length > 0 ? $"; not ranked: {string.Join(", ", beside.Select(Each))}" : string.Empty;
+        if (others.Length == 0)
+        {
+            return $"  {by}: prefault {ResultTable.Seconds(own.Median)} s, alone in the ranking{notRanked}";
+        }
+
+        ResultRow first = others[0];
+        Spread best = measure(first);
+        int place = 1 + others.Count(r => measure(r).Median < own.Median);
+        string standing = place == 1
+            ? $"prefault {ResultTable.Seconds(own.Median)} s, first of {ranked.Length}"
+            : $"prefault {ResultTable.Seconds(own.Median)} s, {Ordinal(place)} of {ranked.Length}, " +
+                $"{(same.Contains(first) || own.Overlaps(best) ? "within" : "beyond")} noise of the first, {first.Strategy} {ResultTable.Seconds(best.Median)} s" +
+                (same.Contains(first) ? ", which ran what prefault ran" : string.Empty);
+        return $"  {by}: {standing}; others (x prefault's): {string.Join(", ", others.Select(Each))}{notRanked}";
     }
 
     /// <summary>

@@ -30,6 +30,8 @@ internal abstract partial class ColdStartStrategy
     {
         internal override string? FreshHost => kind;
 
+        internal override bool IsRanked => true;
+
         internal override StrategyTimes Execute(WeightsFile file, CacheState cache, BenchSettings settings)
         {
             string executable = settings.FreshHosts.GetValueOrDefault(kind)

@@ -81,6 +81,7 @@ internal abstract partial class ColdStartStrategy(string name, string descriptio
         new BufferedRead(),
         new DirectIORead(),
         new VmTouch(),
+        new CReference(),
     ];
 
     /// <summary>
@@ -190,6 +191,8 @@ internal abstract partial class ColdStartStrategy(string name, string descriptio
     private sealed class Mapped(string name, string description, Func<PrefaultRegion, BenchSettings, WeightsFile, Prepared> prepare)
         : ColdStartStrategy(name, description)
     {
+        internal override bool IsRanked => true;
+
         internal override unsafe StrategyTimes Execute(WeightsFile file, CacheState cache, BenchSettings settings)
         {
             using MappedFile mapped = Map(file);

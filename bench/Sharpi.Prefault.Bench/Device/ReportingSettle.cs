@@ -145,6 +145,24 @@ internal sealed class ReportingSettle
         return outcome.Seconds;
     }
 
+    /// <summary>
+    /// What a verdict heading may say of the waits: "settled" only where every wait was seen to end under
+    /// <see cref="FloorBytes"/>; "not settled: 0 of 39 waits reached the floor" where a wait ended idle, at the cap or
+    /// unread (the rows after it may have landed on memory the host had not taken back); "not observed" for fixed waits.
+    /// </summary>
+    internal string Condition()
+    {
+        if (_fixedSeconds is double seconds)
+        {
+            return string.Create(CultureInfo.InvariantCulture, $"a fixed {seconds:0.###} s wait after each eviction, not observed");
+        }
+
+        int reported = _outcomes.Count(static o => o.End == "reported");
+        return reported == _outcomes.Count
+            ? "settled"
+            : string.Create(CultureInfo.InvariantCulture, $"not settled: {reported} of {_outcomes.Count} waits reached the floor");
+    }
+
     /// <summary>One line for the notes: what the waits were, how long they took and how they ended.</summary>
     internal string Summary()
     {

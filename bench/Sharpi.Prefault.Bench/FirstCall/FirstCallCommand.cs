@@ -195,6 +195,11 @@ internal sealed class FirstCallCommand
         if (settle is not null)
         {
             notes.Add(settle.Summary());
+            if (conditions == "free page reporting on, settled")
+            {
+                // Only now known: whether every wait reached its floor.
+                conditions = "free page reporting on, " + settle.Condition();
+            }
         }
 
         if (passes.Count == 0)

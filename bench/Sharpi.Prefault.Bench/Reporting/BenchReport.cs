@@ -47,6 +47,12 @@ internal sealed record BenchReport
     [JsonIgnore]
     public IReadOnlyList<string> Conditions { get; init; } = [];
 
+    /// <summary>
+    /// coldstart: the report's first line, whether the default prefault made the first request done sooner or later
+    /// than no prefault on this machine, and by how much (or within noise), per pass.
+    /// </summary>
+    public string? Headline { get; init; }
+
     /// <summary>coldstart and engine: what the run showed (a prefault row's first request and load against none's), read first.</summary>
     public string? Verdict { get; init; }
 

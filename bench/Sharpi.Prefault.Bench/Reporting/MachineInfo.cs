@@ -20,11 +20,57 @@ internal sealed record MachineInfo(string Cpu, int Cores, long MemoryBytes, stri
     [JsonIgnore(Condition = JsonIgnoreCondition.Never)]
     public int? MaxSectorsKb { get; init; }
 
+    /// <summary>
+    /// The hypervisor as the CPU names it: CPUID leaf 0x40000000's vendor signature and, where known, its product
+    /// ("KVM (\"KVMKVMKVM\")"); null on bare metal and off x86.
+    /// </summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.Never)]
+    public string? Hypervisor { get; init; }
+
+    /// <summary>Whether a virtio balloon reports free pages to the host, and at which order ("on, order 9"), or "off".</summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.Never)]
+    public string? FreePageReporting { get; init; }
+
+    /// <summary>The DAMON schemes that run (<see cref="DamonSchemes.Describe"/>): action, minimum age, filters, quota; null where the kernel has no DAMON.</summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.Never)]
+    public string? Damon { get; init; }
+
     internal static MachineInfo Current(string path)
     {
         BlockDevice device = BlockDevice.Of(path);
-        return Create(path, device) with { Device = device.Name, ReadAheadKb = device.ReadAheadKb, MaxSectorsKb = device.MaxSectorsKb };
+        return Create(path, device) with
+        {
+            Device = device.Name,
+            ReadAheadKb = device.ReadAheadKb,
+            MaxSectorsKb = device.MaxSectorsKb,
+            Hypervisor = NameHypervisor(Sharpi.Prefault.Hypervisor.ReadSignature()),
+            FreePageReporting = OperatingSystem.IsLinux() && Bench.FreePageReporting.IsActive()
+                ? "on, order " + (BlockDevice.TryRead(Bench.FreePageReporting.OrderPath) ?? "?")
+                : "off",
+            Damon = DamonSchemes.Describe(),
+        };
     }
+
+    /// <summary>The signatures of the hypervisors a guest meets most, and their products.</summary>
+    private static readonly Dictionary<string, string> s_hypervisors = new(StringComparer.Ordinal)
+    {
+        ["KVMKVMKVM"] = "KVM",
+        ["Microsoft Hv"] = "Hyper-V",
+        ["VMwareVMware"] = "VMware",
+        ["XenVMMXenVMM"] = "Xen",
+        ["bhyve bhyve "] = "bhyve",
+        ["TCGTCGTCGTCG"] = "QEMU TCG",
+        ["VBoxVBoxVBox"] = "VirtualBox",
+        [" lrpepyh  vr"] = "Parallels",
+        ["ACRNACRNACRN"] = "ACRN",
+        ["Jailhouse"] = "Jailhouse",
+    };
+
+    /// <summary>"KVM (\"KVMKVMKVM\")", or the signature alone where its product is not known; null for none.</summary>
+    internal static string? NameHypervisor(string? signature) =>
+        signature is null ? null
+        : s_hypervisors.TryGetValue(signature, out string? product) ? $"{product} (\"{signature}\")"
+        : $"\"{signature}\"";
 
     private static MachineInfo Create(string path, BlockDevice device) => new(
         Cpu: FirstValue("/proc/cpuinfo", "model name") ?? RuntimeInformation.ProcessArchitecture.ToString(),
@@ -45,6 +91,14 @@ internal sealed record MachineInfo(string Cpu, int Cores, long MemoryBytes, stri
     internal string DescribeStorage() => string.Create(CultureInfo.InvariantCulture,
         $"device {Device ?? "none (no block device)"}, read_ahead_kb {Known(ReadAheadKb)}, max_sectors_kb {Known(MaxSectorsKb)}, " +
         $"THP {SelectedMode(TransparentHugePages)}, filesystem {FileSystem}");
+
+    /// <summary>
+    /// One line on what the host takes back behind the engine: the hypervisor (CPUID 0x40000000), free page reporting,
+    /// DAMON's schemes.
+    /// </summary>
+    internal string DescribeHost() =>
+        $"hypervisor {Hypervisor ?? "none"} by CPUID 0x40000000, free page reporting {FreePageReporting ?? "n/a"}, " +
+        $"DAMON {Damon ?? "not in this kernel"}";
 
     private static string Known(int? value) => value?.ToString(CultureInfo.InvariantCulture) ?? "n/a";
 

@@ -3,13 +3,17 @@ using System.Diagnostics;
 namespace Sharpi.Prefault.Bench;
 
 /// <summary>
-/// One live status line, redrawn in place, only when stdout is a terminal (a redirected run gets the notes and the
-/// table, not a stream of carriage returns). A timer redraws a long step's elapsed time four times a second.
+/// One live status line, redrawn in place, when stdout is a terminal; a timer redraws a long step's elapsed time four
+/// times a second. Redirected, each step is one plain line instead, with the time since the run began, flushed at
+/// once (a log shows where a run of many minutes is, never a stream of carriage returns).
 /// </summary>
 internal sealed class ProgressLine : IDisposable
 {
-    private readonly bool _live = !Console.IsOutputRedirected;
+    private readonly bool _live;
+    private readonly TextWriter _out;
+    private readonly long _started = Stopwatch.GetTimestamp();
     private readonly Lock _lock = new();
+    private string? _lastPlain;
     private readonly Timer? _timer;
     private string? _step;
     private long _stepStarted;
@@ -17,7 +21,15 @@ internal sealed class ProgressLine : IDisposable
     private int _shown;
 
     internal ProgressLine()
+        : this(Console.Out, live: !Console.IsOutputRedirected)
     {
+    }
+
+    /// <summary>A progress line on <paramref name="output"/>: redrawn in place where <paramref name="live"/>, plain lines otherwise.</summary>
+    internal ProgressLine(TextWriter output, bool live)
+    {
+        _out = output;
+        _live = live;
         if (_live)
         {
             _timer = new Timer(static state => ((ProgressLine)state!).Tick(), this, Timeout.Infinite, Timeout.Infinite);
@@ -29,6 +41,7 @@ internal sealed class ProgressLine : IDisposable
     {
         if (!_live)
         {
+            WritePlain(step);
             return;
         }
 
@@ -87,6 +100,32 @@ internal sealed class ProgressLine : IDisposable
         _timer?.Dispose();
     }
 
+    /// <summary>
+    /// A step as a plain line, "[0:42] step", wrapped at <see cref="CommonOptions.Columns"/>; the same step begun again
+    /// (right after its own "step: settling" line) is not repeated.
+    /// </summary>
+    private void WritePlain(string step)
+    {
+        lock (_lock)
+        {
+            if (step == _lastPlain || (_lastPlain is not null && _lastPlain.StartsWith(step + ":", StringComparison.Ordinal)))
+            {
+                return;
+            }
+
+            _lastPlain = step;
+            TimeSpan elapsed = Stopwatch.GetElapsedTime(_started);
+            string indent = string.Empty;
+            foreach (string line in CommonOptions.Wrap($"[{(int)elapsed.TotalMinutes}:{elapsed.Seconds:00}] {step}", CommonOptions.Columns - 2))
+            {
+                _out.WriteLine(indent + line);
+                indent = "  ";
+            }
+
+            _out.Flush();
+        }
+    }
+
     private void Tick()
     {
         lock (_lock)
@@ -111,8 +150,8 @@ internal sealed class ProgressLine : IDisposable
             text = text[..width];
         }
 
-        Console.Out.Write("\r" + text.PadRight(_shown));
-        Console.Out.Flush();
+        _out.Write("\r" + text.PadRight(_shown));
+        _out.Flush();
         _shown = text.Length;
     }
 
@@ -120,7 +159,7 @@ internal sealed class ProgressLine : IDisposable
     {
         if (_live && _shown > 0)
         {
-            Console.Out.Write("\r" + new string(' ', _shown) + "\r");
+            _out.Write("\r" + new string(' ', _shown) + "\r");
             _shown = 0;
         }
     }

@@ -19,8 +19,15 @@ internal static class ReportWriter
         var md = new StringBuilder();
         md.AppendLine(CultureInfo.InvariantCulture, $"### {title}");
         md.AppendLine();
+        if (report.Headline is { } headline)
+        {
+            md.AppendLine(CultureInfo.InvariantCulture, $"**{headline}**");
+            md.AppendLine();
+        }
+
         md.AppendLine(CultureInfo.InvariantCulture, $"- Machine: {report.Machine.Describe()}");
         md.AppendLine(CultureInfo.InvariantCulture, $"- Storage: {report.Machine.DescribeStorage()}");
+        md.AppendLine(CultureInfo.InvariantCulture, $"- Host: {report.Machine.DescribeHost()}");
         if (report.Request is { } request)
         {
             md.AppendLine(CultureInfo.InvariantCulture,

@@ -1,4 +1,7 @@
+using System.Buffers.Binary;
+using System.Globalization;
 using System.Runtime.Intrinsics.X86;
+using System.Text;
 
 namespace Sharpi.Prefault;
 
@@ -28,4 +31,62 @@ internal static class Hypervisor
 
     /// <summary>Whether <paramref name="leaf1Ecx"/> has the hypervisor-present bit set.</summary>
     internal static bool IsPresentIn(int leaf1Ecx) => (leaf1Ecx & (1 << PresentBit)) != 0;
+
+    /// <summary>CPUID leaf 0x40000000: where a hypervisor puts its 12-byte vendor signature, in EBX, ECX and EDX.</summary>
+    internal const int SignatureLeaf = 0x40000000;
+
+    /// <summary>
+    /// The vendor signature the CPU reports for the hypervisor under this process ("KVMKVMKVM", "Microsoft Hv",
+    /// "VMwareVMware"), from CPUID leaf 0x40000000; null off x86, where the present bit is clear (the leaf is then
+    /// no hypervisor's and may hold anything), or where the leaf holds no signature. Asked on each call, not cached:
+    /// only a report needs it.
+    /// </summary>
+    /// <remarks>
+    /// A hypervisor that runs its guests' kernels in user mode and answers their CPUID through an instruction of its
+    /// own (PVM) can leave a plain CPUID to the hypervisor under it: the signature then names that one.
+    /// </remarks>
+    internal static string? ReadSignature()
+    {
+        if (!X86Base.IsSupported || !IsPresentIn(Leaf1Ecx()))
+        {
+            return null;
+        }
+
+        (_, int ebx, int ecx, int edx) = X86Base.CpuId(SignatureLeaf, 0);
+        return DecodeSignature(ebx, ecx, edx);
+    }
+
+    /// <summary>
+    /// The signature held in <paramref name="ebx"/>, <paramref name="ecx"/>, <paramref name="edx"/> (each register's
+    /// bytes lowest first), trailing NULs dropped and any other byte outside printable ASCII written as <c>\xNN</c>;
+    /// null where all twelve bytes are NUL.
+    /// </summary>
+    internal static string? DecodeSignature(int ebx, int ecx, int edx)
+    {
+        Span<byte> bytes = stackalloc byte[12];
+        BinaryPrimitives.WriteInt32LittleEndian(bytes, ebx);
+        BinaryPrimitives.WriteInt32LittleEndian(bytes[4..], ecx);
+        BinaryPrimitives.WriteInt32LittleEndian(bytes[8..], edx);
+
+        int length = bytes.LastIndexOfAnyExcept((byte)0) + 1;
+        if (length == 0)
+        {
+            return null;
+        }
+
+        var text = new StringBuilder(length);
+        foreach (byte b in bytes[..length])
+        {
+            if (b is >= 0x20 and < 0x7F)
+            {
+                text.Append((char)b);
+            }
+            else
+            {
+                text.Append(CultureInfo.InvariantCulture, $"\\x{b:x2}");
+            }
+        }
+
+        return text.ToString();
+    }
 }

@@ -29,4 +29,37 @@ public sealed class HypervisorTests
 
     [NonX86Fact]
     public void IsPresent_WhereTheCpuHasNoSuchBit_IsTrue() => Assert.True(Hypervisor.IsPresent);
+
+    /// <summary>The registers as KVM, Hyper-V, VMware and bhyve fill them (EBX, ECX, EDX, each read lowest byte first).</summary>
+    [Theory]
+    [InlineData("KVMKVMKVM\0\0\0", "KVMKVMKVM")]       // KVM pads with NULs, which are dropped
+    [InlineData("Microsoft Hv", "Microsoft Hv")]
+    [InlineData("VMwareVMware", "VMwareVMware")]
+    [InlineData("bhyve bhyve ", "bhyve bhyve ")]      // a trailing space is the signature's own
+    [InlineData("XenVMMXenVMM", "XenVMMXenVMM")]
+    [InlineData("A\u0001B\0\0\0\0\0\0\0\0\0", "A\\x01B")]       // a byte outside printable ASCII is written escaped
+    public void DecodeSignature_ReadsTheTwelveBytesInRegisterOrder(string signature, string expected)
+    {
+        (int ebx, int ecx, int edx) = Registers(signature);
+        Assert.Equal(expected, Hypervisor.DecodeSignature(ebx, ecx, edx));
+    }
+
+    [Fact]
+    public void DecodeSignature_OfTwelveNuls_IsNull() => Assert.Null(Hypervisor.DecodeSignature(0, 0, 0));
+
+    [X86LinuxFact]
+    public void ReadSignature_IsNullWhereTheCpuReportsNoHypervisor()
+    {
+        // A hypervisor may leave the leaf empty; without one the leaf is no hypervisor's and must not be read as one.
+        string? signature = Hypervisor.ReadSignature();
+        Assert.True(Hypervisor.IsPresent || signature is null, signature);
+        Assert.True(signature is null || signature.Length is > 0 and <= 12 * 4, signature);
+    }
+
+    private static (int Ebx, int Ecx, int Edx) Registers(string signature)
+    {
+        byte[] bytes = System.Text.Encoding.Latin1.GetBytes(signature);
+        Assert.Equal(12, bytes.Length);
+        return (BitConverter.ToInt32(bytes, 0), BitConverter.ToInt32(bytes, 4), BitConverter.ToInt32(bytes, 8));
+    }
 }
