@@ -2,7 +2,8 @@
 //
 //   dotnet run --project samples/EngineIntegration -- [model.gguf]
 //
-// With no argument it writes a small GGUF of its own so it runs anywhere.
+// With no argument it writes a small GGUF of its own so it runs anywhere, and evicts it from the page cache first, so
+// the run starts cold as an engine's does after a reboot (a model you name is used as it is: the sample never evicts it).
 using System.Buffers.Binary;
 using System.Diagnostics;
 using System.Runtime.InteropServices;
@@ -13,7 +14,14 @@ using Sharpi.Prefault;
 using ILoggerFactory loggerFactory = LoggerFactory.Create(b => b.AddSimpleConsole(o => o.SingleLine = true).SetMinimumLevel(LogLevel.Information));
 ILogger log = loggerFactory.CreateLogger("engine");
 
-string modelPath = args.Length > 0 ? args[0] : SampleModel.Write(Path.Combine(Path.GetTempPath(), "sharpi-sample.gguf"));
+bool ownModel = args.Length == 0;
+string modelPath = ownModel ? SampleModel.Write(Path.Combine(Path.GetTempPath(), "sharpi-sample.gguf")) : args[0];
+
+// 0. A file just written is all in the page cache, and a prefault of it only maps pages. The sample makes its own file
+//    cold first (PageCache.Evict: fsync, then posix_fadvise DONTNEED; a file's writer needs no root for it), so the
+//    first request below waits for real reads, as it would on a cold start.
+string coldStart = ownModel ? MakeCold(modelPath) : "not evicted: the model you named is used as it is";
+Log.ColdStart(log, coldStart);
 
 // 1. Map the model read-only, as llama.cpp-style engines do: MappedModel reads the tensor table (headers only), maps
 //    the file (every shard, for a sharded safetensors index) and closes the descriptors. It owns the mappings: it is
@@ -27,6 +35,9 @@ TensorIndex index = model.Index ?? throw new InvalidOperationException($"{modelP
 var hot = new TensorSelection(include: ["token_embd.*", "blk.0.*", "blk.1.*"]);
 var cpu = new TensorSelection(exclude: ["output.*"]);
 IReadOnlyList<PrefaultRegion> cpuRegions = model.Regions(hot, cpu);
+
+// The CPU tensors' residency before the prefault, for the summary only (an engine skips it): the prefault's effect.
+ResidencyInfo before = Residency.Measure(cpuRegions);
 
 // 3. Start the prefault before the engine's own init work, so disk reads overlap it instead of the first request.
 //    Dispose (here: at the end of the scope) cancels and waits, so nothing touches the mapping after it is unmapped.
@@ -81,14 +92,42 @@ string native = NativeMappings.IsSupported
 
 Console.WriteLine($"""
     model          {modelPath} ({index.Format}, {index.Tensors.Count} tensors)
+    cold start     {coldStart}
     prefault       ran={result.HasRun} method={result.Method} {result.Bytes} bytes in {result.Elapsed.TotalMilliseconds:0.0} ms ({result.GiBPerSecond:0.00} GiB/s)
                    {result.BytesAlreadyResident} bytes were already resident; {result.Reason}
-    CPU tensors    {residency.Percent:0.0}% resident of {residency.Bytes} bytes
+    CPU tensors    {before.Percent:0.0}% resident before the prefault, {residency.Percent:0.0}% after, of {residency.Bytes} bytes
     first request  checksum {checksum}
     reclaimed      {reclaim.BytesReleased} of {reclaim.BytesRequested} bytes ({reclaim.Reason})
     found mapped   {native}
     """);
 return result.Failures.Count == 0 ? 0 : 1;
+
+// Drops the file's cached pages and says what stayed, and why it might have, where the kernel kept some.
+static string MakeCold(string path)
+{
+    if (!OperatingSystem.IsLinux())
+    {
+        return "not evicted: PageCache.Evict needs Linux's posix_fadvise(DONTNEED); the file is still cached from its write";
+    }
+
+    try
+    {
+        ResidencyInfo left = PageCache.Evict(path);
+        if (left.Error is not null)
+        {
+            return $"evicted, but the cache left could not be measured: {left.Error}";
+        }
+
+        return left.ResidentBytes == 0
+            ? $"evicted with PageCache.Evict: 0 of {left.Bytes} bytes cached"
+            : $"evicted with PageCache.Evict, but the kernel kept {left.ResidentBytes} of {left.Bytes} bytes cached " +
+              "(another process maps or locks them, or wrote them again)";
+    }
+    catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+    {
+        return $"not evicted ({e.Message}): the file is still cached from its write";
+    }
+}
 
 // The regions' indexes grouped by layer (token_embd, blk.0, blk.1, ...), in the order the layers first appear.
 static List<(string Layer, List<int> Tensors)> Layers(IReadOnlyList<PrefaultRegion> regions)
@@ -160,6 +199,9 @@ static string Describe(IReadOnlyList<PrefaultRegion> found)
 /// <summary>The engine's log messages, declared once (allocation-free when the level is off).</summary>
 internal static partial class Log
 {
+    [LoggerMessage(Level = LogLevel.Information, Message = "Cold start: {ColdStart}")]
+    public static partial void ColdStart(ILogger logger, string coldStart);
+
     [LoggerMessage(Level = LogLevel.Information, Message = "Init: copied {Bytes} bytes of the output head out of the mapping")]
     public static partial void CopiedOut(ILogger logger, long bytes);
 
