@@ -180,6 +180,9 @@ internal static class KeepCommand
         /// <summary>In <see cref="MappingMode.Held"/>, each file's mapping and the status its path had just before it was mapped.</summary>
         private readonly (FileMapping Mapping, FileStatus Status)?[] _held = new (FileMapping, FileStatus)?[targets.Count];
 
+        /// <summary>The room under vm.max_map_count, counted at most once a look and only when a file is to be mapped anew.</summary>
+        private MappingRoom? _room;
+
         /// <summary>Each file's last failure, so a file that stays unusable is named once, not at every look.</summary>
         private readonly Dictionary<string, string> _failing = new(StringComparer.Ordinal);
 
@@ -212,6 +215,7 @@ internal static class KeepCommand
         {
             DateTimeOffset time = DateTimeOffset.UtcNow;
             var failures = new List<FailureJson>();
+            _room = null;
             if (CliContext.KillSwitchIsOn(out string killReason))
             {
                 // The kill switch wins: nothing is measured or read.
@@ -241,7 +245,7 @@ internal static class KeepCommand
                     // look: mapped for this look only; between looks the pages are the page cache's alone. Neither
                     // pins anything: mapped pages stay reclaimable under memory pressure.
                     bool fresh = false;
-                    FileMapping mapping = mode == MappingMode.Held ? Held(i, target, out fresh) : perLook = FileMapping.Open(target);
+                    FileMapping mapping = (mode == MappingMode.Held ? Held(i, target, out fresh) : null) ?? (perLook = FileMapping.Open(target));
                     List<PrefaultRegion> regions = mapping.Regions(tensorsOnly: filter.NamesTensors);
                     CacheGaps.Gaps gaps = CacheGaps.Find(mapping, regions);
                     selected = gaps.Bytes;
@@ -314,8 +318,10 @@ internal static class KeepCommand
         /// The file's held mapping; a new one (<paramref name="fresh"/>) at the first look, after a failure, or when
         /// the path now names another file or a different length (replaced, truncated, grown): the old mapping would
         /// keep the replaced file's pages, or reach past a truncated end (the sweep reads it safely, but for nothing).
+        /// Null when vm.max_map_count leaves no room to hold one more (each held file is a mapping, and past the limit
+        /// the runtime aborts the process): that file is mapped for the look only.
         /// </summary>
-        private FileMapping Held(int index, FileTarget target, out bool fresh)
+        private FileMapping? Held(int index, FileTarget target, out bool fresh)
         {
             FileStatus? now = FileStatus.TryOf(target.FullPath);
             if (_held[index] is { } held && now is { HasIdentity: true } status
@@ -326,6 +332,13 @@ internal static class KeepCommand
             }
 
             Release(index);
+            fresh = false;
+            _room ??= MappingRoom.Current();
+            if (!_room.TryTake(1))
+            {
+                return null;
+            }
+
             FileMapping mapping = FileMapping.Open(target);
             // The status from before the map: a file replaced after it differs from it at the next look, and is re-mapped then.
             _held[index] = now is { HasIdentity: true } before ? (mapping, before) : (mapping, default);
