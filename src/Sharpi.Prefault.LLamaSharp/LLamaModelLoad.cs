@@ -226,8 +226,9 @@ public sealed class LLamaModelLoad : IAsyncDisposable
         if (logger.IsEnabled(LogLevel.Information))
         {
             // Measured only for the line: a host that logs nothing pays no residency query.
-            Log.Warmed(logger, _options.Label, path, warm.BytesRead, warm.FileLength, warm.Elapsed.TotalSeconds, warm.Method,
-                warm.IsCanceled ? ", stopped when the load ended" : warm.Error is { } error ? $", {error}" : string.Empty, ResidentNow(path));
+            string resident = ResidentNow(path);
+            string stopped = warm.IsCanceled ? ", stopped when the load ended" : warm.Error is { } error ? $", {error}" : string.Empty;
+            Log.Warmed(logger, _options.Label, path, warm.BytesRead, warm.FileLength, warm.Elapsed.TotalSeconds, warm.Method, stopped, resident);
         }
         return warm;
     }
