@@ -1,4 +1,5 @@
 using System.Diagnostics;
+using System.Globalization;
 using LLama;
 using LLama.Abstractions;
 using LLama.Native;
@@ -222,9 +223,38 @@ public sealed class LLamaModelLoad : IAsyncDisposable
         }
 
         PageCacheWarmResult warm = await _warm.ConfigureAwait(false);
-        Log.Warmed(logger, _options.Label, path, warm.BytesRead, warm.FileLength, warm.Elapsed.TotalSeconds, warm.Method,
-            warm.IsCanceled ? ", stopped when the load ended" : warm.Error is { } error ? $", {error}" : string.Empty);
+        if (logger.IsEnabled(LogLevel.Information))
+        {
+            // Measured only for the line: a host that logs nothing pays no residency query.
+            string resident = ResidentNow(path);
+            string stopped = warm.IsCanceled ? ", stopped when the load ended" : warm.Error is { } error ? $", {error}" : string.Empty;
+            Log.Warmed(logger, _options.Label, path, warm.BytesRead, warm.FileLength, warm.Elapsed.TotalSeconds, warm.Method, stopped, resident);
+        }
         return warm;
+    }
+
+    /// <summary>
+    /// The file's residency when the warm-up is reported, measured then: what it read may have left the page cache
+    /// since (memory pressure, or a proactive reclaimer that takes idle unmapped pages), so bytes read are no figure
+    /// for what is warm now. Best effort: a file the query cannot reach says why.
+    /// </summary>
+    private static string ResidentNow(string path)
+    {
+        try
+        {
+            ResidencyInfo now = Residency.OfFile(path);
+            return now switch
+            {
+                { Error: { } error } => $"residency not measured: {error}",
+                { IsSupported: false } => "residency not measurable on this platform",
+                { UnknownBytes: > 0 } => "residency unknown to this user",
+                _ => string.Create(CultureInfo.InvariantCulture, $"{now.ResidentBytes:N0} bytes ({now.Percent:0.0}%)"),
+            };
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+        {
+            return $"residency not measured: {e.Message}";
+        }
     }
 
     private TensorIndex? ReadIndex(string path, ILogger logger)

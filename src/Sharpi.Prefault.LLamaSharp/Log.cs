@@ -15,8 +15,8 @@ internal static partial class Log
     [LoggerMessage(EventId = 602, Level = LogLevel.Information, Message = "[{Label}] Locked {Locked:N0} of {Requested:N0} bytes of tensors read in place ({Decision})")]
     internal static partial void LockedInPlace(ILogger logger, string label, long locked, long requested, RamGateDecision decision);
 
-    [LoggerMessage(EventId = 603, Level = LogLevel.Information, Message = "[{Label}] Page cache warm-up of {Path}: {Bytes:N0} of {Length:N0} bytes in {Seconds:F3} s ({Method}{Stopped})")]
-    internal static partial void Warmed(ILogger logger, string label, string path, long bytes, long length, double seconds, string method, string stopped);
+    [LoggerMessage(EventId = 603, Level = LogLevel.Information, Message = "[{Label}] Page cache warm-up of {Path}: {Bytes:N0} of {Length:N0} bytes in {Seconds:F3} s ({Method}{Stopped}); resident when the load returned: {Resident}")]
+    internal static partial void Warmed(ILogger logger, string label, string path, long bytes, long length, double seconds, string method, string stopped, string resident);
 
     [LoggerMessage(EventId = 604, Level = LogLevel.Warning, Message = "[{Label}] {Path} could not be read as a GGUF, so nothing is given back or locked: {Reason}")]
     internal static partial void NoTensorIndex(ILogger logger, string label, string path, string reason);

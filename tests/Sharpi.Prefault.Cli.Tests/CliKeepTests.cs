@@ -17,9 +17,10 @@ public sealed class CliKeepTests
     public void Keep_ReadsBackARangeThatLeftTheCache_AtTheNextLook()
     {
         using TestFile file = TestFile.Create(16 * TestFile.MiB);
-        using CliProcess tool = CliProcess.Start(["keep", file.Path, "--interval", "100ms", "--json"]);
+        using CliProcess tool = CliProcess.Start(["keep", file.Path, "--interval", "100ms", "--mapping", "look", "--json"]);
         JsonElement first = WaitForLook(tool, look => look.GetProperty("look").GetInt64() == 1);
         Assert.Equal(file.Length, first.GetProperty("bytes").GetInt64());
+        Assert.Equal(file.Length, first.GetProperty("residentAfterBytes").GetInt64());
         Assert.Equal(file.Length, first.GetProperty("residentBytes").GetInt64() + first.GetProperty("restoredBytes").GetInt64());
 
         // Evict 4 MiB in the middle (retried: a look that is reading back maps the pages, and the kernel keeps mapped pages).
@@ -84,7 +85,7 @@ public sealed class CliKeepTests
         using var model = new CliModelFiles();
         string gguf = model.Gguf();
         CliModelFiles.Evict(gguf);
-        using CliProcess tool = CliProcess.Start(["keep", gguf, "--tensor", "blk.0.*", "--interval", "100ms", "--json"]);
+        using CliProcess tool = CliProcess.Start(["keep", gguf, "--tensor", "blk.0.*", "--interval", "100ms", "--mapping", "look", "--json"]);
         JsonElement first = WaitForLook(tool, look => look.GetProperty("look").GetInt64() == 1);
         long selection = 2 * CliModelFiles.TensorBytes;
         Assert.Equal(selection, first.GetProperty("bytes").GetInt64());
@@ -103,6 +104,107 @@ public sealed class CliKeepTests
         Assert.Equal(selection, file.GetProperty("bytes").GetInt64());
     }
 
+    /// <summary>
+    /// The default held mapping: keep's process maps the file for its life, and an eviction of unmapped page cache
+    /// (posix_fadvise(DONTNEED), which like DAMON's <c>unmapped</c> filter passes over mapped pages) takes an unmapped
+    /// twin read the same way and leaves the kept file whole, with no look in between to read it back (--interval 1h).
+    /// With <c>--mapping look</c> the same eviction takes the kept file too: what the scheme would page out.
+    /// </summary>
+    [LinuxTheory]
+    [InlineData("held")]
+    [InlineData("look")]
+    [System.Runtime.Versioning.SupportedOSPlatform("linux")]
+    public void Keep_WithItsMappingHeld_KeepsPagesAnUnmappedReclaimTakesFromATwin(string mapping)
+    {
+        using TestFile kept = TestFile.Create(16 * TestFile.MiB);
+        using TestFile twin = TestFile.Create(16 * TestFile.MiB);
+        using CliProcess tool = CliProcess.Start(["keep", kept.Path, "--interval", "1h", "--mapping", mapping, "--json"]);
+        JsonElement first = WaitForLook(tool, look => look.GetProperty("look").GetInt64() == 1);
+        Assert.Equal(kept.Length, first.GetProperty("residentAfterBytes").GetInt64());
+        _ = File.ReadAllBytes(twin.Path);
+        Assert.Equal(twin.Length, Residency.OfFile(twin.Path).ResidentBytes);
+
+        bool mapped = File.ReadAllText($"/proc/{tool.Id}/maps").Contains(kept.Path, StringComparison.Ordinal);
+        PageCache.Evict(kept.Path);
+        PageCache.Evict(twin.Path);
+        long keptResident = Residency.OfFile(kept.Path).ResidentBytes;
+        long twinResident = Residency.OfFile(twin.Path).ResidentBytes;
+        tool.Signal("TERM");
+        CliRun run = tool.Wait(TimeSpan.FromSeconds(20));
+
+        Assert.Equal(0, run.ExitCode);
+        Assert.Single(Lines(run.Out), l => l.GetProperty("event").GetString() == "look"); // nothing was read back
+        Assert.Equal(0, twinResident); // the eviction works on an unmapped file
+        if (mapping == "held")
+        {
+            Assert.True(mapped, $"keep's /proc/{tool.Id}/maps does not name {kept.Path}");
+            Assert.Equal(kept.Length, keptResident);
+        }
+        else
+        {
+            Assert.False(mapped);
+            Assert.Equal(0, keptResident);
+        }
+    }
+
+    /// <summary>
+    /// A held mapping follows the path: replaced by another file (renamed over it) it is mapped anew and kept warm; cut
+    /// short it is let go and named; written back to its length it is kept again. Never a SIGBUS from the old mapping.
+    /// </summary>
+    [LinuxFact]
+    [System.Runtime.Versioning.SupportedOSPlatform("linux")]
+    public void Keep_WithItsMappingHeld_FollowsAFileReplacedOrTruncatedUnderIt()
+    {
+        using TestFile file = TestFile.Create(8 * TestFile.MiB);
+        using CliProcess tool = CliProcess.Start(["keep", file.Path, "--interval", "50ms", "--json"]);
+        _ = WaitForLook(tool, look => look.GetProperty("look").GetInt64() == 1);
+        using (TestFile replacement = TestFile.Create(8 * TestFile.MiB))
+        {
+            File.Move(replacement.Path, file.Path, overwrite: true);
+        }
+
+        // The replacement, cold when renamed in, is read back through a new mapping of it.
+        Assert.True(tool.WaitUntil(() => Residency.OfFile(file.Path).ResidentBytes == file.Length, TimeSpan.FromSeconds(30)), tool.Err);
+        Assert.True(tool.WaitUntil(() => MapsInode(tool.Id, file.Path) == InodeOf(file.Path), TimeSpan.FromSeconds(30)), "keep still maps the replaced file");
+
+        using (var stream = new FileStream(file.Path, FileMode.Open, FileAccess.Write))
+        {
+            stream.SetLength(TestFile.MiB);
+        }
+
+        Assert.True(tool.WaitUntil(() => tool.Err.Contains("shrank", StringComparison.Ordinal), TimeSpan.FromSeconds(30)), tool.Err);
+        Assert.True(tool.WaitUntil(() => MapsInode(tool.Id, file.Path) is null, TimeSpan.FromSeconds(30)), "keep still maps the truncated file");
+        using (var stream = new FileStream(file.Path, FileMode.Open, FileAccess.Write))
+        {
+            stream.SetLength(8 * TestFile.MiB);
+        }
+
+        Assert.True(tool.WaitUntil(() => tool.Err.Contains("usable again", StringComparison.Ordinal), TimeSpan.FromSeconds(30)), tool.Err);
+        tool.Signal("TERM");
+        CliRun run = tool.Wait(TimeSpan.FromSeconds(20));
+        NoStackTrace.In(run);
+        Assert.Equal(0, run.ExitCode);
+        Assert.Equal("stop", Lines(run.Out).Last().GetProperty("event").GetString());
+    }
+
+    /// <summary>The inode of the first mapping in the process's maps that names <paramref name="path"/>, or null.</summary>
+    private static ulong? MapsInode(int pid, string path)
+    {
+        foreach (string line in File.ReadAllLines($"/proc/{pid}/maps"))
+        {
+            string[] fields = line.Split(' ', 6, StringSplitOptions.RemoveEmptyEntries);
+            if (fields.Length == 6 && fields[5] == path)
+            {
+                return ulong.Parse(fields[4], System.Globalization.CultureInfo.InvariantCulture);
+            }
+        }
+
+        return null;
+    }
+
+    private static ulong InodeOf(string path) =>
+        ulong.Parse(CliProcess.RunShell($"stat -c %i '{path}'").Out.Trim(), System.Globalization.CultureInfo.InvariantCulture);
+
     [LinuxTheory]
     [InlineData("INT")]
     [InlineData("TERM")]
@@ -117,7 +219,7 @@ public sealed class CliKeepTests
 
         NoStackTrace.In(run);
         Assert.Equal(0, run.ExitCode);
-        Assert.StartsWith($"keeping 1.00 MiB of 1 file(s) warm, looking every 3600 s; until SIGTERM\n", run.Out, StringComparison.Ordinal);
+        Assert.StartsWith($"keeping 1.00 MiB of 1 file(s) warm, looking every 3600 s, mapped; until SIGTERM\n", run.Out, StringComparison.Ordinal);
         Assert.Matches(@"\nstopped after 1 look\(s\); restored [0-9.]+ [KM]iB in all\n$", run.Out);
     }
 
@@ -241,7 +343,7 @@ public sealed class CliKeepTests
         Assert.Equal(2, stop.GetProperty("failures").GetArrayLength());
     }
 
-    /// <summary>Evicts the range until it is out (a look may hold it mapped for a moment); returns the last look seen before.</summary>
+    /// <summary>Evicts the range until it is out (with <c>--mapping look</c>, a look holds it mapped for a moment); returns the last look seen before.</summary>
     [System.Runtime.Versioning.SupportedOSPlatform("linux")]
     private static long Evict(CliProcess tool, string path, long offset, long length)
     {

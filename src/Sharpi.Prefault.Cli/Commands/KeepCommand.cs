@@ -11,7 +11,10 @@ namespace Sharpi.Prefault.Cli.Commands;
 /// <c>keep</c>: keeps FILEs (or the selected tensors) warm until SIGTERM. Every interval it looks at which of their
 /// 2 MiB blocks left the page cache (another tenant's I/O, memory pressure) and reads only those back, on one thread
 /// at the lowest CPU and I/O priority, through the RAM gate and under the kill switch. vmtouch has no such mode:
-/// <c>vmtouch -l</c> pins instead, which a container's memory limit may not allow.
+/// <c>vmtouch -l</c> pins instead, which a container's memory limit may not allow. By default each file stays mapped
+/// (read-only, shared) for keep's life with its pages populated through the mapping: a reclaimer that takes only
+/// unmapped page cache (DAMON's proactive reclaim with an <c>unmapped</c> filter) then leaves them alone, where a
+/// mapping opened per look only reads back what such a scheme took (docs/operators.md, "How long warmth lasts").
 /// </summary>
 internal static class KeepCommand
 {
@@ -23,6 +26,16 @@ internal static class KeepCommand
     /// it ends without it: a thread blocked in the kernel (an open, a read of a hung file system) sees no token.
     /// </summary>
     public static readonly TimeSpan StopGrace = TimeSpan.FromSeconds(5);
+
+    /// <summary>How keep maps a file: held for its life (the default) or per look.</summary>
+    internal enum MappingMode
+    {
+        /// <summary>Mapped at the first look and kept mapped (re-mapped when the file is replaced or resized), its pages mapped by populate.</summary>
+        Held,
+
+        /// <summary>Mapped for each look only: between looks the pages are the page cache's alone.</summary>
+        Look,
+    }
 
     public static Command Create()
     {
@@ -42,8 +55,15 @@ internal static class KeepCommand
             CustomParser = result => ParseInterval(result),
         };
 
+        var mapping = new Option<string>("--mapping")
+        {
+            Description = "'held' (the default) keeps each file mapped with its pages populated, so a reclaimer of unmapped page cache (DAMON) spares them; 'look' maps it only while looking.",
+            DefaultValueFactory = _ => "held",
+        };
+        mapping.AcceptOnlyFromAmong("held", "look");
+
         Command command = selection.CreateCommand(
-            "keep", "Keep FILEs (or the selected tensors) in the page cache until SIGTERM: each interval, read back only what left it, at low CPU and I/O priority.", endsOnSignal: true, gate, interval);
+            "keep", "Keep FILEs (or the selected tensors) in the page cache until SIGTERM: each interval, read back only what left it, at low CPU and I/O priority.", endsOnSignal: true, gate, interval, mapping);
 
         // The token is cancelled on SIGINT and SIGTERM (Program's Interruption): the way a keeper is meant to end.
         command.SetAction((parse, cancellationToken) => RunAsync(
@@ -51,6 +71,7 @@ internal static class KeepCommand
             selection.Read(parse),
             parse.GetValue(gate) == "always" ? RamGate.Always : RamGate.FitsInRam,
             parse.GetValue(interval) ?? DefaultInterval,
+            parse.GetValue(mapping) == "look" ? MappingMode.Look : MappingMode.Held,
             cancellationToken));
         return command;
     }
@@ -80,7 +101,7 @@ internal static class KeepCommand
     }
 
     private static async Task<int> RunAsync(
-        CliContext context, FileSelection selection, RamGate gate, TimeSpan interval, CancellationToken cancellationToken)
+        CliContext context, FileSelection selection, RamGate gate, TimeSpan interval, MappingMode mode, CancellationToken cancellationToken)
     {
         (string[] paths, TensorFilter filter, bool recursive, bool json) = selection;
         // The files are resolved once (a model's tensor table read now): restart keep after replacing a model.
@@ -97,11 +118,11 @@ internal static class KeepCommand
 
         if (json)
         {
-            CliJsonContext.Write(context.Out, new KeepStartJson("start", interval.TotalSeconds, GateName(gate), killSwitch, files, [.. context.Failures]), CliJsonContext.Lines.KeepStartJson);
+            CliJsonContext.Write(context.Out, new KeepStartJson("start", interval.TotalSeconds, GateName(gate), killSwitch, files, [.. context.Failures]) { Mapping = mode == MappingMode.Held ? "held" : "look" }, CliJsonContext.Lines.KeepStartJson);
         }
         else
         {
-            context.Out.WriteLine($"keeping {Sizes.Format(files.Sum(f => f.Bytes))} of {files.Count} file(s) warm, looking every {FormatInterval(interval)}; until SIGTERM");
+            context.Out.WriteLine($"keeping {Sizes.Format(files.Sum(f => f.Bytes))} of {files.Count} file(s) warm, looking every {FormatInterval(interval)}{(mode == MappingMode.Held ? ", mapped" : string.Empty)}; until SIGTERM");
         }
 
         if (killSwitch)
@@ -110,7 +131,7 @@ internal static class KeepCommand
         }
 
         // One thread of its own, at the lowest priority, does every look: the reads it causes carry its I/O priority.
-        var keeper = new Keeper(context, targets, files, filter, gate, json);
+        using var keeper = new Keeper(context, targets, files, filter, gate, mode, json);
         var finished = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
         var thread = new Thread(() =>
         {
@@ -188,8 +209,15 @@ internal static class KeepCommand
         : string.Create(CultureInfo.InvariantCulture, $"{interval.TotalMilliseconds:0.###} ms");
 
     /// <summary>The looks, on the keeper's thread.</summary>
-    private sealed class Keeper(CliContext context, List<FileTarget> targets, List<TouchFileJson> files, TensorFilter filter, RamGate gate, bool json)
+    private sealed class Keeper(CliContext context, List<FileTarget> targets, List<TouchFileJson> files, TensorFilter filter, RamGate gate, MappingMode mode, bool json)
+        : IDisposable
     {
+        /// <summary>In <see cref="MappingMode.Held"/>, each file's mapping and the status its path had just before it was mapped.</summary>
+        private readonly (FileMapping Mapping, FileStatus Status)?[] _held = new (FileMapping, FileStatus)?[targets.Count];
+
+        /// <summary>The room under vm.max_map_count, counted at most once a look and only when a file is to be mapped anew.</summary>
+        private MappingRoom? _room;
+
         /// <summary>Each file's last failure, so a file that stays unusable is named once, not at every look.</summary>
         private readonly Dictionary<string, string> _failing = new(StringComparer.Ordinal);
 
@@ -222,6 +250,7 @@ internal static class KeepCommand
         {
             DateTimeOffset time = DateTimeOffset.UtcNow;
             var failures = new List<FailureJson>();
+            _room = null;
             if (CliContext.KillSwitchIsOn(out string killReason))
             {
                 // The kill switch wins: nothing is measured or read.
@@ -234,7 +263,7 @@ internal static class KeepCommand
             // A bad operators' value is warned about at the first look, not at every one.
             RamGateDecision decision = SelectionGate.Decide(gate, files.Sum(f => f.Bytes), number == 1 ? context.Logger : NullLogger.Instance);
             long budget = decision.ShouldRun ? decision.BudgetBytes : 0;
-            long bytes = 0, resident = 0, restored = 0, before = 0, unknown = 0;
+            long bytes = 0, resident = 0, residentAfter = 0, restored = 0, before = 0, unknown = 0;
             int ranges = 0;
             bool ran = false, partial = false;
             string? reason = null;
@@ -243,27 +272,35 @@ internal static class KeepCommand
             {
                 FileTarget target = targets[i];
                 long selected = files[i].Bytes;
+                FileMapping? perLook = null;
                 try
                 {
-                    // Mapped for this look only: between looks the pages are the page cache's, not held by this process
-                    // (held, they would be pinned against the kernel's reclaim, as lock does).
-                    using FileMapping mapping = FileMapping.Open(target);
-                    CacheGaps.Gaps gaps = CacheGaps.Find(mapping, mapping.Regions(tensorsOnly: filter.NamesTensors));
+                    // Held: mapped for keep's life, and a fresh mapping has every page of its selection mapped by the
+                    // sweep (resident ones cost no read), so a reclaimer of unmapped page cache passes them by. Per
+                    // look: mapped for this look only; between looks the pages are the page cache's alone. Neither
+                    // pins anything: mapped pages stay reclaimable under memory pressure.
+                    bool fresh = false;
+                    FileMapping mapping = (mode == MappingMode.Held ? Held(i, target, out fresh) : null) ?? (perLook = FileMapping.Open(target));
+                    List<PrefaultRegion> regions = mapping.Regions(tensorsOnly: filter.NamesTensors);
+                    CacheGaps.Gaps gaps = CacheGaps.Find(mapping, regions);
                     selected = gaps.Bytes;
                     bytes += gaps.Bytes;
                     resident += gaps.ResidentBytes;
                     unknown += gaps.UnknownBytes;
                     ranges += gaps.Missing.Count;
-                    List<PrefaultRegion> allowed = CacheGaps.Within(gaps.Missing, budget == long.MaxValue ? long.MaxValue : Math.Max(0, budget - before));
+                    long room = budget == long.MaxValue ? long.MaxValue : Math.Max(0, budget - before);
+                    List<PrefaultRegion> allowed = CacheGaps.Within(gaps.Missing, room);
                     if (allowed.Count < gaps.Missing.Count || (allowed.Count > 0 && allowed[^1].Length < gaps.Missing[allowed.Count - 1].Region.Length))
                     {
                         partial = true;
                         reason ??= decision.Reason;
                     }
 
-                    if (allowed.Count > 0)
+                    // A fresh held mapping sweeps its whole selection (within the budget): what is resident gets mapped.
+                    List<PrefaultRegion> swept = fresh ? CacheGaps.Within(CacheGaps.Whole(regions), room) : allowed;
+                    if (swept.Count > 0)
                     {
-                        PrefaultResult result = Restore(allowed, cancellationToken);
+                        PrefaultResult result = Restore(swept, cancellationToken);
                         ran |= result.HasRun;
                         // Bytes of unknown residency were swept too; how many of them came from disk no one can tell.
                         restored += Math.Max(0, result.BytesResident - result.BytesAlreadyResident - result.BytesAlreadyResidentUnknown);
@@ -279,11 +316,18 @@ internal static class KeepCommand
                         }
                     }
 
+                    // Measured again after the read, not assumed from it: what the report says is resident is what is.
+                    residentAfter += swept.Count > 0 ? CacheGaps.Find(mapping, regions).ResidentBytes : gaps.ResidentBytes;
                     Recovered(target.DisplayPath);
                 }
                 catch (Exception e) when (FileErrors.IsExpected(e))
                 {
+                    Release(i);
                     failures.Add(new FailureJson(target.DisplayPath, FileErrors.Describe(e)));
+                }
+                finally
+                {
+                    perLook?.Dispose();
                 }
 
                 before += selected;
@@ -301,7 +345,57 @@ internal static class KeepCommand
                 failures)
             {
                 UnknownBytes = unknown,
+                ResidentAfterBytes = residentAfter,
             };
+        }
+
+        /// <summary>
+        /// The file's held mapping; a new one (<paramref name="fresh"/>) at the first look, after a failure, or when
+        /// the path now names another file or a different length (replaced, truncated, grown): the old mapping would
+        /// keep the replaced file's pages, or reach past a truncated end (the sweep reads it safely, but for nothing).
+        /// Null when vm.max_map_count leaves no room to hold one more (each held file is a mapping, and past the limit
+        /// the runtime aborts the process): that file is mapped for the look only.
+        /// </summary>
+        private FileMapping? Held(int index, FileTarget target, out bool fresh)
+        {
+            FileStatus? now = FileStatus.TryOf(target.FullPath);
+            if (_held[index] is { } held && now is { HasIdentity: true } status
+                && status.Identity == held.Status.Identity && status.Length == held.Status.Length)
+            {
+                fresh = false;
+                return held.Mapping;
+            }
+
+            Release(index);
+            fresh = false;
+            _room ??= MappingRoom.Current();
+            if (!_room.TryTake(1))
+            {
+                return null;
+            }
+
+            FileMapping mapping = FileMapping.Open(target);
+            // The status from before the map: a file replaced after it differs from it at the next look, and is re-mapped then.
+            _held[index] = now is { HasIdentity: true } before ? (mapping, before) : (mapping, default);
+            fresh = true;
+            return mapping;
+        }
+
+        private void Release(int index)
+        {
+            if (_held[index] is { } held)
+            {
+                _held[index] = null;
+                held.Mapping.Dispose();
+            }
+        }
+
+        public void Dispose()
+        {
+            for (int i = 0; i < _held.Length; i++)
+            {
+                Release(i);
+            }
         }
 
         /// <summary>One sweep over the missing blocks on this thread only (its priority is the one lowered).</summary>
@@ -346,7 +440,7 @@ internal static class KeepCommand
             string gateNote = look.Partial ? $"; not all read back: {SafeText.Escape(look.Reason)}" : string.Empty;
             string after = look.UnknownBytes > 0
                 ? "what is resident now is unknown to this user"
-                : $"{Sizes.Format(look.ResidentBytes + look.RestoredBytes)} of {Sizes.Format(look.Bytes)} resident";
+                : $"{Sizes.Format(look.ResidentAfterBytes)} of {Sizes.Format(look.Bytes)} resident";
             context.Out.WriteLine($"{time} look {look.Look}: {what}; {after}{gateNote}");
         }
 

@@ -44,13 +44,7 @@ internal static class CacheGaps
         }
 
         nint fileStart = mapping.Whole().Address;
-        var whole = new List<Part>(regions.Count);
-        long at = 0;
-        foreach (PrefaultRegion region in regions)
-        {
-            whole.Add(new Part(region, at));
-            at += region.Length;
-        }
+        List<Part> whole = Whole(regions);
 
         var mixed = new List<Part>();
         foreach ((Part span, long spanResident, long spanUnknown) in Measure(Split(whole, fileStart, SpanBytes)))
@@ -147,6 +141,20 @@ internal static class CacheGaps
         }
 
         return merged;
+    }
+
+    /// <summary>Every region as one part, each with where it starts in the selection: a sweep of the whole selection.</summary>
+    public static List<Part> Whole(IReadOnlyList<PrefaultRegion> regions)
+    {
+        var parts = new List<Part>(regions.Count);
+        long at = 0;
+        foreach (PrefaultRegion region in regions)
+        {
+            parts.Add(new Part(region, at));
+            at += region.Length;
+        }
+
+        return parts;
     }
 
     /// <summary>The missing parts that lie within the first <paramref name="budget"/> bytes of the selection, the last one cut there.</summary>

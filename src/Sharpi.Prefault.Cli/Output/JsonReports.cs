@@ -205,7 +205,11 @@ internal sealed record ResidentProbeFileJson(string File, long Bytes, long Resid
 }
 
 /// <summary>The first line of <c>keep --json</c>: what it keeps warm, and how often it looks.</summary>
-internal sealed record KeepStartJson(string Event, double IntervalSeconds, string Gate, bool KillSwitch, IReadOnlyList<TouchFileJson> Files, IReadOnlyList<FailureJson> Failures);
+internal sealed record KeepStartJson(string Event, double IntervalSeconds, string Gate, bool KillSwitch, IReadOnlyList<TouchFileJson> Files, IReadOnlyList<FailureJson> Failures)
+{
+    /// <summary><c>held</c> (each file mapped for keep's life) or <c>look</c> (mapped per look).</summary>
+    public string Mapping { get; init; } = "held";
+}
 
 /// <summary>A line of <c>keep --json</c> per look: what had left the cache, and what was read back.</summary>
 internal sealed record KeepLookJson(
@@ -227,6 +231,9 @@ internal sealed record KeepLookJson(
     /// <summary>Of the bytes, those whose residency the kernel would not tell (counted as missing, so swept); only when there are some.</summary>
     [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingDefault)]
     public long UnknownBytes { get; init; }
+
+    /// <summary>Of the bytes, those resident when the look ended: measured again after its reads, never assumed from them.</summary>
+    public long ResidentAfterBytes { get; init; }
 }
 
 /// <summary>The last line of <c>keep --json</c>, written when a signal ends it.</summary>

@@ -171,9 +171,15 @@ public sealed class LLamaPrefaultTests(ITestOutputHelper output) : IDisposable
         string path = Write(TinyLlamaModel.WeightType.Q4_0, layers: 4);
         PageCache.Evict(path);
 
-        await using LLamaModelLoad load = LLamaPrefault.Start(LLamaHost.Parameters(path, LLamaLoadMode.None));
+        var log = new ListLogger();
+        await using LLamaModelLoad load = LLamaPrefault.Start(LLamaHost.Parameters(path, LLamaLoadMode.None), LLamaLoadOptions.Default with { Logger = log });
         PageCacheWarmResult warmed = await PageCache.WarmAsync(path); // stands for the host's init: the load's own warm-up runs beside it
         using LLamaLoadResult result = await load.LoadAsync();
+        long residentAfter = Residency.OfFile(path).ResidentBytes;
+
+        // The warm-up's line gives the residency measured when the load returned, not only the bytes it read.
+        string resident = Assert.Single(log.Fields, f => f.ContainsKey("Resident"))["Resident"] as string ?? string.Empty;
+        Assert.StartsWith(residentAfter.ToString("N0", System.Globalization.CultureInfo.InvariantCulture) + " bytes (", resident, StringComparison.Ordinal);
 
         Assert.NotNull(result.Warm);
         Assert.Null(result.Warm.Error);
