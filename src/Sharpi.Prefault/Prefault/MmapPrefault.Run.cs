@@ -171,7 +171,7 @@ public static partial class MmapPrefault
     /// whether cancellation cut it short, and what was resident after it.
     /// </summary>
     private readonly record struct SweepOutcome(PrefaultMethod Method, long Bytes, int Threads, bool IsCanceled, long BytesResidentAfter = 0, long HugePageAdvisedBytes = 0,
-        long BytesUnknownAfter = 0, string ReadAhead = "");
+        long BytesUnknownAfter = 0, string ReadAhead = "", string Mechanism = "");
 
     private static RamGateDecision NothingToDo(string reason) => new(false, false, 0, reason);
 
@@ -196,7 +196,8 @@ public static partial class MmapPrefault
         long advised = mechanism.Staging?.HugePageAdvisedBytes ?? 0;
         if (!mechanism.SweepsChunks)
         {
-            return new SweepOutcome(mechanism.Method, plan.BytesPlanned, 0, false, HugePageAdvisedBytes: advised, ReadAhead: mechanism.Staging?.Describe() ?? string.Empty);
+            return new SweepOutcome(mechanism.Method, plan.BytesPlanned, 0, false, HugePageAdvisedBytes: advised, ReadAhead: mechanism.Staging?.Describe() ?? string.Empty,
+                Mechanism: mechanism.Describe());
         }
 
         long chunkSize = mechanism.Staging?.ChunkSizeFor(options.ChunkSize, RegionSet.TotalBytes(regions), Math.Min(threadPlan.Threads, StrideSweep.MaxThreads)) ?? options.ChunkSize;
@@ -221,7 +222,7 @@ public static partial class MmapPrefault
         }
 
         bool cancelled = run.CancellationToken.IsCancellationRequested && sweep.IsCutShort;
-        return new SweepOutcome(mechanism.Method, sweep.BytesDone, threads, cancelled, HugePageAdvisedBytes: advised, ReadAhead: readAhead);
+        return new SweepOutcome(mechanism.Method, sweep.BytesDone, threads, cancelled, HugePageAdvisedBytes: advised, ReadAhead: readAhead, Mechanism: mechanism.Describe());
     }
 
     /// <summary>Builds the result, logs it and records its metrics: the one place every run ends, skipped or not.</summary>
@@ -249,6 +250,7 @@ public static partial class MmapPrefault
             Threads = sweep.Threads,
             HugePageAdvisedBytes = sweep.HugePageAdvisedBytes,
             ReadAheadDescription = sweep.ReadAhead ?? string.Empty,
+            MechanismDescription = sweep.Mechanism ?? string.Empty,
         };
 
         LogResult(run, result);

@@ -27,8 +27,14 @@ namespace Sharpi.Prefault;
 /// file mappings read through their files, never loaded (<see cref="FileReadTouch"/>); null otherwise.
 /// </param>
 /// <param name="Maps">The run's snapshot of the mappings (empty where there is none), to tell what a failed page was.</param>
+/// <param name="ThroughMapping">
+/// Where the touch goes through the kernel, the access made through the engine's own mapping (<see cref="MappingTouch"/>:
+/// a host that shadows the guest's page tables charges that access, not the kernel's read); null where memfd_create is
+/// refused, or nothing is touched: the touch then reads through <see cref="SafeTouch"/>.
+/// </param>
+/// <param name="TouchFallback">Why the touch does not go through the mapping where it could have (memfd_create refused); empty otherwise.</param>
 internal sealed record SweepMechanism(PrefaultMethod Method, bool HintsFirst, bool TouchesAfterPopulate, FileStaging? Staging,
-    FileReadTouch? FileRead = null, ProcMapEntry[]? Maps = null) : IDisposable
+    FileReadTouch? FileRead = null, ProcMapEntry[]? Maps = null, MappingTouch? ThroughMapping = null, string TouchFallback = "") : IDisposable
 {
     /// <summary>Each chunk is populated with MADV_POPULATE_READ (else touched).</summary>
     internal bool Populates => Method == PrefaultMethod.Populate;
@@ -96,6 +102,19 @@ internal sealed record SweepMechanism(PrefaultMethod Method, bool HintsFirst, bo
             Log.NotSampledWithoutHypervisor(log, options.Label);
         }
 
+        // The touch, where it reads through the kernel, makes the engine's access through its own mapping where it may.
+        MappingTouch? throughMapping = null;
+        string touchFallback = string.Empty;
+        if (OperatingSystem.IsLinux() && (samples || method == PrefaultMethod.Touch) && SafeTouch.IsKernelChecked)
+        {
+            throughMapping = MappingTouch.TryCreate();
+            if (throughMapping is null)
+            {
+                touchFallback = $"the touch reads through process_vm_readv, not the engine's mapping: {MappingTouch.Refusal} (a seccomp filter?)";
+                Log.MappingTouchRefused(log, options.Label, MappingTouch.Refusal);
+            }
+        }
+
         return new SweepMechanism(
             method,
             HintsFirst: method == PrefaultMethod.Hint || (method == PrefaultMethod.Touch && !OperatingSystem.IsLinux()),
@@ -103,7 +122,9 @@ internal sealed record SweepMechanism(PrefaultMethod Method, bool HintsFirst, bo
             FileStaging.Prepare(work.Ranges, work.Maps, method, options.IsHugePageAdviceEnabled, reports, somethingToRead, log, options.Label,
                 besideInit),
             FileRead: method == PrefaultMethod.Touch && OperatingSystem.IsLinux() && !SafeTouch.IsKernelChecked ? new FileReadTouch(work.Maps) : null,
-            Maps: work.Maps);
+            Maps: work.Maps,
+            ThroughMapping: throughMapping,
+            TouchFallback: touchFallback);
     }
 
     /// <summary>
@@ -122,8 +143,35 @@ internal sealed record SweepMechanism(PrefaultMethod Method, bool HintsFirst, bo
         method == PrefaultMethod.Populate && somethingToRead && !besideInit
         && (kernelChecked ?? SafeTouch.IsKernelChecked) && (reporting || (cpuSaysHypervisor ?? Hypervisor.IsPresent));
 
-    /// <summary>Unmaps the staging views: as soon as the sweep is done, not held through the measure and the result.</summary>
-    public void Dispose() => Staging?.Dispose();
+    /// <summary>
+    /// What the sweep does to each chunk, in words for the result: the method, and the touch after a populate or the
+    /// touch itself with what it reads through (and why not the mapping, where it could not).
+    /// </summary>
+    internal string Describe()
+    {
+        string touch = ThroughMapping is not null ? "through the engine's mapping (pwritev into a memfd)"
+            : FileRead is not null ? "through the mapped files' descriptors"
+            : "through the kernel (process_vm_readv)";
+        string what = Method switch
+        {
+            PrefaultMethod.Populate when TouchesAfterPopulate => $"MADV_POPULATE_READ, then each 2 MiB span sampled and read whole where slow, {touch}",
+            PrefaultMethod.Populate => "MADV_POPULATE_READ",
+            PrefaultMethod.Touch => $"a touch of every page, {touch}",
+            PrefaultMethod.Hint => "the read-ahead hint alone",
+            _ => string.Empty,
+        };
+        return TouchFallback.Length == 0 || what.Length == 0 ? what : $"{what}; {TouchFallback}";
+    }
+
+    /// <summary>Unmaps the staging views and closes the touch's memfds: as soon as the sweep is done, not held through the measure and the result.</summary>
+    public void Dispose()
+    {
+        Staging?.Dispose();
+        if (OperatingSystem.IsLinux())
+        {
+            ThroughMapping?.Dispose();
+        }
+    }
 
     private static PrefaultMethod ChooseMethod(PrefaultStrategy strategy, ILogger log)
     {

@@ -26,6 +26,16 @@ public sealed class SweepMechanismTests
         Assert.True(staging.HugePageAdvisedBytes + staging.ViewBytes + staging.WindowedBytes + staging.KernelReadAheadBytes >= 4 * TestFile.MiB, staging.Describe());
     }
 
+    [LinuxFact]
+    public void Choose_WhereTheTouchFollowsThePopulate_TouchesThroughTheEnginesMapping_AndSaysSo()
+    {
+        using SweepMechanism mechanism = ChooseOverAFile(PrefaultStrategy.Auto, reporting: true, cpuSaysHypervisor: true);
+
+        Assert.True(mechanism.TouchesAfterPopulate);
+        Assert.NotNull(mechanism.ThroughMapping);
+        Assert.Contains("through the engine's mapping (pwritev into a memfd)", mechanism.Describe(), StringComparison.Ordinal);
+    }
+
     [Theory]
     [InlineData(PrefaultMethod.Populate, true, false, true, false, true, true)]
     [InlineData(PrefaultMethod.Populate, true, false, true, false, false, false)]   // bare metal: no host can fault the memory in
