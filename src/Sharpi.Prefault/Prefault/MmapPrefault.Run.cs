@@ -139,7 +139,7 @@ public static partial class MmapPrefault
         // 5. The mechanism, decided in one step (the method, the hint before it, populate and the touch after it, how
         //    the file bytes under each mapping come in), then the sweep; its staging views are unmapped once it is done.
         SweepOutcome sweep;
-        using (SweepMechanism mechanism = SweepMechanism.Choose(work, options, run.Log, besideInit: threads.IsBesideInit))
+        using (SweepMechanism mechanism = SweepMechanism.Choose(work, options, run.Log, threads))
         {
             sweep = Sweep(work, mechanism, run, threads);
         }
@@ -200,8 +200,9 @@ public static partial class MmapPrefault
                 Mechanism: mechanism.Describe());
         }
 
-        long chunkSize = mechanism.Staging?.ChunkSizeFor(options.ChunkSize, RegionSet.TotalBytes(regions), Math.Min(threadPlan.Threads, StrideSweep.MaxThreads)) ?? options.ChunkSize;
-        string readAhead = mechanism.Staging?.Describe() ?? string.Empty;
+        long totalBytes = RegionSet.TotalBytes(regions);
+        long chunkSize = mechanism.Staging?.ChunkSizeFor(options.ChunkSize, totalBytes, Math.Min(threadPlan.Threads, StrideSweep.MaxThreads)) ?? options.ChunkSize;
+        string readAhead = mechanism.Staging?.Describe(FileStaging.FinerChunk(chunkSize, options.ChunkSize, totalBytes)) ?? string.Empty;
 
         RegionReadiness? readiness = run.Readiness;
         readiness?.Expect(regions);
@@ -212,7 +213,7 @@ public static partial class MmapPrefault
 
         // Where the run reads in windows, Start reads ahead of its sweep (SweepThreads). Where everything is resident
         // already, only page tables are left to fill: often less than starting a thread.
-        int threads = threadPlan.IsBesideInit && mechanism.ReadsInWindows
+        int threads = threadPlan.ReadsAheadOfSweep && mechanism.ReadsInWindows
             ? sweep.ExecuteBehindReadAhead(threadPlan.Helpers, threadPlan.HelperPriority, threadPlan.ReadAheadBytes, progress)
             : sweep.Execute(threadPlan.Threads, threadPlan.Priority, progress, helpersOnDemand: plan.BytesNeeded == 0);
         chunks.CollectFailures(run.Failures);

@@ -375,7 +375,7 @@ internal static class ChildProgram
 
         var log = new ListLogger();
         PrefaultPlan plan = PrefaultPlan.Measure(RegionSet.Merge([map.Region()]), []);
-        using SweepMechanism mechanism = SweepMechanism.Choose(plan, PrefaultOptions.Default, log, reporting: true, cpuSaysHypervisor: true);
+        using SweepMechanism mechanism = SweepMechanism.Choose(plan, PrefaultOptions.Default, log, SweepThreads.ForRun(PrefaultOptions.Default), reporting: true, cpuSaysHypervisor: true);
         Console.WriteLine($"touchesAfterPopulate={mechanism.TouchesAfterPopulate}");
         Console.WriteLine($"throughMapping={mechanism.ThroughMapping is not null}");
         Console.WriteLine($"description={mechanism.Describe()}");
