@@ -23,6 +23,7 @@ internal sealed unsafe class ChunkSweep : IChunkSweep
     private readonly bool _touchAfterPopulate;
     private readonly FileStaging? _staging;
     private readonly FileReadTouch? _fileRead;
+    private readonly MappingTouch? _throughMapping;
     private readonly ProcMapEntry[] _maps;
     private readonly int[] _failed; // per region: 1 once a failure is recorded; the thread that sets it writes _error, _failedAt and _why
     private readonly PlatformError[] _error; // per region: the first call that failed in it
@@ -45,6 +46,7 @@ internal sealed unsafe class ChunkSweep : IChunkSweep
         _touchAfterPopulate = mechanism.TouchesAfterPopulate;
         _staging = mechanism.Staging;
         _fileRead = mechanism.FileRead;
+        _throughMapping = OperatingSystem.IsLinux() ? mechanism.ThroughMapping : null;
         _maps = mechanism.Maps ?? [];
         _failed = new int[regions.Length];
         _error = new PlatformError[regions.Length];
@@ -152,7 +154,7 @@ internal sealed unsafe class ChunkSweep : IChunkSweep
         PlatformError error;
         nint touched = _fileRead is not null && OperatingSystem.IsLinux()
             ? _fileRead.Touch(start, end, out error, out why)
-            : SafeTouch.Touch(start, end, ref sink, out error);
+            : TouchPages(start, end, _page, ref sink, out error);
         if (touched != end)
         {
             Fail(region, error, touched, end - touched, why);
@@ -177,7 +179,7 @@ internal sealed unsafe class ChunkSweep : IChunkSweep
             nint spanEnd = (span & ~(TouchAfterPopulate.SpanBytes - 1)) + TouchAfterPopulate.SpanBytes;
             spanEnd = (nuint)spanEnd < (nuint)end ? spanEnd : end;
             long started = Stopwatch.GetTimestamp();
-            nint sampled = SafeTouch.Touch(span, spanEnd, stride, ref sink, out _);
+            nint sampled = TouchPages(span, spanEnd, stride, ref sink, out _);
             long elapsed = Stopwatch.GetTimestamp() - started;
             if (sampled != spanEnd)
             {
@@ -194,7 +196,7 @@ internal sealed unsafe class ChunkSweep : IChunkSweep
             if (TouchAfterPopulate.IsSlow(elapsed, sampledPages, SlowPageNanoseconds))
             {
                 spansTouched++;
-                nint read = SafeTouch.Touch(span, spanEnd, ref sink, out PlatformError error);
+                nint read = TouchPages(span, spanEnd, _page, ref sink, out PlatformError error);
                 if (read != spanEnd)
                 {
                     Fail(region, error, read, end - read);
@@ -212,6 +214,15 @@ internal sealed unsafe class ChunkSweep : IChunkSweep
         Interlocked.Add(ref _sampledTicks, ticks);
         return touched;
     }
+
+    /// <summary>
+    /// One page every <paramref name="stride"/> bytes touched through the engine's mapping where the mechanism may
+    /// (<see cref="MappingTouch"/>), else through the kernel (<see cref="SafeTouch"/>); never a load past a file's end.
+    /// </summary>
+    private nint TouchPages(nint start, nint end, nint stride, ref byte sink, out PlatformError error) =>
+        _throughMapping is not null && OperatingSystem.IsLinux()
+            ? _throughMapping.Touch(start, end, stride, ref sink, out error)
+            : SafeTouch.Touch(start, end, stride, ref sink, out error);
 
     /// <summary>
     /// Populates [start, end) and returns where it stopped: <paramref name="end"/>, or the first page that cannot be

@@ -109,12 +109,6 @@ internal sealed unsafe class FileStaging : IDisposable
     /// <summary>The device's read-ahead under <see cref="KernelReadAheadBytes"/> (the largest, where there are several).</summary>
     internal long KernelReadAheadWindow { get; private set; }
 
-    /// <summary>
-    /// The chunk size the sweep used where the rule split the set more finely than the option would
-    /// (<see cref="ChunkSizeFor(long, long, int)"/>); 0 elsewhere.
-    /// </summary>
-    internal long KernelReadAheadChunk { get; private set; }
-
     /// <summary>The largest read-ahead window used (<see cref="ReadAheadWindow"/>); 0 when nothing is read in windows.</summary>
     internal long WindowBytes { get; private set; }
 
@@ -132,8 +126,7 @@ internal sealed unsafe class FileStaging : IDisposable
     /// <paramref name="chunkSize"/>, except on a VM that reports free pages where the populate reads through the
     /// kernel's own read-ahead (<see cref="KernelReadAheadBytes"/>) and the option is the default 32 MiB: there each of
     /// up to eight threads gets up to four chunks, each a whole number of 2 MiB and no smaller than the read-ahead (nor
-    /// than a read-ahead window used in the same run). What it chose, where that splits the set more finely than the
-    /// option would, is kept for <see cref="Describe"/>.
+    /// than a read-ahead window used in the same run). Reads nothing but the decision's figures, and changes nothing.
     /// </summary>
     /// <remarks>
     /// The kernel's read-ahead grows its folios as a stream goes on, and on a VM that reports free pages a 2 MiB folio
@@ -150,12 +143,16 @@ internal sealed unsafe class FileStaging : IDisposable
     /// </remarks>
     internal long ChunkSizeFor(long chunkSize, long bytes, int threads)
     {
-        long chunk = FreePagesReported
+        return FreePagesReported
             ? ChunkSizeFor(chunkSize, KernelReadAheadBytes, Math.Max(KernelReadAheadWindow, WindowBytes), bytes, threads)
             : chunkSize;
-        KernelReadAheadChunk = chunk < Math.Min(chunkSize, bytes) ? chunk : 0;
-        return chunk;
     }
+
+    /// <summary>
+    /// <paramref name="chunk"/> (from <see cref="ChunkSizeFor(long, long, int)"/>) where it splits a set of
+    /// <paramref name="bytes"/> more finely than the option's <paramref name="chunkSize"/> would; else 0.
+    /// </summary>
+    internal static long FinerChunk(long chunk, long chunkSize, long bytes) => chunk < Math.Min(chunkSize, bytes) ? chunk : 0;
 
     /// <summary>The threads <see cref="ChunkSizeFor(long, long, int)"/> counts at most: as many as it was measured with.</summary>
     internal const int ChunkRuleThreads = 8;
@@ -176,9 +173,11 @@ internal sealed unsafe class FileStaging : IDisposable
 
     /// <summary>
     /// How the file bytes came in and why, for the result: the huge-page advice, the windows, or neither; empty where
-    /// nothing was staged (a hint, a touch, everything resident, not Linux).
+    /// nothing was staged (a hint, a touch, everything resident, not Linux). <paramref name="sweptChunk"/>: the chunk
+    /// size the sweep used where <see cref="ChunkSizeFor(long, long, int)"/> split the set more finely than the option
+    /// would (see <see cref="FinerChunk"/>); 0 elsewhere.
     /// </summary>
-    internal string Describe()
+    internal string Describe(long sweptChunk = 0)
     {
         string windows = WindowedBytes > 0
             ? $"{Sizes.Format(WindowedBytes)} read ahead in {Sizes.Format(WindowBytes)} windows (MADV_WILLNEED, 4 KiB folios)"
@@ -188,8 +187,8 @@ internal sealed unsafe class FileStaging : IDisposable
         string kernel = KernelReadAheadBytes > 0
             ? $"{Sizes.Format(KernelReadAheadBytes)} read through the device's own read-ahead ({Sizes.Format(KernelReadAheadWindow)}, the page cache's own folio sizes): a read-ahead window would read no more a request"
             : string.Empty;
-        string chunks = KernelReadAheadChunk > 0
-            ? $"swept in {Sizes.Format(KernelReadAheadChunk)} chunks, not {Sizes.Format(PrefaultOptions.DefaultChunkSize)}: a small set in large chunks is a few long read-ahead streams, whose folios grow to 2 MiB"
+        string chunks = sweptChunk > 0
+            ? $"swept in {Sizes.Format(sweptChunk)} chunks, not {Sizes.Format(PrefaultOptions.DefaultChunkSize)}: a small set in large chunks is a few long read-ahead streams, whose folios grow to 2 MiB"
             : string.Empty;
         string text = Join(Join(Join(Join(advice, views), windows), kernel), chunks);
         if (IsHugePageAdviceWithheld && text.Length > 0)
@@ -209,11 +208,11 @@ internal sealed unsafe class FileStaging : IDisposable
     /// and the views, not the exact reads; <paramref name="freePagesReported"/> (<see cref="FreePageReporting.IsActive"/>)
     /// withholds them too, and the mappings they would have covered are read in windows where a window reads more than
     /// the device's read-ahead (else through the kernel's read-ahead; with THP off, always in windows), unless
-    /// <paramref name="besideInit"/> (<c>Start</c>: the engine's init wants the cores more than the sweep wants speed;
+    /// <paramref name="keepsHugePageAdvice"/> (<c>Start</c>: the engine's init wants the cores more than the sweep wants speed;
     /// see <see cref="SweepMechanism.Choose"/>; where it reads in windows, it always does).
     /// </summary>
     internal static FileStaging Prepare(MergedRegion[] regions, ProcMapEntry[] maps, PrefaultMethod method, bool hugePages, bool freePagesReported,
-        bool somethingToRead, ILogger log, string label, bool besideInit = false)
+        bool somethingToRead, ILogger log, string label, bool keepsHugePageAdvice = false)
     {
         var staging = new FileStaging(maps);
         if (!OperatingSystem.IsLinux() || maps.Length == 0 || method == PrefaultMethod.Hint)
@@ -223,10 +222,10 @@ internal sealed unsafe class FileStaging : IDisposable
 
         staging.FreePagesReported = freePagesReported;
         bool thpEnabled = hugePages && HugePageAdvice.IsThpEnabled(KernelFile.TryReadText(HugePageAdvice.EnabledPath));
-        bool withheld = freePagesReported && !besideInit;
+        bool withheld = freePagesReported && !keepsHugePageAdvice;
         bool thp = thpEnabled && !withheld;
         staging.IsHugePageAdviceWithheld = thpEnabled && withheld;
-        staging.IsHugePageAdviceKeptBesideInit = thpEnabled && freePagesReported && besideInit;
+        staging.IsHugePageAdviceKeptBesideInit = thpEnabled && freePagesReported && keepsHugePageAdvice;
         bool read = method == PrefaultMethod.Populate && somethingToRead;
         long[] covered = CoveredBytes(regions, maps);
         Dictionary<(string Path, long Inode), (long Start, long End)>? viewSpans = null; // made for the first view, as _views
@@ -279,7 +278,7 @@ internal sealed unsafe class FileStaging : IDisposable
                 // the advice was withheld (free page reporting) or turned off by the option, where it was measured: not
                 // beside the engine's init (Start's layout there was measured with windows), and not where THP is off
                 // system-wide (see the remarks: a mapping marked MADV_RANDOM gets no read-ahead on its faults).
-                if (whole && (staging.IsHugePageAdviceWithheld || !hugePages) && !besideInit
+                if (whole && (staging.IsHugePageAdviceWithheld || !hugePages) && !keepsHugePageAdvice
                     && !ReadAheadWindow.ReadsMoreThanReadAhead(windowBytes, deviceReadAhead))
                 {
                     staging.KernelReadAheadBytes += covered[i];

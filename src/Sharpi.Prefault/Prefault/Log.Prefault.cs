@@ -70,4 +70,8 @@ internal static partial class Log
     [LoggerMessage(EventId = 15, Level = LogLevel.Debug,
         Message = "[{Label}] Populated pages are not sampled: the CPU reports no hypervisor and no balloon reports free pages, so no host is known to fault them in at their first access")]
     internal static partial void NotSampledWithoutHypervisor(ILogger logger, string label);
+
+    [LoggerMessage(EventId = 17, Level = LogLevel.Debug,
+        Message = "[{Label}] The touch reads through the kernel (process_vm_readv), not through the engine's own mapping: a memfd to write the mapping into is refused ({Error}; a seccomp filter?)")]
+    internal static partial void MappingTouchRefused(ILogger logger, string label, PlatformError error);
 }

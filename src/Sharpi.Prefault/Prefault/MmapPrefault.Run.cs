@@ -139,7 +139,7 @@ public static partial class MmapPrefault
         // 5. The mechanism, decided in one step (the method, the hint before it, populate and the touch after it, how
         //    the file bytes under each mapping come in), then the sweep; its staging views are unmapped once it is done.
         SweepOutcome sweep;
-        using (SweepMechanism mechanism = SweepMechanism.Choose(work, options, run.Log, besideInit: threads.IsBesideInit))
+        using (SweepMechanism mechanism = SweepMechanism.Choose(work, options, run.Log, threads))
         {
             sweep = Sweep(work, mechanism, run, threads);
         }
@@ -171,7 +171,7 @@ public static partial class MmapPrefault
     /// whether cancellation cut it short, and what was resident after it.
     /// </summary>
     private readonly record struct SweepOutcome(PrefaultMethod Method, long Bytes, int Threads, bool IsCanceled, long BytesResidentAfter = 0, long HugePageAdvisedBytes = 0,
-        long BytesUnknownAfter = 0, string ReadAhead = "");
+        long BytesUnknownAfter = 0, string ReadAhead = "", string Mechanism = "");
 
     private static RamGateDecision NothingToDo(string reason) => new(false, false, 0, reason);
 
@@ -196,11 +196,13 @@ public static partial class MmapPrefault
         long advised = mechanism.Staging?.HugePageAdvisedBytes ?? 0;
         if (!mechanism.SweepsChunks)
         {
-            return new SweepOutcome(mechanism.Method, plan.BytesPlanned, 0, false, HugePageAdvisedBytes: advised, ReadAhead: mechanism.Staging?.Describe() ?? string.Empty);
+            return new SweepOutcome(mechanism.Method, plan.BytesPlanned, 0, false, HugePageAdvisedBytes: advised, ReadAhead: mechanism.Staging?.Describe() ?? string.Empty,
+                Mechanism: mechanism.Describe());
         }
 
-        long chunkSize = mechanism.Staging?.ChunkSizeFor(options.ChunkSize, RegionSet.TotalBytes(regions), Math.Min(threadPlan.Threads, StrideSweep.MaxThreads)) ?? options.ChunkSize;
-        string readAhead = mechanism.Staging?.Describe() ?? string.Empty;
+        long totalBytes = RegionSet.TotalBytes(regions);
+        long chunkSize = mechanism.Staging?.ChunkSizeFor(options.ChunkSize, totalBytes, Math.Min(threadPlan.Threads, StrideSweep.MaxThreads)) ?? options.ChunkSize;
+        string readAhead = mechanism.Staging?.Describe(FileStaging.FinerChunk(chunkSize, options.ChunkSize, totalBytes)) ?? string.Empty;
 
         RegionReadiness? readiness = run.Readiness;
         readiness?.Expect(regions);
@@ -211,7 +213,7 @@ public static partial class MmapPrefault
 
         // Where the run reads in windows, Start reads ahead of its sweep (SweepThreads). Where everything is resident
         // already, only page tables are left to fill: often less than starting a thread.
-        int threads = threadPlan.IsBesideInit && mechanism.ReadsInWindows
+        int threads = threadPlan.ReadsAheadOfSweep && mechanism.ReadsInWindows
             ? sweep.ExecuteBehindReadAhead(threadPlan.Helpers, threadPlan.HelperPriority, threadPlan.ReadAheadBytes, progress)
             : sweep.Execute(threadPlan.Threads, threadPlan.Priority, progress, helpersOnDemand: plan.BytesNeeded == 0);
         chunks.CollectFailures(run.Failures);
@@ -221,7 +223,7 @@ public static partial class MmapPrefault
         }
 
         bool cancelled = run.CancellationToken.IsCancellationRequested && sweep.IsCutShort;
-        return new SweepOutcome(mechanism.Method, sweep.BytesDone, threads, cancelled, HugePageAdvisedBytes: advised, ReadAhead: readAhead);
+        return new SweepOutcome(mechanism.Method, sweep.BytesDone, threads, cancelled, HugePageAdvisedBytes: advised, ReadAhead: readAhead, Mechanism: mechanism.Describe());
     }
 
     /// <summary>Builds the result, logs it and records its metrics: the one place every run ends, skipped or not.</summary>
@@ -249,6 +251,7 @@ public static partial class MmapPrefault
             Threads = sweep.Threads,
             HugePageAdvisedBytes = sweep.HugePageAdvisedBytes,
             ReadAheadDescription = sweep.ReadAhead ?? string.Empty,
+            MechanismDescription = sweep.Mechanism ?? string.Empty,
         };
 
         LogResult(run, result);

@@ -98,6 +98,13 @@ public sealed record PrefaultResult
     public string ReadAheadDescription { get; internal init; } = string.Empty;
 
     /// <summary>
+    /// What the sweep did to each chunk, in words for a log: the method, and the touch with what it read through
+    /// (the engine's own mapping, the kernel, or the files), and why not the mapping where it could not. Empty where
+    /// no sweep ran.
+    /// </summary>
+    public string MechanismDescription { get; internal init; } = string.Empty;
+
+    /// <summary>
     /// Threads that swept, the calling one included: 1 where everything was resident and filling the page tables was
     /// quick, so no thread was started; 0 where no sweep ran (skipped, a hint alone, or cancelled before it began).
     /// </summary>

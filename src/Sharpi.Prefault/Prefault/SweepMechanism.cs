@@ -27,8 +27,14 @@ namespace Sharpi.Prefault;
 /// file mappings read through their files, never loaded (<see cref="FileReadTouch"/>); null otherwise.
 /// </param>
 /// <param name="Maps">The run's snapshot of the mappings (empty where there is none), to tell what a failed page was.</param>
+/// <param name="ThroughMapping">
+/// Where the touch goes through the kernel, the access made through the engine's own mapping (<see cref="MappingTouch"/>:
+/// a host that shadows the guest's page tables charges that access, not the kernel's read); null where memfd_create is
+/// refused, or nothing is touched: the touch then reads through <see cref="SafeTouch"/>.
+/// </param>
+/// <param name="TouchFallback">Why the touch does not go through the mapping where it could have (memfd_create refused); empty otherwise.</param>
 internal sealed record SweepMechanism(PrefaultMethod Method, bool HintsFirst, bool TouchesAfterPopulate, FileStaging? Staging,
-    FileReadTouch? FileRead = null, ProcMapEntry[]? Maps = null) : IDisposable
+    FileReadTouch? FileRead = null, ProcMapEntry[]? Maps = null, MappingTouch? ThroughMapping = null, string TouchFallback = "") : IDisposable
 {
     /// <summary>Each chunk is populated with MADV_POPULATE_READ (else touched).</summary>
     internal bool Populates => Method == PrefaultMethod.Populate;
@@ -55,7 +61,7 @@ internal sealed record SweepMechanism(PrefaultMethod Method, bool HintsFirst, bo
     /// cover densely, a staging view for dense writable ones, exact reads for sparse selections).
     /// </summary>
     /// <remarks>
-    /// <paramref name="besideInit"/> (<c>Start</c>, whose sweep runs beside the engine's init) keeps the huge-page advice
+    /// <paramref name="threads"/> say what the entry point's sweep allows: <c>Start</c>'s (beside the engine's init) keeps the huge-page advice
     /// on a VM that reports free pages, and samples no span after its populate on any machine. Measured with
     /// <c>overlap --init-threads 2 --repeat 3</c> on the development VM as it ships (2 GiB, 2 cores, an init that keeps
     /// both busy for 1.5 s; rows not yet settled): <c>Start</c>'s init took 1.50 s and 1.55 s (one region, a region per
@@ -74,10 +80,10 @@ internal sealed record SweepMechanism(PrefaultMethod Method, bool HintsFirst, bo
     /// <param name="work">The run's plan.</param>
     /// <param name="options">The run's options.</param>
     /// <param name="log">Where the choice is logged.</param>
-    /// <param name="besideInit">The sweep runs beside the engine's init (<c>Start</c>).</param>
+    /// <param name="threads">The entry point's sweep (<see cref="SweepThreads.ForRun"/> or <see cref="SweepThreads.ForStart"/>): whether it touches after a populate and keeps the huge-page advice.</param>
     /// <param name="reporting">Whether a balloon reports free pages; null: <see cref="FreePageReporting.IsActive"/>.</param>
     /// <param name="cpuSaysHypervisor">The CPU's answer; null: <see cref="Hypervisor.IsPresent"/>.</param>
-    internal static SweepMechanism Choose(PrefaultPlan work, PrefaultOptions options, ILogger log, bool besideInit = false, bool? reporting = null,
+    internal static SweepMechanism Choose(PrefaultPlan work, PrefaultOptions options, ILogger log, SweepThreads threads, bool? reporting = null,
         bool? cpuSaysHypervisor = null)
     {
         PrefaultMethod method = ChooseMethod(options.Strategy, log);
@@ -90,10 +96,23 @@ internal sealed record SweepMechanism(PrefaultMethod Method, bool HintsFirst, bo
 
         bool somethingToRead = work.BytesNeeded > 0;
         bool reports = reporting ?? FreePageReporting.IsActive;
-        bool samples = SamplesAfterPopulate(method, somethingToRead, besideInit, reports, cpuSaysHypervisor);
-        if (!samples && SamplesAfterPopulate(method, somethingToRead, besideInit, reporting: true))
+        bool samples = SamplesAfterPopulate(method, somethingToRead, threads.TouchesAfterPopulate, reports, cpuSaysHypervisor);
+        if (!samples && SamplesAfterPopulate(method, somethingToRead, threads.TouchesAfterPopulate, reporting: true))
         {
             Log.NotSampledWithoutHypervisor(log, options.Label);
+        }
+
+        // The touch, where it reads through the kernel, makes the engine's access through its own mapping where it may.
+        MappingTouch? throughMapping = null;
+        string touchFallback = string.Empty;
+        if (OperatingSystem.IsLinux() && (samples || method == PrefaultMethod.Touch) && SafeTouch.IsKernelChecked)
+        {
+            throughMapping = MappingTouch.TryCreate();
+            if (throughMapping is null)
+            {
+                touchFallback = $"the touch reads through process_vm_readv, not the engine's mapping: {MappingTouch.Refusal} (a seccomp filter?)";
+                Log.MappingTouchRefused(log, options.Label, MappingTouch.Refusal);
+            }
         }
 
         return new SweepMechanism(
@@ -101,14 +120,16 @@ internal sealed record SweepMechanism(PrefaultMethod Method, bool HintsFirst, bo
             HintsFirst: method == PrefaultMethod.Hint || (method == PrefaultMethod.Touch && !OperatingSystem.IsLinux()),
             TouchesAfterPopulate: samples,
             FileStaging.Prepare(work.Ranges, work.Maps, method, options.IsHugePageAdviceEnabled, reports, somethingToRead, log, options.Label,
-                besideInit),
+                threads.KeepsHugePageAdvice),
             FileRead: method == PrefaultMethod.Touch && OperatingSystem.IsLinux() && !SafeTouch.IsKernelChecked ? new FileReadTouch(work.Maps) : null,
-            Maps: work.Maps);
+            Maps: work.Maps,
+            ThroughMapping: throughMapping,
+            TouchFallback: touchFallback);
     }
 
     /// <summary>
     /// Whether each populated chunk is sampled after its populate (<see cref="TouchesAfterPopulate"/>): a populate run
-    /// that had something to read, not beside the init, where the touch goes through the kernel
+    /// that had something to read, where the entry point allows it (<paramref name="touchAllowed"/>: not beside the init), where the touch goes through the kernel
     /// (<paramref name="kernelChecked"/>, else <see cref="SafeTouch.IsKernelChecked"/>), and only where a host may
     /// fault the memory in: a balloon reports free pages (<paramref name="reporting"/>) or the CPU reports a hypervisor
     /// (<paramref name="cpuSaysHypervisor"/>, else <see cref="Hypervisor.IsPresent"/>). On bare metal the sampling is
@@ -117,13 +138,40 @@ internal sealed record SweepMechanism(PrefaultMethod Method, bool HintsFirst, bo
     /// out, where a C populate used 22.7 ms. The kernel check and the CPU are asked last, so a run that cannot sample (a
     /// warm set, <c>Start</c>) never probes them.
     /// </summary>
-    internal static bool SamplesAfterPopulate(PrefaultMethod method, bool somethingToRead, bool besideInit, bool reporting,
+    internal static bool SamplesAfterPopulate(PrefaultMethod method, bool somethingToRead, bool touchAllowed, bool reporting,
         bool? cpuSaysHypervisor = null, bool? kernelChecked = null) =>
-        method == PrefaultMethod.Populate && somethingToRead && !besideInit
+        method == PrefaultMethod.Populate && somethingToRead && touchAllowed
         && (kernelChecked ?? SafeTouch.IsKernelChecked) && (reporting || (cpuSaysHypervisor ?? Hypervisor.IsPresent));
 
-    /// <summary>Unmaps the staging views: as soon as the sweep is done, not held through the measure and the result.</summary>
-    public void Dispose() => Staging?.Dispose();
+    /// <summary>
+    /// What the sweep does to each chunk, in words for the result: the method, and the touch after a populate or the
+    /// touch itself with what it reads through (and why not the mapping, where it could not).
+    /// </summary>
+    internal string Describe()
+    {
+        string touch = ThroughMapping is not null ? "through the engine's mapping (pwritev into a memfd)"
+            : FileRead is not null ? "through the mapped files' descriptors"
+            : "through the kernel (process_vm_readv)";
+        string what = Method switch
+        {
+            PrefaultMethod.Populate when TouchesAfterPopulate => $"MADV_POPULATE_READ, then each 2 MiB span sampled and read whole where slow, {touch}",
+            PrefaultMethod.Populate => "MADV_POPULATE_READ",
+            PrefaultMethod.Touch => $"a touch of every page, {touch}",
+            PrefaultMethod.Hint => "the read-ahead hint alone",
+            _ => string.Empty,
+        };
+        return TouchFallback.Length == 0 || what.Length == 0 ? what : $"{what}; {TouchFallback}";
+    }
+
+    /// <summary>Unmaps the staging views and closes the touch's memfds: as soon as the sweep is done, not held through the measure and the result.</summary>
+    public void Dispose()
+    {
+        Staging?.Dispose();
+        if (OperatingSystem.IsLinux())
+        {
+            ThroughMapping?.Dispose();
+        }
+    }
 
     private static PrefaultMethod ChooseMethod(PrefaultStrategy strategy, ILogger log)
     {

@@ -47,17 +47,22 @@ namespace Sharpi.Prefault;
 /// <param name="Helpers">Start, reading ahead: the threads beside the background thread.</param>
 /// <param name="HelperPriority">Start, reading ahead: the helpers' priority.</param>
 /// <param name="ReadAheadBytes">Start: how far the reads may run ahead of the chunks swept; 0 for Run, which reads no chunk ahead.</param>
+/// <param name="TouchesAfterPopulate">
+/// The sweep may read pages again after their populate (<see cref="SweepMechanism.TouchesAfterPopulate"/>): Run; not
+/// Start, where those reads, and a host's faults under them, are CPU the engine's init loses.
+/// </param>
+/// <param name="KeepsHugePageAdvice">
+/// The huge-page advice stays on a VM that reports free pages, and a mapping read in windows stays in windows
+/// (<see cref="FileStaging.Prepare"/>): Start, whose init loses the kernel's work for each 4 KiB folio to the sweep.
+/// </param>
 internal readonly record struct SweepThreads(int Threads, ThreadPriority Priority, int Helpers = 0, ThreadPriority HelperPriority = ThreadPriority.Normal,
-    long ReadAheadBytes = 0)
+    long ReadAheadBytes = 0, bool TouchesAfterPopulate = true, bool KeepsHugePageAdvice = false)
 {
     /// <summary>How far Start's reads run ahead of its sweep: four default chunks; two 32 MiB reads in flight already reach the development VM's disk limit.</summary>
     internal const long StartReadAheadBytes = 128L * 1024 * 1024;
 
-    /// <summary>
-    /// Start's: the sweep runs beside the engine's init, which wants the cores more than the sweep wants speed; it reads
-    /// ahead where its run reads in windows, and its mechanism keeps the huge-page advice (<see cref="SweepMechanism.Choose"/>).
-    /// </summary>
-    internal bool IsBesideInit => ReadAheadBytes > 0;
+    /// <summary>Start's reader runs ahead of its sweep where the run reads in windows (<see cref="StrideSweep.ExecuteBehindReadAhead"/>).</summary>
+    internal bool ReadsAheadOfSweep => ReadAheadBytes > 0;
 
     /// <summary>Run's threads: the caller waits, so they sweep at the asked priority (normal by default), as many as asked.</summary>
     internal static SweepThreads ForRun(PrefaultOptions options) => new(options.MaxDegreeOfParallelism, options.WorkerPriority ?? ThreadPriority.Normal);
@@ -74,5 +79,7 @@ internal readonly record struct SweepThreads(int Threads, ThreadPriority Priorit
         options.WorkerPriority ?? ThreadPriority.BelowNormal,
         Math.Min(options.MaxDegreeOfParallelism - 1, Environment.ProcessorCount),
         options.WorkerPriority ?? ThreadPriority.BelowNormal,
-        StartReadAheadBytes);
+        StartReadAheadBytes,
+        TouchesAfterPopulate: false,
+        KeepsHugePageAdvice: true);
 }

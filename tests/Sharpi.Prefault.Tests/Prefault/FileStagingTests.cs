@@ -227,8 +227,9 @@ public sealed class FileStagingTests
         // Through the kernel's read-ahead a set this small is swept in chunks of the device's read-ahead where that
         // splits it, and the description says so; in windows the option's chunks stay.
         long expected = ExpectedChunk(file.Path, windows);
-        Assert.Equal(expected, staging.ChunkSizeFor(PrefaultOptions.DefaultChunkSize, FileBytes, threads: 8));
-        Assert.Equal(expected < FileBytes, staging.Describe().Contains($"swept in {Sizes.Format(expected)} chunks, not 32.00 MiB", StringComparison.Ordinal));
+        long chunk = staging.ChunkSizeFor(PrefaultOptions.DefaultChunkSize, FileBytes, threads: 8);
+        Assert.Equal(expected, chunk);
+        Assert.Equal(expected < FileBytes, staging.Describe(FileStaging.FinerChunk(chunk, PrefaultOptions.DefaultChunkSize, FileBytes)).Contains($"swept in {Sizes.Format(expected)} chunks, not 32.00 MiB", StringComparison.Ordinal));
     }
 
     /// <summary>
@@ -242,7 +243,7 @@ public sealed class FileStagingTests
         using MappedFile view = file.Map(MemoryMappedFileAccess.Read);
         MergedRegion[] merged = RegionSet.Merge([view.Region()], null);
 
-        using FileStaging staging = Prepare(merged, hugePages: false, besideInit: true);
+        using FileStaging staging = Prepare(merged, hugePages: false, keepsHugePageAdvice: true);
         staging.Read(merged[0].Start, merged[0].End);
 
         Assert.Equal(1, staging.ExactMappingCount);
@@ -264,8 +265,9 @@ public sealed class FileStagingTests
         Assert.Equal(windows ? 0 : FileBytes, staging.KernelReadAheadBytes);
 
         // A machine that keeps its free pages keeps the option's chunks, whatever the mechanism (nothing was measured there).
-        Assert.Equal(PrefaultOptions.DefaultChunkSize, staging.ChunkSizeFor(PrefaultOptions.DefaultChunkSize, FileBytes, threads: 8));
-        Assert.DoesNotContain("chunks, not", staging.Describe(), StringComparison.Ordinal);
+        long chunk = staging.ChunkSizeFor(PrefaultOptions.DefaultChunkSize, FileBytes, threads: 8);
+        Assert.Equal(PrefaultOptions.DefaultChunkSize, chunk);
+        Assert.DoesNotContain("chunks, not", staging.Describe(FileStaging.FinerChunk(chunk, PrefaultOptions.DefaultChunkSize, FileBytes)), StringComparison.Ordinal);
     }
 
     /// <summary>
@@ -358,9 +360,9 @@ public sealed class FileStagingTests
         return FileStaging.ChunkSizeFor(PrefaultOptions.DefaultChunkSize, FileBytes, readAhead, FileBytes, threads: 8);
     }
 
-    private static FileStaging Prepare(MergedRegion[] merged, bool hugePages = true, bool freePagesReported = false, bool besideInit = false) =>
+    private static FileStaging Prepare(MergedRegion[] merged, bool hugePages = true, bool freePagesReported = false, bool keepsHugePageAdvice = false) =>
         FileStaging.Prepare(merged, ProcMaps.ReadFor(merged), PrefaultMethod.Populate, hugePages, freePagesReported, somethingToRead: true,
-            Microsoft.Extensions.Logging.Abstractions.NullLogger.Instance, "test", besideInit);
+            Microsoft.Extensions.Logging.Abstractions.NullLogger.Instance, "test", keepsHugePageAdvice);
 
     /// <summary>Whether a mapping of <paramref name="path"/> covered whole is read in windows on its device where the rule applies (its sysfs figures).</summary>
     private static bool WindowsOnTheDeviceOf(string path)

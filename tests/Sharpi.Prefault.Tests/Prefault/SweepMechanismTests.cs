@@ -26,18 +26,28 @@ public sealed class SweepMechanismTests
         Assert.True(staging.HugePageAdvisedBytes + staging.ViewBytes + staging.WindowedBytes + staging.KernelReadAheadBytes >= 4 * TestFile.MiB, staging.Describe());
     }
 
+    [LinuxFact]
+    public void Choose_WhereTheTouchFollowsThePopulate_TouchesThroughTheEnginesMapping_AndSaysSo()
+    {
+        using SweepMechanism mechanism = ChooseOverAFile(PrefaultStrategy.Auto, reporting: true, cpuSaysHypervisor: true);
+
+        Assert.True(mechanism.TouchesAfterPopulate);
+        Assert.NotNull(mechanism.ThroughMapping);
+        Assert.Contains("through the engine's mapping (pwritev into a memfd)", mechanism.Describe(), StringComparison.Ordinal);
+    }
+
     [Theory]
-    [InlineData(PrefaultMethod.Populate, true, false, true, false, true, true)]
-    [InlineData(PrefaultMethod.Populate, true, false, true, false, false, false)]   // bare metal: no host can fault the memory in
-    [InlineData(PrefaultMethod.Populate, true, false, true, true, false, true)]     // a balloon reports free pages: a host, whatever the CPU says
-    [InlineData(PrefaultMethod.Populate, false, false, true, true, true, false)]    // nothing was read: no first access to pay for
-    [InlineData(PrefaultMethod.Populate, true, true, true, true, true, false)]      // beside the init: CPU the init would lose
-    [InlineData(PrefaultMethod.Populate, true, false, false, true, true, false)]    // the touch would be a plain load (SIGBUS on truncation)
-    [InlineData(PrefaultMethod.Touch, true, false, true, true, true, false)]
-    [InlineData(PrefaultMethod.Hint, true, false, true, true, true, false)]
+    [InlineData(PrefaultMethod.Populate, true, true, true, false, true, true)]
+    [InlineData(PrefaultMethod.Populate, true, true, true, false, false, false)]   // bare metal: no host can fault the memory in
+    [InlineData(PrefaultMethod.Populate, true, true, true, true, false, true)]     // a balloon reports free pages: a host, whatever the CPU says
+    [InlineData(PrefaultMethod.Populate, false, true, true, true, true, false)]    // nothing was read: no first access to pay for
+    [InlineData(PrefaultMethod.Populate, true, false, true, true, true, false)]      // beside the init: CPU the init would lose
+    [InlineData(PrefaultMethod.Populate, true, true, false, true, true, false)]    // the touch would be a plain load (SIGBUS on truncation)
+    [InlineData(PrefaultMethod.Touch, true, true, true, true, true, false)]
+    [InlineData(PrefaultMethod.Hint, true, true, true, true, true, false)]
     public void SamplesAfterPopulate_OnlyAPopulateThatReadSomething_OffTheInit_ThroughTheKernel_WhereAHostMayFault(
-        PrefaultMethod method, bool somethingToRead, bool besideInit, bool kernelChecked, bool reporting, bool cpuSaysHypervisor, bool expected) =>
-        Assert.Equal(expected, SweepMechanism.SamplesAfterPopulate(method, somethingToRead, besideInit, reporting, cpuSaysHypervisor, kernelChecked));
+        PrefaultMethod method, bool somethingToRead, bool touchAllowed, bool kernelChecked, bool reporting, bool cpuSaysHypervisor, bool expected) =>
+        Assert.Equal(expected, SweepMechanism.SamplesAfterPopulate(method, somethingToRead, touchAllowed, reporting, cpuSaysHypervisor, kernelChecked));
 
     [LinuxFact]
     public void Choose_Auto_OverAColdFile_OnBareMetal_DoesNotSample_AndSaysWhy()
@@ -111,7 +121,8 @@ public sealed class SweepMechanismTests
         using TestFile file = TestFile.Create(4 * TestFile.MiB, evict: evict);
         using MappedFile map = file.Map();
         PrefaultPlan plan = PrefaultPlan.Measure(RegionSet.Merge([map.Region()]), []);
-        return SweepMechanism.Choose(plan, PrefaultOptions.Default with { Strategy = strategy }, (ILogger?)log ?? NullLogger.Instance, besideInit, reporting,
+        PrefaultOptions options = PrefaultOptions.Default with { Strategy = strategy };
+        return SweepMechanism.Choose(plan, options, (ILogger?)log ?? NullLogger.Instance, besideInit ? SweepThreads.ForStart(options) : SweepThreads.ForRun(options), reporting,
             cpuSaysHypervisor);
     }
 }

@@ -9,7 +9,9 @@ public sealed class SweepThreadsTests
         SweepThreads run = SweepThreads.ForRun(PrefaultOptions.Default with { MaxDegreeOfParallelism = 12 });
 
         Assert.Equal(new SweepThreads(12, ThreadPriority.Normal), run);
-        Assert.False(run.IsBesideInit);
+        Assert.False(run.ReadsAheadOfSweep);
+        Assert.True(run.TouchesAfterPopulate); // the caller waits: the touch's faults are better paid here than by its request
+        Assert.False(run.KeepsHugePageAdvice);
     }
 
     [Fact]
@@ -22,6 +24,8 @@ public sealed class SweepThreadsTests
         Assert.Equal(ThreadPriority.BelowNormal, start.Priority);
         Assert.Equal(ThreadPriority.BelowNormal, start.HelperPriority); // not Lowest: a nice-19 helper mid-chunk held Dispose for seconds beside busy cores
         Assert.Equal(SweepThreads.StartReadAheadBytes, start.ReadAheadBytes);
+        Assert.False(start.TouchesAfterPopulate); // beside the init: the touch's reads are CPU the init loses
+        Assert.True(start.KeepsHugePageAdvice); // 4 KiB folios cost the init the kernel's work for each
     }
 
     [Theory]

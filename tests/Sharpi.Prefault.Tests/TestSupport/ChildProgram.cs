@@ -31,6 +31,8 @@ internal static class ChildProgram
                 return TouchUnderSeccomp(args[1], args[2], Enum.Parse<PrefaultStrategy>(args[3]), int.Parse(args[4], CultureInfo.InvariantCulture), args[5] == "mask-maps");
             case ChildCases.TouchAnonymousUnderSeccomp:
                 return TouchAnonymousUnderSeccomp(args[1], int.Parse(args[2], CultureInfo.InvariantCulture));
+            case ChildCases.TouchWithoutMemfd:
+                return TouchWithoutMemfd(args[1]);
             case ChildCases.ThrowingCallback:
                 return ThrowingCallback(args[1], args[2]);
             case ChildCases.FirstRunMetrics:
@@ -354,6 +356,39 @@ internal static class ChildProgram
         Console.WriteLine($"method={method}");
         Console.WriteLine($"runsWithFailures={failed}");
         Console.WriteLine($"unmappedWhileRunning={unmapped}");
+        Console.WriteLine("done");
+        return 0;
+    }
+
+    /// <summary>
+    /// Under a seccomp filter that refuses memfd_create, chooses the mechanism for a cold mapping of
+    /// <paramref name="path"/> as a host that faults pages in would (a populate with the touch after it), and sweeps it
+    /// with every span read whole: the touch falls back to process_vm_readv, says so, and still reads every page.
+    /// </summary>
+    private static int TouchWithoutMemfd(string path)
+    {
+        if (!OperatingSystem.IsLinux())
+        {
+            return 2;
+        }
+
+        using MappedFile map = MappedFile.ReadOnly(path);
+        SeccompFilter.InstallRefusingMemfdCreate();
+        Console.WriteLine($"mappingTouch={MappingTouch.IsAvailable}");
+        Console.WriteLine($"refusal={MappingTouch.Refusal}");
+
+        var log = new ListLogger();
+        PrefaultPlan plan = PrefaultPlan.Measure(RegionSet.Merge([map.Region()]), []);
+        using SweepMechanism mechanism = SweepMechanism.Choose(plan, PrefaultOptions.Default, log, SweepThreads.ForRun(PrefaultOptions.Default), reporting: true, cpuSaysHypervisor: true);
+        Console.WriteLine($"touchesAfterPopulate={mechanism.TouchesAfterPopulate}");
+        Console.WriteLine($"throughMapping={mechanism.ThroughMapping is not null}");
+        Console.WriteLine($"description={mechanism.Describe()}");
+        Console.WriteLine($"loggedFallback={log.EventIds.Contains(17)}");
+
+        var chunks = new ChunkSweep(plan.Ranges, mechanism) { SlowPageNanoseconds = 0 };
+        long swept = chunks.SweepChunk(0, plan.Ranges[0].Start, plan.Ranges[0].End);
+        Console.WriteLine($"swept={swept}");
+        Console.WriteLine($"spansTouched={chunks.SpansTouched}");
         Console.WriteLine("done");
         return 0;
     }
@@ -705,6 +740,7 @@ internal static class ChildCases
     public const string MeasureBesideAnonymous = "measure-beside-anonymous";
     public const string TouchUnderSeccomp = "touch-under-seccomp";
     public const string TouchAnonymousUnderSeccomp = "touch-anonymous-under-seccomp";
+    public const string TouchWithoutMemfd = "touch-without-memfd";
     public const string ThrowingCallback = "throwing-callback";
     public const string FirstRunMetrics = "first-run-metrics";
     public const string NicesDuringRun = "nices-during-run";

@@ -77,6 +77,26 @@ public static unsafe partial class SeccompFilter
         Apply(program, seccomp);
     }
 
+    /// <summary>
+    /// Installs a filter that refuses memfd_create (EPERM) and allows everything else, as a container profile that
+    /// denies anonymous executable-capable files does.
+    /// </summary>
+    public static void InstallRefusingMemfdCreate()
+    {
+        (uint arch, _, _, long seccomp) = Numbers() ?? throw new PlatformNotSupportedException(Unsupported);
+        uint memfdCreate = RuntimeInformation.ProcessArchitecture == Architecture.X64 ? 319u : 279u;
+        SockFilter[] program =
+        [
+            new(LoadWord, 0, 0, 4),                      // 0: A = arch
+            new(JumpIfEqual, 0, 3, arch),                // 1: another ABI -> allow (5)
+            new(LoadWord, 0, 0, 0),                      // 2: A = nr
+            new(JumpIfEqual, 0, 1, memfdCreate),         // 3: not memfd_create -> allow (5)
+            new(Return, 0, 0, SeccompRetErrno | Eperm),  // 4
+            new(Return, 0, 0, SeccompRetAllow),          // 5
+        ];
+        Apply(program, seccomp);
+    }
+
     private static void Apply(SockFilter[] program, long seccomp)
     {
         if (Prctl(PrSetNoNewPrivs, 1, 0, 0, 0) != 0)

@@ -1,0 +1,20 @@
+using System.Runtime.InteropServices;
+using System.Runtime.Versioning;
+using Microsoft.Win32.SafeHandles;
+
+internal static partial class Interop
+{
+    internal static partial class Libc
+    {
+        /// <summary>MFD_CLOEXEC: the descriptor is closed across exec, so a child the engine starts never inherits it.</summary>
+        internal const uint MFD_CLOEXEC = 0x0001;
+
+        /// <summary>
+        /// int memfd_create(const char *name, unsigned int flags); Linux 3.17+, glibc 2.27+, musl 1.1.20+. An anonymous
+        /// file in memory; a seccomp profile may refuse it (EPERM, or ENOSYS where the call is unknown to the filter).
+        /// </summary>
+        [LibraryImport(Libraries.Libc, EntryPoint = "memfd_create", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
+        [SupportedOSPlatform("linux")]
+        internal static partial SafeFileHandle MemfdCreate(string name, uint flags);
+    }
+}
