@@ -456,7 +456,7 @@ internal sealed class PidFile
             return File.OpenHandle(path, FileMode.Open, write ? FileAccess.ReadWrite : FileAccess.Read, FileShare.ReadWrite | FileShare.Delete);
         }
 
-        return OpenLinux(path, (write ? O_RDWR : global::Interop.LinuxConstants.O_RDONLY) | ONoFollow, out errno);
+        return FileOpener.TryOpenKept(path, (write ? O_RDWR : global::Interop.LinuxConstants.O_RDONLY) | ONoFollow, 0, out errno);
     }
 
     /// <summary>Creates <paramref name="path"/> exclusively (O_CREAT|O_EXCL: never through a symlink), readable by all, writable by its owner.</summary>
@@ -467,31 +467,8 @@ internal sealed class PidFile
             return File.OpenHandle(path, FileMode.CreateNew, FileAccess.ReadWrite, FileShare.Read);
         }
 
-        return OpenLinux(path, O_RDWR | O_CREAT | O_EXCL | ONoFollow, out int errno)
+        return FileOpener.TryOpenKept(path, O_RDWR | O_CREAT | O_EXCL | ONoFollow, 0b110_100_100, out int errno)
             ?? throw new IOException($"{Marshal.GetPInvokeErrorMessage(errno)} : '{path}'", errno);
-    }
-
-    [SupportedOSPlatform("linux")]
-    private static SafeFileHandle? OpenLinux(string path, int flags, out int errno)
-    {
-        SafeFileHandle handle = global::Interop.Libc.Open(
-            path, flags | global::Interop.LinuxConstants.O_CLOEXEC | global::Interop.LinuxConstants.O_NONBLOCK, 0b110_100_100);
-        errno = Marshal.GetLastPInvokeError();
-        if (handle.IsInvalid)
-        {
-            handle.Dispose();
-            return null;
-        }
-
-        // Blocking again for what follows; a FIFO or device that slipped in is refused by the caller's fstat.
-        int flagsNow = Interop.Libc.Fcntl(handle, F_GETFL, 0);
-        if (flagsNow >= 0)
-        {
-            Interop.Libc.Fcntl(handle, F_SETFL, flagsNow & ~global::Interop.LinuxConstants.O_NONBLOCK);
-        }
-
-        errno = 0;
-        return handle;
     }
 
     /// <summary>
@@ -558,8 +535,6 @@ internal sealed class PidFile
     private const int O_RDWR = 0x2;
     private const int O_CREAT = 0x40;
     private const int O_EXCL = 0x80;
-    private const int F_GETFL = 3;
-    private const int F_SETFL = 4;
     private const int F_OFD_GETLK = 36;
     private const int F_OFD_SETLK = 37;
     private const short F_WRLCK = 1;

@@ -115,6 +115,44 @@ internal static class FileOpener
         return TryOpenUnix(path, 0, allowDevices: false, out errno, out _);
     }
 
+    /// <summary>
+    /// Opens <paramref name="path"/> with the caller's <paramref name="flags"/> (access mode, O_CREAT, O_EXCL,
+    /// O_NOFOLLOW: a file the tool keeps, such as a pid file) plus O_CLOEXEC, by the same non-blocking open as
+    /// <see cref="OpenRead"/>; the caller checks the descriptor's kind before it reads or writes. Null with open's
+    /// errno where open fails.
+    /// </summary>
+    /// <exception cref="IOException">fcntl failed to clear O_NONBLOCK (a <see cref="PlatformCallException"/>).</exception>
+    [SupportedOSPlatform("linux")]
+    internal static SafeFileHandle? TryOpenKept(string path, int flags, int mode, out int errno)
+    {
+        if (path.Contains('\0', StringComparison.Ordinal))
+        {
+            errno = Interop.LinuxConstants.EINVAL;
+            return null;
+        }
+
+        int nonBlocking = Interop.LinuxConstants.O_NONBLOCK;
+        SafeFileHandle handle = Interop.Libc.Open(path, flags | Interop.LinuxConstants.O_CLOEXEC | nonBlocking, mode);
+        if (handle.IsInvalid)
+        {
+            errno = Marshal.GetLastPInvokeError();
+            handle.Dispose();
+            return null;
+        }
+
+        errno = 0;
+        try
+        {
+            ClearNonBlocking(handle, path, nonBlocking);
+            return handle;
+        }
+        catch
+        {
+            handle.Dispose();
+            throw;
+        }
+    }
+
     // Null with the errno where open fails, or with the kind of a descriptor the caller does not accept (closed then).
     [SupportedOSPlatform("linux")]
     [SupportedOSPlatform("macos")]

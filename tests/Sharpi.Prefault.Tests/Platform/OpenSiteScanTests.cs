@@ -22,9 +22,9 @@ public sealed partial class OpenSiteScanTests
         ("Sharpi.Prefault/Prefault/FileReadTouch.cs", "File.OpenHandle(OwnMemoryPath", "this process's own /proc/self/mem"),
         ("Sharpi.Prefault/Residency/FileWarmup.cs", "File.OpenHandle(\"/dev/null\"", "/dev/null, written to, a device the helper (a reader of files) does not serve"),
         ("Sharpi.Prefault/Prefault/SweepFailureText.cs", "Interop.Libc.Open(directory", "a directory (statfs of its file system), opened with O_NONBLOCK; the helper opens files"),
-        ("Sharpi.Prefault.Cli/Files/PidFile.cs", "File.OpenHandle(path, FileMode.Open, FileAccess.Write", "routed through the helper at merge"),
-        ("Sharpi.Prefault.Cli/Files/PidFile.cs", "File.OpenHandle(path, FileMode.CreateNew", "routed through the helper at merge"),
-        ("Sharpi.Prefault.Cli/Files/PidFile.cs", "File.OpenHandle(path, FileMode.Open, FileAccess.Read", "routed through the helper at merge"),
+        ("Sharpi.Prefault/Platform/FileOpener.cs", "Interop.Libc.Open(path, flags | Interop.LinuxConstants.O_CLOEXEC | nonBlocking", "the helper itself: the O_NONBLOCK open of a file the tool keeps (TryOpenKept)"),
+        ("Sharpi.Prefault.Cli/Files/PidFile.cs", "File.OpenHandle(path, FileMode.Open, write", "off Linux only (no OFD lock there, the pid alone judges); on Linux through FileOpener.TryOpenKept"),
+        ("Sharpi.Prefault.Cli/Files/PidFile.cs", "File.OpenHandle(path, FileMode.CreateNew", "off Linux only; on Linux an O_EXCL|O_NOFOLLOW create through FileOpener.TryOpenKept"),
     ];
 
     private static readonly string[] Projects = ["Sharpi.Prefault", "Sharpi.Prefault.Cli", "Sharpi.Prefault.LLamaSharp"];
