@@ -185,7 +185,7 @@ internal sealed unsafe class FileStaging : IDisposable
         string advice = HugePageAdvisedBytes > 0 ? $"MADV_HUGEPAGE on {Sizes.Format(HugePageAdvisedBytes)} of file mappings (2 MiB folios)" : string.Empty;
         string views = ViewCount > 0 ? $"{ViewCount} huge-page staging view(s) over {Sizes.Format(ViewBytes)}" : string.Empty;
         string kernel = KernelReadAheadBytes > 0
-            ? $"{Sizes.Format(KernelReadAheadBytes)} read through the device's own read-ahead ({Sizes.Format(KernelReadAheadWindow)}, the page cache's own folio sizes): a read-ahead window would read no more a request"
+            ? $"{Sizes.Format(KernelReadAheadBytes)} read through the device's own read-ahead ({Sizes.Format(KernelReadAheadWindow)}, the page cache's own folio sizes): a WILLNEED window would read no more per request than the device's read-ahead already does"
             : string.Empty;
         string chunks = sweptChunk > 0
             ? $"swept in {Sizes.Format(sweptChunk)} chunks, not {Sizes.Format(PrefaultOptions.DefaultChunkSize)}: a small set in large chunks is a few long read-ahead streams, whose folios grow to 2 MiB"
@@ -193,7 +193,7 @@ internal sealed unsafe class FileStaging : IDisposable
         string text = Join(Join(Join(Join(advice, views), windows), kernel), chunks);
         if (IsHugePageAdviceWithheld && text.Length > 0)
         {
-            return $"{text}; no huge-page advice: this VM reports free pages to its host (virtio-balloon free page reporting), where a 2 MiB folio at every fault lands on memory the host took back";
+            return $"{text}; no huge-page advice: this VM reports free pages to its host (virtio-balloon free page reporting), so each 2 MiB folio would land on memory the host took back";
         }
 
         return IsHugePageAdviceKeptBesideInit && HugePageAdvisedBytes + ViewBytes > 0

@@ -295,6 +295,8 @@ public static partial class MmapPrefault
             string method = PrefaultMethodNames.Of(result.Method); // a table lookup, cheap whether or not the line is written
             Log.Completed(log, label, result.Bytes, result.BytesAlreadyResident, result.Elapsed.TotalSeconds, result.GiBPerSecond, method,
                 new PrefaultOutcomeText(result));
+            Log.How(log, label, result.MechanismDescription.Length > 0 ? result.MechanismDescription : "no sweep",
+                result.ReadAheadDescription.Length > 0 ? result.ReadAheadDescription : "none");
         }
     }
 }

@@ -12,6 +12,6 @@ internal readonly record struct PrefaultOutcomeText(PrefaultResult Result)
             : Result.IsPartial ? $"; partial, {Sizes.Format(Result.BytesSkipped)} skipped by the RAM budget"
             : Result.Failures.Count > 0 ? $"; {Result.Failures.Count} region(s) failed"
             : string.Empty;
-        return Result.ReadAheadDescription.Length > 0 ? $"{outcome}; {Result.ReadAheadDescription}" : outcome;
+        return outcome;
     }
 }
