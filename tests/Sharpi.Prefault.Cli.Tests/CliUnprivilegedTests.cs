@@ -92,7 +92,7 @@ public sealed class CliUnprivilegedTests
     public void Keep_OfAFileTheUserCannotWrite_ReadsBackWhatLeftTheCache()
     {
         using TestFile file = TestFile.Create(8 * TestFile.MiB);
-        using CliProcess tool = CliProcess.StartShell($"exec {Unprivileged.Setpriv}$TOOL keep '{file.Path}' --interval 100ms --json");
+        using CliProcess tool = CliProcess.StartShell($"exec {Unprivileged.Setpriv}$TOOL keep '{file.Path}' --interval 100ms --mapping look --json");
         Assert.True(tool.WaitFor("\"look\":2", TimeSpan.FromSeconds(30)), tool.Err);
         Assert.Equal(file.Length, Residency.OfFile(file.Path).ResidentBytes); // the first look warmed it
 

@@ -18,14 +18,23 @@ namespace Sharpi.Prefault.Cli.Output;
 /// </remarks>
 internal static class SafeText
 {
-    public static string Escape(string? text)
+    public static string Escape(string? text) => Escape(text, escapeBackslash: true);
+
+    /// <summary>
+    /// A log message of the library's, escaped as <see cref="Escape(string?)"/> but with the backslash left as it is:
+    /// the library already writes the values it quotes visibly (<c>'off\u200B'</c>), which a doubled backslash would
+    /// misquote.
+    /// </summary>
+    public static string EscapeMessage(string? text) => Escape(text, escapeBackslash: false);
+
+    private static string Escape(string? text, bool escapeBackslash)
     {
         if (string.IsNullOrEmpty(text))
         {
             return text ?? string.Empty;
         }
 
-        int first = IndexOfUnsafe(text);
+        int first = IndexOfUnsafe(text, escapeBackslash);
         if (first < 0)
         {
             return text;
@@ -41,7 +50,7 @@ internal static class SafeText
                 builder.Append(c).Append(text[i + 1]); // a valid pair: one character, printed as it is
                 i++;
             }
-            else if (c == '\\')
+            else if (c == '\\' && escapeBackslash)
             {
                 builder.Append("\\\\");
             }
@@ -66,11 +75,11 @@ internal static class SafeText
         return builder.ToString();
     }
 
-    private static int IndexOfUnsafe(string text)
+    private static int IndexOfUnsafe(string text, bool escapeBackslash)
     {
         for (int i = 0; i < text.Length; i++)
         {
-            if (IsUnsafe(text[i]) || text[i] == '\\')
+            if (IsUnsafe(text[i]) || (escapeBackslash && text[i] == '\\'))
             {
                 return i;
             }

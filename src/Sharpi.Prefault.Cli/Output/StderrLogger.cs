@@ -32,7 +32,7 @@ internal sealed class StderrLogger(TextWriter error) : ILogger
 
         lock (error)
         {
-            error.WriteLine($"{CliApp.Name}: warning: {SafeText.Escape(message)}");
+            error.WriteLine($"{CliApp.Name}: warning: {SafeText.EscapeMessage(message)}");
         }
     }
 }
