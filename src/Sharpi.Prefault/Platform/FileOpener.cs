@@ -131,19 +131,15 @@ internal static class FileOpener
             return null;
         }
 
-        int nonBlocking = Interop.LinuxConstants.O_NONBLOCK;
-        SafeFileHandle handle = Interop.Libc.Open(path, flags | Interop.LinuxConstants.O_CLOEXEC | nonBlocking, mode);
-        if (handle.IsInvalid)
+        SafeFileHandle? handle = OpenNonBlocking(path, flags, mode, out errno);
+        if (handle is null)
         {
-            errno = Marshal.GetLastPInvokeError();
-            handle.Dispose();
             return null;
         }
 
-        errno = 0;
         try
         {
-            ClearNonBlocking(handle, path, nonBlocking);
+            ClearNonBlocking(handle, path, Interop.LinuxConstants.O_NONBLOCK);
             return handle;
         }
         catch
@@ -160,18 +156,13 @@ internal static class FileOpener
     {
         refused = FileKind.Missing;
         int nonBlocking = OperatingSystem.IsLinux() ? Interop.LinuxConstants.O_NONBLOCK : Interop.OSXConstants.O_NONBLOCK;
-        int flags = OperatingSystem.IsLinux()
-            ? Interop.LinuxConstants.O_RDONLY | Interop.LinuxConstants.O_CLOEXEC | nonBlocking
-            : Interop.OSXConstants.O_RDONLY | Interop.OSXConstants.O_CLOEXEC | nonBlocking;
-        SafeFileHandle handle = Interop.Libc.Open(path, flags | extraFlags, 0);
-        if (handle.IsInvalid)
+        int readOnly = OperatingSystem.IsLinux() ? Interop.LinuxConstants.O_RDONLY : Interop.OSXConstants.O_RDONLY;
+        SafeFileHandle? handle = OpenNonBlocking(path, readOnly | extraFlags, 0, out errno);
+        if (handle is null)
         {
-            errno = Marshal.GetLastPInvokeError();
-            handle.Dispose();
             return null;
         }
 
-        errno = 0;
         try
         {
             FileKind kind = FileStatus.Of(handle).Kind;
@@ -197,6 +188,26 @@ internal static class FileOpener
             handle.Dispose();
             throw;
         }
+    }
+
+    // open(2) with O_CLOEXEC and O_NONBLOCK added to flags: the one open call; null with its errno where it fails.
+    [SupportedOSPlatform("linux")]
+    [SupportedOSPlatform("macos")]
+    private static SafeFileHandle? OpenNonBlocking(string path, int flags, int mode, out int errno)
+    {
+        int added = OperatingSystem.IsLinux()
+            ? Interop.LinuxConstants.O_CLOEXEC | Interop.LinuxConstants.O_NONBLOCK
+            : Interop.OSXConstants.O_CLOEXEC | Interop.OSXConstants.O_NONBLOCK;
+        SafeFileHandle handle = Interop.Libc.Open(path, flags | added, mode);
+        if (handle.IsInvalid)
+        {
+            errno = Marshal.GetLastPInvokeError();
+            handle.Dispose();
+            return null;
+        }
+
+        errno = 0;
+        return handle;
     }
 
     [SupportedOSPlatform("linux")]

@@ -13,7 +13,7 @@ public sealed partial class OpenSiteScanTests
     private static readonly (string File, string Line, string Reason)[] Allowed =
     [
         ("Sharpi.Prefault/Platform/FileOpener.cs", "File.OpenHandle(path, FileMode.Open", "the helper itself: Windows keeps the framework's open (no FIFOs in its file system)"),
-        ("Sharpi.Prefault/Platform/FileOpener.cs", "Interop.Libc.Open(path, flags | extraFlags", "the helper itself: the O_NONBLOCK open"),
+        ("Sharpi.Prefault/Platform/FileOpener.cs", "Interop.Libc.Open(path, flags | added", "the helper itself: the O_NONBLOCK open"),
         ("Sharpi.Prefault/Platform/FileOpener.cs", "new FileStream(handle", "the helper itself: a stream over the descriptor it checked"),
         ("Sharpi.Prefault/Platform/KernelFile.cs", "File.ReadAllText(path)", "kernel files (/proc, /sys) off Linux only; on Linux they are read through the helper"),
         ("Sharpi.Prefault/Platform/MappingRoom.cs", "new FileStream(\"/proc/self/maps\"", "this process's own /proc file, which no one can rename a FIFO over"),
@@ -22,7 +22,6 @@ public sealed partial class OpenSiteScanTests
         ("Sharpi.Prefault/Prefault/FileReadTouch.cs", "File.OpenHandle(OwnMemoryPath", "this process's own /proc/self/mem"),
         ("Sharpi.Prefault/Residency/FileWarmup.cs", "File.OpenHandle(\"/dev/null\"", "/dev/null, written to, a device the helper (a reader of files) does not serve"),
         ("Sharpi.Prefault/Prefault/SweepFailureText.cs", "Interop.Libc.Open(directory", "a directory (statfs of its file system), opened with O_NONBLOCK; the helper opens files"),
-        ("Sharpi.Prefault/Platform/FileOpener.cs", "Interop.Libc.Open(path, flags | Interop.LinuxConstants.O_CLOEXEC | nonBlocking", "the helper itself: the O_NONBLOCK open of a file the tool keeps (TryOpenKept)"),
         ("Sharpi.Prefault.Cli/Files/PidFile.cs", "File.OpenHandle(path, FileMode.Open, write", "off Linux only (no OFD lock there, the pid alone judges); on Linux through FileOpener.TryOpenKept"),
         ("Sharpi.Prefault.Cli/Files/PidFile.cs", "File.OpenHandle(path, FileMode.CreateNew", "off Linux only; on Linux an O_EXCL|O_NOFOLLOW create through FileOpener.TryOpenKept"),
     ];
