@@ -131,6 +131,25 @@ public sealed class CliPidFileTests : IDisposable
         Assert.False(File.Exists(pidFile));
     }
 
+    [LockableFact(FileBytes)]
+    public void Lock_WithAPidFileNamingARunningProcessWithoutItsLock_RefusesAndLeavesIt()
+    {
+        // An older sharpi-prefault's pid file (the id alone, no lock, no namespace recorded) while that lock still runs:
+        // the test host stands for it. The old code saw a free lock, took the file for stale and replaced it.
+        string pidFile = Path.Combine(_directory, "lock.pid");
+        string running = Environment.ProcessId.ToString(CultureInfo.InvariantCulture) + "\n";
+        File.WriteAllText(pidFile, running);
+
+        CliRun run = CliProcess.Run(["lock", _file.Path, "--pidfile", pidFile], timeout: TimeSpan.FromSeconds(30));
+
+        NoStackTrace.In(run);
+        Assert.Equal(1, run.ExitCode);
+        Assert.Contains($"holds the id of process {Environment.ProcessId}, which is running, but not the file's lock", run.Err);
+        Assert.DoesNotContain("holding", run.Out + run.Err);
+        Assert.Equal(running, File.ReadAllText(pidFile));
+        Assert.Single(Directory.GetFiles(_directory));
+    }
+
     [PidNamespaceFact(FileBytes)]
     public void SecondLock_InAnotherPidNamespace_IsRefused_AndTheFirstStillOwnsItsPidFile()
     {
