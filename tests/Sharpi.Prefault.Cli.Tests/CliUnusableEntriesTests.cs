@@ -38,6 +38,23 @@ public sealed class CliUnusableEntriesTests
         Assert.DoesNotContain("no such file", run.Err, StringComparison.Ordinal);
     }
 
+    [LinuxFact]
+    public void NamedDirectly_AFileWhoseNameIsNotUtf8_IsRefused_NotTakenForTheFileItsTextNames()
+    {
+        // bad\377.bin reaches .NET as bad\uFFFD.bin, the valid name of the file beside it: the old code measured that
+        // other file (4 KiB, all resident) and exited 0, never saying the named file was not the one worked on.
+        using var model = new CliModelFiles();
+        using var bad = new BadlyNamedFile(model.Directory);
+        model.Write("bad\uFFFD.bin", new byte[4096]);
+
+        CliRun run = CliProcess.RunShell($"exec $TOOL resident \"$(printf '{model.Directory}/bad\\377.bin')\"");
+
+        NoStackTrace.In(run);
+        Assert.Equal(1, run.ExitCode);
+        Assert.Contains(@"bad\ufffd.bin: cannot be used: its name is not valid UTF-8", run.Err, StringComparison.Ordinal);
+        Assert.DoesNotContain("4.00 KiB", run.Out, StringComparison.Ordinal);
+    }
+
     /// <summary>
     /// 700: nobody may not list the subdirectory; 744: it may list it but not look up what is in it. The readable file
     /// beside it is writable by all, so its residency is known to nobody and the subdirectory is the only failure.

@@ -25,6 +25,12 @@ internal static class Targets
         TensorSelection selection = filter.ToSelection();
         foreach (string path in paths)
         {
+            if (CommandLineBytes.WasNotUtf8(path))
+            {
+                context.Fail(path, PathCheck.NotUtf8Message); // its text may name another file: never work on that one
+                continue;
+            }
+
             PathCheck check = PathCheck.Of(path);
             if (check.Kind == FileKind.Directory && recursive)
             {
