@@ -25,6 +25,22 @@ public sealed class CliUnusableEntriesTests
     }
 
     [LinuxFact]
+    public void Recursive_OverAFileWhoseNameIsNotUtf8_BesideTheFileItsTextNames_NamesIt_AndExitsOne()
+    {
+        // bad\377.bin is listed as bad\uFFFD.bin, the valid name of the file beside it: the old code counted that file
+        // once, and the other not at all, and a readiness probe called the tree warm (exit 0).
+        using var model = new CliModelFiles();
+        model.Write("bad\uFFFD.bin", new byte[4096]);
+        using var bad = new BadlyNamedFile(model.Directory);
+
+        CliRun run = CliRun.Of("resident", "-r", model.Directory, "--min", "0");
+
+        Assert.Equal(1, run.ExitCode);
+        Assert.Contains(@"bad\ufffd.bin: cannot be used: its name is not valid UTF-8", run.Err, StringComparison.Ordinal);
+        Assert.StartsWith("not warm", run.Out, StringComparison.Ordinal);
+    }
+
+    [LinuxFact]
     public void NamedDirectly_AFileWhoseNameIsNotUtf8_IsNamedAsSuch_NotAsMissing()
     {
         using var model = new CliModelFiles();
