@@ -150,6 +150,25 @@ public sealed class CliPidFileTests : IDisposable
         Assert.Single(Directory.GetFiles(_directory));
     }
 
+    [LockableFact(FileBytes)]
+    public void Lock_WithAPidFileNameThatIsNotUtf8_RefusesAndLeavesTheFileItsTextNames()
+    {
+        // p\377.pid reaches .NET as p\uFFFD.pid, the valid name of a stale pid file beside it: the old code took that file
+        // over, and removed it on exit.
+        string other = Path.Combine(_directory, "p\uFFFD.pid");
+        string stale = DeadPid().ToString(CultureInfo.InvariantCulture) + "\n";
+        File.WriteAllText(other, stale);
+
+        CliRun run = CliProcess.RunShell(
+            $"exec $TOOL lock '{_file.Path}' --pidfile \"$(printf '{_directory}/p\\377.pid')\"", timeout: TimeSpan.FromSeconds(30));
+
+        NoStackTrace.In(run);
+        Assert.Equal(1, run.ExitCode);
+        Assert.Contains("its name is not valid UTF-8", run.Err);
+        Assert.DoesNotContain("holding", run.Out + run.Err);
+        Assert.Equal(stale, File.ReadAllText(other));
+    }
+
     [PidNamespaceFact(FileBytes)]
     public void SecondLock_InAnotherPidNamespace_IsRefused_AndTheFirstStillOwnsItsPidFile()
     {

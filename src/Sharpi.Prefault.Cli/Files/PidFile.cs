@@ -137,6 +137,13 @@ internal sealed class PidFile
     {
         existing = null;
         lookAgain = false;
+        if (CommandLineBytes.WasNotUtf8(path))
+        {
+            // .NET's text of it (U+FFFD for the bad bytes) may be the name of another file: never write or remove that one.
+            return "its name is not valid UTF-8, and the text .NET makes of it may name another file; nothing is written or removed. "
+                + "Choose a --pidfile whose name is valid UTF-8.";
+        }
+
         PathCheck check = PathCheck.OfLink(path);
         if (check.IsUnusable)
         {
