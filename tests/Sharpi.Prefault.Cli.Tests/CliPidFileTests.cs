@@ -131,6 +131,44 @@ public sealed class CliPidFileTests : IDisposable
         Assert.False(File.Exists(pidFile));
     }
 
+    [LockableFact(FileBytes)]
+    public void Lock_WithAPidFileNamingARunningProcessWithoutItsLock_RefusesAndLeavesIt()
+    {
+        // An older sharpi-prefault's pid file (the id alone, no lock, no namespace recorded) while that lock still runs:
+        // the test host stands for it. The old code saw a free lock, took the file for stale and replaced it.
+        string pidFile = Path.Combine(_directory, "lock.pid");
+        string running = Environment.ProcessId.ToString(CultureInfo.InvariantCulture) + "\n";
+        File.WriteAllText(pidFile, running);
+
+        CliRun run = CliProcess.Run(["lock", _file.Path, "--pidfile", pidFile], timeout: TimeSpan.FromSeconds(30));
+
+        NoStackTrace.In(run);
+        Assert.Equal(1, run.ExitCode);
+        Assert.Contains($"holds the id of process {Environment.ProcessId}, which is running, but not the file's lock", run.Err);
+        Assert.DoesNotContain("holding", run.Out + run.Err);
+        Assert.Equal(running, File.ReadAllText(pidFile));
+        Assert.Single(Directory.GetFiles(_directory));
+    }
+
+    [LockableFact(FileBytes)]
+    public void Lock_WithAPidFileNameThatIsNotUtf8_RefusesAndLeavesTheFileItsTextNames()
+    {
+        // p\377.pid reaches .NET as p\uFFFD.pid, the valid name of a stale pid file beside it: the old code took that file
+        // over, and removed it on exit.
+        string other = Path.Combine(_directory, "p\uFFFD.pid");
+        string stale = DeadPid().ToString(CultureInfo.InvariantCulture) + "\n";
+        File.WriteAllText(other, stale);
+
+        CliRun run = CliProcess.RunShell(
+            $"exec $TOOL lock '{_file.Path}' --pidfile \"$(printf '{_directory}/p\\377.pid')\"", timeout: TimeSpan.FromSeconds(30));
+
+        NoStackTrace.In(run);
+        Assert.Equal(1, run.ExitCode);
+        Assert.Contains("its name is not valid UTF-8", run.Err);
+        Assert.DoesNotContain("holding", run.Out + run.Err);
+        Assert.Equal(stale, File.ReadAllText(other));
+    }
+
     [PidNamespaceFact(FileBytes)]
     public void SecondLock_InAnotherPidNamespace_IsRefused_AndTheFirstStillOwnsItsPidFile()
     {

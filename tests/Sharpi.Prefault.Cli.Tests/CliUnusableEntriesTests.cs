@@ -25,6 +25,22 @@ public sealed class CliUnusableEntriesTests
     }
 
     [LinuxFact]
+    public void Recursive_OverAFileWhoseNameIsNotUtf8_BesideTheFileItsTextNames_NamesIt_AndExitsOne()
+    {
+        // bad\377.bin is listed as bad\uFFFD.bin, the valid name of the file beside it: the old code counted that file
+        // once, and the other not at all, and a readiness probe called the tree warm (exit 0).
+        using var model = new CliModelFiles();
+        model.Write("bad\uFFFD.bin", new byte[4096]);
+        using var bad = new BadlyNamedFile(model.Directory);
+
+        CliRun run = CliRun.Of("resident", "-r", model.Directory, "--min", "0");
+
+        Assert.Equal(1, run.ExitCode);
+        Assert.Contains(@"bad\ufffd.bin: cannot be used: its name is not valid UTF-8", run.Err, StringComparison.Ordinal);
+        Assert.StartsWith("not warm", run.Out, StringComparison.Ordinal);
+    }
+
+    [LinuxFact]
     public void NamedDirectly_AFileWhoseNameIsNotUtf8_IsNamedAsSuch_NotAsMissing()
     {
         using var model = new CliModelFiles();
@@ -36,6 +52,23 @@ public sealed class CliUnusableEntriesTests
         Assert.Equal(1, run.ExitCode);
         Assert.Contains(@"bad\ufffd.bin: cannot be used: its name is not valid UTF-8", run.Err, StringComparison.Ordinal);
         Assert.DoesNotContain("no such file", run.Err, StringComparison.Ordinal);
+    }
+
+    [LinuxFact]
+    public void NamedDirectly_AFileWhoseNameIsNotUtf8_IsRefused_NotTakenForTheFileItsTextNames()
+    {
+        // bad\377.bin reaches .NET as bad\uFFFD.bin, the valid name of the file beside it: the old code measured that
+        // other file (4 KiB, all resident) and exited 0, never saying the named file was not the one worked on.
+        using var model = new CliModelFiles();
+        using var bad = new BadlyNamedFile(model.Directory);
+        model.Write("bad\uFFFD.bin", new byte[4096]);
+
+        CliRun run = CliProcess.RunShell($"exec $TOOL resident \"$(printf '{model.Directory}/bad\\377.bin')\"");
+
+        NoStackTrace.In(run);
+        Assert.Equal(1, run.ExitCode);
+        Assert.Contains(@"bad\ufffd.bin: cannot be used: its name is not valid UTF-8", run.Err, StringComparison.Ordinal);
+        Assert.DoesNotContain("4.00 KiB", run.Out, StringComparison.Ordinal);
     }
 
     /// <summary>

@@ -20,7 +20,8 @@ namespace Sharpi.Prefault.Cli.Files;
 /// holds the id alone (so <c>kill "$(cat PIDFILE)"</c> works); the writer's pid namespace is recorded beside it, in the
 /// extended attribute <see cref="NamespaceAttribute"/>, so a refusal can say where the holder lives. A file whose lock
 /// is free and that holds nothing but a process id is stale (a lock killed with SIGKILL, a machine that rebooted) and
-/// is taken over: replaced whole by a rename while its lock is held, so two locks taking it over cannot both win. Where
+/// is taken over, unless it records no namespace and its id names a running process (an older lock's pid file, which
+/// held no lock, while that lock runs; refused with the reason): replaced whole by a rename while its lock is held, so two locks taking it over cannot both win. Where
 /// the file system refuses locks, the id decides only when the file was written in this pid namespace; a file that
 /// cannot be judged from here is refused with the reason, never taken over or deleted. Anything else at the path (a
 /// locked file, other content, a directory, a device, a FIFO, a symlink) is refused, and left as it was.
@@ -136,6 +137,13 @@ internal sealed class PidFile
     {
         existing = null;
         lookAgain = false;
+        if (CommandLineBytes.WasNotUtf8(path))
+        {
+            // .NET's text of it (U+FFFD for the bad bytes) may be the name of another file: never write or remove that one.
+            return "its name is not valid UTF-8, and the text .NET makes of it may name another file; nothing is written or removed. "
+                + "Choose a --pidfile whose name is valid UTF-8.";
+        }
+
         PathCheck check = PathCheck.OfLink(path);
         if (check.IsUnusable)
         {
@@ -192,6 +200,11 @@ internal sealed class PidFile
             if (state == LockState.Unsupported && UnjudgedRefusal(pid, writerNamespace, lockErrno) is string unjudged)
             {
                 return unjudged;
+            }
+
+            if (state == LockState.Free && UnlockedLiveRefusal(pid, writerNamespace) is string unlocked)
+            {
+                return unlocked;
             }
 
             // Stale, but only replaced where this user could write it anyway: a read-only file is not this lock's to replace.
@@ -350,6 +363,19 @@ internal sealed class PidFile
                 + $"Stop it first (kill {pid}), or choose another --pidfile."
             : null;
     }
+
+    /// <summary>
+    /// Where the file's lock is free: null when that proves its writer gone; otherwise why it is refused. A file that
+    /// records no pid namespace was not written by a lock of this kind (one that holds the file's lock, and records its
+    /// namespace where it can): an older sharpi-prefault's pid file, which held no lock and was judged by its id, or
+    /// another program's. Its id, where it names a running process, is all there is to judge it by, and it says running.
+    /// </summary>
+    private static string? UnlockedLiveRefusal(int pid, string? writerNamespace) =>
+        writerNamespace is null && pid != Environment.ProcessId && IsRunning(pid)
+            ? $"holds the id of process {pid}, which is running, but not the file's lock (a lock of an older sharpi-prefault, "
+                + "which held none, or another program's pid file?); it is neither taken over nor removed. "
+                + $"Stop it first (kill {pid}) if it is a lock, remove the file if it is not, or choose another --pidfile."
+            : null;
 
     private static bool TryParsePid(string? content, out int pid)
     {

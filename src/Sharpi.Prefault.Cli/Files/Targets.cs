@@ -25,6 +25,12 @@ internal static class Targets
         TensorSelection selection = filter.ToSelection();
         foreach (string path in paths)
         {
+            if (CommandLineBytes.WasNotUtf8(path))
+            {
+                context.Fail(path, PathCheck.NotUtf8Message); // its text may name another file: never work on that one
+                continue;
+            }
+
             PathCheck check = PathCheck.Of(path);
             if (check.Kind == FileKind.Directory && recursive)
             {
@@ -177,7 +183,23 @@ internal static class Targets
                 directory,
                 (ref FileSystemEntry entry) => (entry.ToSpecifiedFullPath(), (entry.Attributes & FileAttributes.ReparsePoint) != 0),
                 options);
-            return [.. entries];
+            var distinct = new List<(string Path, bool IsLink)>();
+            var texts = new HashSet<string>(StringComparer.Ordinal);
+            foreach ((string path, bool isLink) in entries)
+            {
+                if (texts.Add(path))
+                {
+                    distinct.Add((path, isLink));
+                }
+                else
+                {
+                    // Two names of one directory read as one text: one of them was not UTF-8 (bad\xff.bin beside bad\uFFFD.bin),
+                    // and its text opens the other file. Named, never merged into the other in silence.
+                    context.Fail(path, PathCheck.NotUtf8Message);
+                }
+            }
+
+            return distinct;
         }
         catch (Exception e) when (FileErrors.IsExpected(e))
         {
