@@ -13,10 +13,15 @@
  *   mmap, cold 4k, populated FILE evicted, mapped, MADV_POPULATE_READ without the advice (4 KiB folios)
  *   anon, O_DIRECT, pages    as "anon, O_DIRECT-written", then one byte of every 4 KiB page read before the passes
  *   mmap, cold, pages        as "mmap, cold, populated", then one byte of every 4 KiB page read before the passes
+ *   mmap, cold, pwritev      as "mmap, cold, populated", then one byte of every 4 KiB page written into a memfd by
+ *                            pwritev (one call per 2 MiB span): the kernel's copy-from-user through the mapping
+ *   mmap, cold, pwrite span  as "mmap, cold, populated", then each 2 MiB span written whole into a memfd by pwrite
  *
- * The last two ask how much of the first pass's excess a prefault that reads a byte of every page (as
+ * The "pages" kinds ask how much of the first pass's excess a prefault that reads a byte of every page (as
  * prefault-touch does, through the kernel) could take off the request: what a first access costs per page is paid
- * by that read (on one thread, untimed except for the cold file's), what it costs per cache line is not.
+ * by that read (on one thread, untimed except for the cold file's), what it costs per cache line is not. The two
+ * memfd kinds ask the same of a touch that cannot raise SIGBUS (a page past a truncated end is EFAULT): whether the
+ * kernel's access through the mapping pays what the engine's first access would.
  *
  * After ITERATIONS it prints, per kind, the median, lowest and highest ratio and how many iterations went over
  * 1.05, then the medians of the later passes over the CPU-written memory and of the page reads of the cold file.
@@ -38,6 +43,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -48,12 +54,15 @@
 #define MADV_POPULATE_WRITE 23
 #endif
 
-enum { KINDS = 7, MAX_ITERATIONS = 100, MAX_THREADS = 64, CHUNK = 2 << 20 };
+enum { KINDS = 9, MAX_ITERATIONS = 100, MAX_THREADS = 64, CHUNK = 2 << 20 };
 static const char *const kind_names[KINDS] = {
     "anon, CPU-written",        "anon, O_DIRECT-written", "mmap, cold, populated", "mmap, warm, populated",
     "mmap, cold 4k, populated", "anon, O_DIRECT, pages",  "mmap, cold, pages",
+    "mmap, cold, pwritev",      "mmap, cold, pwrite span",
 };
 static double ratios[KINDS][MAX_ITERATIONS], later_seconds[MAX_ITERATIONS], page_read_seconds[MAX_ITERATIONS];
+static double pwritev_seconds[MAX_ITERATIONS], pwrite_span_seconds[MAX_ITERATIONS];
+static int memfd = -1;
 static volatile uint64_t sink;
 
 static int by_value(const void *a, const void *b)
@@ -141,6 +150,41 @@ static double read_pages(const void *p, size_t bytes)
     for (size_t o = 0; o < bytes; o += 4096)
         s += b[o];
     sink += s;
+    return now() - started;
+}
+
+/* Writes one byte of every 4 KiB page into the memfd, a pwritev per 2 MiB span; returns the seconds it took. */
+static double pwritev_pages(const void *p, size_t bytes)
+{
+    static struct iovec iov[CHUNK / 4096];
+    double started = now();
+    for (size_t o = 0; o < bytes; o += CHUNK)
+    {
+        int n = 0;
+        for (size_t q = 0; q < CHUNK; q += 4096, n++)
+        {
+            iov[n].iov_base = (char *)p + o + q;
+            iov[n].iov_len = 1;
+        }
+        if (pwritev(memfd, iov, n, 0) != n)
+        {
+            perror("first-touch: pwritev");
+            exit(1);
+        }
+    }
+    return now() - started;
+}
+
+/* Writes each 2 MiB span whole into the memfd; returns the seconds it took. */
+static double pwrite_spans(const void *p, size_t bytes)
+{
+    double started = now();
+    for (size_t o = 0; o < bytes; o += CHUNK)
+        if (pwrite(memfd, (const char *)p + o, CHUNK, 0) != CHUNK)
+        {
+            perror("first-touch: pwrite");
+            exit(1);
+        }
     return now() - started;
 }
 
@@ -248,6 +292,12 @@ int main(int argc, char **argv)
         fprintf(stderr, "first-touch: FILE must hold at least 32 MiB\n");
         return 1;
     }
+    memfd = memfd_create("first-touch", MFD_CLOEXEC);
+    if (memfd < 0)
+    {
+        perror("first-touch: memfd_create");
+        return 1;
+    }
     if (back)
         back_free_memory();
 
@@ -285,6 +335,16 @@ int main(int argc, char **argv)
         page_read_seconds[i] = read_pages(m, bytes);
         ratios[6][i] = first_over_later(m, bytes, NULL);
         munmap(m, bytes);
+        posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+        m = map_file(fd, bytes, 1);
+        pwritev_seconds[i] = pwritev_pages(m, bytes);
+        ratios[7][i] = first_over_later(m, bytes, NULL);
+        munmap(m, bytes);
+        posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+        m = map_file(fd, bytes, 1);
+        pwrite_span_seconds[i] = pwrite_spans(m, bytes);
+        ratios[8][i] = first_over_later(m, bytes, NULL);
+        munmap(m, bytes);
     }
 
     printf("first pass over the median of three later passes, %d iterations, %.2f GiB, %d thread%s:\n", iterations,
@@ -301,5 +361,8 @@ int main(int argc, char **argv)
     printf("  medians: a later pass over the CPU-written memory %.1f ms; reading a byte of every page of the cold file"
            " (one thread) %.1f ms\n",
            median_of(later_seconds, iterations) * 1e3, median_of(page_read_seconds, iterations) * 1e3);
+    printf("  medians of the memfd touches of the cold file (one thread): pwritev a byte a page %.1f ms, pwrite whole"
+           " spans %.1f ms\n",
+           median_of(pwritev_seconds, iterations) * 1e3, median_of(pwrite_span_seconds, iterations) * 1e3);
     return 0;
 }
