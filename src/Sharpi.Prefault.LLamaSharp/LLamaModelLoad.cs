@@ -225,7 +225,7 @@ public sealed class LLamaModelLoad : IAsyncDisposable
         PageCacheWarmResult warm = await _warm.ConfigureAwait(false);
         if (logger.IsEnabled(LogLevel.Information))
         {
-            // Measured only for the line: a host that logs nothing pays no residency query.
+            // Queried only when the line is written: a host that logs nothing pays no residency query.
             string resident = ResidentNow(path);
             string stopped = warm.IsCanceled ? ", stopped when the load ended" : warm.Error is { } error ? $", {error}" : string.Empty;
             Log.Warmed(logger, _options.Label, path, warm.BytesRead, warm.FileLength, warm.Elapsed.TotalSeconds, warm.Method, stopped, resident);
