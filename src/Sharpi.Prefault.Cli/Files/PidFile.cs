@@ -509,8 +509,8 @@ internal sealed class PidFile
             return LockState.Unsupported;
         }
 
-        var request = new Interop.Libc.FileLock { Type = F_WRLCK, Whence = 0, Start = 0, Length = 0 };
-        if (Interop.Libc.Fcntl(handle, take ? F_OFD_SETLK : F_OFD_GETLK, &request) != 0)
+        var request = new global::Interop.Libc.FileLock { Type = F_WRLCK, Whence = 0, Start = 0, Length = 0 };
+        if (global::Interop.Libc.Fcntl(handle, take ? F_OFD_SETLK : F_OFD_GETLK, &request) != 0)
         {
             errno = Marshal.GetLastPInvokeError();
             return errno is EAGAIN or EACCES ? LockState.Held : LockState.Unsupported;

@@ -40,6 +40,8 @@ public sealed class StructLayoutTests
         Of<Libc.FiemapExtent>(LayoutKind.Sequential, 56, ("Logical", 0), ("Physical", 8), ("Length", 16), ("Flags", 40)),
         // struct iovec (sys/uio.h): { void *iov_base; size_t iov_len; }.
         Of<Libc.IOVector>(LayoutKind.Sequential, 16, ("Base", 0), ("Count", 8)),
+        // struct flock (asm-generic/fcntl.h, 64-bit Linux): l_start at 8 after two shorts and padding.
+        Of<Libc.FileLock>(LayoutKind.Explicit, 32, ("Type", 0), ("Whence", 2), ("Start", 8), ("Length", 16), ("Pid", 24)),
         // struct rlimit (sys/resource.h): rlim_t is unsigned long on Linux and 64 bits on macOS.
         Of<Libc.RLimit>(LayoutKind.Sequential, 16, ("Current", 0), ("Maximum", 8)),
         // struct stat with 64-bit inodes (macOS, __DARWIN_STRUCT_STAT64): st_size after four 16-byte timespecs at 32.
