@@ -132,7 +132,19 @@ internal sealed unsafe class MappingTouch : IDisposable
 
         private static bool Probe(out PlatformError error)
         {
-            using SafeFileHandle file = Interop.Libc.MemfdCreate("sharpi-prefault-probe", Interop.Libc.MFD_CLOEXEC);
+            SafeFileHandle file;
+            try
+            {
+                file = Interop.Libc.MemfdCreate("sharpi-prefault-probe", Interop.Libc.MFD_CLOEXEC);
+            }
+            catch (EntryPointNotFoundException)
+            {
+                // A C library older than glibc 2.27 has no memfd_create: the touch falls back as where it is refused.
+                error = PlatformError.FromErrno("memfd_create", Interop.LinuxConstants.ENOSYS);
+                return false;
+            }
+
+            using SafeFileHandle owned = file;
             if (file.IsInvalid)
             {
                 error = PlatformError.LastErrno("memfd_create");
