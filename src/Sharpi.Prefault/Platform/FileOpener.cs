@@ -112,7 +112,16 @@ internal static class FileOpener
             return null;
         }
 
-        return TryOpenUnix(path, 0, allowDevices: false, out errno, out _);
+        try
+        {
+            return TryOpenUnix(path, 0, allowDevices: false, out errno, out _);
+        }
+        catch (PlatformCallException e)
+        {
+            // fcntl could not clear O_NONBLOCK (the descriptor is closed): a failed open to these callers.
+            errno = e.HResult;
+            return null;
+        }
     }
 
     /// <summary>
