@@ -131,7 +131,8 @@ internal static class KeepCommand
         }
 
         // One thread of its own, at the lowest priority, does every look: the reads it causes carry its I/O priority.
-        using var keeper = new Keeper(context, targets, files, filter, gate, mode, json);
+        // Disposed (its mappings unmapped) only once its thread ended: one still blocked in a look may be using them.
+        var keeper = new Keeper(context, targets, files, filter, gate, mode, json);
         var finished = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
         var thread = new Thread(() =>
         {
@@ -152,8 +153,22 @@ internal static class KeepCommand
             Name = "sharpi-keep",
         };
         thread.Start();
-        bool ended = await Ends(finished.Task, cancellationToken).ConfigureAwait(false);
-        if (!ended)
+        bool ended;
+        try
+        {
+            ended = await Ends(finished.Task, cancellationToken).ConfigureAwait(false);
+        }
+        catch
+        {
+            keeper.Dispose(); // the thread ended with the failure Ends rethrows
+            throw;
+        }
+
+        if (ended)
+        {
+            keeper.Dispose();
+        }
+        else
         {
             // The thread is a background one: it ends with the process, which must not wait for it.
             context.Note("keep", string.Create(CultureInfo.InvariantCulture,
