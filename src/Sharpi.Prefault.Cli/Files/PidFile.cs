@@ -170,7 +170,7 @@ internal sealed class PidFile
             {
                 return errno switch
                 {
-                    ENOENT => null, // gone since the look: free to create
+                    global::Interop.LinuxConstants.ENOENT => null, // gone since the look: free to create
                     ELOOP => KindRefusal(FileKind.Symlink),
                     _ => $"exists and cannot be opened ({Marshal.GetPInvokeErrorMessage(errno)}); it is neither written nor removed. Choose another --pidfile.",
                 };
@@ -471,7 +471,7 @@ internal sealed class PidFile
     /// <summary>
     /// Opens an existing <paramref name="path"/> (read, or read and write) without following a symlink and without
     /// blocking; null with the errno when the open fails. On Linux: O_NONBLOCK|O_CLOEXEC|O_NOFOLLOW, then O_NONBLOCK
-    /// cleared once the caller's fstat (on the descriptor) may see a regular file.
+    /// cleared at once; the caller checks the descriptor's kind (fstat) before it reads or writes.
     /// </summary>
     private static SafeFileHandle? OpenExisting(string path, bool write, out int errno)
     {
@@ -513,7 +513,7 @@ internal sealed class PidFile
         if (global::Interop.Libc.Fcntl(handle, take ? F_OFD_SETLK : F_OFD_GETLK, &request) != 0)
         {
             errno = Marshal.GetLastPInvokeError();
-            return errno is EAGAIN or EACCES ? LockState.Held : LockState.Unsupported;
+            return errno is global::Interop.LinuxConstants.EAGAIN or global::Interop.LinuxConstants.EACCES ? LockState.Held : LockState.Unsupported;
         }
 
         return take || request.Type == F_UNLCK ? LockState.Free : LockState.Held;
@@ -565,9 +565,6 @@ internal sealed class PidFile
     private const int F_OFD_SETLK = 37;
     private const short F_WRLCK = 1;
     private const short F_UNLCK = 2;
-    private const int ENOENT = 2;
-    private const int EAGAIN = 11;
-    private const int EACCES = 13;
     private const int ELOOP = 40;
 
     /// <summary>0100000 octal on arm, arm64 and powerpc; 0400000 on x86 and the asm-generic architectures.</summary>
