@@ -226,6 +226,11 @@ internal sealed class ColdStartCommand
                 notes.Add($"Read-ahead (PrefaultResult.ReadAheadDescription) of the MmapPrefault rows: {how}");
             }
 
+            foreach (string how in ColdStartStrategy.MechanismSeen)
+            {
+                notes.Add($"Mechanism (PrefaultResult.MechanismDescription) of an MmapPrefault row, in the order the rows ran: {how}");
+            }
+
             notes.Add($"Settings: prefault threads {settings.PrefaultThreads}, chunk {Sizes.Format(settings.ChunkSize)} (the option; where the library " +
                 $"swept in other chunks, its read-ahead note says so), first-pass threads {settings.FirstPassThreads}, " +
                 $"limit reads of {Sizes.Format(settings.LimitBlockSize)}, buffered limit {settings.LimitThreads} threads.");

@@ -119,6 +119,12 @@ internal abstract partial class ColdStartStrategy(string name, string descriptio
             ReadAheadSeen.Add(result.ReadAheadDescription);
         }
 
+        if (result.MechanismDescription.Length > 0
+            && (result.MechanismDescription.Contains("; trial of ", StringComparison.Ordinal) || !MechanismSeen.Contains(result.MechanismDescription)))
+        {
+            MechanismSeen.Add(result.MechanismDescription);
+        }
+
         string method = Covered(result, "MmapPrefault.Run");
         return new(method, Ran(method, result));
     }
@@ -158,6 +164,12 @@ internal abstract partial class ColdStartStrategy(string name, string descriptio
     /// run one after another.
     /// </summary>
     internal static SortedSet<string> ReadAheadSeen { get; } = new(StringComparer.Ordinal);
+
+    /// <summary>
+    /// Every distinct <see cref="PrefaultResult.MechanismDescription"/> the in-process MmapPrefault rows got (the
+    /// mechanism that ran, the touch after it, and each candidate's cost where the run took a trial), for the run's notes.
+    /// </summary>
+    internal static List<string> MechanismSeen { get; } = [];
 
     /// <summary>
     /// The name of the method <paramref name="result"/> used, or a <see cref="BenchException"/> where it did not cover

@@ -24,7 +24,7 @@ namespace Sharpi.Prefault;
 internal static class FreePageReporting
 {
     private const string VirtioDevices = "/sys/bus/virtio/devices";
-    private const string OrderPath = "/sys/module/page_reporting/parameters/page_reporting_order";
+    internal const string OrderPath = "/sys/module/page_reporting/parameters/page_reporting_order";
     private const int BalloonDeviceId = 5;  // VIRTIO_ID_BALLOON
     private const int ReportingFeature = 5; // VIRTIO_BALLOON_F_REPORTING
     private const int MaxPageOrder = 10;    // x86-64 and arm64 (4 KiB pages): a larger order never matches a free block

@@ -20,8 +20,8 @@ internal sealed unsafe class ChunkSweep : IChunkSweep
 
     private readonly MergedRegion[] _regions;
     private readonly bool _populate;
-    private readonly bool _touchAfterPopulate;
-    private readonly FileStaging? _staging;
+    private volatile int _touchAfter;          // a TouchAfter: set before the sweep and after its trial, read per chunk
+    private volatile FileStaging? _staging;    // the running mechanism's staging: the first guess, then the trial's choice
     private readonly FileReadTouch? _fileRead;
     private readonly MappingTouch? _throughMapping;
     private readonly ProcMapEntry[] _maps;
@@ -38,12 +38,12 @@ internal sealed unsafe class ChunkSweep : IChunkSweep
     private int _sink;
 
     /// <param name="regions">The regions the chunks belong to (a chunk names its region by index), for the failures.</param>
-    /// <param name="mechanism">Populate or touch, the sampled touch after a populate, and the staging read before it.</param>
+    /// <param name="mechanism">Populate or touch, the touch after a populate, and the first guess's staging before it.</param>
     internal ChunkSweep(MergedRegion[] regions, SweepMechanism mechanism)
     {
         _regions = regions;
         _populate = mechanism.Populates;
-        _touchAfterPopulate = mechanism.TouchesAfterPopulate;
+        _touchAfter = (int)mechanism.TouchAfter;
         _staging = mechanism.Staging;
         _fileRead = mechanism.FileRead;
         _throughMapping = OperatingSystem.IsLinux() ? mechanism.ThroughMapping : null;
@@ -53,6 +53,50 @@ internal sealed unsafe class ChunkSweep : IChunkSweep
         _failedAt = new nint[regions.Length];
         _why = new string?[regions.Length];
         _failedBytes = new long[regions.Length];
+    }
+
+    /// <summary>
+    /// Sweeps the chunks still to come with <paramref name="mechanism"/>'s staging and touches them after their populate
+    /// as <paramref name="touch"/> says: the trial's choice, set before the rest of the set is handed out.
+    /// </summary>
+    internal void Use(PopulateMechanism mechanism, TouchAfter touch)
+    {
+        _staging = mechanism.Staging;
+        _touchAfter = (int)touch;
+    }
+
+    /// <summary>
+    /// Sweeps one trial unit with <paramref name="mechanism"/> and times it (<see cref="MechanismTrial.UnitCost"/>): its
+    /// staging and populate, then every page accessed through the engine's mapping twice (the first access, and what
+    /// the same access costs once paid). Failures are recorded as a chunk's are; the bytes are those that came in.
+    /// </summary>
+    [System.Runtime.Versioning.SupportedOSPlatform("linux")]
+    internal MechanismTrial.UnitCost SweepTrialUnit(PopulateMechanism mechanism, int region, nint start, nint end)
+    {
+        long started = Stopwatch.GetTimestamp();
+        mechanism.Staging.StageUnit(start, end);
+        nint populated = Populate(start, end, region);
+        long afterPopulate = Stopwatch.GetTimestamp();
+        if (populated == start)
+        {
+            return default;
+        }
+
+        byte sink = 0;
+        nint touched = TouchAll(start, populated, region, ref sink);
+        long afterFirst = Stopwatch.GetTimestamp();
+        if (touched == populated)
+        {
+            _ = TouchPages(start, touched, _page, ref sink, out _);
+        }
+
+        long afterSecond = Stopwatch.GetTimestamp();
+        if (sink != 0)
+        {
+            Interlocked.Add(ref _sink, sink);
+        }
+
+        return new MechanismTrial.UnitCost(touched - start, afterPopulate - started, afterFirst - afterPopulate, afterSecond - afterFirst);
     }
 
     /// <summary>The sampled read time a page above which a populated span is read whole (tests set 0 or infinity).</summary>
@@ -111,8 +155,12 @@ internal sealed unsafe class ChunkSweep : IChunkSweep
         // SIGBUS, and reads every page only where a sample of them shows that the first access still costs a fault.
         byte sink = 0;
         nint touched = !_populate ? TouchAll(start, end, region, ref sink)
-            : _touchAfterPopulate ? TouchWhereFirstAccessIsSlow(start, end, region, ref sink)
-            : end;
+            : (TouchAfter)_touchAfter switch
+            {
+                TouchAfter.All => TouchAll(start, end, region, ref sink),
+                TouchAfter.Sampled => TouchWhereFirstAccessIsSlow(start, end, region, ref sink),
+                _ => end,
+            };
 
         // Keeps the touched bytes observable so the JIT cannot drop the reads.
         if (sink != 0)

@@ -78,4 +78,18 @@ internal static partial class Log
     [LoggerMessage(EventId = 17, Level = LogLevel.Debug,
         Message = "[{Label}] The touch reads through the kernel (process_vm_readv), not through the engine's own mapping: a memfd to write the mapping into is refused ({Error}; a seccomp filter?)")]
     internal static partial void MappingTouchRefused(ILogger logger, string label, PlatformError error);
+
+    /// <summary>The trial's Debug line: what it chose and each candidate's cost, described only where the line is written.</summary>
+    internal static void TrialChose(ILogger logger, string label, SweepMechanism mechanism, PopulateMechanism chosen, TouchAfter touchAfter, TrialOutcome trial)
+    {
+        if (logger.IsEnabled(LogLevel.Debug))
+        {
+#pragma warning disable CA1873 // The IsEnabled check above is the guard the rule asks for.
+            TrialChose(logger, label, chosen.Name, mechanism.Describe(chosen, touchAfter, trial));
+#pragma warning restore CA1873
+        }
+    }
+
+    [LoggerMessage(EventId = 19, Level = LogLevel.Debug, SkipEnabledCheck = true, Message = "[{Label}] The trial chose {Chosen}: {Trial}")]
+    private static partial void TrialChose(ILogger logger, string label, string chosen, string trial);
 }

@@ -1,67 +1,72 @@
+using System.Diagnostics;
+
 namespace Sharpi.Prefault;
 
 /// <summary>
-/// The trial rule (docs/mechanisms.md): which of a run's candidate mechanisms, given in the order the static signals
-/// suggest, sweeps the rest of the set, decided from the cost per byte each one measures on a few chunks at the start
-/// of the run. The costs come through a seam (<see cref="Choose"/>'s measure), so the rule is tested with injected
-/// rates. A measure times a chunk's whole cost, including the first access the engine would otherwise pay.
+/// The trial rule (docs/mechanisms.md): which of a run's candidate mechanisms, given in the static order, sweeps the
+/// rest of the set, decided from what each cost a byte on a block of units at the start of the run, and whether the
+/// rest is touched after its populate. A block's cost is its whole cost: the staging, the populate and the first
+/// access through the engine's mapping, which the engine pays if the sweep does not. Pure: the costs come in measured
+/// (<see cref="TrialSweep"/>), so the rule is tested with injected ones.
 /// </summary>
-/// <remarks>Not yet called by the sweep: the candidates' chunk routines are still decided in <see cref="SweepMechanism.Choose"/>.</remarks>
 internal static class MechanismTrial
 {
-    /// <summary>The most of a set the alternatives' trials may take together, where the first guess was right.</summary>
-    internal const double BudgetShare = 0.03;
+    /// <summary>
+    /// The most of a set the alternatives' units may take together: a right first guess then costs about 3% of the load
+    /// where an alternative is three times as slow a byte.
+    /// </summary>
+    internal const double BudgetShare = 0.01;
 
     /// <summary>A candidate replaces the first guess only where it costs less than this share below the first's cost (noise).</summary>
     internal const double Noise = 0.10;
 
-    /// <summary>An alternative that costs this many times the first guess on its first chunk gets no more trial chunks.</summary>
-    internal const double ClearlySlower = 1.5;
+    /// <summary>Tests: a budget share for the runs of this async flow (and the threads they start), which then reuse no earlier choice.</summary>
+    internal static readonly AsyncLocal<double?> BudgetShareOverride = new();
+
+    /// <summary>Bytes of one trial unit: a 2 MiB folio, so a block of a few spreads over the sweep's threads.</summary>
+    internal const long UnitBytes = 2L * 1024 * 1024;
+
+    /// <summary>The fewest units a candidate is judged on; a set too small for them takes the first guess untried.</summary>
+    internal const int MinUnitsEach = 2;
+
+    /// <summary>The most units a candidate gets, however large the set.</summary>
+    internal const int MaxUnitsEach = 16;
 
     /// <summary>
-    /// The trial chunks each candidate gets in a set of <paramref name="setChunks"/> chunks: the alternatives together
-    /// take at most <see cref="BudgetShare"/> of the set, so 0 (no trials: the first candidate runs) where that is less
-    /// than a chunk each, or where there is only one candidate.
+    /// A first access that costs more than this many times a second one after the populate pays something a second
+    /// access does not (a host's fault, a shadow page table entry): then the sweep pays it, in parallel, for the request.
     /// </summary>
-    internal static int TrialChunks(long setChunks, int candidates) =>
-        candidates < 2 || setChunks <= 0 ? 0 : (int)Math.Min(int.MaxValue, (long)(setChunks * BudgetShare / (candidates - 1)));
+    internal const double FirstTouchFactor = 2.0;
 
     /// <summary>
-    /// Runs the trials and returns the candidate that sweeps the rest: the first candidate's chunks first, then each
-    /// alternative's, stopping an alternative after one chunk that costs <see cref="ClearlySlower"/> times the first's.
+    /// The units each of <paramref name="candidates"/> gets over a set of <paramref name="setBytes"/>: the alternatives
+    /// together take at most <see cref="BudgetShare"/> of the set, no more than <see cref="MaxUnitsEach"/> each, and 0
+    /// (no trial: the first candidate runs) where that leaves fewer than <see cref="MinUnitsEach"/> or there is one candidate.
     /// </summary>
-    /// <param name="candidates">How many candidates, in the static order (the first is the guess).</param>
-    /// <param name="setChunks">The chunks of the set.</param>
-    /// <param name="measure">Sweeps one trial chunk with candidate <c>c</c> (its <c>n</c>th) and returns its cost, in nanoseconds a byte.</param>
-    /// <param name="rates">Each candidate's mean cost measured, NaN where it was not tried; for the result and the Debug log.</param>
-    internal static int Choose(int candidates, long setChunks, Func<int, int, double> measure, out double[] rates)
+    internal static int UnitsEach(long setBytes, int candidates)
     {
-        rates = new double[candidates];
-        Array.Fill(rates, double.NaN);
-        int each = TrialChunks(setChunks, candidates);
-        if (each == 0)
+        if (candidates < 2 || setBytes <= 0)
         {
             return 0;
         }
 
-        for (int c = 0; c < candidates; c++)
-        {
-            double sum = 0;
-            int n = 0;
-            while (n < each)
-            {
-                sum += measure(c, n);
-                n++;
-                if (c > 0 && n == 1 && sum > rates[0] * ClearlySlower)
-                {
-                    break;
-                }
-            }
+        long each = (long)(setBytes * (BudgetShareOverride.Value ?? BudgetShare) / (candidates - 1) / UnitBytes);
+        return each < MinUnitsEach ? 0 : (int)Math.Min(each, MaxUnitsEach);
+    }
 
-            rates[c] = sum / n;
+    /// <summary>
+    /// Each candidate's cost in nanoseconds a byte: its block's <see cref="Stopwatch"/> ticks, plus what the engine's
+    /// first access would still add to the block (<paramref name="engineNanoseconds"/>), over its bytes (NaN where it swept none).
+    /// </summary>
+    internal static double[] Rates(ReadOnlySpan<long> bytes, ReadOnlySpan<long> ticks, ReadOnlySpan<double> engineNanoseconds)
+    {
+        double[] rates = new double[bytes.Length];
+        for (int c = 0; c < rates.Length; c++)
+        {
+            rates[c] = bytes[c] <= 0 ? double.NaN : ((ticks[c] * (1e9 / Stopwatch.Frequency)) + engineNanoseconds[c]) / bytes[c];
         }
 
-        return Pick(rates);
+        return rates;
     }
 
     /// <summary>
@@ -81,4 +86,48 @@ internal static class MechanismTrial
 
         return best != 0 && !double.IsNaN(rates[0]) && rates[best] >= rates[0] * (1 - Noise) ? 0 : best;
     }
+
+    /// <summary>
+    /// What the trial cost over sweeping its units with the first guess alone, in nanoseconds: each alternative's bytes
+    /// at its rate less the first's (never below 0), from <see cref="Rates"/> and each candidate's bytes.
+    /// </summary>
+    internal static double ExtraNanoseconds(ReadOnlySpan<double> rates, ReadOnlySpan<long> bytes)
+    {
+        double extra = 0;
+        for (int c = 1; c < rates.Length; c++)
+        {
+            if (!double.IsNaN(rates[c]) && !double.IsNaN(rates[0]))
+            {
+                extra += Math.Max(0, rates[c] - rates[0]) * bytes[c];
+            }
+        }
+
+        return extra;
+    }
+
+    /// <summary>
+    /// Whether the rest of the set is touched after its populate with <paramref name="candidate"/>: where its units'
+    /// first access cost more than <see cref="FirstTouchFactor"/> times their second.
+    /// </summary>
+    internal static bool TouchesAll(ReadOnlySpan<UnitCost> units, ReadOnlySpan<int> candidateOf, int candidate)
+    {
+        long first = 0, second = 0;
+        for (int u = 0; u < units.Length; u++)
+        {
+            if (candidateOf[u] == candidate)
+            {
+                first += units[u].FirstTouchTicks;
+                second += units[u].SecondTouchTicks;
+            }
+        }
+
+        return first > 0 && first > second * FirstTouchFactor;
+    }
+
+    /// <summary>
+    /// What one trial unit cost, in <see cref="Stopwatch"/> ticks: its staging and populate, the first access to each of
+    /// its pages through the engine's mapping, and the same access again (what the touch costs where there is nothing
+    /// left to pay).
+    /// </summary>
+    internal readonly record struct UnitCost(long Bytes, long PopulateTicks, long FirstTouchTicks, long SecondTouchTicks);
 }

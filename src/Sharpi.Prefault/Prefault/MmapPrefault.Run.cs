@@ -171,7 +171,7 @@ public static partial class MmapPrefault
     /// whether cancellation cut it short, and what was resident after it.
     /// </summary>
     private readonly record struct SweepOutcome(PrefaultMethod Method, long Bytes, int Threads, bool IsCanceled, long BytesResidentAfter = 0, long HugePageAdvisedBytes = 0,
-        long BytesUnknownAfter = 0, string ReadAhead = "", string Mechanism = "");
+        long BytesUnknownAfter = 0, string ReadAhead = "", string Mechanism = "", string Ran = "");
 
     private static RamGateDecision NothingToDo(string reason) => new(false, false, 0, reason);
 
@@ -200,30 +200,88 @@ public static partial class MmapPrefault
                 Mechanism: mechanism.Describe());
         }
 
-        long totalBytes = RegionSet.TotalBytes(regions);
-        long chunkSize = mechanism.Staging?.ChunkSizeFor(options.ChunkSize, totalBytes, Math.Min(threadPlan.Threads, StrideSweep.MaxThreads)) ?? options.ChunkSize;
-        string readAhead = mechanism.Staging?.Describe(FileStaging.FinerChunk(chunkSize, options.ChunkSize, totalBytes)) ?? string.Empty;
-
         RegionReadiness? readiness = run.Readiness;
         readiness?.Expect(regions);
-        Action<int>? regionDone = readiness is null ? null : i => readiness.Swept(regions[i].Order);
         var chunks = new ChunkSweep(regions, mechanism);
-        var sweep = new StrideSweep(regions, chunkSize, chunks, regionDone, run.CancellationToken, options.Clock);
-        ProgressReporter? progress = options.Progress is null ? null : new ProgressReporter(options.Progress, sweep.BytesTotal, options.Label, run.Log);
+        long totalBytes = RegionSet.TotalBytes(regions);
+        ProgressReporter? progress = options.Progress is null ? null : new ProgressReporter(options.Progress, totalBytes, options.Label, run.Log);
+
+        // The trial, where the run takes one: its units first, then the rest with the cheapest candidate.
+        PopulateMechanism? ran = mechanism.Candidates.Length > 0 ? mechanism.Candidates[0] : null;
+        TouchAfter touchAfter = mechanism.TouchAfter;
+        TrialOutcome? trial = null;
+        MergedRegion[] rest = regions;
+        int[]? restParent = null;
+        if (mechanism.UnitsEach > 0 && OperatingSystem.IsLinux())
+        {
+            trial = TrialSweep.Run(regions, mechanism.Candidates, mechanism.UnitsEach, chunks, threadPlan, progress, options.Clock, run.CancellationToken);
+            ran = mechanism.Candidates[trial.Chosen];
+            touchAfter = !threadPlan.TouchesAfterPopulate ? TouchAfter.None
+                : trial.TouchesAll ? TouchAfter.All
+                : trial.Probe.KernelTouchPays ? mechanism.TouchAfter
+                : TouchAfter.None;
+            ran.Commit();
+            chunks.Use(ran, touchAfter);
+            (rest, restParent) = (trial.Rest, trial.RestParent);
+            if (!trial.IsCutShort)
+            {
+                MechanismChoice.Remember(mechanism.Key, new MechanismChoice.Choice(ran.Staging.Policy, touchAfter == TouchAfter.All));
+            }
+
+            Log.TrialChose(run.Log, options.Label, mechanism, ran, touchAfter, trial);
+            if (readiness is not null)
+            {
+                // A region the units took whole is done now: no chunk of it is left.
+                for (int i = 0; i < regions.Length; i++)
+                {
+                    if (Array.IndexOf(restParent, i) < 0)
+                    {
+                        readiness.Swept(regions[i].Order);
+                    }
+                }
+            }
+        }
+
+        long restBytes = RegionSet.TotalBytes(rest);
+        int restThreads = Math.Min(threadPlan.Threads, StrideSweep.MaxThreads);
+        long chunkSize = ran?.ChunkSizeFor(options.ChunkSize, totalBytes, restThreads) ?? options.ChunkSize;
+        string readAhead = ran?.Staging.Describe(FileStaging.FinerChunk(chunkSize, options.ChunkSize, totalBytes)) ?? string.Empty;
+        Action<int>? regionDone = readiness is null ? null
+            : restParent is null ? i => readiness.Swept(regions[i].Order)
+            : i => readiness.Swept(regions[restParent[i]].Order);
+        IChunkSweep restChunks = restParent is null ? chunks : new ParentRegions(chunks, restParent);
+        var sweep = new StrideSweep(rest, chunkSize, restChunks, regionDone, run.CancellationToken, options.Clock, bytesBefore: trial?.Bytes ?? 0);
 
         // Where the run reads in windows, Start reads ahead of its sweep (SweepThreads). Where everything is resident
         // already, only page tables are left to fill: often less than starting a thread.
-        int threads = threadPlan.ReadsAheadOfSweep && mechanism.ReadsInWindows
+        int threads = trial is { IsCutShort: true } || rest.Length == 0 ? 0
+            : threadPlan.ReadsAheadOfSweep && ran is { ReadsInWindows: true }
             ? sweep.ExecuteBehindReadAhead(threadPlan.Helpers, threadPlan.HelperPriority, threadPlan.ReadAheadBytes, progress)
             : sweep.Execute(threadPlan.Threads, threadPlan.Priority, progress, helpersOnDemand: plan.BytesNeeded == 0);
+        threads = Math.Max(threads, trial?.Threads ?? 0);
+        if (rest.Length == 0 || trial is { IsCutShort: true })
+        {
+            progress?.Complete(sweep.BytesDone);
+        }
+
         chunks.CollectFailures(run.Failures);
         if (chunks.SpansSampled > 0)
         {
             Log.TouchedAfterPopulate(run.Log, options.Label, chunks.SpansTouched, chunks.SpansSampled, chunks.SampledNanosecondsPerPage, TouchAfterPopulate.SlowPageNanoseconds);
         }
 
-        bool cancelled = run.CancellationToken.IsCancellationRequested && sweep.IsCutShort;
-        return new SweepOutcome(mechanism.Method, sweep.BytesDone, threads, cancelled, HugePageAdvisedBytes: advised, ReadAhead: readAhead, Mechanism: mechanism.Describe());
+        string description = mechanism.Describe(ran, touchAfter, trial);
+        bool cancelled = run.CancellationToken.IsCancellationRequested && (sweep.IsCutShort || trial is { IsCutShort: true });
+        return new SweepOutcome(mechanism.Method, sweep.BytesDone, threads, cancelled, HugePageAdvisedBytes: ran?.Staging.HugePageAdvisedBytes ?? advised, ReadAhead: readAhead,
+            Mechanism: description, Ran: ran?.Name ?? string.Empty);
+    }
+
+    /// <summary>The rest of a trial run's sweep: its pieces' chunks swept under the indexes of the regions they came from, where failures are kept.</summary>
+    private sealed class ParentRegions(ChunkSweep chunks, int[] parentOf) : IChunkSweep
+    {
+        public long SweepChunk(int region, nint start, nint end, bool readAhead) => chunks.SweepChunk(parentOf[region], start, end, readAhead);
+
+        public void ReadAhead(int region, nint start, nint end) => chunks.ReadAhead(parentOf[region], start, end);
     }
 
     /// <summary>Builds the result, logs it and records its metrics: the one place every run ends, skipped or not.</summary>
@@ -254,7 +312,7 @@ public static partial class MmapPrefault
             MechanismDescription = sweep.Mechanism ?? string.Empty,
         };
 
-        LogResult(run, result);
+        LogResult(run, result, sweep.Ran ?? string.Empty);
         PrefaultMetrics.Record(run.Options.Label, result);
         return result;
     }
@@ -268,7 +326,7 @@ public static partial class MmapPrefault
             : reason;
     }
 
-    private static void LogResult(RunContext run, PrefaultResult result)
+    private static void LogResult(RunContext run, PrefaultResult result, string ran)
     {
         ILogger log = run.Log;
         string label = run.Options.Label;
@@ -293,6 +351,7 @@ public static partial class MmapPrefault
         if (result.HasRun)
         {
             string method = PrefaultMethodNames.Of(result.Method); // a table lookup, cheap whether or not the line is written
+            method = ran.Length == 0 ? method : $"{method} ({ran})";
             Log.Completed(log, label, result.Bytes, result.BytesAlreadyResident, result.Elapsed.TotalSeconds, result.GiBPerSecond, method,
                 new PrefaultOutcomeText(result));
             Log.How(log, label, result.MechanismDescription.Length > 0 ? result.MechanismDescription : "no sweep",

@@ -39,8 +39,11 @@ internal sealed class StrideSweep
     /// <param name="regionDone">Called (on a sweep thread) with a region's index once its last chunk is swept, failed or not.</param>
     /// <param name="token">Stops the sweep between chunks.</param>
     /// <param name="clock">Times the calling thread's lone start when the helpers start on demand; the system's by default.</param>
-    internal StrideSweep(MergedRegion[] regions, long chunkSize, IChunkSweep chunks, Action<int>? regionDone, CancellationToken token, TimeProvider? clock = null)
+    /// <param name="bytesBefore">Bytes an earlier part of the same run swept (a trial's), counted in <see cref="BytesDone"/> and progress.</param>
+    internal StrideSweep(MergedRegion[] regions, long chunkSize, IChunkSweep chunks, Action<int>? regionDone, CancellationToken token, TimeProvider? clock = null,
+        long bytesBefore = 0)
     {
+        _bytesDone = bytesBefore;
         _clock = clock ?? TimeProvider.System;
         _regions = regions;
         _chunkSize = chunkSize;

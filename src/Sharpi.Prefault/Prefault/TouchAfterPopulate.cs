@@ -53,3 +53,16 @@ internal static class TouchAfterPopulate
     internal static bool IsSlow(long elapsedTicks, long pages, double slowPageNanoseconds) =>
         pages > 0 && elapsedTicks * (1e9 / Stopwatch.Frequency) > pages * slowPageNanoseconds;
 }
+
+/// <summary>What the sweep does after each chunk's populate.</summary>
+internal enum TouchAfter
+{
+    /// <summary>Nothing: the populate mapped every page, and a first access costs no more than a later one.</summary>
+    None,
+
+    /// <summary>Each 2 MiB span sampled and read whole where the sample was slow (<see cref="TouchAfterPopulate"/>).</summary>
+    Sampled,
+
+    /// <summary>Every page accessed once through the engine's mapping: the trial found the first access costly.</summary>
+    All,
+}

@@ -107,7 +107,7 @@ public sealed class MappingTouchTests(ITestOutputHelper output)
             });
             truncator.Start();
 
-            using var mechanism = new SweepMechanism(PrefaultMethod.Touch, HintsFirst: false, TouchesAfterPopulate: false, Staging: null,
+            using var mechanism = new SweepMechanism(PrefaultMethod.Touch, HintsFirst: false, TouchAfter.None, [],
                 ThroughMapping: MappingTouch.TryCreate());
             var sweep = new ChunkSweep([new MergedRegion(region.Address, region.End, "racing", 0)], mechanism);
             int next = 0;

@@ -13,9 +13,9 @@ public sealed class ChunkSweepTests
 {
     private static readonly nint Page = Environment.SystemPageSize;
 
-    private static readonly SweepMechanism Populate = new(PrefaultMethod.Populate, HintsFirst: false, TouchesAfterPopulate: false, Staging: null);
-    private static readonly SweepMechanism PopulateAndSample = Populate with { TouchesAfterPopulate = true };
-    private static readonly SweepMechanism Touch = new(PrefaultMethod.Touch, HintsFirst: false, TouchesAfterPopulate: false, Staging: null);
+    private static readonly SweepMechanism Populate = new(PrefaultMethod.Populate, HintsFirst: false, TouchAfter.None, []);
+    private static readonly SweepMechanism PopulateAndSample = Populate with { TouchAfter = TouchAfter.Sampled };
+    private static readonly SweepMechanism Touch = new(PrefaultMethod.Touch, HintsFirst: false, TouchAfter.None, []);
 
     [LinuxFact]
     public void SweepChunk_Populate_BringsTheChunkIn_AndReturnsItsBytes()

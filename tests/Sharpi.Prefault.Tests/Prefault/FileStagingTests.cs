@@ -191,83 +191,80 @@ public sealed class FileStagingTests
     }
 
     /// <summary>
-    /// Withheld, the advice leaves the mapping to windows where a window reads more than the device's read-ahead
-    /// (read_ahead_kb under max_sectors_kb), else to the kernel's own read-ahead: whichever this test file's device
-    /// has, the outcome is checked against its sysfs figures and the file comes in whole.
-    /// </summary>
-    [HugePageFact]
-    public void Prepare_OnAVmThatReportsFreePages_WithholdsTheAdvice_AndReadsInWindowsOnlyWhereTheyReadMore()
-    {
-        using TestFile file = TestFile.Create(FileBytes);
-        using MappedFile view = file.Map(MemoryMappedFileAccess.Read);
-        MergedRegion[] merged = RegionSet.Merge([view.Region()], null);
-        bool windows = WindowsOnTheDeviceOf(file.Path);
-
-        using FileStaging staging = Prepare(merged, freePagesReported: true);
-        staging.Read(merged[0].Start, merged[0].End);
-        if (!windows)
-        {
-            // The sweep's populate reads it then: nothing was staged.
-            Assert.Equal(0, Residency.OfFile(file.Path).ResidentBytes);
-            unsafe
-            {
-                Assert.Equal(0, global::Interop.Libc.Madvise((void*)merged[0].Start, (nuint)(merged[0].End - merged[0].Start), global::Interop.LinuxConstants.MADV_POPULATE_READ));
-            }
-        }
-
-        Assert.Equal(0, staging.HugePageAdvisedBytes);
-        Assert.Equal(windows ? 1 : 0, staging.ExactMappingCount);
-        Assert.Equal(windows ? FileBytes : 0, staging.WindowedBytes);
-        Assert.Equal(windows ? 0 : FileBytes, staging.KernelReadAheadBytes);
-        Assert.DoesNotContain("hg", Platform.HugePageAdviceTests.VmFlags(merged[0].Start));
-        Assert.Contains(windows ? "read ahead in" : "the device's own read-ahead", staging.Describe(), StringComparison.Ordinal);
-        Assert.Contains("free page reporting", staging.Describe(), StringComparison.Ordinal);
-        Assert.Equal(FileBytes, Residency.OfFile(file.Path).ResidentBytes); // every window was read, not just the first
-
-        // Through the kernel's read-ahead a set this small is swept in chunks of the device's read-ahead where that
-        // splits it, and the description says so; in windows the option's chunks stay.
-        long expected = ExpectedChunk(file.Path, windows);
-        long chunk = staging.ChunkSizeFor(PrefaultOptions.DefaultChunkSize, FileBytes, threads: 8);
-        Assert.Equal(expected, chunk);
-        Assert.Equal(expected < FileBytes, staging.Describe(FileStaging.FinerChunk(chunk, PrefaultOptions.DefaultChunkSize, FileBytes)).Contains($"swept in {Sizes.Format(expected)} chunks, not 32.00 MiB", StringComparison.Ordinal));
-    }
-
-    /// <summary>
-    /// Beside the engine's init (<c>Start</c>, whose thread layout was measured with windows) a mapping the advice would
-    /// have covered is read in windows whatever the device's read-ahead.
+    /// Under <see cref="FolioPolicy.ReadAhead"/> nothing is staged and the populate reads a mapping covered whole
+    /// through the device's own read-ahead; on a VM that reports free pages a set this small is swept in chunks of the
+    /// device's read-ahead where that splits it, and the description says so.
     /// </summary>
     [LinuxFact]
-    public void Prepare_BesideInit_WithTheAdviceOff_ReadsInWindows_EvenWhereTheDevicesReadAheadIsAsLarge()
+    public void Prepare_ReadAhead_StagesNothing_AndThePopulateReadsTheMappingWhole()
     {
         using TestFile file = TestFile.Create(FileBytes);
         using MappedFile view = file.Map(MemoryMappedFileAccess.Read);
         MergedRegion[] merged = RegionSet.Merge([view.Region()], null);
 
-        using FileStaging staging = Prepare(merged, hugePages: false, keepsHugePageAdvice: true);
+        using FileStaging staging = Prepare(merged, FolioPolicy.ReadAhead);
+        staging.Read(merged[0].Start, merged[0].End);
+        Assert.Equal(0, Residency.OfFile(file.Path).ResidentBytes);
+        unsafe
+        {
+            Assert.Equal(0, global::Interop.Libc.Madvise((void*)merged[0].Start, (nuint)(merged[0].End - merged[0].Start), global::Interop.LinuxConstants.MADV_POPULATE_READ));
+        }
+
+        Assert.Equal((0L, 0, 0L, FileBytes), (staging.HugePageAdvisedBytes, staging.ExactMappingCount, staging.WindowedBytes, staging.KernelReadAheadBytes));
+        Assert.DoesNotContain("hg", Platform.HugePageAdviceTests.VmFlags(merged[0].Start));
+        Assert.Contains("the device's own read-ahead", staging.Describe(), StringComparison.Ordinal);
+        Assert.Equal(FileBytes, Residency.OfFile(file.Path).ResidentBytes);
+
+        long expected = ExpectedChunk(file.Path, windows: false);
+        var reported = new ReadAheadPopulate(staging, freePagesReported: true);
+        Assert.Equal(expected, reported.ChunkSizeFor(PrefaultOptions.DefaultChunkSize, FileBytes, threads: 8));
+        Assert.Equal(PrefaultOptions.DefaultChunkSize, new ReadAheadPopulate(staging, freePagesReported: false).ChunkSizeFor(PrefaultOptions.DefaultChunkSize, FileBytes, 8));
+        Assert.Equal(expected < FileBytes, staging.Describe(FileStaging.FinerChunk(expected, PrefaultOptions.DefaultChunkSize, FileBytes)).Contains($"swept in {Sizes.Format(expected)} chunks, not 32.00 MiB", StringComparison.Ordinal));
+    }
+
+    /// <summary>Under <see cref="FolioPolicy.Windows"/> a mapping covered whole is read window by window (every window, not only the first) before its populate.</summary>
+    [LinuxFact]
+    public void Prepare_Windows_ReadsEveryWindowOfAMappingCoveredWhole()
+    {
+        using TestFile file = TestFile.Create(FileBytes);
+        using MappedFile view = file.Map(MemoryMappedFileAccess.Read);
+        MergedRegion[] merged = RegionSet.Merge([view.Region()], null);
+
+        using FileStaging staging = Prepare(merged, FolioPolicy.Windows);
         staging.Read(merged[0].Start, merged[0].End);
 
-        Assert.Equal(1, staging.ExactMappingCount);
-        Assert.Equal(0, staging.KernelReadAheadBytes);
+        Assert.Equal((1, FileBytes, 0L, 0L), (staging.ExactMappingCount, staging.WindowedBytes, staging.KernelReadAheadBytes, staging.HugePageAdvisedBytes));
+        Assert.Contains("read ahead in", staging.Describe(), StringComparison.Ordinal);
         Assert.Equal(FileBytes, Residency.OfFile(file.Path).ResidentBytes);
     }
 
-    /// <summary>With the advice turned off by the option, <c>Run</c> follows the same rule as where it is withheld (this device's figures decide).</summary>
-    [LinuxFact]
-    public void Prepare_WithTheAdviceTurnedOff_ReadsInWindowsOnlyWhereTheyReadMore()
+    /// <summary>
+    /// A trial's huge-page staging advises nothing until <see cref="FileStaging.Commit"/>, then the whole mapping;
+    /// a unit's advice splits the mapping and the whole advice merges it back.
+    /// </summary>
+    [HugePageFact]
+    public void Prepare_HugePages_Deferred_AdvisesOnlyItsUnits_UntilCommit()
     {
         using TestFile file = TestFile.Create(FileBytes);
         using MappedFile view = file.Map(MemoryMappedFileAccess.Read);
-        bool windows = WindowsOnTheDeviceOf(file.Path);
+        MergedRegion[] merged = RegionSet.Merge([view.Region()], null);
+        int before = MappingsOf(file.Path).Split('\n').Length;
 
-        using FileStaging staging = Prepare(RegionSet.Merge([view.Region()], null), hugePages: false);
+        using FileStaging staging = FileStaging.Prepare(merged, ProcMaps.ReadFor(merged), PrefaultMethod.Populate, FolioPolicy.HugePages, somethingToRead: true,
+            Microsoft.Extensions.Logging.Abstractions.NullLogger.Instance, "test", deferAdvice: true);
+        Assert.Equal(0, staging.HugePageAdvisedBytes);
+        Assert.Equal(FileBytes, staging.TrialableBytes);
+        Assert.DoesNotContain("hg", Platform.HugePageAdviceTests.VmFlags(merged[0].Start));
 
-        Assert.Equal(windows ? 1 : 0, staging.ExactMappingCount);
-        Assert.Equal(windows ? 0 : FileBytes, staging.KernelReadAheadBytes);
+        nint unit = (merged[0].Start + (nint)MechanismTrial.UnitBytes - 1) & ~((nint)MechanismTrial.UnitBytes - 1);
+        staging.StageUnit(unit, unit + (nint)MechanismTrial.UnitBytes);
+        Assert.Contains("hg", Platform.HugePageAdviceTests.VmFlags(unit));
+        Assert.True(MappingsOf(file.Path).Split('\n').Length > before, "the unit's advice splits the mapping");
 
-        // A machine that keeps its free pages keeps the option's chunks, whatever the mechanism (nothing was measured there).
-        long chunk = staging.ChunkSizeFor(PrefaultOptions.DefaultChunkSize, FileBytes, threads: 8);
-        Assert.Equal(PrefaultOptions.DefaultChunkSize, chunk);
-        Assert.DoesNotContain("chunks, not", staging.Describe(FileStaging.FinerChunk(chunk, PrefaultOptions.DefaultChunkSize, FileBytes)), StringComparison.Ordinal);
+        staging.Commit();
+        Assert.Equal(FileBytes, staging.HugePageAdvisedBytes);
+        Assert.Contains("hg", Platform.HugePageAdviceTests.VmFlags(merged[0].Start));
+        Assert.Equal(before, MappingsOf(file.Path).Split('\n').Length);
     }
 
     /// <summary>
@@ -307,32 +304,10 @@ public sealed class FileStagingTests
         Assert.Equal(64 * TestFile.MiB, FileStaging.ChunkSizeFor(64 * TestFile.MiB, 256 * TestFile.MiB, 128 * 1024, 256 * TestFile.MiB, 8));
     }
 
-    [FreePageReportingFact]
-    public void Run_OnThisVmThatReportsFreePages_SaysWhyItWithheldTheAdvice()
+    /// <summary>Beside the engine's init a set too small for a trial takes Start's first guess, the huge-page advice, on any machine.</summary>
+    [HugePageFact]
+    public async Task Start_OverASetTooSmallForATrial_TakesTheHugePageAdvice()
     {
-        using TestFile file = TestFile.Create(FileBytes);
-        using MappedFile view = file.Map();
-
-        PrefaultResult result = MmapPrefault.Run([view.Region()], PrefaultOptions.Default with { RamGate = RamGate.Always });
-
-        Assert.Equal(0, result.HugePageAdvisedBytes);
-        Assert.Contains("free page reporting", result.ReadAheadDescription, StringComparison.Ordinal);
-        // The reason is the last clause and starts so: the bench's coldstart strips it from what a row ran (its
-        // ColdStartStrategy.Ran), so that a row with the advice turned off reads as the same run on such a VM.
-        Assert.Contains("; no huge-page advice: ", result.ReadAheadDescription, StringComparison.Ordinal);
-        // Run applies the chunk rule before it describes the run: through the kernel's read-ahead, where the device's
-        // read-ahead splits 16 MiB, the sweep took smaller chunks than the option's and says so.
-        long expected = ExpectedChunk(file.Path, WindowsOnTheDeviceOf(file.Path));
-        Assert.Equal(expected < FileBytes, result.ReadAheadDescription.Contains($"swept in {Sizes.Format(expected)} chunks, not 32.00 MiB", StringComparison.Ordinal));
-
-        Assert.Equal(100.0, Residency.OfFile(file.Path).Percent);
-    }
-
-    [FreePageReportingHugePageFact]
-    public async Task Start_OnThisVmThatReportsFreePages_KeepsTheHugePageAdvice_AndSaysWhy()
-    {
-        // Beside the engine's init the cores matter more than the sweep's speed: 4 KiB folios in windows (Run's choice
-        // here) stretched an init that keeps both cores busy to 1.16-1.18x its time, 2 MiB folios to 0.97-1.03x.
         using TestFile file = TestFile.Create(FileBytes);
         using MappedFile view = file.Map(MemoryMappedFileAccess.Read);
 
@@ -340,8 +315,8 @@ public sealed class FileStagingTests
         PrefaultResult result = await handle.Completion;
 
         Assert.Equal(FileBytes, result.HugePageAdvisedBytes);
-        Assert.Contains("kept on this VM that reports free pages", result.ReadAheadDescription, StringComparison.Ordinal);
-        Assert.Contains("; the advice kept", result.ReadAheadDescription, StringComparison.Ordinal); // the clause the bench strips (see above)
+        Assert.StartsWith("huge-page populate", result.MechanismDescription, StringComparison.Ordinal);
+        Assert.DoesNotContain("trial", result.MechanismDescription, StringComparison.Ordinal);
         Assert.Equal(100.0, Residency.OfFile(file.Path).Percent);
     }
 
@@ -360,9 +335,9 @@ public sealed class FileStagingTests
         return FileStaging.ChunkSizeFor(PrefaultOptions.DefaultChunkSize, FileBytes, readAhead, FileBytes, threads: 8);
     }
 
-    private static FileStaging Prepare(MergedRegion[] merged, bool hugePages = true, bool freePagesReported = false, bool keepsHugePageAdvice = false) =>
-        FileStaging.Prepare(merged, ProcMaps.ReadFor(merged), PrefaultMethod.Populate, hugePages, freePagesReported, somethingToRead: true,
-            Microsoft.Extensions.Logging.Abstractions.NullLogger.Instance, "test", keepsHugePageAdvice);
+    private static FileStaging Prepare(MergedRegion[] merged, FolioPolicy policy = FolioPolicy.HugePages) =>
+        FileStaging.Prepare(merged, ProcMaps.ReadFor(merged), PrefaultMethod.Populate, policy, somethingToRead: true,
+            Microsoft.Extensions.Logging.Abstractions.NullLogger.Instance, "test");
 
     /// <summary>Whether a mapping of <paramref name="path"/> covered whole is read in windows on its device where the rule applies (its sysfs figures).</summary>
     private static bool WindowsOnTheDeviceOf(string path)

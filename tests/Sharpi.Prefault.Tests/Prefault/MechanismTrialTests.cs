@@ -1,63 +1,81 @@
+using System.Diagnostics;
+
 namespace Sharpi.Prefault.Tests.Prefault;
 
-/// <summary>The trial rule with injected rates (<see cref="MechanismTrial"/>): no sweep, no clock.</summary>
+/// <summary>The trial rule with injected costs (<see cref="MechanismTrial"/>): no sweep, no clock.</summary>
 public sealed class MechanismTrialTests
 {
-    [Fact]
-    public void Choose_PicksTheFastestCandidate()
-    {
-        int chosen = MechanismTrial.Choose(3, setChunks: 1024, (c, _) => c switch { 0 => 10.0, 1 => 4.0, _ => 8.0 }, out double[] rates);
-
-        Assert.Equal(1, chosen);
-        Assert.Equal((10.0, 4.0, 8.0), (rates[0], rates[1], rates[2]));
-    }
+    private const long MiB = 1024 * 1024;
 
     [Fact]
-    public void Choose_KeepsTheFirstGuess_WhenTrialsTieWithinNoise()
+    public void Pick_TakesTheFastestCandidate()
     {
-        int chosen = MechanismTrial.Choose(2, setChunks: 1024, (c, _) => c == 0 ? 10.0 : 9.5, out _);
+        double[] rates = MechanismTrial.Rates([8 * MiB, 8 * MiB, 8 * MiB], [Ticks(10 * 8 * MiB), Ticks(4 * 8 * MiB), Ticks(8 * 8 * MiB)], [0, 0, 0]);
 
-        Assert.Equal(0, chosen);
-    }
-
-    [Theory]
-    [InlineData(2)]  // CI's 64 MiB in 32 MiB chunks
-    [InlineData(32)] // 1 GiB: one chunk is more than 3% of the set
-    public void Choose_OnASetTooSmallForTrials_TakesTheFirstWithoutMeasuring(long setChunks)
-    {
-        int measured = 0;
-        int chosen = MechanismTrial.Choose(2, setChunks, (_, _) => ++measured, out double[] rates);
-
-        Assert.Equal(0, chosen);
-        Assert.Equal(0, measured);
-        Assert.All(rates, r => Assert.True(double.IsNaN(r)));
+        Assert.Equal(1, MechanismTrial.Pick(rates));
+        Assert.Equal(10.0, rates[0], 3);
+        Assert.Equal(4.0, rates[1], 3);
     }
 
     [Fact]
-    public void Choose_StopsAnAlternative_AfterOneChunkThatIsClearlySlower()
+    public void Pick_KeepsTheFirstGuess_WhenTrialsTieWithinNoise()
     {
-        var calls = new int[2];
-        int chosen = MechanismTrial.Choose(2, setChunks: 1024, (c, _) => { calls[c]++; return c == 0 ? 1.0 : 2.0; }, out _);
-
-        Assert.Equal(0, chosen);
-        Assert.Equal(MechanismTrial.TrialChunks(1024, 2), calls[0]);
-        Assert.Equal(1, calls[1]);
-    }
-
-    [Theory]
-    [InlineData(34, 2)]
-    [InlineData(100, 2)]
-    [InlineData(1000, 3)]
-    [InlineData(100_000, 4)]
-    public void TrialChunks_OfTheAlternatives_TakeAtMostThreePercentOfTheSet(long setChunks, int candidates)
-    {
-        int each = MechanismTrial.TrialChunks(setChunks, candidates);
-
-        Assert.True(each >= 1, "a set this large gets trials");
-        Assert.True(each * (candidates - 1) <= setChunks * MechanismTrial.BudgetShare, $"{each} chunks each of {setChunks}");
+        Assert.Equal(0, MechanismTrial.Pick([10.0, 9.5]));
+        Assert.Equal(0, MechanismTrial.Pick([10.0, 10.0, 9.1]));
+        Assert.Equal(2, MechanismTrial.Pick([10.0, 10.0, 8.9]));
     }
 
     [Fact]
     public void Pick_WithTheFirstUntried_TakesTheFastestTried() =>
         Assert.Equal(2, MechanismTrial.Pick([double.NaN, 5.0, 3.0]));
+
+    [Fact]
+    public void Rates_CountWhatTheEnginesFirstAccessWouldAdd()
+    {
+        // Equal sweeps; the second leaves 4 KiB mappings whose first access costs the engine 2 ns a byte more.
+        double[] rates = MechanismTrial.Rates([4 * MiB, 4 * MiB], [Ticks(4 * MiB), Ticks(4 * MiB)], [0, 2.0 * 4 * MiB]);
+
+        Assert.Equal(0, MechanismTrial.Pick(rates));
+        Assert.Equal(3.0, rates[1], 3);
+        Assert.True(double.IsNaN(MechanismTrial.Rates([0], [0], [0])[0]), "a candidate that swept nothing is untried");
+    }
+
+    [Theory]
+    [InlineData(64L * MiB, 2)]  // CI's 64 MiB
+    [InlineData(256L * MiB, 3)]
+    [InlineData(1L << 40, 1)]   // one candidate: nothing to try
+    public void UnitsEach_OnASetTooSmallForTrials_OrOneCandidate_IsZero(long setBytes, int candidates) =>
+        Assert.Equal(0, MechanismTrial.UnitsEach(setBytes, candidates));
+
+    [Theory]
+    [InlineData(1L << 30, 2)]
+    [InlineData(1L << 30, 3)]
+    [InlineData(8L << 30, 3)]
+    [InlineData(100L << 30, 4)]
+    public void UnitsEach_OfTheAlternatives_TakeAtMostTheBudgetShareOfTheSet(long setBytes, int candidates)
+    {
+        int each = MechanismTrial.UnitsEach(setBytes, candidates);
+
+        Assert.InRange(each, MechanismTrial.MinUnitsEach, MechanismTrial.MaxUnitsEach);
+        Assert.True(each * MechanismTrial.UnitBytes * (candidates - 1) <= setBytes * MechanismTrial.BudgetShare, $"{each} units each of {setBytes} bytes");
+    }
+
+    [Fact]
+    public void TouchesAll_OnlyWhereTheFirstAccessCostsMoreThanTwiceTheSecond()
+    {
+        MechanismTrial.UnitCost[] units =
+        [
+            new(MiB, 100, FirstTouchTicks: 50, SecondTouchTicks: 10), // candidate 0: a costly first access
+            new(MiB, 100, FirstTouchTicks: 15, SecondTouchTicks: 10), // candidate 1: next to nothing left to pay
+        ];
+
+        Assert.True(MechanismTrial.TouchesAll(units, [0, 1], 0));
+        Assert.False(MechanismTrial.TouchesAll(units, [0, 1], 1));
+    }
+
+    [Fact]
+    public void ExtraNanoseconds_IsWhatTheAlternativesCostOverTheFirstGuess() =>
+        Assert.Equal(3.0 * MiB, MechanismTrial.ExtraNanoseconds([1.0, 4.0, 0.5], [MiB, MiB, MiB]), 3);
+
+    private static long Ticks(double nanoseconds) => (long)(nanoseconds * Stopwatch.Frequency / 1e9);
 }

@@ -1,0 +1,132 @@
+using System.Diagnostics;
+using System.Runtime.InteropServices;
+using System.Runtime.Versioning;
+
+namespace Sharpi.Prefault;
+
+/// <summary>
+/// What this machine charges an engine's first access to memory whose page tables a populate already filled, measured
+/// once per process on anonymous memory of its own (a load there cannot fault fatally): the extra time of a first
+/// load over a second, per 4 KiB mapping and per 2 MiB one, and whether a touch through the kernel (<see cref="MappingTouch"/>)
+/// pays that extra for the engine. A host that shadows the guest's page tables charges it; bare metal does not.
+/// </summary>
+internal static unsafe class FirstAccessProbe
+{
+    private const nuint Bytes = 4 * 1024 * 1024;
+    private const nuint Huge = 2 * 1024 * 1024;
+
+    private static readonly Lazy<Costs> s_costs = new(() => OperatingSystem.IsLinux() ? Measure() : default);
+
+    /// <summary>Tests: figures for the runs of this async flow in place of the machine's.</summary>
+    internal static readonly AsyncLocal<Costs?> Override = new();
+
+    /// <summary>The probe's figures, measured at the first call (a few milliseconds); zeros off Linux.</summary>
+    internal static Costs Current => Override.Value ?? s_costs.Value;
+
+    /// <summary>An earlier trial of this process measured that a touch through the kernel leaves the engine's first access to pay (never measured here: false).</summary>
+    internal static bool SaysKernelTouchDoesNotPay =>
+        Override.Value is { } figures ? !figures.KernelTouchPays : s_costs.IsValueCreated && !s_costs.Value.KernelTouchPays;
+
+    /// <summary>
+    /// The probe's figures: a first load's extra nanoseconds a 4 KiB page (<paramref name="Page"/>) and a 2 MiB
+    /// mapping (<paramref name="HugeMapping"/>; NaN where no huge page could be had), and the extra a first load still
+    /// pays a page after a touch through the kernel (<paramref name="PageAfterKernelTouch"/>). NaN where a block could
+    /// not be had; where the kernel had no huge page to give, the 2 MiB figure is what 512 small pages cost.
+    /// </summary>
+    internal readonly record struct Costs(double Page, double HugeMapping, double PageAfterKernelTouch)
+    {
+        /// <summary>A touch through the kernel leaves the engine less than half the extra it would pay without it.</summary>
+        internal bool KernelTouchPays => Page <= 0 || PageAfterKernelTouch < Page / 2;
+
+        /// <summary>
+        /// What an engine's first access would add to <paramref name="bytes"/> of which <paramref name="pmdBytes"/> are
+        /// mapped by 2 MiB entries, in nanoseconds, spread over <paramref name="threads"/> threads.
+        /// </summary>
+        internal double EngineNanoseconds(long bytes, long pmdBytes, int threads)
+        {
+            double page = double.IsNaN(Page) ? 0 : Math.Max(0, Page);
+            double small = Math.Max(0, bytes - pmdBytes) / 4096.0 * page;
+            double huge = double.IsNaN(HugeMapping) ? pmdBytes / 4096.0 * page : pmdBytes / (double)Huge * Math.Max(0, HugeMapping);
+            return (small + huge) / Math.Max(1, threads);
+        }
+    }
+
+    /// <summary>
+    /// Bytes of file pages this process maps with 2 MiB entries (<c>FilePmdMapped</c> of /proc/self/smaps_rollup); -1
+    /// where it cannot be read. A trial reads it around each candidate's block to tell how the engine will find its pages.
+    /// </summary>
+    internal static long FilePmdMappedBytes()
+    {
+        string? text = KernelFile.TryReadText("/proc/self/smaps_rollup");
+        int at = text?.IndexOf("FilePmdMapped:", StringComparison.Ordinal) ?? -1;
+        if (text is null || at < 0)
+        {
+            return -1;
+        }
+
+        ReadOnlySpan<char> rest = text.AsSpan(at + "FilePmdMapped:".Length).TrimStart();
+        int digits = 0;
+        while (digits < rest.Length && char.IsAsciiDigit(rest[digits]))
+        {
+            digits++;
+        }
+
+        return long.TryParse(rest[..digits], System.Globalization.NumberStyles.None, System.Globalization.CultureInfo.InvariantCulture, out long kb) ? kb * 1024 : -1;
+    }
+
+    [SupportedOSPlatform("linux")]
+    private static Costs Measure()
+    {
+        using MappingTouch? touch = MappingTouch.TryCreate();
+        double page = ExtraPerPage(hugePages: false, touch: null);
+        double afterTouch = touch is null ? page : ExtraPerPage(hugePages: false, touch);
+        double huge = ExtraPerPage(hugePages: true, touch: null) * (Huge / 4096);
+        return new Costs(page, huge, afterTouch);
+    }
+
+    /// <summary>
+    /// Populates a fresh anonymous block (with or without huge pages, touched through the kernel or not), then loads a
+    /// byte of each page twice and returns the first pass's extra nanoseconds a page; NaN where the block could not be
+    /// advised or populated.
+    /// </summary>
+    [SupportedOSPlatform("linux")]
+    private static double ExtraPerPage(bool hugePages, MappingTouch? touch)
+    {
+        void* block = NativeMemory.AlignedAlloc(Bytes, Huge);
+        try
+        {
+            int advice = hugePages ? Interop.LinuxConstants.MADV_HUGEPAGE : Interop.LinuxConstants.MADV_NOHUGEPAGE;
+            if (Interop.Libc.Madvise(block, Bytes, advice) != 0
+                || Interop.Libc.Madvise(block, Bytes, Interop.LinuxConstants.MADV_POPULATE_WRITE) != 0)
+            {
+                return double.NaN;
+            }
+
+            byte sink = 0;
+            if (touch is not null)
+            {
+                _ = touch.Touch((nint)block, (nint)block + (nint)Bytes, 4096, ref sink, out _);
+            }
+
+            long first = Pass((byte*)block, ref sink);
+            long second = Pass((byte*)block, ref sink);
+            GC.KeepAlive(sink);
+            return Math.Max(0, first - second) * (1e9 / Stopwatch.Frequency) / (Bytes / 4096);
+        }
+        finally
+        {
+            NativeMemory.AlignedFree(block);
+        }
+    }
+
+    private static long Pass(byte* block, ref byte sink)
+    {
+        long started = Stopwatch.GetTimestamp();
+        for (nuint at = 0; at < Bytes; at += 4096)
+        {
+            sink ^= block[at];
+        }
+
+        return Stopwatch.GetTimestamp() - started;
+    }
+}

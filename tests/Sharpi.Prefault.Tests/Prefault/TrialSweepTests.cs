@@ -1,0 +1,107 @@
+using System.IO.MemoryMappedFiles;
+using System.Runtime.Versioning;
+using Microsoft.Extensions.Logging.Abstractions;
+using Sharpi.Prefault.Tests.TestSupport;
+
+namespace Sharpi.Prefault.Tests.Prefault;
+
+/// <summary>
+/// The trial on real files: units cut from the front of the set, a unit swept past a truncated end fails softly, and a
+/// run large enough for a trial tries each candidate, says what each cost, sweeps the rest with the choice, and a later
+/// run on the same settings reuses it.
+/// </summary>
+[SupportedOSPlatform("linux")]
+public sealed class TrialSweepTests
+{
+    private const long MiB = 1024 * 1024;
+    private static readonly nint Page = Environment.SystemPageSize;
+
+    [Fact]
+    public void Carve_CutsUnitsOnUnitBoundaries_FromTheFront_AndLeavesTheRestWithTheirRegions()
+    {
+        nint unit = (nint)MechanismTrial.UnitBytes;
+        MergedRegion[] regions =
+        [
+            new((16 * unit) + 4096, (17 * unit) + 8192, "a", 0), // a unit and a bit, starting off a boundary
+            new(40 * unit, 43 * unit, "b", 1),
+        ];
+
+        (MergedRegion[] units, int[] unitParent, MergedRegion[] rest, int[] restParent) = TrialSweep.Carve(regions, count: 4);
+
+        Assert.Equal([(16 * unit) + 4096, 17 * unit, 40 * unit, 41 * unit], units.Select(u => u.Start));
+        Assert.Equal([17 * unit, (17 * unit) + 8192, 41 * unit, 42 * unit], units.Select(u => u.End));
+        Assert.Equal([0, 0, 1, 1], unitParent);
+        Assert.Equal(new MergedRegion(42 * unit, 43 * unit, "b", 1), Assert.Single(rest));
+        Assert.Equal([1], restParent);
+    }
+
+    /// <summary>A trial unit over a file cut short stops at the file's last page and reports the rest, as a chunk does: never a SIGBUS.</summary>
+    [LinuxFact]
+    public void SweepTrialUnit_PastATruncatedEnd_StopsAtTheFilesLastPage_AndFailsTheRest()
+    {
+        using TestFile file = TestFile.Create(64 * Page);
+        using MappedFile map = file.Map(MemoryMappedFileAccess.Read);
+        using (var stream = new FileStream(file.Path, FileMode.Open, FileAccess.Write, FileShare.ReadWrite))
+        {
+            stream.SetLength((40 * Page) + 100);
+        }
+
+        nint start = map.Region().Address, end = start + (64 * Page);
+        var regions = new[] { new MergedRegion(start, end, "cut", 0) };
+        using var mechanism = new SweepMechanism(PrefaultMethod.Populate, HintsFirst: false, TouchAfter.None, [], ThroughMapping: MappingTouch.TryCreate());
+        var chunks = new ChunkSweep(regions, mechanism);
+        using var candidate = new HugePagePopulate(FileStaging.Prepare(regions, ProcMaps.ReadFor(regions), PrefaultMethod.Populate, FolioPolicy.HugePages,
+            somethingToRead: true, NullLogger.Instance, "test", deferAdvice: true));
+
+        MechanismTrial.UnitCost cost = chunks.SweepTrialUnit(candidate, 0, start, end);
+
+        Assert.Equal(41 * Page, cost.Bytes);
+        var failures = new List<RegionFailure>();
+        chunks.CollectFailures(failures);
+        Assert.Equal(23 * Page, Assert.Single(failures).Length);
+    }
+
+    /// <summary>
+    /// A run whose set takes a trial (a budget share raised for this test, so 64 MiB is enough): the result names each
+    /// candidate and its cost, the file ends up resident whole, and a second run on the same settings reuses the choice.
+    /// </summary>
+    [LinuxFact]
+    public void Run_WithATrial_TriesEachCandidate_SweepsTheRestWithTheChoice_AndALaterRunReusesIt()
+    {
+        const long Bytes = 64 * MiB;
+        using TestFile file = TestFile.Create(Bytes);
+        PrefaultResult result;
+        using (MappedFile view = file.Map(MemoryMappedFileAccess.Read))
+        {
+            try
+            {
+                MechanismTrial.BudgetShareOverride.Value = 0.5;
+                result = MmapPrefault.Run([view.Region()], PrefaultOptions.Default with { RamGate = RamGate.Always });
+            }
+            finally
+            {
+                MechanismTrial.BudgetShareOverride.Value = null;
+            }
+
+            Assert.Equal(100.0, Residency.OfFile(file.Path).Percent);
+        }
+
+        Assert.True(result.Failures.Count == 0, result.Failures.Count > 0 ? result.Failures[0].Message : null);
+        Assert.Equal(Bytes, result.Bytes);
+        Assert.Contains("; trial of ", result.MechanismDescription, StringComparison.Ordinal);
+        foreach (string name in (string[])["read-ahead populate", "windowed populate"])
+        {
+            Assert.Contains(name + " ", result.MechanismDescription, StringComparison.Ordinal);
+        }
+
+        Assert.Contains("ns/B", result.MechanismDescription, StringComparison.Ordinal);
+
+        // The same settings: the choice is reused, with no trial. Unmapped and evicted, so there is something to read again.
+        PageCache.Evict(file.Path);
+        using MappedFile second = file.Map(MemoryMappedFileAccess.Read);
+        PrefaultResult again = MmapPrefault.Run([second.Region()], PrefaultOptions.Default with { RamGate = RamGate.Always });
+        Assert.Contains("chosen by an earlier run's trial", again.MechanismDescription, StringComparison.Ordinal);
+        Assert.DoesNotContain("; trial of ", again.MechanismDescription, StringComparison.Ordinal);
+        Assert.Equal(100.0, Residency.OfFile(file.Path).Percent);
+    }
+}
