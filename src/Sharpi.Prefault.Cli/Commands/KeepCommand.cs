@@ -7,7 +7,10 @@ using Sharpi.Prefault.Cli.Output;
 
 namespace Sharpi.Prefault.Cli.Commands;
 
-/// <summary><c>keep</c>: keeps FILEs (or the selected tensors) warm until SIGTERM.</summary>
+/// <summary>
+/// <c>keep</c>: keeps FILEs (or the selected tensors) warm until SIGTERM, reading back only the 2 MiB blocks that left
+/// the page cache, on one lowest-priority thread, through the RAM gate and under the kill switch.
+/// </summary>
 internal static class KeepCommand
 {
     /// <summary>The default look interval: 10 s.</summary>

@@ -4,7 +4,10 @@ using Sharpi.Prefault.Cli.Output;
 
 namespace Sharpi.Prefault.Cli.Commands;
 
-/// <summary><c>resident --min PERCENT</c>: a readiness probe.</summary>
+/// <summary>
+/// <c>resident --min PERCENT</c>: a readiness probe, exit 0 when every file (or its selected tensors) is at least PERCENT
+/// resident, 1 otherwise.
+/// </summary>
 internal static class ResidentProbe
 {
     public static int Run(CliContext context, FileSelection selection, double minPercent)

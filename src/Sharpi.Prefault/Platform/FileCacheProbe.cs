@@ -6,7 +6,10 @@ using Microsoft.Win32.SafeHandles;
 
 namespace Sharpi.Prefault;
 
-/// <summary>Counts the resident bytes of mapped ranges.</summary>
+/// <summary>
+/// Counts the resident bytes of mapped ranges: cachestat on the mapped file where Linux 6.5+ has it (a folio at a time,
+/// not a page), else mincore; a file whose cache the kernel hides is counted from this process's page tables.
+/// </summary>
 internal sealed unsafe partial class FileCacheProbe : IDisposable
 {
     /// <summary>
