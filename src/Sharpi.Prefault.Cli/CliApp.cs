@@ -83,11 +83,7 @@ internal static class CliApp
         }
     }
 
-    /// <summary>
-    /// What was wrong with the command line, once. A word where a command belongs (<c>sharpi-prefault bogus FILE</c>) is
-    /// one error naming the commands, not System.CommandLine's "Required command was not provided" followed by each
-    /// word it could not match.
-    /// </summary>
+    /// <summary>What was wrong with the command line, once.</summary>
     internal static IEnumerable<string> UsageErrors(ParseResult parsed)
     {
         if (parsed.CommandResult.Command is RootCommand root && parsed.UnmatchedTokens.Count > 0)

@@ -4,10 +4,8 @@ namespace Sharpi.Prefault.Cli;
 
 /// <summary>
 /// Turns the first SIGINT or SIGTERM into a cancelled token, so a command ends its own way (the sweep stops between
-/// chunks and prints what it did; <c>lock</c> unlocks), and the exit code says which signal ended it (130 or 143, as
-/// a shell reports a process killed by it). A second signal is left to the default handler: the process dies at once.
-/// System.CommandLine's own termination handling is off (<c>ProcessTerminationTimeout = null</c>): it would cancel the
-/// token and then kill the process after its timeout, before a long touch reaches its next chunk boundary.
+/// chunks and prints what it did; <c>lock</c> unlocks), and the exit code says which signal ended it (130 or 143, as a
+/// shell reports a process killed by it).
 /// </summary>
 internal sealed class Interruption : IDisposable
 {
@@ -33,7 +31,7 @@ internal sealed class Interruption : IDisposable
     /// <summary>
     /// True when this process started with SIGINT ignored, which the runtime keeps however the signal is registered:
     /// POSIX has a non-interactive shell start its background jobs so (<c>sharpi-prefault lock FILE &amp;</c> in a
-    /// script). Such a process ends on SIGTERM only, which the commands that hold say, with the id to send it to.
+    /// script).
     /// </summary>
     public static bool IsSigintIgnored()
     {

@@ -5,10 +5,7 @@ try
 {
     using var interruption = new Interruption(CliApp.FinishesOnInterruption(args));
     using var output = StdoutWriter.OpenStandardOutput();
-    // The command runs off the main thread, which only waits. The kernel hands a process's SIGINT or SIGTERM to its main
-    // thread, and a sweep on that thread sits in MADV_POPULATE_READ, which only a fatal signal interrupts: the signal
-    // waited there until that thread's 32 MiB chunk was in (seconds on slow storage), while the other threads took
-    // the chunks left, so a Ctrl+C often stopped nothing. Waiting, the main thread takes the signal at once.
+    // The command runs off the main thread, which only waits.
     int code = await Task.Run(() => CliApp.RunAsync(args, output, Console.Error, interruption.Token)).ConfigureAwait(false);
     return interruption.ExitCode(code);
 }

@@ -6,18 +6,9 @@ namespace Sharpi.Prefault.LLamaSharp;
 /// <summary>
 /// A log callback for llama.cpp that reads the lines naming the tensors its CPU backend repacks into its own buffer
 /// ("repack tensor blk.0.attn_q.weight with q4_0_8x8", at debug level) and passes every line on to the host's own
-/// callback. With it, <see cref="LLamaPrefault"/> knows exactly which tensors were copied as the load copies them, and
-/// gives their mapped pages back during the load; without it, it predicts them from the GGUF's tensor types and this
-/// CPU's repack rules, and gives them back after the load.
+/// callback.
 /// </summary>
-/// <remarks>
-/// llama.cpp has one log callback per process. Register the tap's <see cref="Callback"/> where the host would register
-/// its own (<c>NativeLibraryConfig.All.WithLogCallback(tap.Callback)</c> before the native library loads, or
-/// <see cref="Install"/> after), with the host's callback as <c>forward</c>, and pass the tap in
-/// <see cref="LLamaLoadOptions.LogTap"/>. A load tells whether the tap was live: a host that replaced the callback later
-/// gets the prediction, never a wrong list. The callback runs on llama.cpp's threads; it keeps nothing but the names of
-/// the loads running on the thread that logs them.
-/// </remarks>
+/// <remarks>llama.cpp has one log callback per process.</remarks>
 public sealed partial class LLamaLogTap
 {
     [ThreadStatic]

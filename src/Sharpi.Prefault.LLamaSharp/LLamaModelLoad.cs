@@ -10,10 +10,7 @@ namespace Sharpi.Prefault.LLamaSharp;
 
 /// <summary>
 /// A load begun with <see cref="LLamaPrefault.Start"/>: for a read mode the page cache warm-up runs from the start;
-/// <see cref="LoadAsync"/> loads the model (once). The data flow of the load: read the GGUF's tensor table -> load with
-/// LLamaSharp (giving back repacked tensors as llama.cpp finishes copying them) -> learn the repacked set (llama.cpp's
-/// lines, else the prediction) -> give back the rest -> fence what is read in place into pieces of the mapping of its own -> lock
-/// it (MemoryMapAndLock) -> settle the warm-up.
+/// <see cref="LoadAsync"/> loads the model (once).
 /// </summary>
 public sealed class LLamaModelLoad : IAsyncDisposable
 {
@@ -236,7 +233,7 @@ public sealed class LLamaModelLoad : IAsyncDisposable
     /// <summary>
     /// The file's residency when the warm-up is reported, measured then: what it read may have left the page cache
     /// since (memory pressure, or a proactive reclaimer that takes idle unmapped pages), so bytes read are no figure
-    /// for what is warm now. Best effort: a file the query cannot reach says why.
+    /// for what is warm now.
     /// </summary>
     private static string ResidentNow(string path)
     {

@@ -11,9 +11,8 @@ namespace Sharpi.Prefault.LLamaSharp;
 /// residency of every tensor afterwards (<see cref="LLamaLoadResult.MeasureResidency"/>).
 /// </summary>
 /// <remarks>
-/// Best effort: a give-back, lock or warm-up that fails is logged and the model still loads; only LLamaSharp's own
-/// load failure (<c>LoadWeightsFailedException</c>) is thrown. Giving pages back and locking are Linux features; elsewhere
-/// the load is LLamaSharp's alone (<c>MemoryMapAndLock</c> keeps llama.cpp's own lock there).
+/// Best effort: a give-back, lock or warm-up that fails is logged and the model still loads; only LLamaSharp's own load
+/// failure (<c>LoadWeightsFailedException</c>) is thrown.
 /// </remarks>
 public static class LLamaPrefault
 {

@@ -2,8 +2,7 @@ namespace Sharpi.Prefault.LLamaSharp;
 
 /// <summary>
 /// The repack lines of one load, from its loader thread, in the order llama.cpp wrote them; and whether the tap heard
-/// llama.cpp at all while the load ran (it always logs a load), which tells a live tap from a replaced one. Names are
-/// the index's (<see cref="ReportedNames"/>); a name that could be either of two tensors is left out.
+/// llama.cpp at all while the load ran (it always logs a load), which tells a live tap from a replaced one.
 /// </summary>
 internal sealed class LoadCapture(LLamaLogTap tap, TensorIndex? index)
 {

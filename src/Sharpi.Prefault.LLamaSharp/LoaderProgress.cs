@@ -5,11 +5,7 @@ namespace Sharpi.Prefault.LLamaSharp;
 
 /// <summary>
 /// The progress reporter handed to <c>LLamaWeights.LoadFromFileAsync</c>: llama.cpp calls it on the loader thread
-/// before its first tensor (the file is mapped by then) and after each one. At the first call it binds the load's log
-/// capture to that thread and finds the tensors in the mapping; at each later call every tensor named by a repack line
-/// so far has been copied (the line is written as its copy begins, the call comes after it ends), and once a batch of
-/// them is pending, their pages are given back on a pool thread, off the loader's critical path, one batch after
-/// another. Never throws into llama.cpp: a failure stops the give-back, says why, and the load goes on.
+/// before its first tensor (the file is mapped by then) and after each one.
 /// </summary>
 internal sealed class LoaderProgress(LLamaLoadOptions options, LoadCapture? capture, TensorIndex? index, bool releaseDuringLoad) : IProgress<float>
 {

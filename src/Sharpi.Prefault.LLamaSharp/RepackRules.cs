@@ -7,8 +7,7 @@ namespace Sharpi.Prefault.LLamaSharp;
 /// Which tensors llama.cpp's CPU backend repacks into its CPU_REPACK buffer at load, from their GGUF types and shapes:
 /// ggml-cpu's repack.cpp as LLamaSharp 0.30.0 ships it (llama.cpp c0c7e147), on x86 with AVX2, interleaves the Q4_0,
 /// Q4_K and IQ4_NL matrices whose row count (the second dimension) is a multiple of 8, where the matrix is the weight
-/// of a matrix multiplication (a 2-D tensor, not an embedding table, which is read row by row). Checked against the
-/// log lines of the real load in the tests. Elsewhere (ARM's rules differ) nothing is predicted.
+/// of a matrix multiplication (a 2-D tensor, not an embedding table, which is read row by row).
 /// </summary>
 internal static class RepackRules
 {

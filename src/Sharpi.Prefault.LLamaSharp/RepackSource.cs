@@ -4,8 +4,8 @@ namespace Sharpi.Prefault.LLamaSharp;
 public enum RepackSource
 {
     /// <summary>
-    /// Neither source was available: no live <see cref="LLamaLogTap"/>, and either no repack rules known for this CPU or
-    /// a read mode (it maps nothing, so the load does not read the tensor table to predict). Nothing was given back.
+    /// Neither source was available: no live <see cref="LLamaLogTap"/>, and either no repack rules known for this CPU
+    /// or a read mode (it maps nothing, so the load does not read the tensor table to predict).
     /// </summary>
     Unknown = 0,
 

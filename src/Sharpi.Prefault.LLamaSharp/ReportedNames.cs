@@ -5,9 +5,7 @@ namespace Sharpi.Prefault.LLamaSharp;
 /// <summary>
 /// The index's name for a tensor llama.cpp names in a log line. llama.cpp compares names as bytes, and the index holds
 /// them decoded reversibly (<see cref="TensorInfo.DecodeName"/>: an invalid byte 0xNN as U+DC00+0xNN); LLamaSharp hands
-/// log lines over as text already decoded, each invalid sequence as U+FFFD. A reported name with U+FFFD is therefore
-/// matched by that same lossy decoding of each index name's bytes (<see cref="TensorInfo.EncodeName"/>): the one index
-/// name that reads so, or none where several do, as two names differing only in invalid bytes would.
+/// log lines over as text already decoded, each invalid sequence as U+FFFD.
 /// </summary>
 internal sealed class ReportedNames
 {

@@ -6,12 +6,6 @@ namespace Sharpi.Prefault.Cli.Commands;
 /// The priority of <c>keep</c>'s one working thread: the lowest CPU priority a process may give itself (nice 19) and
 /// the lowest best-effort I/O priority (level 7), so restoring pages yields to the engine and to other tenants.
 /// </summary>
-/// <remarks>
-/// Best-effort 7 rather than the idle class: an idle-class read on a disk that is never idle waits for ever, and a
-/// SIGTERM must not wait behind it. The I/O priority counts only where the disk's scheduler honours it (bfq and
-/// mq-deadline do; <c>none</c>, the NVMe default, does not): see docs/operators.md. Both apply to the calling thread
-/// only, on Linux; neither needs a privilege.
-/// </remarks>
 internal static class BackgroundPriority
 {
     public const int Nice = 19;

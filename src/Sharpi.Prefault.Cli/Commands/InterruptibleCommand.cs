@@ -4,7 +4,6 @@ namespace Sharpi.Prefault.Cli.Commands;
 
 /// <summary>
 /// A command that ends its own way on SIGINT or SIGTERM: the token its action is given is cancelled, and it finishes
-/// (touch prints what it did, lock unlocks, keep stops looking). Program installs the signal handlers for these only;
-/// the other commands keep the default, which ends the process at once with 130 or 143.
+/// (touch prints what it did, lock unlocks, keep stops looking).
 /// </summary>
 internal sealed class InterruptibleCommand(string name, string? description = null) : Command(name, description);

@@ -8,13 +8,8 @@ using Sharpi.Prefault.Cli.Output;
 namespace Sharpi.Prefault.Cli.Commands;
 
 /// <summary>
-/// <c>keep</c>: keeps FILEs (or the selected tensors) warm until SIGTERM. Every interval it looks at which of their
-/// 2 MiB blocks left the page cache (another tenant's I/O, memory pressure) and reads only those back, on one thread
-/// at the lowest CPU and I/O priority, through the RAM gate and under the kill switch. vmtouch has no such mode:
-/// <c>vmtouch -l</c> pins instead, which a container's memory limit may not allow. By default each file stays mapped
-/// (read-only, shared) for keep's life with its pages populated through the mapping: a reclaimer that takes only
-/// unmapped page cache (DAMON's proactive reclaim with an <c>unmapped</c> filter) then leaves them alone, where a
-/// mapping opened per look only reads back what such a scheme took (docs/operators.md, "How long warmth lasts").
+/// <c>keep</c>: keeps FILEs (or the selected tensors) warm until SIGTERM, reading back only the 2 MiB blocks that left
+/// the page cache, on one lowest-priority thread, through the RAM gate and under the kill switch.
 /// </summary>
 internal static class KeepCommand
 {
@@ -275,7 +270,6 @@ internal static class KeepCommand
             // The gate weighs the whole selection, not only what left: read back only the first budget's worth of it
             // (in argument order), so keep never reads what the kernel must then reclaim from the same memory (a
             // cgroup's limit), only to read it back at the next look.
-            // A bad operators' value is warned about at the first look, not at every one.
             RamGateDecision decision = SelectionGate.Decide(gate, files.Sum(f => f.Bytes), number == 1 ? context.Logger : NullLogger.Instance);
             long budget = decision.ShouldRun ? decision.BudgetBytes : 0;
             long bytes = 0, resident = 0, residentAfter = 0, restored = 0, before = 0, unknown = 0;
@@ -291,9 +285,7 @@ internal static class KeepCommand
                 try
                 {
                     // Held: mapped for keep's life, and a fresh mapping has every page of its selection mapped by the
-                    // sweep (resident ones cost no read), so a reclaimer of unmapped page cache passes them by. Per
-                    // look: mapped for this look only; between looks the pages are the page cache's alone. Neither
-                    // pins anything: mapped pages stay reclaimable under memory pressure.
+                    // sweep (resident ones cost no read), so a reclaimer of unmapped page cache passes them by.
                     bool fresh = false;
                     FileMapping mapping = (mode == MappingMode.Held ? Held(i, target, out fresh) : null) ?? (perLook = FileMapping.Open(target));
                     List<PrefaultRegion> regions = mapping.Regions(tensorsOnly: filter.NamesTensors);

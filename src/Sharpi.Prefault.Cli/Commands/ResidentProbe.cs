@@ -5,16 +5,9 @@ using Sharpi.Prefault.Cli.Output;
 namespace Sharpi.Prefault.Cli.Commands;
 
 /// <summary>
-/// <c>resident --min PERCENT</c>: a readiness probe. Exit 0 when every file (or, with <c>--tensor</c>, every file's
-/// selected tensors) is at least PERCENT resident, 1 otherwise, with one line naming the files that fell short.
+/// <c>resident --min PERCENT</c>: a readiness probe, exit 0 when every file (or its selected tensors) is at least PERCENT
+/// resident, 1 otherwise.
 /// </summary>
-/// <remarks>
-/// Cheap by design: without <c>--tensor</c> each file costs one residency query (cachestat, which walks only the
-/// file's cached folios) and no header is read. With <c>--tensor</c> the tensors' bytes are taken from the same
-/// measurement <c>resident</c> prints (exact per tensor; one query per GiB on a file that is all warm or all cold, finer
-/// only where a GiB is part resident). Either way each file is measured before anything is read from it, so the
-/// probe's own look (the magic, the header, their read-ahead) can never make a cold model pass.
-/// </remarks>
 internal static class ResidentProbe
 {
     public static int Run(CliContext context, FileSelection selection, double minPercent)

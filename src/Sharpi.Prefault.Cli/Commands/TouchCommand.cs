@@ -38,9 +38,7 @@ internal static class TouchCommand
         long residentBefore = 0;
         bool residentBeforeKnown = true;
 
-        // One run over every file, in argument order: a partial prefault (RAM gate) keeps the first files whole. Past
-        // the room under vm.max_map_count (a file is a mapping), one run per batch of files that fit, each batch
-        // unmapped after its sweep; a batch the gate cuts, or a cancellation, leaves the later files untouched.
+        // One run over every file, in argument order: a partial prefault (RAM gate) keeps the first files whole.
         var files = new List<TouchFileJson>(targets.Count);
         var regions = new List<PrefaultRegion>();
         var batches = new List<PrefaultResult>(1);

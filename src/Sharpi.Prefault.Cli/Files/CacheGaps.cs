@@ -2,10 +2,7 @@ namespace Sharpi.Prefault.Cli.Files;
 
 /// <summary>
 /// Which parts of a mapped file's regions are not in the page cache, in 2 MiB blocks aligned to file offsets: what
-/// <c>keep</c> reads back. Measured coarse first: every 1 GiB span of the regions in one call, and only a span that
-/// is part resident again, block by block (one call). A look at a warm file (or a cold one) costs one query per GiB
-/// (cachestat walks only the cached folios), a look at a part-evicted GiB 512 more; never page by page. A block
-/// that lost one page is read back whole: its resident pages cost the read nothing.
+/// <c>keep</c> reads back.
 /// </summary>
 internal static class CacheGaps
 {
@@ -18,8 +15,6 @@ internal static class CacheGaps
     /// <summary>
     /// The regions' bytes, those resident, and the blocks (clipped to the regions, adjacent ones merged) that are not
     /// wholly resident, in file order, each with where it starts in the selection (the bytes of the regions before it).
-    /// Bytes whose residency the kernel would not tell (<see cref="UnknownBytes"/>: a file this user cannot write) are
-    /// not resident: they are missing, and read back.
     /// </summary>
     internal sealed record Gaps(long Bytes, long ResidentBytes, List<Part> Missing)
     {

@@ -5,9 +5,8 @@ namespace Sharpi.Prefault.Cli.Files;
 
 /// <summary>
 /// Which command-line arguments were not valid UTF-8 as the kernel passed them. .NET hands such an argument over with
-/// U+FFFD for the bytes that are not, and that text may name another file: <c>g\xffh</c> read as <c>g\uFFFDh</c>,
-/// which is the valid name of a file beside it whose name holds a real U+FFFD. Such an argument is refused, never
-/// taken for the file its lossy text names.
+/// U+FFFD for the bytes that are not, and that text may name another file: <c>g\xffh</c> read as <c>g\uFFFDh</c>, which
+/// is the valid name of a file beside it whose name holds a real U+FFFD.
 /// </summary>
 internal static class CommandLineBytes
 {

@@ -2,8 +2,7 @@ namespace Sharpi.Prefault.Cli.Files;
 
 /// <summary>
 /// One target mapped read-only through <see cref="MappedModel"/>, as an engine maps its weights: the regions the
-/// commands prefault, measure and lock point into it. Each file is mapped on its own (a sharded model too, shard by
-/// shard), so a file that cannot be mapped is reported and the others go on.
+/// commands prefault, measure and lock point into it.
 /// </summary>
 internal sealed class FileMapping : IDisposable
 {
@@ -18,10 +17,9 @@ internal sealed class FileMapping : IDisposable
     public FileTarget Target { get; }
 
     /// <summary>
-    /// Maps the file; <see cref="MappedModel"/> closes its descriptor at once (the mapping stays valid without it),
-    /// so a command over thousands of files holds one descriptor at a time, not one per file (which ran out at
-    /// <c>ulimit -n</c>). The tensor table was read when the target was resolved: the file is mapped as bytes and its
-    /// tensors' regions come from that table.
+    /// Maps the file; <see cref="MappedModel"/> closes its descriptor at once (the mapping stays valid without it), so
+    /// a command over thousands of files holds one descriptor at a time, not one per file (which ran out at <c>ulimit
+    /// -n</c>).
     /// </summary>
     /// <exception cref="IOException">Not a regular file, or shorter than when it was sized.</exception>
     public static FileMapping Open(FileTarget target)
@@ -108,7 +106,7 @@ internal sealed class FileMappings : IDisposable
     /// <summary>
     /// Maps the targets from <paramref name="next"/> on, as many as the room under vm.max_map_count holds, and moves
     /// <paramref name="next"/> past them: a command that needs each file only for its sweep maps the rest once these
-    /// are unmapped. A target that finds no room even in an empty batch is reported.
+    /// are unmapped.
     /// </summary>
     public static FileMappings OpenBatch(Commands.CliContext context, IReadOnlyList<FileTarget> targets, ref int next) =>
         Open(context, targets, ref next, batch: true);

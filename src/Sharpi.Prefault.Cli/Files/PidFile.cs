@@ -13,19 +13,6 @@ namespace Sharpi.Prefault.Cli.Files;
 /// process wrote (same device and inode) and still holds this process's id, so the tool never deletes what it did not
 /// write (a device such as <c>/dev/full</c>, someone's read-only file, or a pid file another lock has taken over since).
 /// </summary>
-/// <remarks>
-/// On Linux the file's own lock (an open-file-description lock, <c>F_OFD_SETLK</c>) says whether the lock that wrote
-/// it still runs: the kernel drops it when that process ends, however it ends, and a process in another pid namespace
-/// (another container sharing the volume, an <c>unshare</c>) sees it as well, where its id means nothing here. The file
-/// holds the id alone (so <c>kill "$(cat PIDFILE)"</c> works); the writer's pid namespace is recorded beside it, in the
-/// extended attribute <see cref="NamespaceAttribute"/>, so a refusal can say where the holder lives. A file whose lock
-/// is free and that holds nothing but a process id is stale (a lock killed with SIGKILL, a machine that rebooted) and
-/// is taken over, unless it records no namespace and its id names a running process (an older lock's pid file, which
-/// held no lock, while that lock runs; refused with the reason): replaced whole by a rename while its lock is held, so two locks taking it over cannot both win. Where
-/// the file system refuses locks, the id decides only when the file was written in this pid namespace; a file that
-/// cannot be judged from here is refused with the reason, never taken over or deleted. Anything else at the path (a
-/// locked file, other content, a directory, a device, a FIFO, a symlink) is refused, and left as it was.
-/// </remarks>
 internal sealed class PidFile
 {
     /// <summary>The extended attribute that records the writer's pid namespace (<c>pid:[INODE]</c>, as /proc/PID/ns/pid reads).</summary>
@@ -94,9 +81,8 @@ internal sealed class PidFile
     }
 
     /// <summary>
-    /// Removes the pid file if it is still the one this process wrote and still holds this process's id; otherwise leaves
-    /// it (it was replaced, or rewritten) and says why in <paramref name="leftBecause"/>. The file's lock goes with the
-    /// descriptor, after the removal: the path never holds this lock's file unlocked.
+    /// Removes the pid file if it is still the one this process wrote and still holds this process's id; otherwise
+    /// leaves it (it was replaced, or rewritten) and says why in <paramref name="leftBecause"/>.
     /// </summary>
     public bool Release(out string? leftBecause)
     {
@@ -130,8 +116,7 @@ internal sealed class PidFile
 
     /// <summary>
     /// Null when <paramref name="path"/> is absent or a stale pid file (then <paramref name="existing"/> holds it open,
-    /// locked when <paramref name="claim"/>); otherwise why this lock may not write it. <paramref name="lookAgain"/>: the
-    /// path changed under the look.
+    /// locked when <paramref name="claim"/>); otherwise why this lock may not write it.
     /// </summary>
     private static string? Inspect(string path, bool claim, out Existing? existing, out bool lookAgain)
     {
@@ -365,10 +350,7 @@ internal sealed class PidFile
     }
 
     /// <summary>
-    /// Where the file's lock is free: null when that proves its writer gone; otherwise why it is refused. A file that
-    /// records no pid namespace was not written by a lock of this kind (one that holds the file's lock, and records its
-    /// namespace where it can): an older sharpi-prefault's pid file, which held no lock and was judged by its id, or
-    /// another program's. Its id, where it names a running process, is all there is to judge it by, and it says running.
+    /// Where the file's lock is free: null when that proves its writer gone; otherwise why it is refused.
     /// </summary>
     private static string? UnlockedLiveRefusal(int pid, string? writerNamespace) =>
         writerNamespace is null && pid != Environment.ProcessId && IsRunning(pid)
@@ -470,8 +452,7 @@ internal sealed class PidFile
 
     /// <summary>
     /// Opens an existing <paramref name="path"/> (read, or read and write) without following a symlink and without
-    /// blocking; null with the errno when the open fails. On Linux: O_NONBLOCK|O_CLOEXEC|O_NOFOLLOW, then O_NONBLOCK
-    /// cleared at once; the caller checks the descriptor's kind (fstat) before it reads or writes.
+    /// blocking; null with the errno when the open fails.
     /// </summary>
     private static SafeFileHandle? OpenExisting(string path, bool write, out int errno)
     {

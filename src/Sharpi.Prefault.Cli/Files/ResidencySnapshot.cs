@@ -5,8 +5,7 @@ namespace Sharpi.Prefault.Cli.Files;
 /// <summary>
 /// Which pages of each file were resident before <c>resident</c> read anything from it: reading a model's header (and
 /// sniffing a file's magic) brings pages into the cache, so the figures are taken first, per file, and the report is
-/// made from them alone. Nothing read afterwards (a header of any size, whatever read-ahead or a large folio added) is
-/// counted. A sharded index's shards are found from its weight_map and measured before their headers are read.
+/// made from them alone.
 /// </summary>
 internal sealed class ResidencySnapshot
 {

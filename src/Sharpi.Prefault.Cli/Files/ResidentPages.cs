@@ -26,8 +26,7 @@ internal sealed class ResidentPages
     /// <summary>
     /// Measures the mapped file (which must not have been read through this mapping), coarse first: all its 1 GiB spans
     /// in one call, and only a span with some pages resident and some not again, in 2 MiB blocks (one call), and the
-    /// mixed blocks of that span page by page (one call). A cold or a fully cached file costs one measurement of each
-    /// span; memory stays one span's pages.
+    /// mixed blocks of that span page by page (one call).
     /// </summary>
     public static ResidentPages Measure(FileMapping mapping)
     {

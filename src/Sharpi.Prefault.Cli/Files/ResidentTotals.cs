@@ -6,8 +6,6 @@ namespace Sharpi.Prefault.Cli.Files;
 /// The resident bytes of each whole file before anything was read from it, for <c>resident --min</c>: one residency
 /// query per file (cachestat on the file where the kernel has it, Linux 6.5+; mincore through a fresh mapping
 /// elsewhere), never refined page by page, so a probe costs the same on a half-evicted file as on a warm one.
-/// As <see cref="ResidencySnapshot"/> does, a file is measured before its magic or header is read, and a shard
-/// index's shards before theirs.
 /// </summary>
 internal sealed class ResidentTotals
 {

@@ -72,15 +72,8 @@ internal static class Targets
 
     /// <summary>
     /// The regular files under a directory, sorted so runs repeat; FIFOs, sockets and devices are skipped (noted), and
-    /// with --tensor only the model files are taken (config.json beside the weights is not an error). A sharded
-    /// model's shards come once, whether through the index or found themselves.
+    /// with --tensor only the model files are taken (config.json beside the weights is not an error).
     /// </summary>
-    /// <remarks>
-    /// Each directory is walked once and each file taken once, by (device, inode): symlinked directories are followed
-    /// (as vmtouch -f does), but one that leads back to a directory already walked (a loop: <c>ln -s .. up</c>) is not
-    /// walked again, and a file reached by two paths (a symlink, a hard link) is taken once, by its real path where
-    /// one was found. Without device and inode numbers (not Linux), symlinked directories are skipped instead.
-    /// </remarks>
     private static List<string> FilesUnder(CliContext context, string directory, TensorFilter filter)
     {
         var candidates = new Dictionary<(ulong Device, ulong Inode), (string Path, bool ViaLink)>();
@@ -253,9 +246,9 @@ internal static class Targets
             }
             catch (ModelFormatException e) when (!filter.NamesTensors && !requireModels && !TensorFormats.IsShardIndex(path))
             {
-                // Working on a file's bytes does not need its header: a model file whose header cannot be read (or a file
-                // that merely starts like one) is worked on whole, as touch, evict and lock (which read no header unless
-                // tensors are named) do, and the note says why it shows no tensors. Only naming tensors needs the table.
+                // Working on a file's bytes does not need its header: a model file whose header cannot be read (or a
+                // file that merely starts like one) is worked on whole, as touch, evict and lock (which read no header
+                // unless tensors are named) do, and the note says why it shows no tensors.
                 context.Note(path, $"read as a plain file ({FileErrors.Describe(e, path)})");
                 Add(targets, seen, Plain(path));
                 return;

@@ -3,8 +3,7 @@ namespace Sharpi.Prefault.Cli.Files;
 /// <summary>
 /// Why a file's residency is unknown: the kernel tells a file's page-cache residency only to a process that could open
 /// it for writing (its owner, root, a writer); to anyone else cachestat refuses with EPERM and mincore reports every
-/// page resident (mm/mincore.c, can_do_mincore). The library counts such bytes as unknown
-/// (<see cref="ResidencyInfo.UnknownBytes"/>), never as resident, and the tool says so.
+/// page resident (mm/mincore.c, can_do_mincore).
 /// </summary>
 internal static class UnknownResidency
 {

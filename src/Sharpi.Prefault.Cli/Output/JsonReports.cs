@@ -59,11 +59,7 @@ internal static class TensorsJson
         output.WriteLine();
     }
 
-    /// <summary>
-    /// A name as a JSON string. A GGUF name's invalid bytes, decoded as U+DC80..U+DCFF (<see cref="TensorInfo.Name"/>),
-    /// are written as the escapes <c>\udcNN</c>, which a JSON reader turns back into the same string (Python's
-    /// <c>json.loads</c> then <c>encode("utf-8", "surrogateescape")</c> gives the bytes); the JSON writer would refuse them.
-    /// </summary>
+    /// <summary>A name as a JSON string.</summary>
     internal static void WriteName(Utf8JsonWriter json, string name)
     {
         if (name.AsSpan().IndexOfAnyInRange('\uDC80', '\uDCFF') < 0)

@@ -8,7 +8,7 @@ namespace Sharpi.Prefault.Cli.Output;
 /// <summary>
 /// Writes a string holding a lone surrogate (a name's byte that is not UTF-8, held as U+DC80..U+DCFF) with that
 /// surrogate escaped (<c>\udcff</c>): System.Text.Json's writer would replace it with U+FFFD, and two distinct names
-/// would print alike. Every other string is written by the writer as usual.
+/// would print alike.
 /// </summary>
 internal sealed class LoneSurrogateStringConverter : JsonConverter<string>
 {

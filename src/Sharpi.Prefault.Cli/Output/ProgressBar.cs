@@ -78,11 +78,7 @@ internal sealed class ProgressBar : IProgress<PrefaultProgress>, IDisposable
         }
     }
 
-    /// <summary>
-    /// One progress line of at most <paramref name="width"/> characters. Room goes first to the figures, then to a
-    /// bar of at least <see cref="MinBarWidth"/>, then to the file name (up to <see cref="MaxNameWidth"/>), and what is
-    /// left widens the bar.
-    /// </summary>
+    /// <summary>One progress line of at most <paramref name="width"/> characters.</summary>
     internal string Format(PrefaultProgress value, TimeSpan elapsed, int width)
     {
         double seconds = elapsed.TotalSeconds;

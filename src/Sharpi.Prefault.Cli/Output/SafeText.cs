@@ -6,16 +6,8 @@ namespace Sharpi.Prefault.Cli.Output;
 /// <summary>
 /// Text from a model file or the file system (tensor names, paths, messages quoting them) made safe for a terminal and
 /// unambiguous: what could act on a terminal, reorder or break a line, or stand for bytes that are not text is written
-/// as an escape, and the backslash itself as <c>\\</c>, so no two distinct names print alike. A model file must not be
-/// able to move the cursor, retitle the window or hide text.
+/// as an escape, and the backslash itself as <c>\\</c>, so no two distinct names print alike.
 /// </summary>
-/// <remarks>
-/// The escapes: <c>\xNN</c> for a byte: C0 controls and DEL (the ASCII byte), and a lone surrogate U+DC80..U+DCFF, the
-/// byte 0x80..0xFF of a name that is not valid UTF-8 (Python's surrogateescape); <c>\uNNNN</c> for a character: C1
-/// controls (U+0080..U+009F; 0x9B is a one-byte CSI), the bidi marks and controls (U+061C, U+200E, U+200F,
-/// U+202A..U+202E, U+2066..U+2069), the line and paragraph separators (U+2028, U+2029), U+FFFD (what .NET makes of a
-/// file name's bytes that are not UTF-8), and any other lone surrogate. A valid surrogate pair is its character.
-/// </remarks>
 internal static class SafeText
 {
     public static string Escape(string? text) => Escape(text, escapeBackslash: true);
@@ -88,7 +80,7 @@ internal static class SafeText
         return -1;
     }
 
-    /// <summary>A character printed as an escape (see the remarks); a surrogate is unsafe until it is seen to be half of a pair.</summary>
+    /// <summary>A character printed as an escape (docs/why/cli.md, SafeText); a surrogate is unsafe until it is seen to be half of a pair.</summary>
     private static bool IsUnsafe(char c) =>
         c < 0x20
         || (c >= 0x7F && c <= 0x9F)

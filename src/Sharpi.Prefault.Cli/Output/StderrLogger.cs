@@ -3,9 +3,8 @@ using Microsoft.Extensions.Logging;
 namespace Sharpi.Prefault.Cli.Output;
 
 /// <summary>
-/// The library's warnings (an unknown <c>SHARPI_PREFAULT</c> value, an invalid <c>SHARPI_PREFAULT_RAM_FRACTION</c>,
-/// a progress display that failed) as <c>sharpi-prefault: warning: ...</c> lines on stderr. Region and lock failures
-/// are left out: the commands name each of those themselves, and count them in the exit code.
+/// The library's warnings (an unknown <c>SHARPI_PREFAULT</c> value, an invalid <c>SHARPI_PREFAULT_RAM_FRACTION</c>, a
+/// progress display that failed) as <c>sharpi-prefault: warning: ...</c> lines on stderr.
 /// </summary>
 internal sealed class StderrLogger(TextWriter error) : ILogger
 {

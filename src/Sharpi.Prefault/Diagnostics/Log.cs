@@ -2,11 +2,7 @@ using Microsoft.Extensions.Logging;
 
 namespace Sharpi.Prefault;
 
-/// <summary>
-/// Every log message of the library, declared once through the source generator. Partial: a feature's messages live
-/// in <c>Log.Feature.cs</c> in the feature's folder, with event ids in its own hundred; this part holds the one message
-/// every feature logs, a failed system call.
-/// </summary>
+/// <summary>Every log message of the library, declared once through the source generator.</summary>
 internal static partial class Log
 {
     /// <summary>

@@ -6,7 +6,7 @@ namespace Sharpi.Prefault;
 
 /// <summary>
 /// The library's one meter, <c>Sharpi.Prefault</c>: OpenTelemetry users see every feature's instruments with
-/// <c>.AddMeter("Sharpi.Prefault")</c>. Each feature declares its own instruments on it, with the attributes here.
+/// <c>.AddMeter("Sharpi.Prefault")</c>.
 /// </summary>
 internal static class SharpiMeter
 {
@@ -28,15 +28,7 @@ internal static class SharpiMeter
     /// <summary>The meter, created on first use: only once a measurement can be observed (see <see cref="IsObservable"/>).</summary>
     internal static Meter Meter => MeterHolder.Meter;
 
-    /// <summary>
-    /// Whether anything can observe a measurement now. Every observer needs System.Diagnostics.DiagnosticSource loaded:
-    /// a <see cref="MeterListener"/> (OpenTelemetry's, dotnet-monitor's, a test's) lives in it, and so does the
-    /// EventSource the runtime creates for a metrics EventPipe session (dotnet-counters) the moment one starts. Until it
-    /// is loaded, a measurement would reach no one, so the features record nothing and the meter is not created: that
-    /// spares an engine's first call loading the assembly, the meter, its EventSource and the instruments. A listener
-    /// that starts later sees the instruments from the next recording on, as it would any instrument created after it
-    /// started. Once loaded it stays loaded (the default load context never unloads), so a yes is kept.
-    /// </summary>
+    /// <summary>Whether anything can observe a measurement now.</summary>
     internal static bool IsObservable
     {
         get

@@ -11,9 +11,7 @@ internal readonly record struct OpenedFile(SafeFileHandle Handle, DirectReadMode
     string AlignmentSource, string? FallbackReason);
 
 /// <summary>
-/// Opens a file past the page cache where the OS and the filesystem allow it, and buffered otherwise. Every refusal
-/// becomes a buffered open with the reason; only a file that cannot be opened at all throws (the usual exceptions of
-/// <see cref="File.OpenHandle"/>).
+/// Opens a file past the page cache where the OS and the filesystem allow it, and buffered otherwise.
 /// </summary>
 internal static class DirectFileOpener
 {
@@ -139,12 +137,7 @@ internal static class DirectFileOpener
     /// <summary>
     /// btrfs reads compressed and inline extents through the page cache even for an O_DIRECT descriptor (its direct-I/O
     /// path hands them to the buffered one), and says nothing of it: statx reports no compressed attribute for a file
-    /// compressed by the mount's <c>compress=</c> option, and no Direct I/O alignment. FIEMAP does: such extents are
-    /// flagged encoded (or inline). A file with one is read buffered, and the reason names where: a Direct reader would
-    /// fill the cache with those pages all the same, while it said it bypassed it. The extent map is read until the
-    /// first such extent (a file compressed from its start costs one call; a plain 16 GiB file, whose extents are up to
-    /// 128 MiB, one or two). Where FIEMAP is refused, or extents are not yet written (delayed allocation), nothing is
-    /// known and the file reads Direct.
+    /// compressed by the mount's <c>compress=</c> option, and no Direct I/O alignment.
     /// </summary>
     [SupportedOSPlatform("linux")]
     private static unsafe string? ReadThroughTheCache(SafeFileHandle handle)
@@ -219,8 +212,7 @@ internal static class DirectFileOpener
 
     /// <summary>
     /// The file's Direct I/O alignment from statx(STATX_DIOALIGN) (Linux 6.1+, on ext4, xfs, f2fs, btrfs and more);
-    /// elsewhere 4096, which every 512-byte or 4 KiB logical block divides. A refusal when statx says the file
-    /// supports no Direct I/O, or the file is not a regular file.
+    /// elsewhere 4096, which every 512-byte or 4 KiB logical block divides.
     /// </summary>
     [SupportedOSPlatform("linux")]
     private static unsafe (int Offset, int Memory, string Source, string? Refusal) QueryAlignment(SafeFileHandle handle)

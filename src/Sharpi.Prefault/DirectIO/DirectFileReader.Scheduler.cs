@@ -4,9 +4,7 @@ namespace Sharpi.Prefault;
 
 /// <summary>
 /// Parallel read scheduling. A read is one pass over its range (Direct, or buffered), or two when Direct I/O is refused
-/// part-way. A pass splits the range into blocks that up to <see cref="_readsInFlight"/> workers take in turn: the
-/// calling thread and the reader's own threads for <see cref="Read(long, Span{byte}, CancellationToken)"/>, only the
-/// reader's threads for <see cref="ReadAsync"/>. No pass ever waits on thread-pool work.
+/// part-way.
 /// </summary>
 public sealed unsafe partial class DirectFileReader
 {
@@ -25,7 +23,7 @@ public sealed unsafe partial class DirectFileReader
 
     /// <summary>
     /// Staged: aligned blocks that cover [offset, end), through the staging buffers (or straight into the destination
-    /// where it is aligned). Not staged: blocks straight into the destination.
+    /// where it is aligned).
     /// </summary>
     private ReadJob NewPass(long offset, long end, nint destination, bool staged, CancellationToken cancellationToken)
     {
@@ -59,7 +57,6 @@ public sealed unsafe partial class DirectFileReader
 
     /// <summary>
     /// Starts a pass on the reader's threads only; the task completes (never faults) when every worker has stopped.
-    /// Where not one thread can be started, the pass runs on the calling thread and the task is complete on return.
     /// </summary>
     private Task StartOnWorkers(ReadJob pass)
     {
@@ -115,7 +112,6 @@ public sealed unsafe partial class DirectFileReader
 
     /// <summary>
     /// One worker of a pass: takes the next block until none is left, reads it, and copies out the requested part.
-    /// <paramref name="slot"/> (0 to the pass's workers - 1) is its staging buffer. Never throws: a failure stops the pass.
     /// </summary>
     private void Work(int slot, ReadJob job)
     {

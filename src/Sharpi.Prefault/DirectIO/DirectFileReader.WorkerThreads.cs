@@ -9,17 +9,10 @@ public sealed partial class DirectFileReader
     internal static int MaxParkedThreads => WorkerThreads.MaxParkedThreads;
 
     /// <summary>
-    /// Dedicated threads, started on first need (never more than the reads in flight), as the prefault sweep runs on its
-    /// own threads: a read's workers block in pread for as long as the disk takes, and on thread-pool threads they
-    /// would starve the pool, or wait for it. One pass at a time (the reader's read gate serialises reads). A thread
-    /// idle for <see cref="IdleTimeout"/> ends, and so does one that would park beside <see cref="MaxParkedThreads"/>
-    /// others of all readers: readers that are never disposed (and not yet finalized) do not pile up parked threads.
+    /// Dedicated threads, started on first need (never more than the reads in flight), as the prefault sweep runs on
+    /// its own threads: a read's workers block in pread for as long as the disk takes, and on thread-pool threads they
+    /// would starve the pool, or wait for it.
     /// </summary>
-    /// <remarks>
-    /// The threads hold this object, never the reader, and drop a pass once its last claim is taken: between reads no
-    /// thread keeps the reader (or a caller's destination) alive, so an undisposed reader is still finalized, and its
-    /// finalizer stops them.
-    /// </remarks>
     private sealed class WorkerThreads
     {
         /// <summary>How long a thread waits for the next read before it ends.</summary>
@@ -122,9 +115,8 @@ public sealed partial class DirectFileReader
         }
 
         /// <summary>
-        /// Waits for a claim and runs it; false when the threads are stopping, or this one has been idle long enough
-        /// or would park beside too many others. A method of its own so that a parked thread's frame holds no
-        /// finished pass (and through it the reader).
+        /// Waits for a claim and runs it; false when the threads are stopping, or this one has been idle long enough or
+        /// would park beside too many others.
         /// </summary>
         [MethodImpl(MethodImplOptions.NoInlining)]
         private bool RunNextWorker()
@@ -147,9 +139,8 @@ public sealed partial class DirectFileReader
                     return false;
                 }
 
-                // Claims are added with their pass, and a pass completes only after all its claims have run, so a
-                // claim taken here belongs to the pass published now. With its last claim taken the pass is dropped:
-                // parked threads keep no pass (and through it the reader or a destination) alive.
+                // Claims are added with their pass, and a pass completes only after all its claims have run, so a claim
+                // taken here belongs to the pass published now.
                 pass = _pass!;
                 if (--_claims == 0)
                 {

@@ -9,8 +9,7 @@ namespace Sharpi.Prefault;
 /// <summary>
 /// Reads byte ranges of a file past the page cache (O_DIRECT on Linux, FILE_FLAG_NO_BUFFERING on Windows) into the
 /// caller's memory: for engines that copy weights into their own buffers, at disk speed and without filling the page
-/// cache. Any range may be asked for; the reader reads aligned blocks that cover it into its own aligned buffers
-/// (several in flight) and copies out the bytes asked for.
+/// cache.
 /// </summary>
 /// <remarks>
 /// <para>
@@ -197,10 +196,9 @@ public sealed partial class DirectFileReader : IDisposable, IAsyncDisposable
 
     /// <summary>
     /// Reads the bytes at <paramref name="offset"/> into <paramref name="destination"/> without holding a thread-pool
-    /// thread: the blocks are read by the reader's own threads while the caller awaits (a read waiting for another
-    /// read on the same reader waits asynchronously too). Returns what <see cref="Read(long, Span{byte}, CancellationToken)"/> returns.
-    /// Where not one thread can be started (the process or its pids cgroup at its thread limit), the read runs on the
-    /// calling thread instead, and the returned task is complete.
+    /// thread: the blocks are read by the reader's own threads while the caller awaits (a read waiting for another read
+    /// on the same reader waits asynchronously too). Returns what
+    /// <see cref="Read(long, Span{byte}, CancellationToken)"/> returns.
     /// </summary>
     /// <exception cref="ArgumentOutOfRangeException"><paramref name="offset"/> is negative.</exception>
     /// <exception cref="ObjectDisposedException">The reader is disposed.</exception>

@@ -4,10 +4,8 @@ namespace Sharpi.Prefault;
 
 /// <summary>
 /// A reader's aligned staging buffers for Direct I/O: one slot per read in flight, each allocated on its first use,
-/// reused by every later read, and freed by <see cref="Dispose"/> (or the finalizer). Also keeps the count of staging
-/// bytes with a read in flight, and its peak, for the statistics.
+/// reused by every later read, and freed by <see cref="Dispose"/> (or the finalizer).
 /// </summary>
-/// <remarks>A slot belongs to one worker of one read at a time, so the slots need no lock.</remarks>
 internal sealed unsafe class StagingBuffers : IDisposable
 {
     private readonly nint[] _slots;
@@ -58,11 +56,8 @@ internal sealed unsafe class StagingBuffers : IDisposable
     }
 
     /// <summary>
-    /// An aligned buffer; on Linux, one of 2 MiB or more is 2 MiB-aligned, advised MADV_HUGEPAGE and written once.
-    /// O_DIRECT pins the buffer page by page and each page becomes one segment of a disk request, so 4 KiB pages cap
-    /// a request at the device's segment count: on this VM's disk (254 segments) reads reached it as 530-860 KiB
-    /// requests at ~1.0 GiB/s, where the same reads into 2 MiB pages went out as 4 MiB requests at 3.3 GiB/s
-    /// (bench limit-direct-2-4k against limit-direct-2).
+    /// An aligned buffer; on Linux, one of 2 MiB or more is 2 MiB-aligned, advised MADV_HUGEPAGE and written once:
+    /// 4 KiB pages cap an O_DIRECT request at the disk's segment count (docs/why/direct-io.md#stagingbufferscs).
     /// </summary>
     private byte* Allocate()
     {

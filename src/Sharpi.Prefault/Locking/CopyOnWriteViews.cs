@@ -1,10 +1,8 @@
 namespace Sharpi.Prefault;
 
 /// <summary>
-/// Lock refuses the page groups that lie in a writable private (copy-on-write) file mapping: mlock faults such a
-/// mapping's pages in for writing, which breaks every page into a private copy (measured: RssAnon +64 MiB for a
-/// 64 MiB view of a cached file), so the lock would double the memory the RAM gate counted as cache, and the view
-/// could then never be reclaimed. Map the weights read-only to lock them.
+/// Lock refuses the page groups that lie in a writable private (copy-on-write) file mapping: mlock would break every
+/// page into a private copy, doubling the memory the RAM gate counted as cache (docs/why/locking.md).
 /// </summary>
 internal static class CopyOnWriteViews
 {

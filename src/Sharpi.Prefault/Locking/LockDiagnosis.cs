@@ -3,12 +3,7 @@ using System.Runtime.Versioning;
 
 namespace Sharpi.Prefault;
 
-/// <summary>
-/// Why the OS refused a lock, and what to do, for the lease and the log. One per <see cref="MmapLock"/> call: Linux's
-/// ENOMEM means "over RLIMIT_MEMLOCK" and also "not mapped", "PROT_NONE" and "past the end of a truncated file", so
-/// the mappings are checked first, from one /proc/self/maps snapshot taken at the first failure and shared by all
-/// (the file lengths, the limit and CAP_IPC_LOCK likewise read once), and the limit is blamed only where it applies.
-/// </summary>
+/// <summary>Why the OS refused a lock, and what to do, for the lease and the log.</summary>
 internal sealed class LockDiagnosis
 {
     private static long s_mapsReads;

@@ -3,8 +3,7 @@ namespace Sharpi.Prefault;
 /// <summary>
 /// The room a lock call has under <c>vm.max_map_count</c>. mlock marks the pages' mapping locked, so a range that
 /// starts or ends inside a mapping splits it there: up to two new mappings per range, and 35,000 one-page tensors two
-/// pages apart would pass the limit (65,530), where the runtime aborts the process. Each range's split is taken from
-/// the process's <see cref="MappingRoom"/> before it is locked; what finds no room is reported, not locked.
+/// pages apart would pass the limit (65,530), where the runtime aborts the process.
 /// </summary>
 internal sealed class LockSplits
 {

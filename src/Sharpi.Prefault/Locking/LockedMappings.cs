@@ -5,15 +5,8 @@ namespace Sharpi.Prefault;
 /// <summary>
 /// Which pages of this process the kernel holds locked now, whoever locked them: the engine's own <c>mlock</c>
 /// (llama.cpp's <c>--mlock</c>), <c>mlock2</c>, <c>mlockall(MCL_CURRENT)</c>, or a mapping made under
-/// <c>mlockall(MCL_FUTURE)</c>. Linux marks such a mapping <c>lo</c> in the VmFlags of /proc/self/smaps (and
-/// <c>mlock</c> of part of a mapping splits it, so the flag is exact to the page). A lease must leave those pages as it
-/// found them: <c>munlock</c> does not count, and one call would undo the engine's lock.
+/// <c>mlockall(MCL_FUTURE)</c>.
 /// </summary>
-/// <remarks>
-/// Reading smaps walks the page tables of every mapping (milliseconds for gigabytes of resident weights), so the
-/// process's <c>VmLck</c> (/proc/self/status) is read first: 0 means no page is locked and nothing more is read.
-/// Elsewhere the answer is empty: the lease cannot see another caller's lock there (docs/reclaim-and-lock.md).
-/// </remarks>
 internal static class LockedMappings
 {
     /// <summary>

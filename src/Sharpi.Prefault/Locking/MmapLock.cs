@@ -6,20 +6,13 @@ namespace Sharpi.Prefault;
 
 /// <summary>
 /// Locks mapped regions in memory (mlock on Linux and macOS, VirtualLock on Windows) so the kernel cannot evict them
-/// under memory pressure. The data flow: regions -> merge -> round outward to pages -> refuse copy-on-write views ->
-/// RAM gate -> register (leaving out pages the process had locked already) -> lock each range -> lease. The holes of
-/// sparse files (<c>SEEK_HOLE</c>, Linux) are left out before anything else: they read as zeros and hold nothing to lock.
+/// under memory pressure.
 /// </summary>
 public static class MmapLock
 {
     /// <summary>
     /// Locks the regions' pages (rounded outward to whole pages), in the order given up to the RAM gate's budget (see
-    /// <see cref="LockOptions.RamGate"/>), and returns the lease that unlocks them on dispose. A lock the OS refuses
-    /// (RLIMIT_MEMLOCK, no permission, a truncated file, a working-set quota), the regions past the budget, and those
-    /// whose lock could split their mapping past <c>vm.max_map_count</c> (Linux: each lock of a range inside a mapping
-    /// splits it, and at the limit the .NET runtime aborts the process) are reported in the lease, each under its own
-    /// region's name, and logged, never thrown. Should the call itself fail (out of memory), it unlocks what it locked
-    /// before the exception leaves it.
+    /// <see cref="LockOptions.RamGate"/>), and returns the lease that unlocks them on dispose.
     /// </summary>
     /// <exception cref="ArgumentNullException"><paramref name="regions"/> is null.</exception>
     /// <exception cref="ArgumentOutOfRangeException">A region has a negative length or runs past the address space.</exception>
@@ -41,10 +34,8 @@ public static class MmapLock
         options ??= LockOptions.Default;
         ILogger logger = options.Logger ?? NullLogger.Instance;
 
-        // 1. Merge, leave out the holes of sparse files, grow to whole pages: neighbours sharing a page lock as one group,
-        // split by member for failures. A hole is nothing to lock, and locking it allocates it: mlock faults every page
-        // in, and a fault on a hole of a tmpfs file takes a page of the file system for good (a lock of a 1 GiB sparse
-        // file filled a 600 MiB tmpfs, and it stayed full after the lease).
+        // 1. Merge, leave out the holes of sparse files, grow to whole pages: neighbours sharing a page lock as one
+        // group, split by member for failures.
         MergedRegion[] merged = RegionSet.Merge(regions);
         merged = SparseFiles.WithoutHoles(merged, ProcMaps.ReadFor(merged), out _);
         PageGroup[] groups = PageRanges.Outward(merged, out MergedRegion[] pieces);
@@ -79,9 +70,7 @@ public static class MmapLock
         }
 
         // 4. Count the pages as held before locking them, so a lease disposed meanwhile cannot unlock them under us;
-        // all ranges in one registry pass (range by range, the registry's updates made a big lock quadratic). Pages
-        // the process had locked already (the engine's mlock or mlockall) are left out: munlock does not count, so
-        // this lease's dispose would undo the engine's lock.
+        // all ranges in one registry pass (range by range, the registry's updates made a big lock quadratic).
         var wanted = new (nint Start, nint End)[work.Length];
         long wantedBytes = 0;
         for (int i = 0; i < work.Length; i++)
@@ -172,16 +161,14 @@ public static class MmapLock
 
     /// <summary>
     /// The prefault's RAM-fit gate (<see cref="RamFitGate"/>) over the figures given, with no operators' mode:
-    /// <c>SHARPI_PREFAULT</c> does not apply to locks. Every requested byte counts, resident or not: a locked page
-    /// cannot be reclaimed.
+    /// <c>SHARPI_PREFAULT</c> does not apply to locks.
     /// </summary>
     internal static RamGateDecision Decide(long requested, long resident, MemoryFigures memory, LockOptions options) =>
         RamFitGate.Decide(requested, resident, memory, options.RamGate, options.RamFraction);
 
     /// <summary>
-    /// The groups to lock: all of them, or those that fit in the budget in the order given (<see cref="RamFitGate.Cut"/>,
-    /// every byte charged), the one that crosses it cut to its whole pages within. Every member's part left out goes to
-    /// <paramref name="failures"/> with the reason.
+    /// The groups to lock: all of them, or those that fit in the budget in the order given
+    /// (<see cref="RamFitGate.Cut"/>, every byte charged), the one that crosses it cut to its whole pages within.
     /// </summary>
     private static PageGroup[] WithinBudget(PageGroup[] groups, MergedRegion[] pieces, RamGateDecision decision, List<RegionFailure> failures)
     {

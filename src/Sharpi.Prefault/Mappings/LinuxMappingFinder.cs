@@ -3,9 +3,8 @@ using System.Runtime.Versioning;
 namespace Sharpi.Prefault;
 
 /// <summary>
-/// Finds a file's mappings in /proc/self/maps by the device and inode each line names (the file mapped, whatever
-/// path it was mapped through). Where the device differs (overlayfs reports the underlying file's device in the
-/// maps but its own in stat), a line whose inode matches is taken when its path stats to the same file.
+/// Finds a file's mappings in /proc/self/maps by the device and inode each line names (the file mapped, whatever path
+/// it was mapped through).
 /// </summary>
 [SupportedOSPlatform("linux")]
 internal static class LinuxMappingFinder

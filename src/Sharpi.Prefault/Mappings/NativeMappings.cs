@@ -2,16 +2,13 @@
 namespace Sharpi.Prefault;
 
 /// <summary>
-/// Regions over mappings this library did not make: an engine's native code (llama.cpp, a safetensors loader in
-/// C++ or Rust) maps the weights, and these calls find where, so <see cref="MmapPrefault"/> can prefault them.
-/// A mapping is matched by the identity of the file it maps (device and inode; volume and file index on Windows),
-/// so a mapping made through a symlink, a hard link or a since-renamed path is still found.
+/// Regions over mappings this library did not make: an engine's native code (llama.cpp, a safetensors loader in C++ or
+/// Rust) maps the weights, and these calls find where, so <see cref="MmapPrefault"/> can prefault them.
 /// </summary>
 /// <remarks>
 /// Linux reads /proc/self/maps; macOS walks the task's regions with <c>mach_vm_region</c> and names each with
 /// <c>proc_regionfilename</c>; Windows walks the address space with <c>VirtualQuery</c> and names each view with
-/// <c>K32GetMappedFileNameW</c>. Only readable mappings are returned. The result is a snapshot: the native code must
-/// keep the mappings in place while a prefault over the regions runs.
+/// <c>K32GetMappedFileNameW</c>.
 /// </remarks>
 /// <example>
 /// <code>
@@ -58,9 +55,6 @@ public static class NativeMappings
     /// <summary>
     /// The address ranges of this process that map the selected tensors, hot first: the first selection's tensors in
     /// file order, then each later selection's tensors that no earlier one chose (with no selection: every tensor).
-    /// Each region is named by its tensor and its address is where the tensor's bytes are mapped. A tensor mapped
-    /// twice yields a region per mapping; a tensor split across two mappings yields one region per piece; a tensor
-    /// (or the part of one) that nothing maps yields none.
     /// </summary>
     /// <param name="index">The model's tensors; its <see cref="TensorIndex.Files"/> are the files looked for.</param>
     /// <param name="selectionsInOrder">The selections, hottest first; none for every tensor.</param>

@@ -7,9 +7,8 @@ namespace Sharpi.Prefault;
 
 /// <summary>
 /// Finds a file's mapped views on Windows: walks this process's address space with VirtualQuery, asks
-/// K32GetMappedFileNameW which file each mapped view shows, and matches that file's volume serial number and file
-/// index (GetFileInformationByHandle) against the file's. Windows does not tell the file offset a view starts at,
-/// so the ranges carry none.
+/// K32GetMappedFileNameW which file each mapped view shows, and matches that file's volume serial number and file index
+/// (GetFileInformationByHandle) against the file's.
 /// </summary>
 [SupportedOSPlatform("windows")]
 internal static class WindowsMappingFinder

@@ -1,10 +1,8 @@
 namespace Sharpi.Prefault;
 
 /// <summary>
-/// Block sizes (elements per block) and type sizes (bytes per block) of the ggml tensor types a GGUF file may
-/// hold, by their on-disk number. Source: ggml's <c>ggml-common.h</c> block structs and <c>type_traits</c> in
-/// <c>ggml.c</c> (cross-checked with gguf-py's <c>GGML_QUANT_SIZES</c>); numbers 4, 5, 31-33 and 36-38 were
-/// removed from ggml and are rejected.
+/// Block sizes (elements per block) and type sizes (bytes per block) of the ggml tensor types a GGUF file may hold, by
+/// their on-disk number.
 /// </summary>
 internal static class GgmlTypes
 {

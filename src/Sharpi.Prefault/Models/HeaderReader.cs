@@ -3,11 +3,8 @@ using System.Buffers.Binary;
 namespace Sharpi.Prefault;
 
 /// <summary>
-/// Reads a model header field by field from a seekable stream, checking every length against the bytes left in
-/// the file before reading or allocating, so a hostile length fails with the offset instead of allocating. Fields
-/// come from a page-sized buffer of its own (a read of the stream per field made a 2,000,000-tensor GGUF header
-/// millions of reads, system calls where the stream is unbuffered); a page reads no further past the header than a
-/// page, so no tensor data is pulled into the page cache.
+/// Reads a model header field by field from a seekable stream, checking every length against the bytes left in the file
+/// before reading or allocating, so a hostile length fails with the offset instead of allocating.
 /// </summary>
 internal sealed class HeaderReader
 {

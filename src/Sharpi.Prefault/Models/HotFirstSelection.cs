@@ -1,9 +1,8 @@
 namespace Sharpi.Prefault;
 
 /// <summary>
-/// The tensors of an ordered list of selections, hot first: the first selection's tensors in file order, then
-/// each later selection's tensors that no earlier one chose. Zero-length tensors are left out (nothing to fault in).
-/// Every include pattern of every selection must match a tensor (see <see cref="TensorIndex.ThrowIfAPatternMatchesNothing"/>).
+/// The tensors of an ordered list of selections, hot first: the first selection's tensors in file order, then each
+/// later selection's tensors that no earlier one chose. Zero-length tensors are left out (nothing to fault in).
 /// </summary>
 internal static class HotFirstSelection
 {

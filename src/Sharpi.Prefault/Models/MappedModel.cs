@@ -3,17 +3,12 @@ using System.IO.MemoryMappedFiles;
 namespace Sharpi.Prefault;
 
 /// <summary>
-/// A model mapped read-only, as an engine maps its weights: a GGUF file, a safetensors file, every shard of a
-/// sharded safetensors model (opened through its <c>model.safetensors.index.json</c>), or a plain file. It owns the
-/// mappings and hands out regions over them, hot tensors first, ready for <see cref="MmapPrefault.Run(IReadOnlyList{PrefaultRegion}, PrefaultOptions?, CancellationToken)"/>
-/// or <see cref="MmapPrefault.Start(IReadOnlyList{PrefaultRegion}, PrefaultOptions?, CancellationToken)"/>.
+/// A model mapped read-only, as an engine maps its weights: a GGUF file, a safetensors file, every shard of a sharded
+/// safetensors model (opened through its <c>model.safetensors.index.json</c>), or a plain file.
 /// </summary>
 /// <remarks>
-/// Each file's descriptor is closed as soon as the file is mapped (the mapping stays valid without it), so a model of
-/// a thousand shards holds a thousand mappings, not a thousand open files. Regions are raw pointers into the
-/// mappings: dispose the model only after every prefault over them has finished (dispose the
-/// <see cref="PrefaultHandle"/> first). Not thread-safe against <see cref="Dispose"/>; reading regions from several
-/// threads at once is safe.
+/// Each file's descriptor is closed as soon as the file is mapped (the mapping stays valid without it), so a model of a
+/// thousand shards holds a thousand mappings, not a thousand open files.
 /// </remarks>
 /// <example>
 /// <code>
@@ -67,11 +62,7 @@ public sealed class MappedModel : IDisposable
         }
     }
 
-    /// <summary>
-    /// Maps a model read-only. The format is told by the file: a name ending in <c>.index.json</c> is a sharded safetensors
-    /// index whose shards lie beside it (every shard is mapped); a <c>.gguf</c> or <c>.safetensors</c> name, or a file
-    /// starting with the GGUF magic, is a model whose header is read; anything else is a plain file, mapped whole.
-    /// </summary>
+    /// <summary>Maps a model read-only.</summary>
     /// <param name="path">The model file, the index JSON of a sharded model, or a plain file.</param>
     /// <exception cref="ArgumentException"><paramref name="path"/> is null or empty.</exception>
     /// <exception cref="FileNotFoundException">The file, or a shard the index names, does not exist.</exception>
@@ -114,9 +105,7 @@ public sealed class MappedModel : IDisposable
 
     /// <summary>
     /// Maps one file whole, read-only, without reading a header: <see cref="Index"/> is null whatever the file's name
-    /// or first bytes. For a file whose tensor table the caller has read already (<see cref="Region(TensorInfo)"/>
-    /// takes the tensors of any index that names this file, such as one shard of a sharded model), or a file to treat
-    /// as plain bytes. Opening the files of a model one by one lets the caller go on past a file that fails.
+    /// or first bytes.
     /// </summary>
     /// <param name="path">The file.</param>
     /// <exception cref="ArgumentException"><paramref name="path"/> is null or empty.</exception>
@@ -134,13 +123,7 @@ public sealed class MappedModel : IDisposable
         return new MappedModel(full, null, [full], [view], [length]);
     }
 
-    /// <summary>
-    /// Regions to prefault, hot first. With selections: the first selection's tensors in file order, then each later
-    /// selection's tensors that no earlier one chose, one region per tensor named by tensor (zero-length tensors left
-    /// out); a partial prefault keeps this order, so what the first token needs comes in first. With none: one region
-    /// per file over the whole file, named by its path, in <see cref="Files"/> order (empty files left out). A plain
-    /// file has no tensors: it always yields its one whole-file region.
-    /// </summary>
+    /// <summary>Regions to prefault, hot first.</summary>
     /// <param name="selectionsInOrder">The selections, hottest first; none for the whole model.</param>
     /// <returns>
     /// A new list each call. A list rather than an array, so <c>MmapPrefault.Run(model.Regions(...))</c> binds without
@@ -305,7 +288,7 @@ public sealed class MappedModel : IDisposable
 
     /// <summary>
     /// Maps a whole file read-only and closes its descriptor: the view keeps the mapping (and the file) alive on its
-    /// own. An empty file has no view (a zero-length mapping is an error on every OS).
+    /// own.
     /// </summary>
     private static (MemoryMappedViewAccessor? View, long Length) MapReadOnly(string file)
     {

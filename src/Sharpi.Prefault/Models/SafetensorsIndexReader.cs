@@ -13,7 +13,7 @@ internal static class SafetensorsIndexReader
 
     /// <summary>
     /// Reads and parses the index at <paramref name="indexPath"/>: the one read of a shard index, for the library and
-    /// the tool. Refuses what is not a regular file before opening it (a FIFO would block the open).
+    /// the tool.
     /// </summary>
     /// <exception cref="ModelFormatException">The index is larger than <see cref="MaxIndexBytes"/> or malformed.</exception>
     /// <exception cref="IOException">The index cannot be opened or read.</exception>

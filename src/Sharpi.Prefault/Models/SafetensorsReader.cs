@@ -9,12 +9,6 @@ namespace Sharpi.Prefault;
 /// little-endian header length N, N bytes of UTF-8 JSON mapping tensor names to dtype, shape and
 /// <c>data_offsets</c> (relative to the byte after the header), and an optional <c>__metadata__</c> entry.
 /// </summary>
-/// <remarks>
-/// The JSON streams through a window of its own, entry by entry, so a parse holds the tensors it returns and a window,
-/// never the whole header beside them (docs/models.md, "Limits"). Names are JSON strings: valid Unicode, as the
-/// reference implementation requires; a header holding invalid UTF-8 or a lone surrogate escape is refused, so no
-/// safetensors name holds the U+DC80..U+DCFF escapes a GGUF name's invalid bytes decode to.
-/// </remarks>
 internal static class SafetensorsReader
 {
     /// <summary>The reference implementation refuses headers over 100 MB; so do we, before allocating.</summary>

@@ -2,7 +2,7 @@ namespace Sharpi.Prefault;
 
 /// <summary>
 /// One array per distinct tensor shape within a header: a model repeats a few shapes across its layers, so its tensors
-/// share them instead of holding an array each. The arrays are read-only by contract (<see cref="TensorInfo.Shape"/>).
+/// share them instead of holding an array each.
 /// </summary>
 internal sealed class ShapeTable
 {

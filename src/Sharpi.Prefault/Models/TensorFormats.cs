@@ -3,7 +3,7 @@ using System.Buffers.Binary;
 namespace Sharpi.Prefault;
 
 /// <summary>
-/// The one place a model file's format is told, for the library, the tool and the bench alike: a sharded safetensors
+/// The one place a model file's format is told, for the library, the tool and the benchmarks alike: a sharded safetensors
 /// model by its index's name (<c>*.index.json</c>, as <c>model.safetensors.index.json</c>; any other JSON, such as
 /// <c>config.json</c> beside the weights, is no model), GGUF by its magic (llama.cpp's files often have no extension),
 /// safetensors by its header (a little-endian header length the file can hold, then <c>{</c>) or by its

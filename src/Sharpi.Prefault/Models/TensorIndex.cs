@@ -36,11 +36,7 @@ public sealed class TensorIndex
     /// <summary>The tensors in file order: by file (in <see cref="Files"/> order), then by offset.</summary>
     public IReadOnlyList<TensorInfo> Tensors { get; }
 
-    /// <summary>
-    /// Reads the tensor table of a model. The format is told by the file: a name ending in <c>.index.json</c> is a
-    /// sharded safetensors index (<c>model.safetensors.index.json</c>) whose shards lie beside it; a file starting with
-    /// <c>GGUF</c> is GGUF; a <c>.safetensors</c> file, or one that starts like one, is safetensors.
-    /// </summary>
+    /// <summary>Reads the tensor table of a model.</summary>
     /// <exception cref="ArgumentException"><paramref name="path"/> is null or empty.</exception>
     /// <exception cref="ModelFormatException">A header is malformed, truncated, or describes tensors the file cannot hold.</exception>
     /// <exception cref="IOException">A file cannot be opened or read (for example a missing shard).</exception>
@@ -73,9 +69,7 @@ public sealed class TensorIndex
     }
 
     /// <summary>
-    /// The tensors <paramref name="selection"/> selects, in <see cref="Tensors"/> order; empty where it selects none. Unlike
-    /// <see cref="Regions(MemoryMappedViewAccessor, TensorSelection?)"/>, a pattern that matches nothing is no error
-    /// here: ask this first for a selection that may match nothing in some models.
+    /// The tensors <paramref name="selection"/> selects, in <see cref="Tensors"/> order; empty where it selects none.
     /// </summary>
     public IReadOnlyList<TensorInfo> Select(TensorSelection? selection)
     {
@@ -104,7 +98,7 @@ public sealed class TensorIndex
     /// Every include pattern of <paramref name="selection"/> must match a tensor of the model, as the tool's
     /// <c>--tensor</c> must: a pattern that matches none is a mistake in the calling code (a typo, another format's
     /// naming, a pattern that does not cover the whole name), and an empty list would prefault, lock or release nothing
-    /// without a word. <see cref="Select"/> answers without throwing, for selections that may match nothing in some models.
+    /// without a word.
     /// </remarks>
     /// <exception cref="ArgumentNullException"><paramref name="view"/> is null.</exception>
     /// <exception cref="ArgumentException">
@@ -168,8 +162,8 @@ public sealed class TensorIndex
     }
 
     /// <summary>
-    /// Throws where an include pattern of <paramref name="selection"/> matches no tensor of this index (exclude patterns
-    /// may match nothing: they only take tensors away). <paramref name="position"/> is the selection's place in a list.
+    /// Throws where an include pattern of <paramref name="selection"/> matches no tensor of this index (exclude
+    /// patterns may match nothing: they only take tensors away).
     /// </summary>
     internal void ThrowIfAPatternMatchesNothing(TensorSelection? selection, int? position, string paramName)
     {
@@ -319,8 +313,7 @@ public sealed class TensorIndex
 
     /// <summary>
     /// Orders each file's tensors by offset and rejects overlaps: two tensors sharing bytes is a corrupt or hostile
-    /// header. One pass puts each tensor with its file (a pass over every tensor for each file made an index of 16,000
-    /// shards take seconds), and a file whose tensors are in offset order already, as writers lay them out, is not sorted.
+    /// header.
     /// </summary>
     private static TensorIndex Create(string path, TensorFormat format, List<string> files, List<TensorInfo> tensors)
     {

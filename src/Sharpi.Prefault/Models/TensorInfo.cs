@@ -33,8 +33,7 @@ public sealed record TensorInfo(string Name, string DType, IReadOnlyList<long> S
     /// <summary>
     /// Decodes a tensor name's bytes as <see cref="Name"/> holds them: valid UTF-8 as itself, and each byte 0xNN of an
     /// invalid sequence as the lone surrogate U+DC00+0xNN (Python's <c>surrogateescape</c>), so distinct bytes give
-    /// distinct names and <see cref="EncodeName"/> gives the bytes back. Decode names an engine reports (llama.cpp's
-    /// <c>ggml_get_name</c>) with this to find them in a <see cref="TensorIndex"/>.
+    /// distinct names and <see cref="EncodeName"/> gives the bytes back.
     /// </summary>
     public static string DecodeName(ReadOnlySpan<byte> utf8)
     {

@@ -1,9 +1,8 @@
 namespace Sharpi.Prefault;
 
 /// <summary>
-/// Which tensors to take, by glob patterns on their names: a tensor is selected when it matches any include
-/// pattern (or there are none) and no exclude pattern. In a pattern <c>*</c> matches any run of characters,
-/// dots included, and <c>?</c> exactly one; everything else matches itself, case-sensitively.
+/// Which tensors to take, by glob patterns on their names: a tensor is selected when it matches any include pattern (or
+/// there are none) and no exclude pattern.
 /// </summary>
 /// <example>
 /// <code>

@@ -19,8 +19,7 @@ internal readonly record struct CgroupMemory(long LimitBytes, long UsedBytes)
     /// <summary>
     /// Finds the cgroup that limits this process most from the text of /proc/self/cgroup: cgroup v2 (<c>0::/path</c>,
     /// <c>memory.max</c>, <c>memory.current</c>) or v1 (the <c>memory</c> controller's <c>memory.limit_in_bytes</c>,
-    /// <c>memory.usage_in_bytes</c>), walking from the group up to the root. The group with the least room (limit
-    /// less unreclaimable use) wins. <c>max</c>, or a v1 value beyond any real machine, means no limit.
+    /// <c>memory.usage_in_bytes</c>), walking from the group up to the root.
     /// </summary>
     internal static CgroupMemory? Read(string? procSelfCgroup, Func<string, string?> readFile)
     {
@@ -86,7 +85,7 @@ internal readonly record struct CgroupMemory(long LimitBytes, long UsedBytes)
 
     /// <summary>
     /// The group's file-backed page cache, which the kernel reclaims before it fails a charge: <c>active_file</c> +
-    /// <c>inactive_file</c> (v1's hierarchical <c>total_</c> figures where present). Shared memory is not in them.
+    /// <c>inactive_file</c> (v1's hierarchical <c>total_</c> figures where present).
     /// </summary>
     internal static long ReclaimableFileBytes(string? memoryStat)
     {

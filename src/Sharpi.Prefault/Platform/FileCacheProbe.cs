@@ -7,20 +7,10 @@ using Microsoft.Win32.SafeHandles;
 namespace Sharpi.Prefault;
 
 /// <summary>
-/// Counts the resident bytes of mapped ranges. For ranges of file mappings on Linux 6.5+ it asks
-/// <c>cachestat(2)</c> about the file itself, which walks the page cache a folio at a time: microseconds for a
-/// 2 GiB file cached in 2 MiB folios. <c>mincore</c> on a fresh mapping looks up every 4 KiB page instead
-/// (~10-20 ms per GiB here), more than the populate it precedes. Anything else (anonymous memory, a file that is
-/// gone or replaced, an older kernel, a refusal) falls back to mincore, which also finds unmapped ranges.
+/// Counts the resident bytes of mapped ranges: cachestat on the mapped file where Linux 6.5+ has it (a folio at a time,
+/// not a page), else mincore; a file whose cache the kernel hides is counted from this process's page tables.
 /// </summary>
-/// <remarks>
-/// The kernel hides a file's page cache from a process that could not open the file for writing (neither its owner,
-/// nor root with its capabilities, nor a writer: a service user reading root-owned 0644 weights, or any file on a
-/// read-only file system): cachestat refuses with EPERM, and mincore answers "resident" for every page of such a
-/// mapping (mm/mincore.c, can_do_mincore; a side channel closed in Linux 5.0). Those pieces are counted from this process's own page tables instead
-/// (<see cref="ProcPagemap"/>): a page mapped here is resident, and the rest is unknown, never resident.
-/// </remarks>
-internal sealed unsafe class FileCacheProbe : IDisposable
+internal sealed unsafe partial class FileCacheProbe : IDisposable
 {
     /// <summary>
     /// True where residency of mapped memory can be counted: mincore (Linux, macOS, FreeBSD) or QueryWorkingSetEx
@@ -60,9 +50,7 @@ internal sealed unsafe class FileCacheProbe : IDisposable
 
     /// <summary>
     /// A probe for <paramref name="regions"/>: the file mappings under them in <paramref name="maps"/> (a snapshot of
-    /// /proc/self/maps covering them, see <see cref="ProcMaps.ReadFor"/>). One piece per mapping, however many regions
-    /// lie in it. Nothing is opened here: each file is opened when a count first needs it, and closed when the count
-    /// moves to another file, so the probe holds one descriptor at a time however many files it covers.
+    /// /proc/self/maps covering them, see <see cref="ProcMaps.ReadFor"/>).
     /// </summary>
     internal static FileCacheProbe Create(MergedRegion[] regions, ProcMapEntry[] maps)
     {
@@ -111,26 +99,13 @@ internal sealed unsafe class FileCacheProbe : IDisposable
     }
 
     /// <summary>
-    /// The residency count every feature uses (a run's plan before its sweep and after it, <see cref="Residency.Measure(ReadOnlySpan{PrefaultRegion})"/>,
+    /// The residency count every feature uses (a run's plan before its sweep and after it,
+    /// <see cref="Residency.Measure(ReadOnlySpan{PrefaultRegion})"/>,
     /// <see cref="Residency.MeasureEach(ReadOnlySpan{PrefaultRegion})"/>, the lock's RAM gate): a probe of the files
     /// mapped under <paramref name="ranges"/> in <paramref name="maps"/> (empty: mincore alone), each range counted
     /// with <see cref="TryCountResident"/>, its count written to <paramref name="each"/> when that is given (one entry
-    /// per range), and the sum of the bytes counted resident returned. A range that cannot be counted (not mapped, a
-    /// query refused) adds nothing; nothing is counted where <see cref="Residency.IsSupported"/> is false. Bytes whose
-    /// residency the kernel would not tell (see the remarks on the class) are not resident: they are in
-    /// <paramref name="unknownBytes"/>.
+    /// per range), and the sum of the bytes counted resident returned.
     /// </summary>
-    /// <remarks>
-    /// The probe holds one descriptor at a time and closes it before this returns, so a run opens its files twice,
-    /// before and after its sweep, and holds none through it. Held through the sweep, 300 files under
-    /// <c>ulimit -n 256</c> left the tool no descriptor: the huge-page check and the runtime's own assembly loads failed
-    /// with EMFILE and <c>touch</c> exited 1 without a word; a background prefault would take them from the engine's
-    /// own init work. Held one per file for the count alone, <c>lock -r</c> over 61,000 files under
-    /// <c>ulimit -n 20000</c> took every descriptor while it counted, and a thread the runtime started meanwhile (it
-    /// needs a pipe) failed and aborted the tool ("Out of memory.", exit 134). Opening again also checks again that
-    /// each path still names the mapped file. Arrays, not spans: this runs at an engine's first call, where converting
-    /// the library's struct arrays to spans runs framework generics over them that no ReadyToRun image can hold.
-    /// </remarks>
     internal static long CountResident(MergedRegion[] ranges, ProcMapEntry[] maps, out long unknownBytes, RangeResidency[]? each = null)
     {
         unknownBytes = 0;
@@ -165,11 +140,9 @@ internal sealed unsafe class FileCacheProbe : IDisposable
         => CountResident(ranges, maps, out _, each);
 
     /// <summary>
-    /// Resident bytes of [start, end), and those whose residency the kernel would not tell (<paramref name="unknownBytes"/>,
-    /// not counted resident); false with the call that failed (mincore's ENOMEM when the range is not mapped;
-    /// QueryWorkingSetEx's Win32 error on Windows). On Windows the bytes in this
-    /// process's working set (<see cref="WorkingSet"/>), and an unmapped range counts as not resident rather than
-    /// failing: the touch sweep's VirtualQuery check reports it.
+    /// Resident bytes of [start, end), and those whose residency the kernel would not tell
+    /// (<paramref name="unknownBytes"/>, not counted resident); false with the call that failed (mincore's ENOMEM when
+    /// the range is not mapped; QueryWorkingSetEx's Win32 error on Windows).
     /// </summary>
     [SupportedOSPlatform("linux")]
     [SupportedOSPlatform("macos")]
@@ -293,133 +266,7 @@ internal sealed unsafe class FileCacheProbe : IDisposable
         return true;
     }
 
-    /// <summary>
-    /// True when the kernel hides the page cache of <paramref name="handle"/>'s file from this process (see the remarks
-    /// on the class): cachestat refuses it with EPERM (Linux 6.5+, where the kernel has its permission check); where
-    /// the kernel has no cachestat, told from who may write the file as the kernel's check is (the owner, root, or a
-    /// writer by faccessat: the mode bits, ACLs and a read-only mount all count; faccessat also refuses a read-only bind
-    /// mount, which the kernel's check allows, so such a file counts unknown there, never resident). An EPERM may also be a seccomp
-    /// filter's (a container profile that denies cachestat), which <see cref="FilterRefusesCachestat"/> tells apart:
-    /// cachestat is then not used again, and the file is judged as on a kernel without cachestat.
-    /// </summary>
-    [SupportedOSPlatform("linux")]
-    internal static bool HidesCache(SafeFileHandle handle, string path)
-    {
-        if (Volatile.Read(ref s_unsupported) == 0)
-        {
-            Interop.Libc.CachestatRange range = new() { Offset = 0, Length = (ulong)Pages.Size };
-            Interop.Libc.Cachestat stat;
-            if (Interop.Libc.SyscallCachestat(Interop.Libc.SYS_cachestat, handle, &range, &stat, 0) == 0)
-            {
-                return false;
-            }
-
-            int errno = Marshal.GetLastPInvokeError();
-            if (errno == Interop.LinuxConstants.EPERM)
-            {
-                if (!FilterRefusesCachestat())
-                {
-                    return true; // the kernel's own check: it hides this file's cache from this process
-                }
-
-                Volatile.Write(ref s_unsupported, 1);
-            }
-
-            if (errno == Interop.LinuxConstants.ENOSYS)
-            {
-                Volatile.Write(ref s_unsupported, 1);
-            }
-        }
-
-        return !MayWrite(handle, path);
-    }
-
-    /// <summary>
-    /// Whether a seccomp filter refuses cachestat, asked once: cachestat on no descriptor at all. The kernel checks the
-    /// descriptor before its permission check and answers EBADF; a filter that denies the call answers before the
-    /// kernel sees it (EPERM). Not told from who may write the file: root without CAP_FOWNER and CAP_DAC_OVERRIDE (a
-    /// container with its capabilities dropped, a user namespace) gets the kernel's own EPERM for another user's file.
-    /// </summary>
-    [SupportedOSPlatform("linux")]
-    private static bool FilterRefusesCachestat()
-    {
-        int known = Volatile.Read(ref s_filterRefuses);
-        if (known == 0)
-        {
-            using var none = new SafeFileHandle(-1, ownsHandle: false);
-            Interop.Libc.CachestatRange range = new() { Offset = 0, Length = (ulong)Pages.Size };
-            Interop.Libc.Cachestat stat;
-            bool refused = Interop.Libc.SyscallCachestat(Interop.Libc.SYS_cachestat, none, &range, &stat, 0) != 0
-                && Marshal.GetLastPInvokeError() == Interop.LinuxConstants.EPERM;
-            known = refused ? 1 : 2;
-            Volatile.Write(ref s_filterRefuses, known);
-        }
-
-        return known == 1;
-    }
-
-    /// <summary>
-    /// Whether this process could open the file for writing, as the kernel decides whether mincore may tell
-    /// (inode_owner_or_capable, then a write permission check): its owner, a thread with CAP_FOWNER (root's, unless a
-    /// container or a user namespace dropped it: root alone is not enough), or a writer by faccessat (which counts
-    /// CAP_DAC_OVERRIDE).
-    /// </summary>
-    [SupportedOSPlatform("linux")]
-    private static bool MayWrite(SafeFileHandle handle, string path)
-    {
-        uint euid = Interop.Libc.Geteuid();
-        return OwnedBy(handle, euid) || ThreadCapabilities.Has(ThreadCapabilities.Fowner)
-            || Interop.Libc.Faccessat(Interop.LinuxConstants.AT_FDCWD, path, Interop.LinuxConstants.W_OK, Interop.LinuxConstants.AT_EACCESS) == 0;
-    }
-
-    /// <summary>Whether <paramref name="euid"/> owns the file; false where statx cannot tell (a C library without it: glibc before 2.28, musl before 1.2.5).</summary>
-    [SupportedOSPlatform("linux")]
-    private static bool OwnedBy(SafeFileHandle handle, uint euid)
-    {
-        try
-        {
-            Interop.Libc.StatxBuffer stat;
-            return Interop.Libc.Statx(handle, string.Empty, Interop.LinuxConstants.AT_EMPTY_PATH, Interop.LinuxConstants.STATX_UID, &stat) == 0 && stat.Uid == euid;
-        }
-        catch (EntryPointNotFoundException)
-        {
-            return false;
-        }
-    }
-
-    /// <summary>
-    /// After mincore counted [start, end): every piece of a file that hides its cache was counted resident whole (that
-    /// is what mincore answers there), so each is taken out again and counted from the page tables.
-    /// </summary>
-    private void CountHiddenAgain(nint start, nint end, ref long residentBytes, ref long unknownBytes)
-    {
-        for (int i = AddressRanges.FirstEndingAfter<FilePiece>(_pieces, start); i < _pieces.Length && (nuint)_pieces[i].Start < (nuint)end; i++)
-        {
-            FilePiece p = _pieces[i];
-            if (OperatingSystem.IsLinux() && TryOpen(p.File, out _, out bool hidesCache) && hidesCache)
-            {
-                nint from = (nuint)p.Start > (nuint)start ? p.Start : start;
-                nint to = (nuint)p.End < (nuint)end ? p.End : end;
-                residentBytes -= to - from;
-                CountMapped(from, to, ref residentBytes, ref unknownBytes);
-            }
-        }
-    }
-
-    /// <summary>Counts [start, end) of a piece that hides its cache: pages this process maps are resident, the rest unknown.</summary>
-    private void CountMapped(nint start, nint end, ref long residentBytes, ref long unknownBytes)
-    {
-        long present = 0;
-        bool known = OperatingSystem.IsLinux() && (_mappedPages ??= new ProcPagemap()).TryCountPresent(start, end, out present);
-        residentBytes += known ? present : 0;
-        unknownBytes += (end - start) - (known ? present : 0);
-    }
-
-    /// <summary>
-    /// Opens the path when it still names the mapped regular file (same inode); null otherwise. A mapped device (a
-    /// private view of /dev/zero, a driver's memory) is never opened: its page cache says nothing of what is mapped,
-    /// and opening a device can have effects of its own. Shared with <see cref="FileStaging"/>.
-    /// </summary>
+    /// <summary>Opens the path when it still names the mapped regular file (same inode); null otherwise.</summary>
     [SupportedOSPlatform("linux")]
     internal static SafeFileHandle? OpenIfSameFile(string path, long inode) => OpenIfSameFile(path, inode, out _);
 
@@ -439,9 +286,7 @@ internal sealed unsafe class FileCacheProbe : IDisposable
             }
 
             // FileOpener's open(2), not File.OpenHandle: the framework's handle takes a share-mode lock and costs an
-            // engine's first run more than the open. Without blocking: a FIFO renamed over the path after the check
-            // above would otherwise hold the open until a writer came, and the sweep's thread, Completion and Dispose
-            // with it; the inode check below turns away any other file.
+            // engine's first run more than the open.
             if (FileOpener.TryOpenRead(path, out _) is not SafeFileHandle handle)
             {
                 return null;
@@ -470,7 +315,6 @@ internal sealed unsafe class FileCacheProbe : IDisposable
     /// <summary>
     /// The file of <paramref name="file"/> (an index into the files), open: the one already open, or opened now in its
     /// place (the one before is closed). False where the path no longer names the mapped regular file.
-    /// <paramref name="hidesCache"/>: the kernel hides the file's page cache from this process (see the remarks on the class).
     /// </summary>
     [SupportedOSPlatform("linux")]
     private bool TryOpen(int file, [NotNullWhen(true)] out SafeFileHandle? handle, out bool hidesCache)

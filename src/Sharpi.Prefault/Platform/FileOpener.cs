@@ -5,22 +5,15 @@ using Microsoft.Win32.SafeHandles;
 namespace Sharpi.Prefault;
 
 /// <summary>
-/// The one way the library and the tool open a path they did not create, for reading, without ever blocking: a
-/// "regular file" check by path and an open after it race with a rename (a FIFO swapped in between blocks the open
-/// until a writer appears, maybe never). So the check is made on the descriptor: on Linux and macOS the path is opened
-/// with O_NONBLOCK (a FIFO's open returns at once), the descriptor is checked with fstat (statx on Linux), and
-/// O_NONBLOCK is cleared with fcntl(F_SETFL) before the caller reads. Windows names no FIFOs in the file system and
-/// keeps the framework's open. A test (OpenSiteScan) fails on an open outside this class.
+/// The one way the library and the tool open a path they did not create, for reading, without ever blocking: a "regular
+/// file" check by path and an open after it race with a rename (a FIFO swapped in between blocks the open until a
+/// writer appears, maybe never).
 /// </summary>
 internal static class FileOpener
 {
     private const FileShare ReadersAndWriters = FileShare.ReadWrite | FileShare.Delete;
 
-    /// <summary>
-    /// Opens <paramref name="path"/> for reading, as a descriptor the caller owns. <paramref name="hint"/> takes
-    /// <see cref="FileOptions.RandomAccess"/> (read-ahead off: a header read must not pull the data after it into the
-    /// page cache) or <see cref="FileOptions.SequentialScan"/>, as posix_fadvise on Linux.
-    /// </summary>
+    /// <summary>Opens <paramref name="path"/> for reading, as a descriptor the caller owns.</summary>
     /// <param name="path">The path; symlinks are followed.</param>
     /// <param name="allowDevices">Accept a character or block device too (a caller that only fsyncs and advises).</param>
     /// <param name="hint">Read-ahead advice; other options are ignored on Linux and macOS.</param>
@@ -99,8 +92,8 @@ internal static class FileOpener
 
     /// <summary>
     /// <see cref="OpenRead"/> for the callers that must never throw (an engine's first run, kernel files): null where
-    /// open fails (<paramref name="errno"/> set) or where the descriptor is no regular file (<paramref name="errno"/> 0).
-    /// A path holding a NUL fails as open would (EINVAL).
+    /// open fails (<paramref name="errno"/> set) or where the descriptor is no regular file (<paramref name="errno"/>
+    /// 0).
     /// </summary>
     [SupportedOSPlatform("linux")]
     [SupportedOSPlatform("macos")]

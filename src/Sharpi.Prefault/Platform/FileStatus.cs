@@ -38,8 +38,7 @@ internal readonly record struct FileStatus(FileKind Kind, ulong Device, ulong In
     /// <summary>
     /// The status of <paramref name="path"/>, never throwing: a path stat cannot see (nothing there, no permission, too
     /// long, a symlink loop) has kind <see cref="FileKind.Missing"/> and its errno in <paramref name="errno"/> (Linux;
-    /// 0 elsewhere). With <paramref name="followLinks"/> false a symlink is <see cref="FileKind.Symlink"/>, not what it
-    /// points at. For a caller (the tool) that says in its own words why a path cannot be used.
+    /// 0 elsewhere).
     /// </summary>
     internal static FileStatus Of(string path, bool followLinks, out int errno)
     {
@@ -121,8 +120,7 @@ internal readonly record struct FileStatus(FileKind Kind, ulong Device, ulong In
     }
 
     /// <summary>
-    /// The length of the regular file at <paramref name="path"/>; null for anything else or where stat fails. A
-    /// device's size (0 for /dev/zero) says nothing about how much of a mapping of it can be read.
+    /// The length of the regular file at <paramref name="path"/>; null for anything else or where stat fails.
     /// </summary>
     internal static long? TryRegularLength(string path) => TryOf(path) is { Kind: FileKind.Regular } status ? status.Length : null;
 
@@ -149,8 +147,7 @@ internal readonly record struct FileStatus(FileKind Kind, ulong Device, ulong In
     /// <summary>
     /// Refuses what is not a regular file before it is opened: <c>open(O_RDONLY)</c> on a FIFO blocks until a writer
     /// appears (forever, for a model path someone replaced with <c>mkfifo</c>), a device can be endless, and a
-    /// directory reads as "access denied" on some paths. A missing or unreadable path passes: the open that follows
-    /// says so in its own words.
+    /// directory reads as "access denied" on some paths.
     /// </summary>
     /// <param name="path">The path about to be opened.</param>
     /// <param name="allowDevices">

@@ -10,11 +10,6 @@ namespace Sharpi.Prefault;
 /// Reads the small text files the kernel generates (/proc, /sys): a file that is missing, unreadable or refused reads
 /// as null, never as an exception, since every figure read from one is optional (an unknown figure never blocks).
 /// </summary>
-/// <remarks>
-/// On Linux a file is read with open and pread into a pooled buffer, not through <see cref="File"/>: an engine's
-/// first run reads half a dozen of these, and the framework's file stack (its handle, share-mode locks, stream and
-/// decoder types, each set up once per process) cost that first run more than the reads themselves.
-/// </remarks>
 internal static class KernelFile
 {
     /// <summary>
@@ -59,10 +54,7 @@ internal static class KernelFile
     /// Reads all of the regular file <paramref name="path"/> into <paramref name="buffer"/> (rented from
     /// <see cref="ArrayPool{T}.Shared"/>; where the file does not fit, a larger rented one takes its place and the
     /// smaller goes back): the bytes read, or -1 where the path is missing, refused, no regular file or over
-    /// <see cref="MaxBytes"/>. Never throws. Regular files only (every /proc and /sys file is one), checked before the
-    /// open and again on the descriptor, and opened without blocking: an open of a FIFO mounted over one waits for a
-    /// writer, and a sweep's thread, and so a handle's Dispose, would wait with it for good; a device swapped in after
-    /// the first check (/dev/zero) would be read without end.
+    /// <see cref="MaxBytes"/>. Never throws.
     /// </summary>
     [SupportedOSPlatform("linux")]
     internal static unsafe int TryReadAll(string path, ref byte[] buffer)

@@ -1,16 +1,9 @@
 namespace Sharpi.Prefault;
 
 /// <summary>
-/// Which page ranges this process holds locked through <see cref="MmapLock"/>, with a count per range.
-/// mlock and VirtualLock do not count: one munlock undoes any number of locks of a page. Two leases over the same
-/// page (neighbour tensors, or the same file locked twice) therefore share it, and the page is unlocked only when
-/// the last lease lets go. Pages locked by someone else when a lease was taken (the engine's mlock, mlockall) are
-/// never counted, so no lease unlocks them (<see cref="AcquireUnlocked"/>). Reclaim reads the held ranges to skip them.
+/// Which page ranges this process holds locked through <see cref="MmapLock"/>, with a count per range. mlock and
+/// VirtualLock do not count: one munlock undoes any number of locks of a page.
 /// </summary>
-/// <remarks>
-/// A lease's ranges go in and out in one call, one merge pass over the sorted held list: linear in the held ranges
-/// plus the lease's. (Range by range, each update rebuilt the list, and 100k tensors took minutes.)
-/// </remarks>
 internal sealed class LockRegistry
 {
     private readonly object _gate = new();
@@ -37,11 +30,7 @@ internal sealed class LockRegistry
 
     /// <summary>
     /// Counts as held once more the parts of the disjoint <paramref name="ranges"/> (any order) that nobody outside the
-    /// registry has locked, and returns those parts, sorted by address. <paramref name="lockedNow"/> gives the page
-    /// ranges of [low, high) locked in the process now (sorted, disjoint; see <see cref="LockedMappings.Read"/>). It
-    /// runs under the registry's lock, so no lease can unlock a page between that answer and the count: a locked page
-    /// the registry holds is a lease's and is counted once more; one it does not hold was locked by someone else (the
-    /// engine's mlock or mlockall) and is left out, for its owner to unlock.
+    /// registry has locked, and returns those parts, sorted by address.
     /// </summary>
     internal (nint Start, nint End)[] AcquireUnlocked(ReadOnlySpan<(nint Start, nint End)> ranges, Func<nint, nint, (nint Start, nint End)[]> lockedNow)
     {

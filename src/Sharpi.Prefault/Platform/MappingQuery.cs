@@ -24,7 +24,7 @@ internal static class MappingQuery
 {
     /// <summary>
     /// The mappings overlapping any of <paramref name="ranges"/> (sorted by start, disjoint). Empty when /proc is not
-    /// readable. <paramref name="useQuery"/> false skips PROCMAP_QUERY (the fallback, for tests).
+    /// readable.
     /// </summary>
     internal static MappingSnapshot Read(MergedRegion[] ranges, bool useQuery = true)
     {
@@ -149,8 +149,7 @@ internal static class MappingQuery
 
     /// <summary>
     /// /proc/self/maps does not say a mapping's page size: a file mapping is hugetlb memory where its file lives on
-    /// hugetlbfs (fstatfs, once per path). A path that cannot be opened (deleted, or no access) counts as hugetlb, so
-    /// its range goes to the slower check that can tell.
+    /// hugetlbfs (fstatfs, once per path).
     /// </summary>
     private static unsafe bool[] HugetlbByFileSystem(ProcMapEntry[] entries)
     {

@@ -4,11 +4,7 @@ namespace Sharpi.Prefault;
 
 /// <summary>
 /// How many more mappings this process may make under <c>vm.max_map_count</c> (Linux): the limit less the mappings it
-/// has now (the lines of /proc/self/maps) less a margin left to the .NET runtime. Past the limit every mmap, mprotect
-/// and mlock that would add a mapping fails, and the runtime, which needs new mappings for its heap, its JIT'd code
-/// and its threads' stacks, aborts the process ("Failed to create RW mapping for RX memory"): whatever must hold
-/// many mappings (a lock that splits them, a command that maps many files) checks its room here first and reports
-/// what it could not take. Unbounded elsewhere, and where /proc cannot be read.
+/// has now (the lines of /proc/self/maps) less a margin left to the .NET runtime.
 /// </summary>
 internal sealed class MappingRoom
 {

@@ -6,9 +6,8 @@ namespace Sharpi.Prefault;
 internal static unsafe class PlatformMemory
 {
     /// <summary>
-    /// True when [start, end) is mapped and readable, as far as the platform can tell without a read:
-    /// mincore (ENOMEM means unmapped) on Unix, VirtualQuery on Windows. Where it is not, <paramref name="error"/> is
-    /// the call that failed (<see cref="PlatformError.None"/> when the call worked and found the range unreadable).
+    /// True when [start, end) is mapped and readable, as far as the platform can tell without a read: mincore (ENOMEM
+    /// means unmapped) on Unix, VirtualQuery on Windows.
     /// </summary>
     internal static bool IsReadable(nint start, nint end, out PlatformError error, out string why)
     {

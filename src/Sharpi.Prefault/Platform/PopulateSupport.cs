@@ -2,10 +2,7 @@ using System.Runtime.InteropServices;
 
 namespace Sharpi.Prefault;
 
-/// <summary>
-/// Whether this kernel supports MADV_POPULATE_READ (Linux 5.14+). Probed once on a private page, never inferred
-/// from the kernel version (backports and seccomp filters make the version a poor guide).
-/// </summary>
+/// <summary>Whether this kernel supports MADV_POPULATE_READ (Linux 5.14+).</summary>
 internal static unsafe class PopulateSupport
 {
     /// <summary>The call, as failures and logs name it.</summary>

@@ -9,8 +9,7 @@ internal readonly record struct MapPiece(nint Start, nint End, int Index)
 internal static partial class ProcMaps
 {
     /// <summary>
-    /// Splits [start, end) at the mappings' edges (entries sorted by address), gaps included, in address order. A
-    /// struct walked by <c>foreach</c>: a run over a million regions asks once per region, and allocates nothing for it.
+    /// Splits [start, end) at the mappings' edges (entries sorted by address), gaps included, in address order.
     /// </summary>
     internal static MapPieces Pieces(ProcMapEntry[] entries, nint start, nint end) => new(entries, start, end);
 }

@@ -16,8 +16,7 @@ internal readonly record struct SmapsFigures(long RssBytes, long AnonymousBytes,
     internal bool IsHugetlb { get; init; }
 
     /// <summary>
-    /// Bytes of the mapping's private copies that sit in swap (smaps <c>Swap</c>, or <c>SwapPss</c> where larger). A
-    /// written copy-on-write page that was swapped out leaves <c>Anonymous</c> and shows here instead.
+    /// Bytes of the mapping's private copies that sit in swap (smaps <c>Swap</c>, or <c>SwapPss</c> where larger).
     /// </summary>
     internal long SwapBytes { get; init; }
 

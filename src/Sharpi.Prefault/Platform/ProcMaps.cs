@@ -17,9 +17,8 @@ internal readonly record struct ProcMapEntry(nint Start, nint End, bool Readable
 }
 
 /// <summary>
-/// Reads /proc/self/maps (Linux): which address ranges are mapped, with what permissions, backed by which file
-/// at which offset. Used where a wrong guess would kill the process (a touch past a truncated file's end raises
-/// SIGBUS) or discard data (MADV_DONTNEED on a written private page).
+/// Reads /proc/self/maps (Linux): which address ranges are mapped, with what permissions, backed by which file at which
+/// offset.
 /// </summary>
 internal static partial class ProcMaps
 {
@@ -36,9 +35,8 @@ internal static partial class ProcMaps
     internal static ProcMapEntry[] ReadSelf() => ReadSelf(0, -1);
 
     /// <summary>
-    /// This process's mappings that overlap [<paramref name="low"/>, <paramref name="high"/>) (unsigned), sorted
-    /// by address. The file is parsed as bytes from a pooled buffer and only overlapping lines become entries: a
-    /// process can have thousands of mappings, and a prefault of a few regions should not pay for all of them.
+    /// This process's mappings that overlap [<paramref name="low"/>, <paramref name="high"/>) (unsigned), sorted by
+    /// address.
     /// </summary>
     internal static ProcMapEntry[] ReadSelf(nint low, nint high)
     {
@@ -104,9 +102,7 @@ internal static partial class ProcMaps
 
     /// <summary>
     /// The path field as the file's name: the kernel writes a newline in a name as "\012" and escapes nothing else, so
-    /// a name holding those four characters reads the same. Unescaped only where the unescaped name has the mapped file's
-    /// inode (the inode alone, as <see cref="FileCacheProbe.OpenIfSameFile(string, long)"/> checks an open), so a name
-    /// holding "\012" is not taken for a file whose name holds a newline.
+    /// a name holding those four characters reads the same.
     /// </summary>
     private static string UnescapePath(ReadOnlySpan<char> path, long inode)
     {

@@ -12,20 +12,10 @@ internal readonly record struct MappedRun(nint Start, nint End, bool IsShared)
 
 
 /// <summary>
-/// The pages of a range that this process's page tables map, from <c>/proc/self/pagemap</c> (bit 63, "present", and
-/// bit 56, "exclusively mapped"; no privilege needed for them, only the frame numbers are hidden): a page mapped here
-/// is in memory, and unlike mincore (which answers for the page cache) it is what RSS counts. Residency counts the
-/// present pages (<see cref="TryCountPresent"/>); reclaim finds the runs still mapped after it (<see cref="TryFind"/>). For a file whose page
-/// cache the kernel hides from this user (see <see cref="FileCacheProbe.HidesCache"/>) it is the one honest lower bound
-/// there is, and after a sweep the exact count of what the sweep mapped and reclaim has not taken back (reclaim unmaps
-/// a file page before it drops it). A page that is cached but not mapped here is not counted: its residency is unknown.
+/// The pages of a range that this process's page tables map, from <c>/proc/self/pagemap</c> (bit 63, "present", and bit
+/// 56, "exclusively mapped"; no privilege needed for them, only the frame numbers are hidden): a page mapped here is in
+/// memory, and unlike mincore (which answers for the page cache) it is what RSS counts.
 /// </summary>
-/// <remarks>
-/// Reading the present bits does no I/O and touches no page. <c>preadv2(RWF_NOWAIT)</c>, the other way a reader might
-/// ask, is no probe: on a page that is not cached it answers EAGAIN but starts reading that page in (checked on Linux
-/// 6.18 with an evicted file and cachestat: one page after one probe, four at offset 0), so a page-by-page probe of a
-/// cold file would read it all.
-/// </remarks>
 internal sealed class ProcPagemap : IDisposable
 {
     // One read covers this many pages (32 MiB of 4 KiB pages; 64 KiB of entries from the shared pool).

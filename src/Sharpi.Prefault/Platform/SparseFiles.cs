@@ -5,18 +5,8 @@ namespace Sharpi.Prefault;
 
 /// <summary>
 /// Cuts the holes of sparse files out of the regions before anything is measured, gated or read (Linux): a hole reads
-/// as zeros, so there is nothing to bring in, and bringing it in is not free. A read fault on a hole of a tmpfs file
-/// allocates a page of the file system (a 1 GiB sparse file filled a 600 MiB tmpfs until ENOSPC, and the next write
-/// of anyone on it failed); on a disk file system it fills the page cache with pages of zeros. What is left is the
-/// data, in whole pages, and the RAM-fit gate counts only that.
+/// as zeros, so there is nothing to bring in, and bringing it in is not free.
 /// </summary>
-/// <remarks>
-/// The holes are found once, when the run is planned, with <c>SEEK_DATA</c>/<c>SEEK_HOLE</c> on a descriptor of each
-/// mapped file (<see cref="FileHoles"/>), opened by its path only when it is still the mapped file (device and inode),
-/// one at a time and closed at once: a file that cannot be opened (deleted, renamed over, no permission) is read whole,
-/// as before. A file with no hole costs one open and one <c>lseek</c>. Only whole pages inside a hole leave the plan;
-/// a page past the end of the file is no hole (the sweep reports it as past the end).
-/// </remarks>
 internal static class SparseFiles
 {
     /// <summary>
@@ -79,8 +69,8 @@ internal static class SparseFiles
     }
 
     /// <summary>
-    /// Per mapping under the regions: its holes as whole pages of address space, in address order (null: none, or
-    /// none known). Each file is opened once, and only while its holes are asked.
+    /// Per mapping under the regions: its holes as whole pages of address space, in address order (null: none, or none
+    /// known).
     /// </summary>
     private static (nint Start, nint End)[]?[] HolesOf(MergedRegion[] merged, ProcMapEntry[] maps)
     {
@@ -124,8 +114,7 @@ internal static class SparseFiles
     }
 
     /// <summary>
-    /// The holes of mapping <paramref name="m"/> as whole pages of its address range; null where it has none. With
-    /// <paramref name="fileIsSolid"/> true, the file has none anywhere (or cannot be asked): its other mappings need no asking.
+    /// The holes of mapping <paramref name="m"/> as whole pages of its address range; null where it has none.
     /// </summary>
     [SupportedOSPlatform("linux")]
     private static (nint Start, nint End)[]? HolesOf(ProcMapEntry m, ref List<(long Start, long End)>? fileHoles, out bool fileIsSolid)

@@ -3,9 +3,8 @@ using System.Globalization;
 namespace Sharpi.Prefault;
 
 /// <summary>
-/// The calling thread's effective capabilities (<c>CapEff</c> in /proc/thread-self/status: capabilities are a
-/// thread's, and a container or a user namespace may have dropped any of them, root's included). Linux; false where
-/// the file cannot be read.
+/// The calling thread's effective capabilities (<c>CapEff</c> in /proc/thread-self/status: capabilities are a thread's,
+/// and a container or a user namespace may have dropped any of them, root's included).
 /// </summary>
 internal static class ThreadCapabilities
 {

@@ -4,21 +4,9 @@ using System.Runtime.Versioning;
 namespace Sharpi.Prefault;
 
 /// <summary>
-/// Gives a sweep thread the priority its caller asked for. <see cref="Thread.Priority"/> does nothing on Linux for
-/// an unprivileged process (the thread's nice value stays 0), so a below-normal priority also raises the thread's own
-/// nice value there with <c>setpriority(PRIO_PROCESS, 0)</c>, which on Linux sets the calling thread's alone (the nice
-/// value is a thread's there) and needs no privilege (and cannot be undone without it: a thread that yields keeps
-/// yielding until it ends). No <c>gettid</c>: glibc has had it only since 2.30, and a missing symbol would throw on a
-/// sweep thread (RHEL 8 ships 2.28). Which thread gets which priority is <see cref="SweepThreads"/>'s.
+/// Gives a sweep thread the priority its caller asked for, on Linux as its nice value too: Thread.Priority alone leaves
+/// an unprivileged thread at nice 0 (docs/why/platform.md#workerprioritycs).
 /// </summary>
-/// <remarks>
-/// The workers keep the default I/O priority: a lower one (<c>ioprio_set</c>, idle class or best-effort 7) did not
-/// help an init that reads while the background sweep runs. Measured with the workers patched to each class (2 GiB,
-/// 2 cores, virtio disk under mq-deadline, bench <c>overlap --init-ms 200 --init-read 512M --repeat 3</c>, medians):
-/// the init took 0.735 s with the default, 0.773 s idle and 0.756 s best-effort 7; time to first request 0.750,
-/// 0.785 and 0.765 s. The disk's queue is deep enough that both readers' requests are dispatched at once, and the
-/// init's cost is the cores it shares, which the nice value already yields.
-/// </remarks>
 internal static class WorkerPriority
 {
     /// <summary>The nice value of <see cref="ThreadPriority.BelowNormal"/> workers on Linux.</summary>

@@ -6,9 +6,7 @@ namespace Sharpi.Prefault;
 
 /// <summary>
 /// Residency on Windows with <c>QueryWorkingSetEx</c>: a bit per page saying whether the page is in this process's
-/// working set, that is mapped into this process so a read does not fault. It is not the file cache: a page of a
-/// file that another process (or an earlier mapping) read is in the standby list, not yet in this working set, and
-/// counts as not resident until this process touches it (a soft fault, no disk read).
+/// working set, that is mapped into this process so a read does not fault.
 /// </summary>
 [SupportedOSPlatform("windows")]
 internal static unsafe class WorkingSet

@@ -7,24 +7,8 @@ namespace Sharpi.Prefault;
 
 /// <summary>
 /// The Linux touch where the kernel will not read this process's memory for it (<c>process_vm_readv</c> refused, as a
-/// hardened container's seccomp profile does: <see cref="SafeTouch.IsKernelChecked"/> false). A plain load of a
-/// mapped file's page is then never safe: the file can shrink between any check of its length and the load, and the
-/// load past its end raises SIGBUS, which ends the process (a check of the length before each batch of loads only
-/// narrows that window; it cannot close it). So nothing of a file mapping is loaded: its bytes are read through a
-/// descriptor of the file instead (<c>pread</c>, into a scratch buffer), which the kernel answers past the end with a
-/// short read, never a signal. The pages land in the page cache the mapping shares, and the engine's first access
-/// maps them with a minor fault (fault-around maps up to 16 at a time), with no read from the disk.
+/// hardened container's seccomp profile does: <see cref="SafeTouch.IsKernelChecked"/> false).
 /// </summary>
-/// <remarks>
-/// Private anonymous memory (the heap, an engine's own buffers: no inode, not shared) is never loaded either: another
-/// thread may unmap it while the sweep runs (an engine freeing a buffer), and some of it faults fatally on a load
-/// whatever anyone does (the kernel's [vvar] pages are readable in /proc/self/maps and raise SIGBUS). It is read
-/// through <c>/proc/self/mem</c> instead, where the kernel faults each page in and answers one it cannot with EIO; where
-/// that file cannot be opened it is not touched, and reported. Anything else that cannot be opened again as the mapped file
-/// (a deleted file, shared memory, a device, a path renamed over) is not touched at all and is reported: there is no
-/// way to read it that cannot fault fatally. Each piece opens its file for the read and closes it at once (no
-/// descriptor is held through the sweep; see <see cref="FileCacheProbe.CountResident(MergedRegion[], ProcMapEntry[], out long, RangeResidency[])"/> for why).
-/// </remarks>
 [SupportedOSPlatform("linux")]
 internal sealed unsafe class FileReadTouch(ProcMapEntry[] maps)
 {
@@ -125,9 +109,8 @@ internal sealed unsafe class FileReadTouch(ProcMapEntry[] maps)
     }
 
     /// <summary>
-    /// Reads [from, to) of this process's own memory through /proc/self/mem (private anonymous memory, which has no file
-    /// to read); returns where it stopped. The kernel faults each page in as a load would, and answers a page it cannot
-    /// (unmapped meanwhile, a special mapping with nothing behind it) with EIO instead of a signal.
+    /// Reads [from, to) of this process's own memory through /proc/self/mem (private anonymous memory, which has no
+    /// file to read); returns where it stopped.
     /// </summary>
     private static nint ReadOwnMemory(nint from, nint to, out PlatformError error, out string? why)
     {

@@ -2,10 +2,7 @@ using Microsoft.Extensions.Logging;
 
 namespace Sharpi.Prefault;
 
-/// <summary>
-/// Prefault's log messages (event ids 1-99), declared once through the source generator. Partial: each feature's
-/// messages live in <c>Log.Feature.cs</c> in the feature's folder, with event ids in its own hundred.
-/// </summary>
+/// <summary>Prefault's log messages (event ids 1-99), declared once through the source generator.</summary>
 internal static partial class Log
 {
     [LoggerMessage(EventId = 1, Level = LogLevel.Information,

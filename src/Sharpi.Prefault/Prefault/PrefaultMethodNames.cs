@@ -2,7 +2,7 @@ namespace Sharpi.Prefault;
 
 /// <summary>
 /// The methods' names in logs, metrics and JSON (<c>none</c>, <c>populate</c>, <c>touch</c>, <c>hint</c>): the one
-/// table. The tool and the bench compile this file too, so every output spells a method the same way.
+/// table.
 /// </summary>
 internal static class PrefaultMethodNames
 {

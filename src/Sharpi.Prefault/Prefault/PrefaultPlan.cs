@@ -9,10 +9,9 @@ internal readonly record struct PlannedRegion(MergedRegion Region, long Resident
 /// <summary>
 /// What one run will sweep: the merged regions that are mapped, in the caller's order, less the holes of sparse files
 /// (<see cref="SparseFiles"/>: nothing to read there, and reading them allocates), each with its resident bytes,
-/// measured once (<see cref="FileCacheProbe.CountResident(MergedRegion[], ProcMapEntry[], out long, RangeResidency[])"/>: cachestat on the files where the kernel has it, else
-/// mincore). The plan owns what every later step reads: its regions as the mechanisms take them (<see cref="Ranges"/>,
-/// built once) and the one snapshot of the mappings under them (<see cref="Maps"/>). The RAM budget cuts the plan
-/// here; a plan cut from another shares its snapshot.
+/// counted once
+/// (<see cref="FileCacheProbe.CountResident(MergedRegion[], ProcMapEntry[], out long, RangeResidency[])"/>: cachestat
+/// on the files where the kernel has it, else mincore).
 /// </summary>
 internal sealed class PrefaultPlan
 {
@@ -59,8 +58,7 @@ internal sealed class PrefaultPlan
 
     /// <summary>
     /// Takes one snapshot of the mappings under <paramref name="merged"/>, cuts the holes of sparse files out of the
-    /// regions, and measures the residency of each region. A region that is not mapped becomes a failure and leaves
-    /// the plan; where residency cannot be measured, every region is planned with nothing resident.
+    /// regions, and measures the residency of each region.
     /// </summary>
     internal static PrefaultPlan Measure(MergedRegion[] merged, List<RegionFailure> failures)
     {
@@ -100,8 +98,7 @@ internal sealed class PrefaultPlan
 
     /// <summary>
     /// The regions in the caller's order until the not-yet-resident bytes reach <paramref name="budget"/>; the region
-    /// that crosses it is cut. Cutting at the budget in bytes overshoots nothing: resident pages inside the cut only
-    /// make it cheaper.
+    /// that crosses it is cut.
     /// </summary>
     internal PrefaultPlan WithinBudget(long budget)
     {

@@ -3,10 +3,8 @@ using Microsoft.Extensions.Logging;
 namespace Sharpi.Prefault;
 
 /// <summary>
-/// Forwards sweep progress to the caller's <see cref="IProgress{T}"/> at most ten times a second (and always the
-/// final figure). Called only from the sweep's calling thread. A callback that throws is reported once and dropped:
-/// a progress bar must never break a load (nor the logger that reports it: a throw from either stays here). The clock is a <see cref="TimeProvider"/> (the system's unless a test gives
-/// one), so the once-a-tenth-of-a-second rule is tested by counting reports, not by timing them.
+/// Forwards sweep progress to the caller's <see cref="IProgress{T}"/> at most ten times a second (and always the final
+/// figure).
 /// </summary>
 internal sealed class ProgressReporter(IProgress<PrefaultProgress> progress, long total, string label, ILogger log, TimeProvider? time = null)
 {

@@ -1,11 +1,6 @@
 namespace Sharpi.Prefault;
 
-/// <summary>
-/// Which of the caller's regions the sweep is done with, for <see cref="PrefaultHandle.WhenReady"/>. A region is
-/// ready once the sweep has finished every chunk of the merged range that holds it (resident, unless a chunk
-/// failed), or once the run knows it will not sweep it (the kill switch, the RAM budget, an unmapped range,
-/// cancellation). Each caller region completes once; the methods may run on any sweep thread.
-/// </summary>
+/// <summary>Which of the caller's regions the sweep is done with, for <see cref="PrefaultHandle.WhenReady"/>.</summary>
 internal sealed class RegionReadiness
 {
     private readonly TaskCompletionSource[] _ready;
@@ -53,8 +48,8 @@ internal sealed class RegionReadiness
     }
 
     /// <summary>
-    /// Before the sweep, after <see cref="Merge"/>: which merged ranges it will sweep (<paramref name="work"/>, by their
-    /// Order). Every caller region outside them is ready at once (empty, unmapped, or left out by the budget).
+    /// Before the sweep, after <see cref="Merge"/>: which merged ranges it will sweep (<paramref name="work"/>, by
+    /// their Order).
     /// </summary>
     internal void Expect(MergedRegion[] work)
     {

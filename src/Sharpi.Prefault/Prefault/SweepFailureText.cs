@@ -3,13 +3,7 @@ using Microsoft.Win32.SafeHandles;
 
 namespace Sharpi.Prefault;
 
-/// <summary>
-/// What a failed populate or touch means, in words, told after the sweep from where it stopped. The kernel answers
-/// every page it could not fault in with one errno: EFAULT for a page past the end of a file, for a page of a file
-/// system with no space left to give a hole (tmpfs), and for an I/O error alike; ENOMEM for an address no longer
-/// mapped and for memory that ran out. So the text looks again: the file's length now, the file system's free
-/// blocks, whether the address is mapped; where it cannot tell, it names every cause the errno allows.
-/// </summary>
+/// <summary>What a failed populate or touch means, in words, told after the sweep from where it stopped.</summary>
 internal static class SweepFailureText
 {
     /// <summary>

@@ -1,17 +1,12 @@
 namespace Sharpi.Prefault;
 
 /// <summary>
-/// Before a touch sweep, keeps only the parts of each region that a plain read can fault in safely: mapped,
-/// readable, and (for file mappings) not past the file's current end. A read of an unmapped page raises SIGSEGV
-/// and a read past a truncated file's end raises SIGBUS; neither can be caught in .NET, so they must never happen.
+/// Before a touch sweep, keeps only the parts of each region that a plain read can fault in safely: mapped, readable,
+/// and (for file mappings) not past the file's current end.
 /// </summary>
 internal static class TouchSafety
 {
-    /// <summary>
-    /// Splits <paramref name="regions"/> into the safe pieces and the failures. With a snapshot of /proc/self/maps
-    /// (Linux, <see cref="ProcMaps.ReadFor"/>) the check reads the mappings and the files' sizes; without one,
-    /// mincore (Unix) or VirtualQuery (Windows) checks that each range is mapped.
-    /// </summary>
+    /// <summary>Splits <paramref name="regions"/> into the safe pieces and the failures.</summary>
     internal static MergedRegion[] Filter(MergedRegion[] regions, ProcMapEntry[] maps, List<RegionFailure> failures)
     {
         if (maps.Length > 0)

@@ -5,11 +5,8 @@ using Microsoft.Extensions.Logging.Abstractions;
 namespace Sharpi.Prefault;
 
 /// <summary>
-/// Hands back the pages of mapped weights whose bytes were already copied out (repacked, uploaded to a GPU), so
-/// they stop counting in the process's RSS. The mapping stays valid: a later read faults the same bytes back in
-/// from the file (from the page cache when it still holds them). Linux only; elsewhere a no-op that says so.
-/// The data flow: regions -> merge -> check every mapping (refuse, skip locked) -> round inward to pages ->
-/// madvise (<see cref="ReclaimOptions.Mechanism"/>) -> with MADV_PAGEOUT, read back what stayed mapped.
+/// Hands back the pages of mapped weights whose bytes were already copied out (repacked, uploaded to a GPU), so they
+/// stop counting in the process's RSS.
 /// </summary>
 public static class MmapReclaim
 {
@@ -17,9 +14,8 @@ public static class MmapReclaim
     /// Releases the whole pages inside the regions (rounded inward: a page that also holds bytes outside the regions
     /// stays) with <c>madvise</c>: by default <c>MADV_PAGEOUT</c>, which never discards a byte even where the program
     /// remaps the regions while the call runs, and leaves mapped, reported in <see cref="ReclaimResult.Skipped"/>, the
-    /// pages the kernel keeps (mapped elsewhere too, or of a file the process may not write); or
-    /// <c>MADV_DONTNEED</c> (<see cref="ReclaimMechanism.DontNeed"/>), which drops them all but must not race a remap.
-    /// Locked ranges are skipped and reported in the result.
+    /// pages the kernel keeps (mapped elsewhere too, or of a file the process may not write); or <c>MADV_DONTNEED</c>
+    /// (<see cref="ReclaimMechanism.DontNeed"/>), which drops them all but must not race a remap.
     /// </summary>
     /// <exception cref="ArgumentNullException"><paramref name="regions"/> is null.</exception>
     /// <exception cref="ArgumentOutOfRangeException">A region has a negative length or runs past the address space.</exception>
@@ -153,8 +149,7 @@ public static class MmapReclaim
     /// <summary>
     /// Reports the pages of the <paramref name="advised"/> ranges that this process still maps after MADV_PAGEOUT (the
     /// kernel pages out only pages mapped nowhere else, of files the process owns or may write) in
-    /// <paramref name="skipped"/>, and returns their bytes. Where /proc/self/pagemap cannot be read nothing is known to
-    /// have stayed: the pages count as released, as MADV_DONTNEED's do.
+    /// <paramref name="skipped"/>, and returns their bytes.
     /// </summary>
     [SupportedOSPlatform("linux")]
     private static long KeptMapped(List<MergedRegion> advised, List<RegionFailure> skipped)

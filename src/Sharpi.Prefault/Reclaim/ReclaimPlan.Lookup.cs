@@ -11,12 +11,6 @@ internal sealed partial class ReclaimPlan
     /// piece is something else (unmapped, anonymous, writable, private, hugetlb): the caller builds the smaps plan,
     /// which can tell what such a piece holds and refuses or skips it as before.
     /// </summary>
-    /// <remarks>
-    /// A read-only shared file view holds no bytes of its own (no copy-on-write), so the one thing smaps adds for it
-    /// is a lock taken outside a <see cref="LockLease"/> (mlock, mlockall), which the look-up cannot see: while the
-    /// process has locked more than its leases hold (/proc/self/status VmLck, a counter, not a page walk), the smaps
-    /// plan decides. Leases are subtracted here as in <see cref="Build"/>.
-    /// </remarks>
     [SupportedOSPlatform("linux")]
     internal static ReclaimPlan? TryBuildFromLookup(MergedRegion[] regions, (nint Start, nint End)[] held, bool useQuery = true)
     {

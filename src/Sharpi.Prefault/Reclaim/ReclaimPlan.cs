@@ -1,14 +1,6 @@
 namespace Sharpi.Prefault;
 
-/// <summary>
-/// Decides, before a single page is released, what a reclaim may drop. MADV_DONTNEED on a read-only file view is
-/// harmless (a later touch re-reads the same bytes from the file) but zeroes anonymous memory and throws away the
-/// written pages of a copy-on-write view, so anonymous memory, hugetlb memory and every writable view are refused
-/// outright (a private writable view even when unwritten: a write can land between the check and the madvise);
-/// locked ranges are skipped and reported. The same refusals hold for MADV_PAGEOUT, which would not lose those bytes
-/// but would push the program's own memory to swap: reclaim is for read-only views of files. What the check cannot
-/// cover, a view replaced between it and the madvise, is MADV_PAGEOUT's to survive (see <see cref="ReclaimMechanism"/>).
-/// </summary>
+/// <summary>Decides, before a single page is released, what a reclaim may drop.</summary>
 internal sealed partial class ReclaimPlan
 {
     private ReclaimPlan()
@@ -96,7 +88,7 @@ internal sealed partial class ReclaimPlan
 
         // A private writable view (copy-on-write: ONNX Runtime maps each initializer so) is refused whether or not
         // smaps shows a written page: the check and the madvise are two steps, and a write landing between them was
-        // lost (348 of 400 tries). A written page (Anonymous, or Swap once swapped out) is the only copy of its bytes.
+        // lost (348 of 400 tries).
         if (m.Writable && !m.Shared)
         {
             string written = f.PrivateDataBytes > 0

@@ -10,11 +10,6 @@ internal interface IAddressRange
 internal static class AddressRanges
 {
     /// <summary>Index of the first range whose end lies above <paramref name="address"/> (unsigned), or the count.</summary>
-    /// <remarks>
-    /// Over an array, not a span: it runs at an engine's first call (residency, staging), where converting the
-    /// library's struct arrays to spans runs framework generics over those structs that no ReadyToRun image can hold
-    /// (three methods compiled by the JIT per struct).
-    /// </remarks>
     internal static int FirstEndingAfter<T>(T[] ranges, nint address)
         where T : IAddressRange
     {
@@ -36,11 +31,6 @@ internal static class AddressRanges
     }
 
     /// <inheritdoc cref="FirstEndingAfter{T}(T[], nint)"/>
-    /// <remarks>
-    /// The framework's binary search, where the generic one above is written out: that one runs at an engine's first
-    /// call (residency, staging), where the framework's search over the library's own structs would be compiled by the
-    /// JIT; this one serves the lock and reclaim paths.
-    /// </remarks>
     internal static int FirstEndingAfter(ReadOnlySpan<(nint Start, nint End)> ranges, nint address) =>
         ~ranges.BinarySearch(new EndsAfter(address)); // never equal: the complement of where the search stopped
 

@@ -3,8 +3,7 @@ namespace Sharpi.Prefault;
 /// <summary>
 /// A list that only grows, then becomes an array, for this assembly's value types on the first call's path: a
 /// ReadyToRun image holds its code for them (it is this assembly's generic over this assembly's type), where it can
-/// hold none of <c>List&lt;T&gt;</c>'s, so an engine's first <c>Run</c> compiled 8 of List's methods per type. Plain
-/// loops, no framework generics. A local: never copied, never shared.
+/// hold none of <c>List&lt;T&gt;</c>'s, so an engine's first <c>Run</c> compiled 8 of List's methods per type.
 /// </summary>
 internal struct ArrayBuilder<T>
 {

@@ -12,9 +12,7 @@ internal static class PageRanges
     /// <summary>
     /// Each region grown to the pages it touches, and regions whose pages then overlap (neighbour tensors sharing an
     /// edge page) grouped into one range, named after the member listed first; the groups kept in the caller's order,
-    /// so a limit that runs out mid-way spares the regions listed first. <paramref name="pieces"/> splits every group
-    /// by member, in address order: each member's pages not already in an earlier member's piece (a member wholly
-    /// inside its neighbour's pages adds its name to that piece), so a failure inside a group can name its own member.
+    /// so a limit that runs out mid-way spares the regions listed first.
     /// </summary>
     internal static PageGroup[] Outward(MergedRegion[] regions, out MergedRegion[] pieces)
     {
@@ -54,9 +52,8 @@ internal static class PageRanges
     }
 
     /// <summary>
-    /// Ranges that touch joined first (both sides are released, so the page they share may go), then each shrunk
-    /// to the whole pages inside it: a page shared with bytes outside the regions stays. Ranges with no whole page
-    /// inside come back in <paramref name="tooSmall"/>.
+    /// Ranges that touch joined first (both sides are released, so the page they share may go), then each shrunk to the
+    /// whole pages inside it: a page shared with bytes outside the regions stays.
     /// </summary>
     internal static MergedRegion[] Inward(MergedRegion[] regions, List<MergedRegion> tooSmall)
     {

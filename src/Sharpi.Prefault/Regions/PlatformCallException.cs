@@ -3,7 +3,7 @@ namespace Sharpi.Prefault;
 /// <summary>
 /// A system call on a file failed: the exception carries the call and its error (<see cref="Error"/>), so a message
 /// never has to guess which call it was ("mmap: errno 13 (Permission denied)", not "permission denied" after an open
-/// that succeeded). <see cref="Exception.HResult"/> is the errno, as in .NET's own IOExceptions on Unix.
+/// that succeeded).
 /// </summary>
 internal sealed class PlatformCallException : IOException
 {

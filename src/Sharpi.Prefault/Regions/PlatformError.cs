@@ -5,7 +5,6 @@ namespace Sharpi.Prefault;
 /// <summary>
 /// A system call that failed: its name, the kind of error number it set (errno or Win32) and the number, so that a
 /// failure says which call failed and a Win32 code is never read as an errno.
-/// <see cref="None"/> (the default) when a failure was found without a system call.
 /// </summary>
 public readonly record struct PlatformError
 {

@@ -10,9 +10,8 @@ namespace Sharpi.Prefault;
 /// <param name="Length">Length in bytes. Zero-length regions (and regions at address zero) are skipped.</param>
 /// <param name="Name">Optional name used in logs and failure reports (for example a tensor name).</param>
 /// <remarks>
-/// A region is a raw pointer: the caller keeps the mapping alive (and unmapped memory out of it) for as long
-/// as a prefault over it is running. Use <see cref="FromView(MemoryMappedViewAccessor, long, long, string?)"/>
-/// to build one from a view with bounds checks.
+/// A region is a raw pointer: the caller keeps the mapping alive (and unmapped memory out of it) for as long as a
+/// prefault over it is running.
 /// </remarks>
 public readonly record struct PrefaultRegion(nint Address, long Length, string? Name = null)
 {
@@ -62,8 +61,7 @@ public readonly record struct PrefaultRegion(nint Address, long Length, string? 
     }
 
     /// <summary>
-    /// The view's base address, read the documented way: AcquirePointer/ReleasePointer, not the raw handle. The region
-    /// is a raw pointer either way: the caller keeps the view alive while it is used.
+    /// The view's base address, read the documented way: AcquirePointer/ReleasePointer, not the raw handle.
     /// </summary>
     private static unsafe nint BaseAddress(SafeMemoryMappedViewHandle view)
     {

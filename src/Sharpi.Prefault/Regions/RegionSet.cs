@@ -28,11 +28,7 @@ internal static class RegionSet
     /// <summary>Merges the regions (already validated) and returns them in the caller's order.</summary>
     internal static MergedRegion[] Merge(ReadOnlySpan<PrefaultRegion> regions) => Merge(regions, memberOf: null);
 
-    /// <summary>
-    /// Merges the regions (already validated) and returns them in the caller's order. When
-    /// <paramref name="memberOf"/> is given (one entry per region), each entry receives the
-    /// <see cref="MergedRegion.Order"/> of the merged range that holds that region, or -1 for an empty region.
-    /// </summary>
+    /// <summary>Merges the regions (already validated) and returns them in the caller's order.</summary>
     internal static MergedRegion[] Merge(ReadOnlySpan<PrefaultRegion> regions, int[]? memberOf)
     {
         memberOf?.AsSpan().Fill(-1);

@@ -6,9 +6,9 @@ using Microsoft.Win32.SafeHandles;
 namespace Sharpi.Prefault;
 
 /// <summary>
-/// One <see cref="PageCache.WarmAsync"/>: a few dedicated threads (blocking reads never occupy the thread pool) take
-/// 8 MiB chunks in file order from a shared counter, skip one the page cache holds whole (cachestat), advise the rest
-/// with WILLNEED, then read them (sendfile into /dev/null on Linux, a reused buffer elsewhere). The last thread to finish builds the result.
+/// One <see cref="PageCache.WarmAsync"/>: a few dedicated threads (blocking reads never occupy the thread pool) take 8
+/// MiB chunks in file order from a shared counter, skip one the page cache holds whole (cachestat), advise the rest
+/// with WILLNEED, then read them (sendfile into /dev/null on Linux, a reused buffer elsewhere).
 /// </summary>
 internal sealed class FileWarmup
 {

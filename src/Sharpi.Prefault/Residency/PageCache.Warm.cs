@@ -5,23 +5,15 @@ namespace Sharpi.Prefault;
 public static partial class PageCache
 {
     /// <summary>
-    /// Reads the whole file into the page cache in the background, without mapping it: the process's RSS does not
-    /// grow by the file (a mapping of it would, for as long as it stays open). For a host whose engine then reads or
-    /// copies the weights itself (llama.cpp's read mode, ONNX Runtime with prepacking, ONNX Runtime GenAI): begun
-    /// before the host's other init, the engine's load finds the pages cached.
+    /// Reads the whole file into the page cache in the background, without mapping it: the process's RSS does not grow
+    /// by the file (a mapping of it would, for as long as it stays open).
     /// </summary>
     /// <remarks>
     /// A few background threads read the file in 8 MiB chunks; a chunk the page cache already holds whole (cachestat,
-    /// Linux 6.5+) is not read again, and the others are first advised with
-    /// <c>posix_fadvise(POSIX_FADV_WILLNEED)</c> so the device sees whole chunks whatever the read-ahead setting; on
-    /// Linux the chunks are sent to /dev/null with <c>sendfile</c> (the kernel reads them into the page cache and
-    /// copies nothing), elsewhere (or where sendfile is refused) read into one small buffer per thread. Best effort:
-    /// an I/O error or a file that shrinks while it runs ends the warm-up and is reported in
-    /// <see cref="PageCacheWarmResult.Error"/>, never thrown, and so does a process that cannot start one more thread (a
-    /// pids limit: the threads that did start read the whole file). Cancelling stops it after the chunks in flight; the
-    /// result then says <see cref="PageCacheWarmResult.IsCanceled"/> and what was read (no exception). Under the
-    /// operators' kill switch (<c>SHARPI_PREFAULT=off</c>) nothing is read: the result says so in
-    /// <see cref="PageCacheWarmResult.Error"/>, after the same checks of <paramref name="path"/>.
+    /// Linux 6.5+) is not read again, and the others are first advised with <c>posix_fadvise(POSIX_FADV_WILLNEED)</c>
+    /// so the device sees whole chunks whatever the read-ahead setting; on Linux the chunks are sent to /dev/null with
+    /// <c>sendfile</c> (the kernel reads them into the page cache and copies nothing), elsewhere (or where sendfile is
+    /// refused) read into one small buffer per thread.
     /// </remarks>
     /// <param name="path">The file to warm.</param>
     /// <param name="progress">Told the bytes read so far after each chunk, from the warm-up's threads; one that throws is not called again.</param>

@@ -11,7 +11,7 @@ namespace Sharpi.Prefault;
 /// <remarks>
 /// The kernel keeps pages that are mapped into a live process (this one included), locked, or dirty again;
 /// <see cref="Evict(string)"/> writes dirty pages back first (fsync), but a mapping still open anywhere keeps its
-/// resident pages. The call says what stayed: it returns the range's residency afterwards. Dispose your views first.
+/// resident pages.
 /// </remarks>
 public static partial class PageCache
 {

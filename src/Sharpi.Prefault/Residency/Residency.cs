@@ -8,12 +8,8 @@ namespace Sharpi.Prefault;
 /// (a folio at a time), elsewhere with <c>mincore</c> (Linux, macOS; a bit per page, milliseconds per GiB).
 /// </summary>
 /// <remarks>
-/// On Windows residency is this process's working set, measured with <c>QueryWorkingSetEx</c>: the pages mapped into
-/// this process, which a read reaches without a fault. It is not the file cache: pages of the file that sit in the
-/// standby list (read earlier, or by another process) count as not resident until this process touches them, which
-/// costs a soft fault, not a disk read. For the same reason <see cref="OfFile(string)"/> reports
-/// <see cref="ResidencyInfo.IsSupported"/> false on Windows: a fresh mapping has nothing in the working set, and Windows
-/// has no public query for a file's cached pages.
+/// On Windows residency is this process's working set, read with <c>QueryWorkingSetEx</c>: the pages mapped into
+/// this process, which a read reaches without a fault.
 /// </remarks>
 public static class Residency
 {
@@ -66,9 +62,8 @@ public static class Residency
     }
 
     /// <summary>
-    /// Residency of each region on its own (not merged: overlapping regions each count their bytes), with one setup
-    /// for all of them. Use it for per-tensor reports: measuring regions one call at a time repeats the setup
-    /// (finding the files behind the addresses) for each.
+    /// Residency of each region on its own (not merged: overlapping regions each count their bytes), with one setup for
+    /// all of them.
     /// </summary>
     /// <returns>One figure per region, in the order given; an empty region gives an empty figure.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="regions"/> is null.</exception>
@@ -196,10 +191,7 @@ public static class Residency
 
     private const long OfFileWindow = 64L << 30;
 
-    /// <summary>
-    /// Why a range's count is no answer, or null when it is one. On Windows residency is the working set, which
-    /// counts an unmapped range as 0 pages: VirtualQuery says whether it is mapped, as mincore's ENOMEM does elsewhere.
-    /// </summary>
+    /// <summary>Why a range's count is no answer, or null when it is one.</summary>
     private static string? WhyNotCounted(MergedRegion range, RangeResidency count)
     {
         if (OperatingSystem.IsWindows())

@@ -12,7 +12,7 @@ internal static partial class Interop
         internal const int MADV_PAGEOUT = 21;
         /// <summary>Since Linux 5.14: fault in pages readable, like a read of each; EFAULT past a file's end.</summary>
         internal const int MADV_POPULATE_READ = 22;
-        /// <summary>Since Linux 5.14: fault in pages writable, like a write of each (the bench backs free memory with it).</summary>
+        /// <summary>Since Linux 5.14: fault in pages writable, like a write of each (the benchmarks back free memory with it).</summary>
         internal const int MADV_POPULATE_WRITE = 23;
 
         internal const int POSIX_FADV_WILLNEED = 3;

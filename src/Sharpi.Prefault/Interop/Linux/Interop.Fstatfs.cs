@@ -7,8 +7,7 @@ internal static partial class Interop
     {
         /// <summary>
         /// struct statfs as far as this library reads it, on 64-bit Linux: f_type (a long at 0), then f_bsize (8),
-        /// f_blocks (16), f_bfree (24) and f_bavail (32), block counts in f_bsize units. The kernel writes 120 bytes on
-        /// x86-64 and arm64; the size leaves room.
+        /// f_blocks (16), f_bfree (24) and f_bavail (32), block counts in f_bsize units.
         /// </summary>
         [SupportedOSPlatform("linux")]
         [StructLayout(LayoutKind.Explicit, Size = 256)]
@@ -21,10 +20,7 @@ internal static partial class Interop
             [FieldOffset(32)] internal ulong BlocksAvailable;
         }
 
-        /// <summary>
-        /// int fstatfs(int fd, struct statfs *buf); Linux (64-bit targets: fstatfs is fstatfs64). The descriptor travels as
-        /// a pointer-sized SafeHandle, as in dotnet/runtime; the C int is its low half.
-        /// </summary>
+        /// <summary>int fstatfs(int fd, struct statfs *buf); Linux (64-bit targets: fstatfs is fstatfs64).</summary>
         [SupportedOSPlatform("linux")]
         [LibraryImport(Libraries.Libc, EntryPoint = "fstatfs", SetLastError = true)]
         internal static partial int Fstatfs(SafeHandle fileDescriptor, StatfsBuffer* buffer);

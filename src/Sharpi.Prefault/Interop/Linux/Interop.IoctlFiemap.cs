@@ -37,11 +37,7 @@ internal static partial class Interop
             internal uint Reserved4;
         }
 
-        /// <summary>
-        /// int ioctl(int fd, FS_IOC_FIEMAP, struct fiemap *); Linux. Variadic in C; the one argument after the request is
-        /// passed as a fixed pointer, as the x86-64 and arm64 Linux calling conventions allow. The descriptor travels as
-        /// a pointer-sized SafeHandle, the C int its low half.
-        /// </summary>
+        /// <summary>int ioctl(int fd, FS_IOC_FIEMAP, struct fiemap *); Linux.</summary>
         [SupportedOSPlatform("linux")]
         [LibraryImport(Libraries.Libc, EntryPoint = "ioctl", SetLastError = true)]
         internal static partial int IoctlFiemap(SafeHandle fileDescriptor, nuint request, Fiemap* map);

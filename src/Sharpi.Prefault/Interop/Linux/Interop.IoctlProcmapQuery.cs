@@ -7,8 +7,7 @@ internal static partial class Interop
     {
         /// <summary>
         /// PROCMAP_QUERY: _IOWR('f', 17, struct procmap_query) of include/uapi/linux/fs.h (Linux 6.11+), asked of a
-        /// descriptor of /proc/PID/maps. Direction 3 (read and write) in bits 30-31, the struct's 104 bytes in bits
-        /// 16-29, 'f' (0x66) and 17 below.
+        /// descriptor of /proc/PID/maps.
         /// </summary>
         internal const uint PROCMAP_QUERY = (3u << 30) | (104u << 16) | (0x66u << 8) | 17u;
 
@@ -26,8 +25,7 @@ internal static partial class Interop
 
         /// <summary>
         /// struct procmap_query (104 bytes): <see cref="Size"/> and the in fields set by the caller, the rest filled by
-        /// the kernel. <see cref="VmaNameAddress"/> points at a buffer of <see cref="VmaNameSize"/> bytes for the
-        /// mapping's name (a path, or "[heap]"-style), 0 for none.
+        /// the kernel.
         /// </summary>
         [SupportedOSPlatform("linux")]
         [StructLayout(LayoutKind.Sequential)]
@@ -52,8 +50,7 @@ internal static partial class Interop
 
         /// <summary>
         /// int ioctl(int fd, PROCMAP_QUERY, struct procmap_query *arg): the mapping of one address, answered from the
-        /// process's VMA tree (no walk of /proc/PID/maps, no page tables). ENOTTY before Linux 6.11; ENOENT when no
-        /// mapping holds (or, with COVERING_OR_NEXT_VMA, lies above) the address.
+        /// process's VMA tree (no walk of /proc/PID/maps, no page tables).
         /// </summary>
         [SupportedOSPlatform("linux")]
         [LibraryImport(Libraries.Libc, EntryPoint = "ioctl", SetLastError = true)]

@@ -10,8 +10,7 @@ internal static partial class Interop
         internal const uint MFD_CLOEXEC = 0x0001;
 
         /// <summary>
-        /// int memfd_create(const char *name, unsigned int flags); Linux 3.17+, glibc 2.27+, musl 1.1.20+. An anonymous
-        /// file in memory; a seccomp profile may refuse it (EPERM, or ENOSYS where the call is unknown to the filter).
+        /// int memfd_create(const char *name, unsigned int flags); Linux 3.17+, glibc 2.27+, musl 1.1.20+.
         /// </summary>
         [LibraryImport(Libraries.Libc, EntryPoint = "memfd_create", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
         [SupportedOSPlatform("linux")]

@@ -6,8 +6,8 @@ internal static partial class Interop
     internal static partial class Libc
     {
         /// <summary>
-        /// int posix_fadvise(int fd, off_t offset, off_t len, int advice); Linux (64-bit off_t).
-        /// Returns the error number itself and leaves errno alone. The descriptor travels as a pointer-sized SafeHandle.
+        /// int posix_fadvise(int fd, off_t offset, off_t len, int advice); Linux (64-bit off_t). Returns the error
+        /// number itself and leaves errno alone.
         /// </summary>
         [SupportedOSPlatform("linux")]
         [LibraryImport(Libraries.Libc, EntryPoint = "posix_fadvise")]

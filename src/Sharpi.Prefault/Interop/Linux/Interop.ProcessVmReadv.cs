@@ -15,10 +15,8 @@ internal static partial class Interop
         }
 
         /// <summary>
-        /// ssize_t process_vm_readv(pid_t pid, const struct iovec *local_iov, unsigned long liovcnt,
-        /// const struct iovec *remote_iov, unsigned long riovcnt, unsigned long flags); Linux 3.2+. On this process
-        /// it reads memory through the kernel: a page that cannot be faulted in (past a truncated file's end) ends the
-        /// read with EFAULT instead of raising SIGBUS.
+        /// ssize_t process_vm_readv(pid_t pid, const struct iovec *local_iov, unsigned long liovcnt, const struct iovec
+        /// *remote_iov, unsigned long riovcnt, unsigned long flags); Linux 3.2+.
         /// </summary>
         [LibraryImport(Libraries.Libc, EntryPoint = "process_vm_readv", SetLastError = true)]
         [SupportedOSPlatform("linux")]

@@ -26,8 +26,8 @@ internal static partial class Interop
         }
 
         /// <summary>
-        /// int statx(int dirfd, const char *pathname, int flags, unsigned int mask, struct statx *statxbuf); glibc 2.28+.
-        /// The directory descriptor travels as a pointer-sized SafeHandle (with AT_EMPTY_PATH: the file itself).
+        /// int statx(int dirfd, const char *pathname, int flags, unsigned int mask, struct statx *statxbuf); glibc
+        /// 2.28+.
         /// </summary>
         [SupportedOSPlatform("linux")]
         [LibraryImport(Libraries.Libc, EntryPoint = "statx", StringMarshalling = StringMarshalling.Utf8, SetLastError = true)]

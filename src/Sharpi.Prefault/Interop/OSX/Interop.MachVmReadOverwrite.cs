@@ -12,8 +12,7 @@ internal static partial class Interop
 
         /// <summary>
         /// kern_return_t mach_vm_read_overwrite(vm_map_t target_task, mach_vm_address_t address, mach_vm_size_t size,
-        /// mach_vm_address_t data, mach_vm_size_t *outsize); macOS. Copies through the kernel: memory that cannot be
-        /// read returns KERN_INVALID_ADDRESS or KERN_MEMORY_ERROR instead of raising SIGBUS.
+        /// mach_vm_address_t data, mach_vm_size_t *outsize); macOS.
         /// </summary>
         [LibraryImport(Libraries.Libc, EntryPoint = "mach_vm_read_overwrite")]
         [SupportedOSPlatform("macos")]

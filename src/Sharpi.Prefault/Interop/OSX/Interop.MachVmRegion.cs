@@ -25,8 +25,8 @@ internal static partial class Interop
 
         /// <summary>
         /// kern_return_t mach_vm_region(vm_map_read_t target_task, mach_vm_address_t *address, mach_vm_size_t *size,
-        /// vm_region_flavor_t flavor, vm_region_info_t info, mach_msg_type_number_t *infoCnt, mach_port_t *object_name);
-        /// macOS. Finds the first region at or above <paramref name="address"/> and moves it to the region's start.
+        /// vm_region_flavor_t flavor, vm_region_info_t info, mach_msg_type_number_t *infoCnt, mach_port_t
+        /// *object_name); macOS.
         /// </summary>
         [SupportedOSPlatform("macos")]
         [LibraryImport(Libraries.Libc, EntryPoint = "mach_vm_region")]

@@ -6,8 +6,7 @@ internal static partial class Interop
     internal static unsafe partial class Libc
     {
         /// <summary>
-        /// int proc_regionfilename(int pid, uint64_t address, void *buffer, uint32_t buffersize); macOS (libproc). The
-        /// path of the file mapped at <paramref name="address"/>, its length in bytes, or 0 when the region maps no file.
+        /// int proc_regionfilename(int pid, uint64_t address, void *buffer, uint32_t buffersize); macOS (libproc).
         /// </summary>
         [SupportedOSPlatform("macos")]
         [LibraryImport(Libraries.Libc, EntryPoint = "proc_regionfilename", SetLastError = true)]

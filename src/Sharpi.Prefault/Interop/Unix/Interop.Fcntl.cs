@@ -16,8 +16,7 @@ internal static partial class Interop
 
         /// <summary>
         /// fcntl as macOS arm64 calls it: a variadic argument travels on the stack, not in a register (Apple's arm64
-        /// calling convention). Six unused register arguments fill x2-x7, so <paramref name="argument"/>, the ninth,
-        /// lands in the first stack slot where fcntl's va_arg reads it.
+        /// calling convention).
         /// </summary>
         [SupportedOSPlatform("macos")]
         [LibraryImport(Libraries.Libc, EntryPoint = "fcntl", SetLastError = true)]

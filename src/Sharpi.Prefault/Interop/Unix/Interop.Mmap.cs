@@ -7,8 +7,7 @@ internal static partial class Interop
     {
         /// <summary>
         /// void *mmap(void *addr, size_t length, int prot, int flags, int fd, off_t offset); off_t is 64-bit on the
-        /// 64-bit targets this library ships for. Returns MAP_FAILED ((void*)-1) with errno set on failure. The
-        /// descriptor travels as a SafeHandle; the mapping keeps the file referenced after the handle closes.
+        /// 64-bit targets this library ships for. Returns MAP_FAILED ((void*)-1) with errno set on failure.
         /// </summary>
         [SupportedOSPlatform("linux")]
         [SupportedOSPlatform("macos")]

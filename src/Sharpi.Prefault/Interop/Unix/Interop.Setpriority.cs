@@ -7,10 +7,7 @@ internal static partial class Interop
     {
         internal const int PRIO_PROCESS = 0;
 
-        /// <summary>
-        /// int setpriority(int which, id_t who, int prio). On Linux, PRIO_PROCESS with a thread id sets that thread's
-        /// nice value; raising one's own nice needs no privilege.
-        /// </summary>
+        /// <summary>int setpriority(int which, id_t who, int prio).</summary>
         [LibraryImport(Libraries.Libc, EntryPoint = "setpriority", SetLastError = true)]
         [SupportedOSPlatform("linux")]
         internal static partial int Setpriority(int which, uint who, int priority);

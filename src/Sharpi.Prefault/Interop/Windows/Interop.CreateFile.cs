@@ -17,10 +17,7 @@ internal static partial class Interop
         /// <summary>ERROR_INVALID_PARAMETER: what an unbuffered read answers when the volume rejects its alignment.</summary>
         internal const int ERROR_INVALID_PARAMETER = 87;
 
-        /// <summary>
-        /// HANDLE CreateFileW(LPCWSTR, DWORD, DWORD, LPSECURITY_ATTRIBUTES, DWORD, DWORD, HANDLE). The handle comes back
-        /// invalid (not null) on failure; read the error with Marshal.GetLastPInvokeError.
-        /// </summary>
+        /// <summary>HANDLE CreateFileW(LPCWSTR, DWORD, DWORD, LPSECURITY_ATTRIBUTES, DWORD, DWORD, HANDLE).</summary>
         [SupportedOSPlatform("windows")]
         [LibraryImport(Libraries.Kernel32, EntryPoint = "CreateFileW", StringMarshalling = StringMarshalling.Utf16, SetLastError = true)]
         internal static partial SafeFileHandle CreateFile(string fileName, uint desiredAccess, uint shareMode, nint securityAttributes,

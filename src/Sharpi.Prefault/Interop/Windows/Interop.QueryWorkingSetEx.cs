@@ -22,7 +22,7 @@ internal static partial class Interop
 
         /// <summary>
         /// BOOL K32QueryWorkingSetEx(HANDLE, PVOID pv, DWORD cb): psapi's QueryWorkingSetEx as kernel32 exports it
-        /// (Windows 7+), so no psapi.dll is needed. <c>cb</c> is the size of the whole array in bytes.
+        /// (Windows 7+), so no psapi.dll is needed.
         /// </summary>
         [SupportedOSPlatform("windows")]
         [LibraryImport(Libraries.Kernel32, EntryPoint = "K32QueryWorkingSetEx", SetLastError = true)]
