@@ -55,9 +55,8 @@ internal sealed class CliContext
     /// </summary>
     public static bool KillSwitchIsOn(out string reason)
     {
-        string? value = OperatorSwitch.Read();
-        bool off = OperatorSwitch.IsOff(value.AsSpan().Trim());
-        reason = off ? $"SHARPI_PREFAULT={value!.Trim()}: prefault switched off by the operator" : string.Empty;
+        bool off = OperatorSettings.IsOff(out string value);
+        reason = off ? $"SHARPI_PREFAULT={value}: prefault switched off by the operator" : string.Empty;
         return off;
     }
 }

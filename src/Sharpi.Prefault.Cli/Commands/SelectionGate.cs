@@ -3,8 +3,8 @@ using Microsoft.Extensions.Logging;
 namespace Sharpi.Prefault.Cli.Commands;
 
 /// <summary>
-/// The library's RAM-fit decision (<see cref="MmapPrefault.Decide"/>) over a whole selection, with the operators'
-/// <c>SHARPI_PREFAULT</c> mode and <c>SHARPI_PREFAULT_RAM_FRACTION</c> read as the library reads them, for <c>keep</c>:
+/// The library's decision (<see cref="OperatorSettings.Decide"/>: the operators' mode, then the RAM-fit gate) over a
+/// whole selection, with <c>SHARPI_PREFAULT</c> and <c>SHARPI_PREFAULT_RAM_FRACTION</c> read as a run reads them, for <c>keep</c>:
 /// it asks whether everything it keeps warm fits (what is resident counts, as it occupies the same memory), where a
 /// prefault asks only whether what is missing does.
 /// </summary>
@@ -16,7 +16,7 @@ internal static class SelectionGate
     /// </summary>
     public static RamGateDecision Decide(RamGate gate, long selectionBytes, ILogger log)
     {
-        OperatorSettings settings = OperatorSettings.Read(RamFitGate.DefaultFraction, log);
-        return MmapPrefault.Decide(settings.Mode, selectionBytes, 0, MemoryFigures.Current(), gate, settings.RamFraction);
+        OperatorSettings settings = OperatorSettings.Read(RamGateDecision.DefaultFraction, log);
+        return settings.Decide(selectionBytes, 0, MemoryFigures.Current(), gate);
     }
 }

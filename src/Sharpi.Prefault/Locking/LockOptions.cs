@@ -9,7 +9,7 @@ public sealed record LockOptions
 {
     private readonly string _label = "lock";
     private readonly RamGate _ramGate = RamGate.FitsInRam;
-    private readonly double _ramFraction = RamFitGate.DefaultFraction;
+    private readonly double _ramFraction = RamGateDecision.DefaultFraction;
     private readonly Attachment<ILogger> _logger;
 
     /// <summary>Options with every default: label <c>"lock"</c>, gate <see cref="RamGate.FitsInRam"/>, fraction 0.8, no logger.</summary>
@@ -22,7 +22,7 @@ public sealed record LockOptions
     /// <summary>
     /// How the RAM-fit gate limits the lock. Default <see cref="RamGate.FitsInRam"/>: locked pages cannot be reclaimed,
     /// so a lock larger than the memory that can hold it (the machine's, or the cgroup's limit) would end in the OOM
-    /// killer; the gate locks the regions in the order given up to the budget (see <see cref="MmapPrefault.Decide"/>)
+    /// killer; the gate locks the regions in the order given up to the budget (see <see cref="RamGate.FitsInRam"/>)
     /// and reports the rest in <see cref="LockLease.Failures"/>. <see cref="RamGate.Always"/> locks everything asked.
     /// </summary>
     /// <exception cref="ArgumentOutOfRangeException">The value is not a defined <see cref="Sharpi.Prefault.RamGate"/>.</exception>

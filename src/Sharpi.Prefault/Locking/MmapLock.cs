@@ -160,15 +160,15 @@ public static class MmapLock
     }
 
     /// <summary>
-    /// The prefault's RAM-fit gate (<see cref="RamFitGate"/>) over the figures given, with no operators' mode:
+    /// The prefault's RAM-fit gate (<see cref="RamGateDecision.Decide"/>) over the figures given, with no operators' mode:
     /// <c>SHARPI_PREFAULT</c> does not apply to locks.
     /// </summary>
     internal static RamGateDecision Decide(long requested, long resident, MemoryFigures memory, LockOptions options) =>
-        RamFitGate.Decide(requested, resident, memory, options.RamGate, options.RamFraction);
+        RamGateDecision.Decide(requested, resident, memory, options.RamGate, options.RamFraction);
 
     /// <summary>
     /// The groups to lock: all of them, or those that fit in the budget in the order given
-    /// (<see cref="RamFitGate.Cut"/>, every byte charged), the one that crosses it cut to its whole pages within.
+    /// (<see cref="RamGateDecision.Cut"/>, every byte charged), the one that crosses it cut to its whole pages within.
     /// </summary>
     private static PageGroup[] WithinBudget(PageGroup[] groups, MergedRegion[] pieces, RamGateDecision decision, List<RegionFailure> failures)
     {
@@ -180,7 +180,7 @@ public static class MmapLock
         string reason = $"not locked: past the RAM gate's budget ({decision.Reason}). Locked pages cannot be reclaimed, so a lock "
             + "larger than the memory that can hold it ends in the OOM killer. Lock fewer regions, free memory, or set "
             + "LockOptions.RamGate to RamGate.Always to lock anyway.";
-        BudgetCut budget = RamFitGate.Cut(Items(groups), decision.ShouldRun ? decision.BudgetBytes : 0, Pages.Size);
+        BudgetCut budget = RamGateDecision.Cut(Items(groups), decision.ShouldRun ? decision.BudgetBytes : 0, Pages.Size);
         var work = new List<PageGroup>(budget.ItemsKept);
         for (int i = 0; i < groups.Length; i++)
         {

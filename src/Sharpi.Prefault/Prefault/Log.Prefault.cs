@@ -16,14 +16,6 @@ internal static partial class Log
     [LoggerMessage(EventId = 2, Level = LogLevel.Information, Message = "[{Label}] Prefault skipped: {Reason}")]
     internal static partial void Skipped(ILogger logger, string label, string reason);
 
-    [LoggerMessage(EventId = 3, Level = LogLevel.Warning,
-        Message = "SHARPI_PREFAULT has the unknown value '{Value}'; accepted values are 0, off, false, 1, on, force, auto (or unset). Behaving as auto.")]
-    internal static partial void UnknownMode(ILogger logger, string value);
-
-    [LoggerMessage(EventId = 4, Level = LogLevel.Warning,
-        Message = "SHARPI_PREFAULT_RAM_FRACTION has the invalid value '{Value}'; it must be a number greater than 0 and at most 1. Using {Fraction}.")]
-    internal static partial void InvalidFraction(ILogger logger, string value, double fraction);
-
     [LoggerMessage(EventId = 5, Level = LogLevel.Warning, Message = "[{Label}] Region {Name} ({Bytes:N0} bytes) not prefaulted: {Reason}")]
     internal static partial void RegionFailed(ILogger logger, string label, string name, long bytes, string reason);
 

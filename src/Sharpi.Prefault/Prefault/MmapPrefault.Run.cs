@@ -8,7 +8,7 @@ public static partial class MmapPrefault
 {
     /// <summary>
     /// Makes the regions resident, best effort: reads <c>SHARPI_PREFAULT</c>, merges the regions, measures what is
-    /// already resident, applies the RAM-fit gate (see <see cref="Decide"/>), then populates (Linux 5.14+) or hints
+    /// already resident, applies the RAM-fit gate (see <see cref="PrefaultOptions.RamGate"/>), then populates (Linux 5.14+) or hints
     /// and touches every page on parallel threads. Returns when the sweep is done, cancelled or skipped.
     /// </summary>
     /// <param name="regions">
@@ -92,9 +92,10 @@ public static partial class MmapPrefault
     {
         var run = new RunContext(options, Stopwatch.GetTimestamp(), readiness, cancellationToken);
 
-        // 1. The operators' gate, read and decided once: under the kill switch nothing is merged, measured or touched.
+        // 1. The operators' settings, read once: under the kill switch their decision is the run's, and nothing is
+        //    merged, measured or touched.
         OperatorSettings operators = OperatorSettings.Read(options.RamFraction, run.Log);
-        if (operators.KillSwitch is RamGateDecision off)
+        if (operators.Decision is { ShouldRun: false } off)
         {
             return Finish(run, off, plan: null, sweep: default);
         }
@@ -121,9 +122,9 @@ public static partial class MmapPrefault
             return Finish(run, NothingToDo(nothing), plan, sweep: default);
         }
 
-        // 4. The RAM-fit decision and its budget.
-        RamGateDecision decision = DecideValidated(operators.Mode, plan.BytesNeeded, plan.BytesAlreadyResident,
-            MemoryFor(operators.Mode, options.RamGate), options.RamGate, operators.RamFraction);
+        // 4. The decision and its budget: the operators' (force), else the RAM-fit gate's.
+        MemoryFigures memory = operators.WeighsMemory(options.RamGate) ? MemoryFigures.Current() : default;
+        RamGateDecision decision = operators.Decide(plan.BytesNeeded, plan.BytesAlreadyResident, memory, options.RamGate);
         if (!decision.ShouldRun)
         {
             return Finish(run, decision, plan, sweep: default);
@@ -179,10 +180,6 @@ public static partial class MmapPrefault
     private static readonly RamGateDecision CancelledBeforeTheSweep = NothingToDo("cancelled before the sweep began");
 
     private static readonly SweepOutcome CancelledBefore = new(PrefaultMethod.None, 0, 0, IsCanceled: true);
-
-    /// <summary>The memory figures, read only when the RAM-fit gate will look at them.</summary>
-    private static MemoryFigures MemoryFor(PrefaultMode mode, RamGate gate) =>
-        mode == PrefaultMode.Auto && gate == RamGate.FitsInRam ? MemoryFigures.Current() : default;
 
     private static SweepOutcome Sweep(PrefaultPlan plan, SweepMechanism mechanism, RunContext run, SweepThreads threadPlan)
     {

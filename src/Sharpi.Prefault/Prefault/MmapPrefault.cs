@@ -8,9 +8,9 @@ namespace Sharpi.Prefault;
 public static partial class MmapPrefault
 {
     /// <summary>
-    /// The pure decision: whether to prefault, and how much, from the operators' mode, the bytes that must still
-    /// come in, and the memory figures. Touches no memory and reads no environment. Past the operators' mode it is the
-    /// RAM-fit gate a lock applies too (<see cref="LockOptions.RamGate"/>): the same figures give both the same budget.
+    /// The pure decision, its arguments checked: whether to prefault, and how much, from the operators' mode, the bytes
+    /// that must still come in, and the memory figures. Touches no memory and reads no environment. Past the operators'
+    /// mode (<see cref="OperatorSettings.Decision"/>) it is the RAM-fit gate a lock applies too (<see cref="LockOptions.RamGate"/>).
     /// </summary>
     /// <param name="mode">The operators' mode (<c>SHARPI_PREFAULT</c>, parsed).</param>
     /// <param name="bytesNeeded">Bytes of the (merged) regions that are not resident yet.</param>
@@ -27,8 +27,8 @@ public static partial class MmapPrefault
     /// <exception cref="ArgumentOutOfRangeException">
     /// A byte count (of <paramref name="memory"/>'s too) is negative, the fraction is not in (0, 1], or an enum value is undefined.
     /// </exception>
-    public static RamGateDecision Decide(PrefaultMode mode, long bytesNeeded, long bytesAlreadyResident, MemoryFigures memory,
-        RamGate gate = RamGate.FitsInRam, double ramFraction = RamFitGate.DefaultFraction)
+    internal static RamGateDecision Decide(PrefaultMode mode, long bytesNeeded, long bytesAlreadyResident, MemoryFigures memory,
+        RamGate gate = RamGate.FitsInRam, double ramFraction = RamGateDecision.DefaultFraction)
     {
         ArgumentOutOfRangeException.ThrowIfNegative(bytesNeeded);
         ArgumentOutOfRangeException.ThrowIfNegative(bytesAlreadyResident);
@@ -36,22 +36,6 @@ public static partial class MmapPrefault
         ThrowHelper.ThrowIfInvalidFraction(ramFraction);
         ThrowHelper.ThrowIfUndefined(gate);
         ThrowHelper.ThrowIfUndefined(mode);
-        return DecideValidated(mode, bytesNeeded, bytesAlreadyResident, memory, gate, ramFraction);
-    }
-
-    /// <summary>
-    /// <see cref="Decide"/> past its argument checks, for a run whose settings were checked when they were made (the
-    /// options at construction, the operators' mode by its parser): the checks' generic enum lookups are no part of an
-    /// engine's first call.
-    /// </summary>
-    internal static RamGateDecision DecideValidated(PrefaultMode mode, long bytesNeeded, long bytesAlreadyResident, MemoryFigures memory,
-        RamGate gate, double ramFraction)
-    {
-        return mode switch
-        {
-            PrefaultMode.Off => OperatorSettings.Off,
-            PrefaultMode.Force => new RamGateDecision(true, false, long.MaxValue, "SHARPI_PREFAULT is force: RAM gate bypassed"),
-            _ => RamFitGate.Decide(bytesNeeded, bytesAlreadyResident, memory, gate, ramFraction),
-        };
+        return new OperatorSettings(mode, ramFraction).Decide(bytesNeeded, bytesAlreadyResident, memory, gate);
     }
 }

@@ -23,7 +23,7 @@ public sealed record PrefaultOptions
     internal static int DefaultMaxDegreeOfParallelism => Math.Max(8, Environment.ProcessorCount);
 
     // The default RAM fraction: 0.8.
-    internal const double DefaultRamFraction = RamFitGate.DefaultFraction;
+    internal const double DefaultRamFraction = RamGateDecision.DefaultFraction;
 
     private readonly string _label = "prefault";
     private readonly double _ramFraction = DefaultRamFraction;

@@ -108,7 +108,7 @@ internal sealed class PrefaultPlan
             items[i] = new BudgetItem(Regions[i].Region.Length, Regions[i].ResidentBytes);
         }
 
-        BudgetCut cut = RamFitGate.Cut(items, budget);
+        BudgetCut cut = RamGateDecision.Cut(items, budget);
         PlannedRegion[] kept = Regions[..cut.ItemsKept];
         if (cut.CrossingLength > 0)
         {

@@ -28,7 +28,7 @@ public static partial class PageCache
         ArgumentException.ThrowIfNullOrEmpty(path);
         FileStatus.ThrowIfNotRegular(path);
         SafeFileHandle file = FileOpener.OpenRead(path);
-        if (OperatorSwitch.IsOffNow)
+        if (OperatorSettings.IsOffNow)
         {
             long length;
             using (file)
@@ -41,7 +41,7 @@ public static partial class PageCache
                 Path = path,
                 FileLength = length,
                 Method = "none",
-                Error = OperatorSwitch.OffReason,
+                Error = OperatorSettings.OffReason,
             });
         }
 

@@ -1,7 +1,7 @@
 namespace Sharpi.Prefault.Tests.Prefault;
 
 /// <summary>
-/// What <c>Decide</c> adds to the RAM-fit gate (whose figures RamGate/RamFitGateTests covers, for a prefault and a lock
+/// What <c>Decide</c> adds to the RAM-fit gate (whose figures RamGate/RamGateDecisionTests covers, for a prefault and a lock
 /// alike): the operators' mode first, and checked arguments.
 /// </summary>
 public sealed class DecideTests

@@ -4,7 +4,7 @@ namespace Sharpi.Prefault.Tests.RamFit; // (the folder's name, RamGate, is the e
 /// The RAM-fit gate prefault and lock share: one decision over the same figures, and one cut of an ordered list of
 /// (length, resident) items to the budget.
 /// </summary>
-public sealed class RamFitGateTests
+public sealed class RamGateDecisionTests
 {
     private const long GiB = 1L << 30;
     private const long Page = 4096;
@@ -50,7 +50,7 @@ public sealed class RamFitGateTests
     [Fact]
     public void Cut_KeepsTheOrderGiven_EvenWhereALaterItemWouldFit()
     {
-        BudgetCut cut = RamFitGate.Cut([new(100, 0), new(10, 0), new(10, 0)], budget: 50);
+        BudgetCut cut = RamGateDecision.Cut([new(100, 0), new(10, 0), new(10, 0)], budget: 50);
 
         Assert.Equal(new BudgetCut(0, 50), cut);
         Assert.Equal([50L, 0, 0], Kept(cut, 100, 10, 10));
@@ -59,7 +59,7 @@ public sealed class RamFitGateTests
     [Fact]
     public void Cut_KeepsTheItemThatCrossesTheBudget_ForTheBytesLeft_AndNothingAfterIt()
     {
-        BudgetCut cut = RamFitGate.Cut([new(100, 0), new(100, 0), new(100, 0)], budget: 150);
+        BudgetCut cut = RamGateDecision.Cut([new(100, 0), new(100, 0), new(100, 0)], budget: 150);
 
         Assert.Equal(new BudgetCut(1, 50), cut);
         Assert.Equal(2, cut.ItemsKept);
@@ -69,8 +69,8 @@ public sealed class RamFitGateTests
     [Fact]
     public void Cut_WithAPageGranularity_RoundsTheCrossingPartDown_ToNothingWhenLessThanAPageIsLeft()
     {
-        BudgetCut onePage = RamFitGate.Cut([new(2 * Page, 0), new(2 * Page, 0)], budget: (3 * Page) + 100, Page);
-        BudgetCut lessThanAPage = RamFitGate.Cut([new(2 * Page, 0), new(2 * Page, 0)], budget: (2 * Page) + 100, Page);
+        BudgetCut onePage = RamGateDecision.Cut([new(2 * Page, 0), new(2 * Page, 0)], budget: (3 * Page) + 100, Page);
+        BudgetCut lessThanAPage = RamGateDecision.Cut([new(2 * Page, 0), new(2 * Page, 0)], budget: (2 * Page) + 100, Page);
 
         Assert.Equal(new BudgetCut(1, Page), onePage);
         Assert.Equal(new BudgetCut(1, 0), lessThanAPage);
@@ -81,19 +81,19 @@ public sealed class RamFitGateTests
     public void Cut_ResidentBytes_OnlyMakeAnItemCheaper()
     {
         // 60 of the first item's 100 bytes are resident: it costs 40, so the second gets the other 40.
-        BudgetCut withResidency = RamFitGate.Cut([new(100, 60), new(100, 0)], budget: 80);
-        BudgetCut withoutResidency = RamFitGate.Cut([new(100, 0), new(100, 0)], budget: 80);
+        BudgetCut withResidency = RamGateDecision.Cut([new(100, 60), new(100, 0)], budget: 80);
+        BudgetCut withoutResidency = RamGateDecision.Cut([new(100, 0), new(100, 0)], budget: 80);
 
         Assert.Equal(new BudgetCut(1, 40), withResidency);
         Assert.Equal(new BudgetCut(0, 80), withoutResidency);
 
         // The part kept of an item that crosses the budget is charged as if none of it were resident (where its
         // resident pages lie is unknown): never more than the budget, whatever its residency.
-        Assert.Equal(new BudgetCut(0, 30), RamFitGate.Cut([new(100, 50)], budget: 30));
+        Assert.Equal(new BudgetCut(0, 30), RamGateDecision.Cut([new(100, 50)], budget: 30));
         for (long budget = 0; budget <= 200; budget += 10)
         {
-            long with = Kept(RamFitGate.Cut([new(100, 60), new(100, 30)], budget), 100, 100).Sum();
-            long without = Kept(RamFitGate.Cut([new(100, 0), new(100, 0)], budget), 100, 100).Sum();
+            long with = Kept(RamGateDecision.Cut([new(100, 60), new(100, 30)], budget), 100, 100).Sum();
+            long without = Kept(RamGateDecision.Cut([new(100, 0), new(100, 0)], budget), 100, 100).Sum();
             Assert.True(with >= without, $"budget {budget}: {with} kept with resident bytes, {without} without");
         }
     }
@@ -103,8 +103,8 @@ public sealed class RamFitGateTests
     {
         BudgetItem[] items = [new(100, 0), new(100, 100), new(100, 0)];
 
-        Assert.Equal(new BudgetCut(3, 0), RamFitGate.Cut(items, budget: 200));
-        Assert.Equal(new BudgetCut(0, 0), RamFitGate.Cut(items, budget: 0));
+        Assert.Equal(new BudgetCut(3, 0), RamGateDecision.Cut(items, budget: 200));
+        Assert.Equal(new BudgetCut(0, 0), RamGateDecision.Cut(items, budget: 0));
     }
 
     private static long[] Kept(BudgetCut cut, params long[] lengths) => [.. lengths.Select((length, i) => cut.KeptLength(i, length))];
