@@ -14,7 +14,7 @@ public sealed class FileStagingTests
 {
     private const long FileBytes = 16 * TestFile.MiB;
 
-    [HugePageFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.HugePages))]
     public void Populate_FillsThePageCacheWithoutMappingTheEngineRange()
     {
         using TestFile file = TestFile.Create(FileBytes);
@@ -31,7 +31,7 @@ public sealed class FileStagingTests
         Assert.Equal(0, PageMap.CountPresent(region.Address, region.Length));
     }
 
-    [HugePageFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.HugePages))]
     public void Prepare_LeavesReadOnlyMappingsToTheHugePageAdvice()
     {
         using TestFile file = TestFile.Create(FileBytes);
@@ -45,7 +45,7 @@ public sealed class FileStagingTests
         Assert.Equal(FileBytes, staging.HugePageAdvisedBytes);
     }
 
-    [HugePageRunFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.HugePageRun))]
     public void Run_OverCopyOnWriteMappings_StagesThem_AndLeavesThemWhole()
     {
         using TestFile file = TestFile.Create(FileBytes);
@@ -71,7 +71,7 @@ public sealed class FileStagingTests
         Assert.Equal(RegionBytes.OfFile(file.Path, FileBytes / 2, FileBytes / 2), RegionBytes.Of(regions[1]));
     }
 
-    [LinuxTheory]
+    [ConditionalTheory(typeof(Requirements), nameof(Requirements.Linux))]
     [InlineData(4 * TestFile.MiB)] // dense: would get a view
     [InlineData(TestFile.MiB / 4)] // sparse: would be read exactly
     public void Prepare_LeavesWritableDeviceMappingsAlone(long selected)
@@ -86,7 +86,7 @@ public sealed class FileStagingTests
         Assert.Equal(0, staging.ExactMappingCount);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Run_WithHugePageAdviceOff_MakesNoStagingView()
     {
         using TestFile file = TestFile.Create(FileBytes);
@@ -100,7 +100,7 @@ public sealed class FileStagingTests
         Assert.DoesNotContain(log.At(LogLevel.Debug), m => m.Contains("1 read-only huge-page view(s)", StringComparison.Ordinal));
     }
 
-    [LinuxTheory]
+    [ConditionalTheory(typeof(Requirements), nameof(Requirements.Linux))]
     [InlineData(MemoryMappedFileAccess.Read)]
     [InlineData(MemoryMappedFileAccess.CopyOnWrite)]
     public void Run_OverASparseSelection_ReadsTheSelectedPagesAndNoMore(MemoryMappedFileAccess access)
@@ -123,7 +123,7 @@ public sealed class FileStagingTests
         Assert.Equal(selectedPages, Residency.OfFile(file.Path).ResidentBytes);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Prepare_OverSparseSelectionsOfManyFiles_HoldsNoDescriptor()
     {
         // One descriptor held per file for the whole run left an engine with 2,000 files under ulimit -n 1024 none of
@@ -160,7 +160,7 @@ public sealed class FileStagingTests
         }
     }
 
-    [LinuxTheory]
+    [ConditionalTheory(typeof(Requirements), nameof(Requirements.Linux))]
     [InlineData(3, 1)] // three quarters of every 4 MiB: one long run each (huge-page advice read 84 MiB for 48 before)
     [InlineData(1, 3)] // a quarter: sparse
     public void Run_OverRunsOfAdjacentTensors_ReadsTheRunsAndNoNeighbours(int selectedMiB, int skippedMiB)
@@ -195,7 +195,7 @@ public sealed class FileStagingTests
     /// (read_ahead_kb under max_sectors_kb), else to the kernel's own read-ahead: whichever this test file's device
     /// has, the outcome is checked against its sysfs figures and the file comes in whole.
     /// </summary>
-    [HugePageFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.HugePages))]
     public void Prepare_OnAVmThatReportsFreePages_WithholdsTheAdvice_AndReadsInWindowsOnlyWhereTheyReadMore()
     {
         using TestFile file = TestFile.Create(FileBytes);
@@ -236,7 +236,7 @@ public sealed class FileStagingTests
     /// Beside the engine's init (<c>Start</c>, whose thread layout was measured with windows) a mapping the advice would
     /// have covered is read in windows whatever the device's read-ahead.
     /// </summary>
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Prepare_BesideInit_WithTheAdviceOff_ReadsInWindows_EvenWhereTheDevicesReadAheadIsAsLarge()
     {
         using TestFile file = TestFile.Create(FileBytes);
@@ -252,7 +252,7 @@ public sealed class FileStagingTests
     }
 
     /// <summary>With the advice turned off by the option, <c>Run</c> follows the same rule as where it is withheld (this device's figures decide).</summary>
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Prepare_WithTheAdviceTurnedOff_ReadsInWindowsOnlyWhereTheyReadMore()
     {
         using TestFile file = TestFile.Create(FileBytes);
@@ -307,7 +307,7 @@ public sealed class FileStagingTests
         Assert.Equal(64 * TestFile.MiB, FileStaging.ChunkSizeFor(64 * TestFile.MiB, 256 * TestFile.MiB, 128 * 1024, 256 * TestFile.MiB, 8));
     }
 
-    [FreePageReportingFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.FreePageReportingHost))]
     public void Run_OnThisVmThatReportsFreePages_SaysWhyItWithheldTheAdvice()
     {
         using TestFile file = TestFile.Create(FileBytes);
@@ -328,7 +328,7 @@ public sealed class FileStagingTests
         Assert.Equal(100.0, Residency.OfFile(file.Path).Percent);
     }
 
-    [FreePageReportingHugePageFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.FreePageReportingHost), nameof(Requirements.HugePages))]
     public async Task Start_OnThisVmThatReportsFreePages_KeepsTheHugePageAdvice_AndSaysWhy()
     {
         // Beside the engine's init the cores matter more than the sweep's speed: 4 KiB folios in windows (Run's choice
