@@ -5,7 +5,7 @@ namespace Sharpi.Prefault.Tests.Cli;
 
 public sealed class CliEvictResidentTests
 {
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Evict_MakesAResidentFileCold()
     {
         using TestFile file = TestFile.Create(8 * TestFile.MiB, evict: false);
@@ -22,7 +22,7 @@ public sealed class CliEvictResidentTests
     /// A tmpfs file's pages are its only copy: evict drops none of them, and says so. It said the pages still resident
     /// "are mapped by a live process or dirty", which sent the reader looking for a process that held none.
     /// </summary>
-    [TmpfsFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Tmpfs))]
     public void Evict_OfAFileOnTmpfs_SaysTheFileSystemKeepsItInMemory()
     {
         using TmpfsMount tmpfs = TmpfsMount.Create(16 * TestFile.MiB);
@@ -37,7 +37,7 @@ public sealed class CliEvictResidentTests
         Assert.DoesNotContain("mapped by a live process", run.Err, StringComparison.Ordinal);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void EvictAndResident_OfAnEightTiBSparseFile_Succeed()
     {
         // Before, evict dropped the pages and then failed measuring what was left: one view of 8 TiB is not to be had.
@@ -62,7 +62,7 @@ public sealed class CliEvictResidentTests
         }
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Resident_Json_ReportsTheFileAndEveryTensor()
     {
         using var model = new CliModelFiles();
@@ -84,7 +84,7 @@ public sealed class CliEvictResidentTests
         Assert.All(tensors, t => Assert.Equal(0, t.GetProperty("residentBytes").GetInt64()));
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Resident_AfterTouchingOneLayer_ShowsThatLayerResident()
     {
         using var model = new CliModelFiles();
@@ -100,7 +100,7 @@ public sealed class CliEvictResidentTests
         Assert.All(layer1, t => Assert.Equal(t.GetProperty("bytes").GetInt64(), t.GetProperty("residentBytes").GetInt64()));
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Resident_Text_SummarizesByLayer()
     {
         using var model = new CliModelFiles();
@@ -112,7 +112,7 @@ public sealed class CliEvictResidentTests
         Assert.Contains("token_embd (1 tensor)", run.Out);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Evict_WithATensorGlob_DropsOnlyThoseTensors()
     {
         using var model = new CliModelFiles();
@@ -129,7 +129,7 @@ public sealed class CliEvictResidentTests
         Assert.Equal(other.GetProperty("bytes").GetInt64(), other.GetProperty("residentBytes").GetInt64());
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Evict_WithATensorGlob_ReportsTheTensorsBytesAndWhatWasDropped()
     {
         using var model = new CliModelFiles();
@@ -146,7 +146,7 @@ public sealed class CliEvictResidentTests
         Assert.Equal(0, file.GetProperty("residentBytesAfter").GetInt64());
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Evict_OfAColdFile_SaysNothingWasDropped()
     {
         using var model = new CliModelFiles();

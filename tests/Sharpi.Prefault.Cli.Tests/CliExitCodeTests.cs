@@ -5,7 +5,7 @@ namespace Sharpi.Prefault.Tests.Cli;
 /// <summary>docs/cli.md's exit-code contract, on the cases operators hit.</summary>
 public sealed class CliExitCodeTests
 {
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Touch_PartialByTheRamGate_ExitsOneAndSaysPartialFirst()
     {
         using TestFile file = TestFile.Create(8 * TestFile.MiB);
@@ -29,7 +29,7 @@ public sealed class CliExitCodeTests
         Assert.Contains("--tensor 'blk.99.*': matches no tensor", run.Err);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Touch_UnderTheKillSwitch_SaysSoEvenWithGateAlways()
     {
         using TestFile file = TestFile.Create(TestFile.MiB);
@@ -42,7 +42,7 @@ public sealed class CliExitCodeTests
         Assert.True(Residency.OfFile(file.Path).Percent < 50);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Lock_UnderTheKillSwitch_LocksNothingAndSaysSo()
     {
         using TestFile file = TestFile.Create(TestFile.MiB);

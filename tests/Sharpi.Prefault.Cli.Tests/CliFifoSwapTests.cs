@@ -14,7 +14,7 @@ public sealed class CliFifoSwapTests : IDisposable
 
     public void Dispose() => _dir.Dispose();
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Keep_WhileAFifoIsSwappedOverItsFile_EndsOnTheFirstSigterm_WithItsLastLine()
     {
         string model = _dir.Write("model.gguf", new GgufBuilder().UInt32("general.alignment", 64).F32("token_embd.weight", 1024, 64).F32("output.weight", 64).Build());
@@ -35,7 +35,7 @@ public sealed class CliFifoSwapTests : IDisposable
         Assert.StartsWith("stopped after ", run.Out.TrimEnd('\n').Split('\n')[^1], StringComparison.Ordinal);
     }
 
-    [SystemFileFact("/sys/kernel/btf/vmlinux", "a file that opens and refuses a shared mapping")]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.BtfFile))]
     public void Touch_OfAFileThatRefusesMmap_SaysMmap_NotPermissionDenied()
     {
         CliRun run = CliProcess.Run(["touch", "/sys/kernel/btf/vmlinux"]);

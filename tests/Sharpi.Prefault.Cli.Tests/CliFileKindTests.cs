@@ -8,7 +8,7 @@ public sealed class CliFileKindTests
 {
     private static readonly TimeSpan HangBound = TimeSpan.FromSeconds(20);
 
-    [LinuxTheory]
+    [ConditionalTheory(typeof(Requirements), nameof(Requirements.Linux))]
     [InlineData("touch")]
     [InlineData("resident")]
     [InlineData("evict")]
@@ -26,7 +26,7 @@ public sealed class CliFileKindTests
         Assert.Contains($"{fifo}: is a FIFO", run.Err);
     }
 
-    [LinuxTheory]
+    [ConditionalTheory(typeof(Requirements), nameof(Requirements.Linux))]
     [InlineData("touch")]
     [InlineData("resident")]
     [InlineData("tensors")]
@@ -69,7 +69,7 @@ public sealed class CliFileKindTests
         Assert.Contains($"{model.Directory}: is a directory; pass -r", run.Err);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void ADirectoryWithR_IsEveryRegularFileUnderIt()
     {
         using var model = new CliModelFiles();
@@ -86,7 +86,7 @@ public sealed class CliFileKindTests
         Assert.Contains("pipe: skipped", run.Err);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void TouchAndResident_OverMoreFilesThanTheDescriptorLimit_Succeed()
     {
         using var model = new CliModelFiles();
@@ -105,7 +105,7 @@ public sealed class CliFileKindTests
         }
     }
 
-    [LockableFact(2 * TestFile.MiB)] // 300 files of one 4 KiB page: 1.17 MiB
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Lockable2MiB))] // 300 files of one 4 KiB page: 1.17 MiB
     public void Lock_OverMoreFilesThanTheDescriptorLimit_LocksThemAll()
     {
         using var model = new CliModelFiles();
@@ -142,7 +142,7 @@ public sealed class CliFileKindTests
         Assert.All(files, f => Assert.True(f.GetProperty("bytes").GetInt64() > 2 * CliModelFiles.TensorBytes));
     }
 
-    [LockableFact(2 * TestFile.MiB)] // four 256 KiB tensors and the shards' headers
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Lockable2MiB))] // four 256 KiB tensors and the shards' headers
     public async Task LockOfAShardIndex_LocksTheShards()
     {
         using var model = new CliModelFiles();
@@ -167,7 +167,7 @@ public sealed class CliFileKindTests
         Assert.Matches(@"locked (\S+ \S+) of \1( \(\S+ \S+ in whole pages\))? in 2 file\(s\)", output.ToString());
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void EvictOfAShardIndex_EvictsTheShards()
     {
         using var model = new CliModelFiles();

@@ -27,7 +27,7 @@ public sealed class CliFuzzTests
     private static readonly string[] Commands = ["touch", "resident", "evict", "tensors", "lock"];
     private static readonly string[] Globs = ["blk.*", "*", "nope.*", "blk.1.?ttn_q.weight", "a.weight", "\u001b[31m*", "**", "["];
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public async Task RandomCommandLines_KeepTheContract()
     {
         using var model = new CliModelFiles();

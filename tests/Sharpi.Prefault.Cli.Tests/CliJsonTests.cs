@@ -6,7 +6,7 @@ namespace Sharpi.Prefault.Tests.Cli;
 /// <summary>docs/cli.md's JSON contracts for the commands that gained --json, and fincore's page counts.</summary>
 public sealed class CliJsonTests
 {
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Evict_Json_ListsEachFile()
     {
         using TestFile file = TestFile.Create(TestFile.MiB, evict: false);
@@ -19,7 +19,7 @@ public sealed class CliJsonTests
         Assert.Equal(TestFile.MiB, entry.GetProperty("evictedBytes").GetInt64());
     }
 
-    [LockableFact(TestFile.MiB)]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Lockable1MiB))]
     public void Lock_Json_IsOneDocumentWhenTheLockEnds()
     {
         using TestFile file = TestFile.Create(TestFile.MiB);
@@ -38,7 +38,7 @@ public sealed class CliJsonTests
         Assert.True(json.GetProperty("unlocked").GetBoolean());
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Resident_Text_HasAPagesColumn()
     {
         using TestFile file = TestFile.Create(TestFile.MiB, evict: false);

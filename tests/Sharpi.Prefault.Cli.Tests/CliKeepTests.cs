@@ -12,7 +12,7 @@ public sealed class CliKeepTests
     /// <summary>Polls for a condition at most this many times, 50 ms apart: a bound on a hang, not a timing claim.</summary>
     private const int Tries = 600;
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     [System.Runtime.Versioning.SupportedOSPlatform("linux")]
     public void Keep_ReadsBackARangeThatLeftTheCache_AtTheNextLook()
     {
@@ -42,7 +42,7 @@ public sealed class CliKeepTests
         Assert.True(stop.GetProperty("looks").GetInt64() >= restoring.GetProperty("look").GetInt64());
     }
 
-    [PinnableFact(16 * TestFile.MiB)]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Pinnable16MiB))]
     [System.Runtime.Versioning.SupportedOSPlatform("linux")]
     public void Keep_WhileNothingLeavesTheCache_ReadsNothing()
     {
@@ -78,7 +78,7 @@ public sealed class CliKeepTests
         Assert.Equal(beforePin, Lines(run.Out).Last().GetProperty("restoredBytes").GetInt64());
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     [System.Runtime.Versioning.SupportedOSPlatform("linux")]
     public void Keep_WithTensor_MeasuresAndReadsBackOnlyTheSelection()
     {
@@ -110,7 +110,7 @@ public sealed class CliKeepTests
     /// twin read the same way and leaves the kept file whole, with no look in between to read it back (--interval 1h).
     /// With <c>--mapping look</c> the same eviction takes the kept file too: what the scheme would page out.
     /// </summary>
-    [LinuxTheory]
+    [ConditionalTheory(typeof(Requirements), nameof(Requirements.Linux))]
     [InlineData("held")]
     [InlineData("look")]
     [System.Runtime.Versioning.SupportedOSPlatform("linux")]
@@ -151,7 +151,7 @@ public sealed class CliKeepTests
     /// A held mapping follows the path: replaced by another file (renamed over it) it is mapped anew and kept warm; cut
     /// short it is let go and named; written back to its length it is kept again. Never a SIGBUS from the old mapping.
     /// </summary>
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     [System.Runtime.Versioning.SupportedOSPlatform("linux")]
     public void Keep_WithItsMappingHeld_FollowsAFileReplacedOrTruncatedUnderIt()
     {
@@ -205,7 +205,7 @@ public sealed class CliKeepTests
     private static ulong InodeOf(string path) =>
         ulong.Parse(CliProcess.RunShell($"stat -c %i '{path}'").Out.Trim(), System.Globalization.CultureInfo.InvariantCulture);
 
-    [LinuxTheory]
+    [ConditionalTheory(typeof(Requirements), nameof(Requirements.Linux))]
     [InlineData("INT")]
     [InlineData("TERM")]
     public void Keep_OnASignal_StopsAndExitsZero(string signal)
@@ -223,7 +223,7 @@ public sealed class CliKeepTests
         Assert.Matches(@"\nstopped after 1 look\(s\); restored [0-9.]+ [KM]iB in all\n$", run.Out);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Keep_UnderTheKillSwitch_ReadsNothingAndSaysSo()
     {
         using TestFile file = TestFile.Create(8 * TestFile.MiB);
@@ -245,7 +245,7 @@ public sealed class CliKeepTests
         Assert.Contains("nothing restored: SHARPI_PREFAULT=off", run.Err);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Keep_WithAnUnknownKillSwitchValue_Warns_WithItsInvisibleCharactersWrittenOut()
     {
         // "off" and a zero-width space, pasted from a chat: no kill switch (the library's one parse says so), and the
@@ -262,7 +262,7 @@ public sealed class CliKeepTests
         Assert.Contains(@"SHARPI_PREFAULT has the unknown value 'off\u200B'", run.Err);
     }
 
-    [CgroupFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.MemoryCgroup))]
     public void Keep_InACgroupWithLittleRoom_HoldsWhatFitsAndDoesNotFightReclaim()
     {
         // 512 MiB limit, 256 MiB of it held by shared memory: a 256 MiB model does not fit beside the runtime. The gate
@@ -288,7 +288,7 @@ public sealed class CliKeepTests
         Assert.Equal(0, group.OomKills);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Keep_LowersItsWorkingThread_ToNice19AndBestEffortIoLevel7()
     {
         using TestFile file = TestFile.Create(TestFile.MiB);
@@ -329,7 +329,7 @@ public sealed class CliKeepTests
         Assert.Empty(run.Out);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Keep_OfNothing_ExitsOneAtOnce()
     {
         using TestFile empty = TestFile.Create(0);

@@ -14,7 +14,7 @@ public sealed class CliLockCgroupTests(ITestOutputHelper output)
 {
     private const long Limit = 512 * TestFile.MiB;
 
-    [CgroupFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.MemoryCgroup))]
     public void Lock_InACgroupSmallerThanTheFile_LocksWithinTheLimit_InsteadOfBeingOomKilled()
     {
         using MemoryCgroup group = MemoryCgroup.Create(Limit);

@@ -6,7 +6,7 @@ namespace Sharpi.Prefault.Tests.Cli;
 
 public sealed class CliLockTests
 {
-    [LockableFact(TestFile.MiB)]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Lockable1MiB))]
     public async Task Lock_HoldsThePagesUntilCancelled_ThenUnlocksAndExitsWithZero()
     {
         using TestFile file = TestFile.Create(TestFile.MiB);
@@ -35,7 +35,7 @@ public sealed class CliLockTests
     /// as root the tool runs without CAP_IPC_LOCK (setpriv drops it from the bounding and inheritable sets), which
     /// would bypass the limit.
     /// </summary>
-    [CommandFact("setpriv")]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.SetprivCommand))]
     public void Lock_PastRlimitMemlock_ExitsWithOne_AndSaysWhichLimitAndHowToRaiseIt()
     {
         using TestFile file = TestFile.Create(TestFile.MiB);
@@ -56,7 +56,7 @@ public sealed class CliLockTests
     /// selection's bytes asked for and locked (equal: all of it is locked), and the pages apart; it used to report the
     /// pages as <c>lockedBytes</c>, more locked than requested.
     /// </summary>
-    [LockableFact(TestFile.MiB)]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Lockable1MiB))]
     public async Task Lock_Json_OfATensorEndingMidPage_SaysTheSelectionLockedAndThePagesApart()
     {
         using var model = new CliModelFiles();
@@ -81,7 +81,7 @@ public sealed class CliLockTests
     /// page-aligned 40,000-byte tensors (10 pages each) is locked and the second refused. <c>lockedBytes</c> is the
     /// first tensor's bytes, <c>lockedPageBytes</c> its pages, and the refusal is in <c>failures</c>.
     /// </summary>
-    [CommandFact("setpriv")]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.SetprivCommand))]
     public void Lock_Json_WhenPartlyRefused_SaysTheSelectedBytesThatAreLocked()
     {
         using var model = new CliModelFiles();
@@ -109,7 +109,7 @@ public sealed class CliLockTests
     /// data it locked, not the file's length, and why the rest is not locked. It said "locked 1.00 GiB of 1.00 GiB
     /// (8.00 MiB in whole pages)" for a 1 GiB file holding 8 MiB.
     /// </summary>
-    [LockableFact(TestFile.MiB)]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Lockable1MiB))]
     public async Task Lock_Json_OfASparseFile_SaysTheDataLocked_AndThatTheRestIsHoles()
     {
         using TestFile file = TestFile.CreateSparse(16 * TestFile.MiB);

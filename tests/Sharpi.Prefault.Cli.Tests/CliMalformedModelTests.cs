@@ -8,7 +8,7 @@ namespace Sharpi.Prefault.Tests.Cli;
 /// </summary>
 public sealed class CliMalformedModelTests
 {
-    [LinuxTheory]
+    [ConditionalTheory(typeof(Requirements), nameof(Requirements.Linux))]
     [InlineData("touch")]
     [InlineData("evict")]
     [InlineData("resident")]

@@ -13,7 +13,7 @@ public sealed class CliMapCountTests(CliMapCountTests.ManyFiles files, ITestOutp
     private const int Count = 70_000;
 
     /// <summary>touch needs each file only for its sweep: it unmaps them batch by batch and touches every one.</summary>
-    [MapCountFact(mappings: Count, lockedBytes: 0)]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux), nameof(Requirements.MapCountBelow70000))]
     public void TouchRecursive_OverMoreFilesThanTheMapCountAllows_TouchesEveryFile()
     {
         CliRun run = CliProcess.Run(["touch", "-r", files.Directory, "--json"], timeout: TimeSpan.FromSeconds(120));
@@ -28,7 +28,7 @@ public sealed class CliMapCountTests(CliMapCountTests.ManyFiles files, ITestOutp
     }
 
     /// <summary>lock must hold its mappings: it locks the files that fit under the limit and names each one that does not.</summary>
-    [MapCountFact(mappings: Count, lockedBytes: Count * 4096L)]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Lockable70000Pages), nameof(Requirements.MapCountBelow70000))]
     public void LockRecursive_OverMoreFilesThanTheMapCountAllows_LocksWhatFits_AndNamesEachFileLeftOut()
     {
         using CliProcess tool = CliProcess.Start(["lock", "-r", files.Directory]);

@@ -217,7 +217,7 @@ public sealed class CliOperatorsDocTests
     /// as its securityContext's user and group (setpriv), against a read-only file that user owns, as the page tells
     /// operators to chown the models. Cold, it fails; after the init container's <c>touch</c> (as root), it passes.
     /// </summary>
-    [UnprivilegedFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Unprivileged))]
     [System.Runtime.Versioning.SupportedOSPlatform("linux")]
     public void OperatorsDoc_Probe_AsTheManifestsUser_OnTheFilesItOwns_PassesAfterTouch()
     {
@@ -256,7 +256,7 @@ public sealed class CliOperatorsDocTests
     /// Why the manifests name a user: as nobody, against a root-owned 0644 file, the probe can never pass, even right
     /// after <c>touch</c> warmed the file (the kernel tells nobody its page cache, so it is unknown, never resident).
     /// </summary>
-    [UnprivilegedFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Unprivileged))]
     public void OperatorsDoc_Probe_AsNobody_OnARootOwnedFile_NeverPasses_EvenAfterTouch()
     {
         string[] probe = Probes()[0].Probe;

@@ -6,7 +6,7 @@ namespace Sharpi.Prefault.Tests.Cli;
 /// nothing said on stderr, no progress line for work done in under a second with stderr redirected.</summary>
 public sealed class CliOutputShapeTests
 {
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Touch_OnTwoCores_KeepsEveryLineWithin100Columns_AndSaysWhyEightThreads()
     {
         using TestFile file = TestFile.Create(64 * TestFile.MiB);
@@ -31,7 +31,7 @@ public sealed class CliOutputShapeTests
         Assert.Equal(string.Empty, run.Out);
     }
 
-    [LockableFact(TestFile.MiB)]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Lockable1MiB))]
     public void Lock_OfASmallFile_WithStderrRedirected_DrawsNoProgress()
     {
         using var model = new CliModelFiles();
@@ -46,7 +46,7 @@ public sealed class CliOutputShapeTests
         Assert.DoesNotContain("ETA", run.Out + run.Err);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Touch_AfterEvict_CountsNoneOfItsOwnReadsAsAlreadyResident()
     {
         using var model = new CliModelFiles();

@@ -5,7 +5,7 @@ namespace Sharpi.Prefault.Tests.Cli;
 /// <summary>Paths the kernel refuses for their length are named as such, not as missing files.</summary>
 public sealed class CliPathTests
 {
-    [LinuxTheory]
+    [ConditionalTheory(typeof(Requirements), nameof(Requirements.Linux))]
     [InlineData("resident")]
     [InlineData("touch")]
     [InlineData("evict")]
@@ -34,7 +34,7 @@ public sealed class CliPathTests
         }
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void ADirectoryWhoseNameStartsWithADash_IsAPath_NotAnUnknownOption()
     {
         string root = Directory.CreateTempSubdirectory("sharpi-dash-").FullName;

@@ -16,7 +16,7 @@ public sealed class CliPidFileTests : IDisposable
     private readonly string _directory = Directory.CreateTempSubdirectory("sharpi-pidfile-").FullName;
     private readonly TestFile _file = TestFile.Create(FileBytes);
 
-    [RootLinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.LinuxRoot))]
     public void Lock_WithADeviceAsThePidFile_RefusesAndLeavesTheDevice()
     {
         // A node of /dev/full's numbers (1, 7), in a scratch directory: the old tool, failing to write it (ENOSPC),
@@ -33,7 +33,7 @@ public sealed class CliPidFileTests : IDisposable
         Assert.DoesNotContain("holding", run.Out + run.Err);
     }
 
-    [RootLinuxTheory]
+    [ConditionalTheory(typeof(Requirements), nameof(Requirements.LinuxRoot))]
     [InlineData("precious: not a pid\n")]
     [InlineData("dead-pid")]
     [System.Runtime.Versioning.SupportedOSPlatform("linux")]
@@ -59,7 +59,7 @@ public sealed class CliPidFileTests : IDisposable
         Assert.DoesNotContain("holding", run.Out + run.Err);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Lock_WithAFileOfOtherContentAsThePidFile_RefusesAndLeavesIt()
     {
         string pidFile = Path.Combine(_directory, "notes.txt");
@@ -72,7 +72,7 @@ public sealed class CliPidFileTests : IDisposable
         Assert.Equal("not a pid file\n", File.ReadAllText(pidFile));
     }
 
-    [LockableFact(FileBytes)]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Lockable64KiB))]
     public void SecondLock_WithTheSamePidFile_IsRefusedBeforeLocking_AndTheFirstStillOwnsIt()
     {
         string pidFile = Path.Combine(_directory, "lock.pid");
@@ -95,7 +95,7 @@ public sealed class CliPidFileTests : IDisposable
         Assert.False(File.Exists(pidFile), "the first lock did not remove its own pid file");
     }
 
-    [LockableFact(FileBytes)]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Lockable64KiB))]
     public void Lock_RemovesOnExitOnlyThePidFileItWrote()
     {
         string pidFile = Path.Combine(_directory, "lock.pid");
@@ -115,7 +115,7 @@ public sealed class CliPidFileTests : IDisposable
         Assert.Contains("not removed", run.Err);
     }
 
-    [LockableFact(FileBytes)]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Lockable64KiB))]
     public void Lock_TakesOverAStalePidFile()
     {
         string pidFile = Path.Combine(_directory, "lock.pid");
@@ -131,7 +131,7 @@ public sealed class CliPidFileTests : IDisposable
         Assert.False(File.Exists(pidFile));
     }
 
-    [LockableFact(FileBytes)]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Lockable64KiB))]
     public void Lock_WithAPidFileNamingARunningProcessWithoutItsLock_RefusesAndLeavesIt()
     {
         // An older sharpi-prefault's pid file (the id alone, no lock, no namespace recorded) while that lock still runs:
@@ -150,7 +150,7 @@ public sealed class CliPidFileTests : IDisposable
         Assert.Single(Directory.GetFiles(_directory));
     }
 
-    [LockableFact(FileBytes)]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Lockable64KiB))]
     public void Lock_WithAPidFileNameThatIsNotUtf8_RefusesAndLeavesTheFileItsTextNames()
     {
         // p\377.pid reaches .NET as p\uFFFD.pid, the valid name of a stale pid file beside it: the old code took that file
@@ -169,7 +169,7 @@ public sealed class CliPidFileTests : IDisposable
         Assert.Equal(stale, File.ReadAllText(other));
     }
 
-    [PidNamespaceFact(FileBytes)]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Lockable64KiB), nameof(Requirements.PidNamespace))]
     public void SecondLock_InAnotherPidNamespace_IsRefused_AndTheFirstStillOwnsItsPidFile()
     {
         string pidFile = Path.Combine(_directory, "lock.pid");
@@ -197,7 +197,7 @@ public sealed class CliPidFileTests : IDisposable
         Assert.False(File.Exists(pidFile), "the first lock did not remove its own pid file");
     }
 
-    [LockableFact(FileBytes)]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Lockable64KiB))]
     public void Lock_TakesOverThePidFileOfALockKilledWithSigkill()
     {
         string pidFile = Path.Combine(_directory, "lock.pid");
@@ -219,7 +219,7 @@ public sealed class CliPidFileTests : IDisposable
         Assert.False(File.Exists(pidFile));
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Lock_WithAFifoAsThePidFile_RefusesWithoutBlocking()
     {
         string pidFile = Path.Combine(_directory, "lock.pid");

@@ -5,7 +5,7 @@ namespace Sharpi.Prefault.Tests.Cli;
 
 public sealed class CliProgressTests
 {
-    [IoThrottleFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.IoThrottle))]
     public void Touch_WithStderrRedirected_WritesPlainProgressLines()
     {
         // 384 MiB of real bytes (a sparse file no longer serves: the sweep leaves holes out) read at 64 MiB/s, a cgroup's
@@ -35,7 +35,7 @@ public sealed class CliProgressTests
         Assert.DoesNotContain("warning", run.Err);
     }
 
-    [CommandFact("script")] // util-linux's script(1) is the pseudo-terminal; without it there is no terminal to measure
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.ScriptCommand))] // util-linux's script(1) is the pseudo-terminal; without it there is no terminal to measure
     public void Touch_OnA60ColumnTerminal_KeepsTheBarOnOneLine()
     {
         using TestFile file = TestFile.Create(64 * TestFile.MiB);

@@ -9,7 +9,7 @@ namespace Sharpi.Prefault.Tests.Cli;
 /// </summary>
 public sealed class CliRecursiveTests
 {
-    [LinuxTheory]
+    [ConditionalTheory(typeof(Requirements), nameof(Requirements.Linux))]
     [InlineData(1)]
     [InlineData(2)]
     public void Recursive_OverSymlinkLoops_TakesEachFileOnce(int loops)
@@ -33,7 +33,7 @@ public sealed class CliRecursiveTests
         Assert.Equal([a, b], files);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Recursive_TakesAFileReachedThroughALinkOnce_ByItsRealPath()
     {
         using var model = new CliModelFiles();

@@ -9,7 +9,7 @@ namespace Sharpi.Prefault.Tests.Cli;
 /// <summary><c>resident</c> reads headers to find tensors; the pages that read brings in are not the file's residency.</summary>
 public sealed class CliResidentHeadTests
 {
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Resident_OfAnEvictedGguf_CountsNoPageItsOwnHeaderReadBroughtIn()
     {
         using var model = new CliModelFiles();
@@ -22,7 +22,7 @@ public sealed class CliResidentHeadTests
         Assert.Equal(0, file.GetProperty("residentPages").GetInt64());
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Resident_OfAnEvictedShardedModel_CountsNoPageItsOwnHeaderReadsBroughtIn()
     {
         using var model = new CliModelFiles();
@@ -38,7 +38,7 @@ public sealed class CliResidentHeadTests
         Assert.All(files, f => Assert.Equal(0, f.GetProperty("residentBytes").GetInt64()));
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Resident_OfACachedGguf_StillCountsTheHeader()
     {
         using var model = new CliModelFiles();
@@ -50,7 +50,7 @@ public sealed class CliResidentHeadTests
         Assert.Equal(new FileInfo(gguf).Length, file.GetProperty("residentBytes").GetInt64());
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Resident_OfAnEvictedGgufWithAHeaderOver64MiB_CountsNoPageItsOwnHeaderReadBroughtIn()
     {
         // The old snapshot reached 64 MiB into the file: the header pages read past it were reported resident (23%).
@@ -69,7 +69,7 @@ public sealed class CliResidentHeadTests
         Assert.True(Residency.OfFile(gguf).ResidentBytes > 64L << 20, "the header read should have brought the header in");
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Resident_OfAnEvictedGgufWhoseFirstTensorSharesPageZero_CreditsItWithNoHeaderByte()
     {
         // GGUF's default alignment is 32: the first tensor starts a few hundred bytes in, inside the header's page.
@@ -86,7 +86,7 @@ public sealed class CliResidentHeadTests
         Assert.All(file.GetProperty("tensors").EnumerateArray(), t => Assert.Equal(0, t.GetProperty("residentBytes").GetInt64()));
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Resident_OfAGgufWithOnlyPageZeroCached_CreditsTheFirstTensorWithItsOwnBytesOnly()
     {
         using var model = new CliModelFiles();

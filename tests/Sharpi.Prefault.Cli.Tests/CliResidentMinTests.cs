@@ -6,7 +6,7 @@ namespace Sharpi.Prefault.Tests.Cli;
 /// <summary>docs/cli.md's readiness probe: <c>resident --min PERCENT</c> exits 0 only when every file meets it, 1 with one line naming those that do not.</summary>
 public sealed class CliResidentMinTests
 {
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void ResidentMin_EveryFileWarm_ExitsZeroWithOneLine()
     {
         using TestFile a = TestFile.Create(4 * TestFile.MiB);
@@ -20,7 +20,7 @@ public sealed class CliResidentMinTests
         Assert.Equal($"warm: 2 file(s) at least 100% resident (lowest 100.0%: {a.Path})\n", run.Out);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void ResidentMin_OneFileCold_ExitsOneAndNamesOnlyIt()
     {
         using TestFile warm = TestFile.Create(4 * TestFile.MiB);
@@ -34,7 +34,7 @@ public sealed class CliResidentMinTests
         Assert.Empty(run.Err);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     [System.Runtime.Versioning.SupportedOSPlatform("linux")]
     public void ResidentMin_OnePageShort_IsNotMetAndNeverReadsAsAHundred()
     {
@@ -51,7 +51,7 @@ public sealed class CliResidentMinTests
         Assert.True(lower.ExitCode == 0, lower.Out + lower.Err);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void ResidentMin_WithTensor_MeasuresOnlyTheSelectedTensors()
     {
         using var model = new CliModelFiles();
@@ -72,7 +72,7 @@ public sealed class CliResidentMinTests
         Assert.Equal(1, whole.ExitCode);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void ResidentMin_OnAColdModel_DoesNotCountWhatItsOwnLookBroughtIn()
     {
         // GGUF's default 32-byte alignment: the first tensor starts in the header's page, which reading the header
@@ -103,7 +103,7 @@ public sealed class CliResidentMinTests
         Assert.Equal($"not warm (--min 0.01%): {plain.Path} 0.0%\n", whole.Out);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void ResidentMin_AMissingFile_FailsTheProbeAndSaysSo()
     {
         using TestFile warm = TestFile.Create(TestFile.MiB);
@@ -117,7 +117,7 @@ public sealed class CliResidentMinTests
         Assert.Contains(missing, run.Err);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void ResidentMin_Json_GivesTheVerdictAndEachFilesFigure()
     {
         using TestFile warm = TestFile.Create(TestFile.MiB);

@@ -37,7 +37,7 @@ public sealed class CliRobustnessTests
         Assert.Contains("shrank from 131072 to 65536 bytes", e.Message);
     }
 
-    [LinuxTheory]
+    [ConditionalTheory(typeof(Requirements), nameof(Requirements.Linux))]
     [InlineData("$TOOL tensors {0} >&-")]
     [InlineData("$TOOL tensors {0} | head -c1 >/dev/null")]
     [InlineData("$TOOL resident {0} --json >&-")]
@@ -115,7 +115,7 @@ public sealed class CliRobustnessTests
         Assert.Contains("ok\\u009bname", text.Out);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void AnInvalidRamFraction_IsReportedOnStderr()
     {
         using TestFile file = TestFile.Create(TestFile.MiB);
@@ -127,7 +127,7 @@ public sealed class CliRobustnessTests
         Assert.Contains("lots", run.Err);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Resident_OfANonModelJson_MeasuresItAsAPlainFile()
     {
         using var model = new CliModelFiles();

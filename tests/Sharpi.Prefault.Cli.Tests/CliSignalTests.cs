@@ -25,7 +25,7 @@ public sealed class CliSignalTests(CliSignalTests.ColdFile cold) : IClassFixture
         }
     }
 
-    [IoThrottleTheory]
+    [ConditionalTheory(typeof(Requirements), nameof(Requirements.IoThrottle))]
     [InlineData("INT", 130)]
     [InlineData("TERM", 143)]
     public void Touch_OnASignal_PrintsWhatWasDoneAndExitsWithTheSignalsCode(string signal, int exitCode)
@@ -53,7 +53,7 @@ public sealed class CliSignalTests(CliSignalTests.ColdFile cold) : IClassFixture
         Assert.Contains("not done", run.Out);
     }
 
-    [LockableTheory(TestFile.MiB)]
+    [ConditionalTheory(typeof(Requirements), nameof(Requirements.Lockable1MiB))]
     [InlineData("INT")]
     [InlineData("TERM")]
     public void Lock_OnASignal_UnlocksRemovesThePidFileAndExitsWithZero(string signal)
@@ -79,7 +79,7 @@ public sealed class CliSignalTests(CliSignalTests.ColdFile cold) : IClassFixture
     /// Ctrl+C and <c>kill -INT</c> cannot end it. The lock says so and names its id; SIGTERM to the id in its pid file
     /// (<c>kill "$(cat PIDFILE)"</c>, as docs/cli.md says) unlocks, removes the pid file and exits 0.
     /// </summary>
-    [LockableFact(TestFile.MiB)]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Lockable1MiB))]
     public void Lock_StartedWithSigintIgnored_SaysSo_AndEndsCleanlyOnSigtermToItsPidFile()
     {
         using TestFile file = TestFile.Create(TestFile.MiB);

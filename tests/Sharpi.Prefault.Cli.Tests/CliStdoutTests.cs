@@ -10,7 +10,7 @@ namespace Sharpi.Prefault.Tests.Cli;
 /// </summary>
 public sealed class CliStdoutTests
 {
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Evict_ToAFullStdout_BlamesStdoutNotTheFiles()
     {
         using TestFile first = TestFile.Create(64 * 1024);
@@ -26,7 +26,7 @@ public sealed class CliStdoutTests
         Assert.DoesNotContain($"{second.Path}:", run.Err);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Tensors_IntoAPipeWhoseReaderLeft_ExitsOneSayingSo()
     {
         // A table of megabytes, far past what the pipe holds and what head reads: the writes after head exits get EPIPE,

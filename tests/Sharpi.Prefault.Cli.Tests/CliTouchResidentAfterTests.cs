@@ -9,7 +9,7 @@ namespace Sharpi.Prefault.Tests.Cli;
 /// </summary>
 public sealed class CliTouchResidentAfterTests
 {
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void TouchJson_OfAFileThatFits_SaysItIsAllResidentAfter()
     {
         using TestFile file = TestFile.Create(8 * TestFile.MiB);
@@ -20,7 +20,7 @@ public sealed class CliTouchResidentAfterTests
         Assert.Equal(file.Length, run.Json().GetProperty("bytesResidentAfter").GetInt64());
     }
 
-    [CgroupFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.MemoryCgroup))]
     public void Touch_InAMemoryCgroupSmallerThanTheFile_SaysWhatStayedResident_AndExitsOne()
     {
         using TestFile file = TestFile.Create(256 * TestFile.MiB);
@@ -48,7 +48,7 @@ public sealed class CliTouchResidentAfterTests
     /// A file truncated while the touch ran: the pages past its new end left the page cache with the truncation, so less
     /// stayed resident than was touched. The tool said the kernel had reclaimed them because memory was short.
     /// </summary>
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public async Task Touch_OfAFileTruncatedWhileItRuns_SaysTheFileShrank_NotThatMemoryIsShort()
     {
         // A race: the truncation lands while the sweep runs (once 16 MiB are in), and a run whose sweep had not yet counted

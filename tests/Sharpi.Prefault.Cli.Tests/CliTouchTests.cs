@@ -7,7 +7,7 @@ public sealed class CliTouchTests
 {
     private static readonly string[] Methods = ["populate", "touch", "hint", "none"];
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Touch_MakesAnEvictedFileResident()
     {
         using TestFile file = TestFile.Create(8 * TestFile.MiB);
@@ -20,7 +20,7 @@ public sealed class CliTouchTests
         Assert.Contains("touched 1 file(s)", run.Out);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Touch_Json_HasTheContractsFields()
     {
         using TestFile file = TestFile.Create(4 * TestFile.MiB);
@@ -36,7 +36,7 @@ public sealed class CliTouchTests
         Assert.Equal(file.Path, json.GetProperty("files")[0].GetProperty("file").GetString());
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Touch_WithAMissingFile_TouchesTheRestAndExitsWithOne()
     {
         using TestFile file = TestFile.Create(TestFile.MiB);
@@ -49,7 +49,7 @@ public sealed class CliTouchTests
         Assert.Equal(100, Residency.OfFile(file.Path).Percent);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Touch_WithATensorGlob_PrefaultsOnlyThoseTensors()
     {
         using var model = new CliModelFiles();
@@ -65,7 +65,7 @@ public sealed class CliTouchTests
         Assert.Equal(2 * CliModelFiles.TensorBytes, run.Json().GetProperty("bytes").GetInt64());
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Touch_WithASelectionThatLeavesNothing_SaysNoBytesWereSelected_AndExitsWithOne()
     {
         using var model = new CliModelFiles();

@@ -10,7 +10,7 @@ namespace Sharpi.Prefault.Tests.Cli;
 /// </summary>
 public sealed class CliUnprivilegedTests
 {
-    [UnprivilegedFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Unprivileged))]
     public void Resident_OfAColdFileTheUserCannotWrite_SaysUnknown_AndExitsOne()
     {
         using TestFile file = TestFile.Create(8 * TestFile.MiB);
@@ -25,7 +25,7 @@ public sealed class CliUnprivilegedTests
         Assert.Contains($"{file.Path}: residency unknown", run.Err, StringComparison.Ordinal);
     }
 
-    [UnprivilegedFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Unprivileged))]
     public void ResidentJson_OfAColdFileTheUserCannotWrite_CountsItAsUnknown_NotResident()
     {
         using TestFile file = TestFile.Create(8 * TestFile.MiB);
@@ -38,7 +38,7 @@ public sealed class CliUnprivilegedTests
         Assert.Equal(file.Length, entry.GetProperty("unknownBytes").GetInt64());
     }
 
-    [UnprivilegedFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Unprivileged))]
     public void ResidentMin_OfAColdFileTheUserCannotWrite_IsNotWarm()
     {
         using TestFile file = TestFile.Create(8 * TestFile.MiB);
@@ -52,7 +52,7 @@ public sealed class CliUnprivilegedTests
         Assert.Contains("cannot write", run.Err, StringComparison.Ordinal);
     }
 
-    [UnprivilegedFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Unprivileged))]
     public void Touch_OfAColdFileTheUserCannotWrite_ReadsItIn_WithoutClaimingItWasResident()
     {
         using TestFile file = TestFile.Create(8 * TestFile.MiB);
@@ -70,7 +70,7 @@ public sealed class CliUnprivilegedTests
         Assert.Equal(file.Length, Residency.OfFile(file.Path).ResidentBytes); // measured as root
     }
 
-    [UnprivilegedFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Unprivileged))]
     public void Evict_OfAWarmFileTheUserCannotWrite_DropsIt_AndSaysItCannotTellHowMuch()
     {
         using TestFile file = TestFile.Create(8 * TestFile.MiB, evict: false);
@@ -87,7 +87,7 @@ public sealed class CliUnprivilegedTests
         Assert.Contains("unknown", run.Out, StringComparison.Ordinal);
     }
 
-    [UnprivilegedFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Unprivileged))]
     [System.Runtime.Versioning.SupportedOSPlatform("linux")]
     public void Keep_OfAFileTheUserCannotWrite_ReadsBackWhatLeftTheCache()
     {

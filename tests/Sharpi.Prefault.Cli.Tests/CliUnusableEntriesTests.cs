@@ -10,7 +10,7 @@ namespace Sharpi.Prefault.Tests.Cli;
 /// </summary>
 public sealed class CliUnusableEntriesTests
 {
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Recursive_OverAFileWhoseNameIsNotUtf8_NamesIt_AndExitsOne()
     {
         using var model = new CliModelFiles();
@@ -24,7 +24,7 @@ public sealed class CliUnusableEntriesTests
         Assert.StartsWith("not warm", run.Out, StringComparison.Ordinal);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Recursive_OverAFileWhoseNameIsNotUtf8_BesideTheFileItsTextNames_NamesIt_AndExitsOne()
     {
         // bad\377.bin is listed as bad\uFFFD.bin, the valid name of the file beside it: the old code counted that file
@@ -40,7 +40,7 @@ public sealed class CliUnusableEntriesTests
         Assert.StartsWith("not warm", run.Out, StringComparison.Ordinal);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void NamedDirectly_AFileWhoseNameIsNotUtf8_IsNamedAsSuch_NotAsMissing()
     {
         using var model = new CliModelFiles();
@@ -54,7 +54,7 @@ public sealed class CliUnusableEntriesTests
         Assert.DoesNotContain("no such file", run.Err, StringComparison.Ordinal);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void NamedDirectly_AFileWhoseNameIsNotUtf8_IsRefused_NotTakenForTheFileItsTextNames()
     {
         // bad\377.bin reaches .NET as bad\uFFFD.bin, the valid name of the file beside it: the old code measured that
@@ -75,7 +75,7 @@ public sealed class CliUnusableEntriesTests
     /// 700: nobody may not list the subdirectory; 744: it may list it but not look up what is in it. The readable file
     /// beside it is writable by all, so its residency is known to nobody and the subdirectory is the only failure.
     /// </summary>
-    [UnprivilegedTheory]
+    [ConditionalTheory(typeof(Requirements), nameof(Requirements.Unprivileged))]
     [InlineData("700", "sub")]
     [InlineData("744", "sub/inner.bin")]
     [System.Runtime.Versioning.UnsupportedOSPlatform("windows")]

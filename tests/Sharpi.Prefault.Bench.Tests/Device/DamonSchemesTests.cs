@@ -105,7 +105,7 @@ public sealed class DamonSchemesTests : IDisposable
     }
 
     /// <summary>The real interface (root reads it): every scheme the reader finds has the action its own file holds.</summary>
-    [DamonSysfsFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.DamonSysfs))]
     public void Read_OfThisMachine_AgreesWithItsFiles()
     {
         List<DamonSchemes.Scheme> schemes = DamonSchemes.Read();
@@ -123,30 +123,5 @@ public sealed class DamonSchemesTests : IDisposable
 
         Assert.Equal(count, schemes.Count);
         Assert.NotNull(DamonSchemes.Describe());
-    }
-}
-
-/// <summary>A fact that needs DAMON's sysfs interface, readable (root); skipped, with the reason, elsewhere.</summary>
-public sealed class DamonSysfsFactAttribute : FactAttribute
-{
-    public DamonSysfsFactAttribute()
-    {
-        if (!Directory.Exists(DamonSchemes.Root))
-        {
-            Skip = $"needs DAMON's sysfs interface ({DamonSchemes.Root}: not in this kernel)";
-            return;
-        }
-
-        try
-        {
-            foreach (string state in Directory.EnumerateFiles(DamonSchemes.Root, "state", SearchOption.AllDirectories))
-            {
-                _ = File.ReadAllText(state);
-            }
-        }
-        catch (Exception e) when (e is UnauthorizedAccessException or IOException)
-        {
-            Skip = $"needs to read DAMON's sysfs files (root): {e.Message}";
-        }
     }
 }

@@ -16,7 +16,7 @@ public sealed class DirectFileReaderAsyncTests
         MaxInFlightBytes = TestFile.MiB,
     };
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public async Task ReadAsync_WhileASynchronousReadRuns_WaitsForIt_AndBothReturnTheSameBytes()
     {
         using TestFile file = TestFile.Create(8 * TestFile.MiB);
@@ -33,7 +33,7 @@ public sealed class DirectFileReaderAsyncTests
         Assert.Equal(BufferedReference.Read(file.Path, 0, first.Length), first);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public async Task ReadAsync_WhenTheFirstDirectReadIsRefused_FallsBackToBuffered_AndReturnsSameBytes()
     {
         using TestFile file = TestFile.Create((3 * TestFile.MiB) + 5);
@@ -48,7 +48,7 @@ public sealed class DirectFileReaderAsyncTests
         Assert.Equal(0, reader.Statistics.DirectBytesRead);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public async Task ReadAsync_WhenADirectReadFailsWithAnIOError_ThrowsIOExceptionCarryingTheErrno()
     {
         using TestFile file = TestFile.Create(TestFile.MiB);
@@ -60,7 +60,7 @@ public sealed class DirectFileReaderAsyncTests
         Assert.Contains(file.Path, e.Message, StringComparison.Ordinal);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public async Task DisposeAsync_DuringARead_WaitsForIt_ThenTheReaderIsDisposed()
     {
         using TestFile file = TestFile.Create(8 * TestFile.MiB);

@@ -13,7 +13,7 @@ public sealed class DirectFileReaderBtrfsTests
 {
     private const long FileBytes = 16 * TestFile.MiB;
 
-    [LoopFilesystemFact("btrfs")]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.BtrfsLoop))]
     [System.Runtime.Versioning.SupportedOSPlatform("linux")]
     public void Read_OfAZstdCompressedBtrfsFile_ReadsBuffered_AndSaysTheFilesystemReadsItThroughTheCache()
     {
@@ -34,7 +34,7 @@ public sealed class DirectFileReaderBtrfsTests
         Assert.Equal(File.ReadAllBytes(path), read);
     }
 
-    [LoopFilesystemFact("btrfs")]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.BtrfsLoop))]
     public void Read_OfAnIncompressibleFileOnTheSameBtrfs_ReadsDirect_AndLeavesTheCacheEmpty()
     {
         using LoopFilesystem btrfs = LoopFilesystem.Create("btrfs", 300 * TestFile.MiB, "compress=zstd");

@@ -8,7 +8,7 @@ public sealed class DirectFileReaderFallbackTests
     private const int EINVAL = global::Interop.LinuxConstants.EINVAL;
     private const int EIO = global::Interop.LinuxConstants.EIO;
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Read_OnTmpfs_FallsBackToBuffered_AndReturnsSameBytes()
     {
         using TestFile file = TestFile.Create((2 * TestFile.MiB) + 99, "/dev/shm");
@@ -21,7 +21,7 @@ public sealed class DirectFileReaderFallbackTests
         Assert.Equal(0, reader.Statistics.BufferBytes);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Open_WhereOpenRefusesODirect_FallsBackToBuffered_AndReturnsSameBytes()
     {
         // sysfs answers EINVAL to open(O_DIRECT), as FUSE and tmpfs before Linux 6.6 do.
@@ -38,7 +38,7 @@ public sealed class DirectFileReaderFallbackTests
         Assert.Equal(BufferedReference.Read(Path, 0, 4096), destination[..read]);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Read_WhenTheFirstDirectReadIsRefused_FallsBackToBuffered_AndReturnsSameBytes()
     {
         using TestFile file = TestFile.Create((3 * TestFile.MiB) + 5);
@@ -53,7 +53,7 @@ public sealed class DirectFileReaderFallbackTests
         Assert.Equal(0, reader.Statistics.DirectBytesRead);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Fallback_IsLoggedOnce_ForAllLaterReads()
     {
         using TestFile file = TestFile.Create(TestFile.MiB);
@@ -68,7 +68,7 @@ public sealed class DirectFileReaderFallbackTests
         Assert.Single(logger.Entries, e => e.Id.Id == 200);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Read_WhenADirectReadFailsWithAnIOError_ThrowsIOExceptionNamingTheFileAndError()
     {
         using TestFile file = TestFile.Create(TestFile.MiB);
@@ -82,7 +82,7 @@ public sealed class DirectFileReaderFallbackTests
         Assert.Equal(DirectReadMode.Direct, reader.Mode);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Read_WhenADirectReadFailsWithAnIOError_ThrowsIOExceptionCarryingTheErrnoInHResult()
     {
         // As .NET's own file APIs on Unix: the HResult of the IOException is the errno itself.

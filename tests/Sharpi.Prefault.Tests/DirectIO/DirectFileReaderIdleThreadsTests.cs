@@ -10,7 +10,7 @@ namespace Sharpi.Prefault.Tests.DirectIO;
 [Collection(ProcessMemoryFigures.Name)]
 public sealed class DirectFileReaderIdleThreadsTests
 {
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Readers_NeverDisposed_DoNotEachKeepTheirThreads()
     {
         const int Readers = 400;

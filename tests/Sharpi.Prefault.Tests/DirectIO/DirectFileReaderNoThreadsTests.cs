@@ -9,7 +9,7 @@ namespace Sharpi.Prefault.Tests.DirectIO;
 /// </summary>
 public sealed class DirectFileReaderNoThreadsTests(ITestOutputHelper output)
 {
-    [PidsCgroupFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.PidsCgroup))]
     public void ReadAndReadAsync_WithNoThreadLeftToStart_ReadOnTheCallingThread_InsteadOfThrowing()
     {
         CliRun run = NoThreadsLeft.Run("read", output);

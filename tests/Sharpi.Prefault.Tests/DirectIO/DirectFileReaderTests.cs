@@ -11,7 +11,7 @@ public sealed class DirectFileReaderTests
     // Not a multiple of 4096, so the last block is partial.
     private const long OddLength = (5 * TestFile.MiB) + 1234;
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Open_OnDisk_ReadsDirect_WithAnAlignmentFromTheFile()
     {
         using TestFile file = TestFile.Create(OddLength);
@@ -24,7 +24,7 @@ public sealed class DirectFileReaderTests
         Assert.Equal(0, stats.BufferBytes);
     }
 
-    [LinuxTheory]
+    [ConditionalTheory(typeof(Requirements), nameof(Requirements.Linux))]
     [InlineData(0L, 4096)]
     [InlineData(1L, 100)]
     [InlineData(511L, 513)]
@@ -41,7 +41,7 @@ public sealed class DirectFileReaderTests
         Assert.Equal(DirectReadMode.Direct, reader.Mode);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Read_TheLastPartialBlock_ReturnsTheFilesTail()
     {
         using TestFile file = TestFile.Create(OddLength);
@@ -52,7 +52,7 @@ public sealed class DirectFileReaderTests
         Assert.Equal(DirectReadMode.Direct, reader.Mode);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Read_StraddlingTheEnd_ReturnsTheAvailableBytes_AndLeavesTheRestUntouched()
     {
         using TestFile file = TestFile.Create(OddLength);
@@ -68,7 +68,7 @@ public sealed class DirectFileReaderTests
         Assert.All(destination[Available..], b => Assert.Equal(0xCC, b));
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Read_AtOrPastTheEnd_ReturnsZero()
     {
         using TestFile file = TestFile.Create(OddLength);
@@ -79,7 +79,7 @@ public sealed class DirectFileReaderTests
         Assert.Equal(0, reader.Read(OddLength + 1_000_000, destination));
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Read_ZeroLength_ReturnsZero_AndAllocatesNoBuffer()
     {
         using TestFile file = TestFile.Create(OddLength);
@@ -90,7 +90,7 @@ public sealed class DirectFileReaderTests
         Assert.Equal(0, reader.Statistics.BufferBytes);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Read_ManyBlocksWithSeveralInFlight_ReturnsTheSameBytes_WithinTheCap()
     {
         using TestFile file = TestFile.Create((24 * TestFile.MiB) + 777);
@@ -115,7 +115,7 @@ public sealed class DirectFileReaderTests
         Assert.Equal(read, stats.DirectBytesRead);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Read_WithACapBelowTheBlockSize_ShrinksTheBlocksToFit()
     {
         using TestFile file = TestFile.Create(8 * TestFile.MiB);
@@ -132,7 +132,7 @@ public sealed class DirectFileReaderTests
         Assert.Equal(BufferedReference.Read(file.Path, 0, destination.Length), destination);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public unsafe void Read_IntoANativePointer_ReturnsTheSameBytes()
     {
         using TestFile file = TestFile.Create(OddLength);
@@ -153,7 +153,7 @@ public sealed class DirectFileReaderTests
         }
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public unsafe void Read_IntoAnAlignedDestination_ReadsStraightIntoIt_AndReturnsTheSameBytes()
     {
         using TestFile file = TestFile.Create((8 * TestFile.MiB) + 4321);
@@ -175,7 +175,7 @@ public sealed class DirectFileReaderTests
         }
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public async Task ReadAsync_ReturnsTheSameBytes()
     {
         using TestFile file = TestFile.Create(OddLength);
@@ -188,7 +188,7 @@ public sealed class DirectFileReaderTests
         Assert.Equal(BufferedReference.Read(file.Path, 9_999, destination.Length), destination);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Read_OfAnEvictedFile_LeavesThePageCacheNearlyEmpty()
     {
         using TestFile file = TestFile.Create(16 * TestFile.MiB);
@@ -201,7 +201,7 @@ public sealed class DirectFileReaderTests
         Assert.True(residency.Percent < 5, $"{residency.Percent:F1}% of the file is cached after a Direct read");
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Statistics_CountEveryRead()
     {
         using TestFile file = TestFile.Create(OddLength);
@@ -225,7 +225,7 @@ public sealed class DirectFileReaderTests
         Assert.Equal(1010 / (double)(1L << 30) / stats.Elapsed.TotalSeconds, stats.GiBPerSecond, 9);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Reader_NeverDisposed_AfterAParallelRead_IsStillCollected()
     {
         // Its own read threads park between reads without holding it, so a forgotten reader is finalized (which lets

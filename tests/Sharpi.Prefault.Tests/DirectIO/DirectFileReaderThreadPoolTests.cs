@@ -13,7 +13,7 @@ public sealed class DirectFileReaderThreadPoolTests
 
     private static DirectReadOptions ParallelOptions => DirectFileReaderAsyncTests.ParallelOptions;
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public async Task ReadAsync_ManyConcurrentCalls_WithTheThreadPoolLimited_AllCompleteWithTheRightBytes()
     {
         using TestFile file = TestFile.Create((8 * TestFile.MiB) + 1234);
@@ -41,7 +41,7 @@ public sealed class DirectFileReaderThreadPoolTests
         Assert.Equal(Calls, reader.Statistics.Reads);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void ReadAsync_WithEveryThreadPoolThreadBusy_StillReads()
     {
         using TestFile file = TestFile.Create((4 * TestFile.MiB) + 99);

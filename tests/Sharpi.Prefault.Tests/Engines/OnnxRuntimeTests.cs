@@ -15,7 +15,7 @@ public sealed partial class OnnxRuntimeTests : IDisposable
 {
     private readonly OnnxRuntimeModel _model = new();
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void NativeMappings_OfFile_FindsEveryInitializerMapping()
     {
         using InferenceSession session = _model.CreateSession();
@@ -28,7 +28,7 @@ public sealed partial class OnnxRuntimeTests : IDisposable
         Assert.All(OnnxRuntimeMappings(), line => Assert.Contains(" rw-p ", line, StringComparison.Ordinal));
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Run_OverTheEnginesMappings_LeavesNoMajorFaultToTheFirstInference()
     {
         PageCache.Evict(_model.DataPath);
@@ -47,7 +47,7 @@ public sealed partial class OnnxRuntimeTests : IDisposable
         Assert.Equal(mappingsBefore, string.Join('\n', OnnxRuntimeMappings())); // not split, re-protected or moved
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void FirstInference_WithoutThePrefault_TakesMajorFaults()
     {
         // The check above can fail: on a cold file the engine's own first inference faults its weights in.
@@ -59,7 +59,7 @@ public sealed partial class OnnxRuntimeTests : IDisposable
         Assert.True(majorFaults > 0, "a cold first inference took no major fault: the no-fault check above proves nothing here");
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Outputs_WithAndWithoutThePrefault_AreBitIdentical()
     {
         PageCache.Evict(_model.DataPath);
@@ -81,7 +81,7 @@ public sealed partial class OnnxRuntimeTests : IDisposable
         Assert.Contains(without, v => v != 0); // a model that computes nothing would compare equal too
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Release_RefusesTheEnginesWritablePrivateMappings()
     {
         using InferenceSession session = _model.CreateSession();
@@ -96,7 +96,7 @@ public sealed partial class OnnxRuntimeTests : IDisposable
         Assert.Equal(before, OnnxRuntimeModel.Infer(session));
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void PrepackingOn_UnmapsTheWeightsAfterCreate_SoThePrefaultGoesBeforeIt()
     {
         using InferenceSession session = _model.CreateSession(prepacking: true);
@@ -137,7 +137,7 @@ public sealed class OnnxRuntimeKillSwitchTests : IDisposable
 {
     private readonly OnnxRuntimeModel _model = new();
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Run_WithKillSwitch_SweepsNothingOfTheEnginesMappings()
     {
         PageCache.Evict(_model.DataPath);

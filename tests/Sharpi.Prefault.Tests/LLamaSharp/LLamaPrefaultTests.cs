@@ -22,7 +22,7 @@ public sealed class LLamaPrefaultTests(ITestOutputHelper output) : IDisposable
     // Type names (the writer's enum is internal): repacked on this CPU (Q4_0, Q4_K, IQ4_NL) and not (Q8_0, F32).
     public static TheoryData<string> WeightTypes => new() { "Q4_0", "Q4_K", "IQ4_NL", "Q8_0", "F32" };
 
-    [LLamaSharpRepackTheory]
+    [ConditionalTheory(typeof(Requirements), nameof(Requirements.LLamaSharp), nameof(Requirements.LlamaCppRepacks))]
     [MemberData(nameof(WeightTypes))]
     public async Task LoadAsync_WithTheTap_LearnsTheRepackedTensorsFromTheLog_AndThePredictionAgrees(string typeName)
     {
@@ -46,7 +46,7 @@ public sealed class LLamaPrefaultTests(ITestOutputHelper output) : IDisposable
         }
     }
 
-    [LLamaSharpFact(NeedsRepack = true)]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.LLamaSharp), nameof(Requirements.LlamaCppRepacks))]
     public async Task LoadAsync_WithTheTap_GivesTheRepackedTensorsBackDuringTheLoad_AndKeepsTheRestMapped()
     {
         string path = Write(TinyLlamaModel.WeightType.Q4_0, layers: 8);
@@ -69,7 +69,7 @@ public sealed class LLamaPrefaultTests(ITestOutputHelper output) : IDisposable
         Assert.All(result.MeasureResidency().Where(t => !t.IsRepacked), t => Assert.Equal(t.Residency.Bytes, t.Residency.ResidentBytes));
     }
 
-    [LLamaSharpFact(NeedsRepack = true)]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.LLamaSharp), nameof(Requirements.LlamaCppRepacks))]
     public async Task LoadAsync_WithoutTheTap_PredictsTheRepackedTensors_AndGivesThemBackAfterTheLoad()
     {
         string path = Write(TinyLlamaModel.WeightType.Q4_0, layers: 2);
@@ -86,7 +86,7 @@ public sealed class LLamaPrefaultTests(ITestOutputHelper output) : IDisposable
         Assert.True(present < bytes / 10, $"{present} of {bytes} bytes of repacked tensors still mapped");
     }
 
-    [LLamaSharpFact(NeedsRepack = true)]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.LLamaSharp), nameof(Requirements.LlamaCppRepacks))]
     public async Task Decode_AfterTheRelease_Gives32TokensIdenticalToReadMode_WithoutAMajorFault()
     {
         // Read mode (llama.cpp's default: read(), no mapping) decodes the reference tokens.
@@ -108,7 +108,7 @@ public sealed class LLamaPrefaultTests(ITestOutputHelper output) : IDisposable
         Assert.Equal(0, majorFaults);
     }
 
-    [LLamaSharpFact(NeedsRepack = true)]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.LLamaSharp), nameof(Requirements.LlamaCppRepacks))]
     public async Task Decode_AfterTheGiveBack_MapsNoGivenBackPageBackIn()
     {
         // A fault on a small tensor read in place maps its whole page-cache folio, given-back neighbours included, unless
@@ -130,7 +130,7 @@ public sealed class LLamaPrefaultTests(ITestOutputHelper output) : IDisposable
         Assert.True(present == 0, $"decoding mapped {present} of {bytes} bytes of given-back tensors back in");
     }
 
-    [LLamaSharpFact(NeedsRepack = true)]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.LLamaSharp), nameof(Requirements.LlamaCppRepacks))]
     public async Task Decode_AfterATensorReadInPlaceWasGivenBack_TakesMajorFaults()
     {
         // The check above can fail: give back a tensor llama.cpp still reads (output.weight, read in place) and decoding
@@ -146,7 +146,7 @@ public sealed class LLamaPrefaultTests(ITestOutputHelper output) : IDisposable
         Assert.True(majorFaults > 0, "decoding took no major fault after a tensor it reads in place was given back and evicted");
     }
 
-    [LLamaSharpFact(NeedsRepack = true)]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.LLamaSharp), nameof(Requirements.LlamaCppRepacks))]
     public async Task LoadAsync_WithMemoryMapAndLock_LocksOnlyTheTensorsReadInPlace()
     {
         string path = Write(TinyLlamaModel.WeightType.Q4_0, layers: 4);
@@ -165,7 +165,7 @@ public sealed class LLamaPrefaultTests(ITestOutputHelper output) : IDisposable
         Assert.True(result.Lock.LockedBytes < all / 2);
     }
 
-    [LLamaSharpFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.LLamaSharp))]
     public async Task Start_InReadMode_WarmsThePageCache_BesideTheHostsInit()
     {
         string path = Write(TinyLlamaModel.WeightType.Q4_0, layers: 4);
@@ -190,7 +190,7 @@ public sealed class LLamaPrefaultTests(ITestOutputHelper output) : IDisposable
         Assert.All(result.MeasureResidency(), t => Assert.Equal(0, t.Residency.Bytes));
     }
 
-    [LLamaSharpRepackTheory]
+    [ConditionalTheory(typeof(Requirements), nameof(Requirements.LLamaSharp), nameof(Requirements.LlamaCppRepacks))]
     [InlineData(LLamaLoadMode.MemoryMap)]
     [InlineData(LLamaLoadMode.MemoryMapAndLock)]
     public async Task LoadAsync_WhenTheFileIsDeletedAsTheLoadEnds_StillLoads_AndSaysWhatItCouldNotDo(LLamaLoadMode mode)
@@ -219,7 +219,7 @@ public sealed class LLamaPrefaultTests(ITestOutputHelper output) : IDisposable
         }
     }
 
-    [LLamaSharpFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.LLamaSharp))]
     public async Task DisposeAsync_Twice_ReturnsQuietly()
     {
         string path = Write(TinyLlamaModel.WeightType.F32, layers: 1);
@@ -229,7 +229,7 @@ public sealed class LLamaPrefaultTests(ITestOutputHelper output) : IDisposable
         await load.DisposeAsync(); // an await using beside an explicit dispose
     }
 
-    [LLamaSharpFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.LLamaSharp))]
     public async Task LoadAsync_Twice_Throws()
     {
         string path = Write(TinyLlamaModel.WeightType.F32, layers: 1);

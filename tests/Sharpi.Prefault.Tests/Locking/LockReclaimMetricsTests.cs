@@ -7,7 +7,7 @@ namespace Sharpi.Prefault.Tests.Locking;
 [Collection(ProcessMemoryFigures.Name)]
 public sealed class LockReclaimMetricsTests
 {
-    [LockableFact(TestFile.MiB)]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Lockable1MiB))]
     public void LockAndReclaim_RecordTheirBytes_ByLabelAndOutcome()
     {
         string label = $"metrics-{Guid.NewGuid():N}";

@@ -16,7 +16,7 @@ public sealed class MmapLockEngineLockTests(ITestOutputHelper output)
 {
     private static long VmLck => ProcessStatus.ReadStatusBytes("VmLck");
 
-    [LockableFact(16 * TestFile.MiB)]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Lockable16MiB))]
     public void Dispose_OfALeaseInsideAnEngineLockedMapping_KeepsTheEnginesLock()
     {
         using TestFile file = TestFile.Create(16 * TestFile.MiB);
@@ -45,7 +45,7 @@ public sealed class MmapLockEngineLockTests(ITestOutputHelper output)
         }
     }
 
-    [LockableFact(16 * TestFile.MiB)]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Lockable16MiB))]
     public void Lock_OverPartOfAnEngineLockedRange_LocksAndUnlocksOnlyTheRest()
     {
         using TestFile file = TestFile.Create(16 * TestFile.MiB);
@@ -73,7 +73,7 @@ public sealed class MmapLockEngineLockTests(ITestOutputHelper output)
         }
     }
 
-    [LockableFact(16 * TestFile.MiB)]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Lockable16MiB))]
     public void Lock_OfPagesAnotherLeaseHolds_CountsThemAsTheLeases_NotAsTheEngines()
     {
         // The first lease's pages are locked (VmFlags lo) when the second is taken: they are a lease's, so the second
@@ -99,7 +99,7 @@ public sealed class MmapLockEngineLockTests(ITestOutputHelper output)
     /// part runs in a child process: it calls mlockall(MCL_CURRENT | MCL_FUTURE), maps the file (locked as it is made),
     /// and takes and disposes a lease over half of it.
     /// </summary>
-    [LockableFact(32 * TestFile.MiB)]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Lockable32MiB))]
     public void Dispose_UnderMlockall_LeavesEveryPageLocked()
     {
         using TestFile file = TestFile.Create(32 * TestFile.MiB);

@@ -14,7 +14,7 @@ public sealed class MmapLockFailureTests(ITestOutputHelper output)
 
     private static readonly long Page = Environment.SystemPageSize;
 
-    [LockableFact(TestFile.MiB)]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Lockable1MiB))]
     public void Lock_PastTheEndOfATruncatedFile_BlamesTheTruncation_NotTheLimit()
     {
         using TestFile file = TestFile.Create(TestFile.MiB);
@@ -31,7 +31,7 @@ public sealed class MmapLockFailureTests(ITestOutputHelper output)
         Assert.DoesNotContain(LimitBlamed, failure.Message, StringComparison.Ordinal);
     }
 
-    [LockableFact(TestFile.MiB)]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Lockable1MiB))]
     public void Lock_OfAProtNonePage_SaysSo_NotTheLimit()
     {
         using TestFile file = TestFile.Create(TestFile.MiB);
@@ -57,7 +57,7 @@ public sealed class MmapLockFailureTests(ITestOutputHelper output)
     /// "a" and "b" share a page, so they lock as one range; the file ends inside "b". The failure is "b"'s, and "a",
     /// whose pages are all there, stays locked.
     /// </summary>
-    [LockableFact(TestFile.MiB)]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Lockable1MiB))]
     public void Lock_OfNeighboursSharingAPage_NamesTheOneThatFailed_AndLocksTheOther()
     {
         using TestFile file = TestFile.Create(TestFile.MiB);
@@ -72,7 +72,7 @@ public sealed class MmapLockFailureTests(ITestOutputHelper output)
         Assert.Equal(2 * Page, lease.LockedBytes);
     }
 
-    [LockableFact(TestFile.MiB)]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Lockable1MiB))]
     public void Lock_OfManyRegionsThatFail_ReadsTheMappingsOnce()
     {
         const int count = 200;

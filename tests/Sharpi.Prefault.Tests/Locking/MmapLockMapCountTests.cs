@@ -20,7 +20,7 @@ public sealed class MmapLockMapCountTests(ITestOutputHelper output)
     /// 35,000 one-page regions two pages apart would split one mapping into 70,000, past the default limit of 65,530.
     /// In a child process: the old code aborted it (exit 134) inside the failure diagnosis.
     /// </summary>
-    [MapCountFact(mappings: 2 * 35_000, lockedBytes: 35_000 * 4096L)]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Lockable35000Pages), nameof(Requirements.MapCountBelow70000))]
     public void Lock_OfMoreSplitsThanTheMapCountAllows_LocksWhatFits_AndReportsTheRest_InsteadOfAborting()
     {
         const int count = 35_000;
@@ -40,7 +40,7 @@ public sealed class MmapLockMapCountTests(ITestOutputHelper output)
         Assert.Equal("0", ChildProcess.Value(run, "lockedAfterDispose"));
     }
 
-    [LockableFact(TestFile.MiB)]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Lockable1MiB))]
     public void Lock_WithRoomForSomeSplits_LocksTheRegionsListedFirst_AndReportsEachOfTheOthers()
     {
         using TestFile file = TestFile.Create(100 * Page);
@@ -57,7 +57,7 @@ public sealed class MmapLockMapCountTests(ITestOutputHelper output)
         Assert.Equal(10 * Page / 1024, LockedKiBIn(map));
     }
 
-    [LockableFact(TestFile.MiB)]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Lockable1MiB))]
     public void Lock_OfWholeMappings_SplitsNothing_SoNeedsNoRoom()
     {
         using TestFile file = TestFile.Create(4 * Page);
@@ -82,7 +82,7 @@ public sealed class MmapLockMapCountTests(ITestOutputHelper output)
     }
 
     /// <summary>The 33,000-region case threw OutOfMemoryException with 127 MiB locked and no lease to unlock it.</summary>
-    [LockableFact(TestFile.MiB)]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Lockable1MiB))]
     public void Lock_ThatThrowsAfterLockingSome_LeavesNothingLocked()
     {
         using TestFile file = TestFile.Create(100 * Page);

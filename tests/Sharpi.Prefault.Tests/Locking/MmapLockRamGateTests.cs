@@ -13,7 +13,7 @@ public sealed class MmapLockRamGateTests
 
     private static readonly long Page = Environment.SystemPageSize;
 
-    [LockableFact(3 * Region)]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Lockable12MiB))]
     public void Lock_PastTheBudget_LocksTheRegionsListedFirst_AndNamesTheRest()
     {
         using TestFile file = TestFile.Create(3 * Region);
@@ -32,7 +32,7 @@ public sealed class MmapLockRamGateTests
         Assert.Equal(Region, lease.Failures[1].Length);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Lock_WhenNothingFits_LocksNothing_AndSaysWhy()
     {
         using TestFile file = TestFile.Create(TestFile.MiB);
@@ -49,7 +49,7 @@ public sealed class MmapLockRamGateTests
         Assert.Contains("RamGate.Always", failure.Message, StringComparison.Ordinal);
     }
 
-    [LockableFact(TestFile.MiB)]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Lockable1MiB))]
     public void Lock_WithRamGateAlways_LocksEverything_WhateverTheBudget()
     {
         using TestFile file = TestFile.Create(TestFile.MiB);

@@ -15,7 +15,7 @@ public sealed class MmapLockTests(ITestOutputHelper output)
 
     private static long VmLck => ProcessStatus.ReadStatusBytes("VmLck");
 
-    [LockableFact(32 * TestFile.MiB)]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Lockable32MiB))]
     public void Lock_RaisesVmLck_ByTheLockedBytes_AndDisposeLowersItAgain()
     {
         using TestFile file = TestFile.Create(32 * TestFile.MiB);
@@ -32,7 +32,7 @@ public sealed class MmapLockTests(ITestOutputHelper output)
         Assert.Equal(before, VmLck);
     }
 
-    [TmpfsFact] // root: locks 4 MiB
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Tmpfs))] // root: locks 4 MiB
     [SupportedOSPlatform("linux")]
     public void Lock_OfASparseFileOnASmallTmpfs_LocksOnlyItsData_AndTakesNoSpace()
     {
@@ -61,7 +61,7 @@ public sealed class MmapLockTests(ITestOutputHelper output)
         Assert.Equal(4 * MiB, lease.RequestedBytes); // the holes are nothing to lock
     }
 
-    [LockableFact(64 * TestFile.MiB)]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Lockable64MiB))]
     public void Lock_OfACopyOnWriteView_RefusesIt_AndCopiesNoPage()
     {
         // mlock faults a writable private mapping's pages in for writing: every page became a private copy (smaps
@@ -87,7 +87,7 @@ public sealed class MmapLockTests(ITestOutputHelper output)
         return smaps.Figures[i].AnonymousBytes;
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Lock_OfAnUnalignedRegion_LocksTheWholePagesItTouches()
     {
         using TestFile file = TestFile.Create(TestFile.MiB);
@@ -98,7 +98,7 @@ public sealed class MmapLockTests(ITestOutputHelper output)
         Assert.Equal(2 * Page, lease.LockedBytes);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Dispose_OfOneOfTwoLeasesSharingAPage_KeepsTheSharedPageLocked()
     {
         using TestFile file = TestFile.Create(TestFile.MiB);
@@ -115,7 +115,7 @@ public sealed class MmapLockTests(ITestOutputHelper output)
         Assert.Equal(before, VmLck);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Dispose_IsIdempotent_AndSafeFromManyThreads()
     {
         using TestFile file = TestFile.Create(4 * TestFile.MiB);
@@ -130,7 +130,7 @@ public sealed class MmapLockTests(ITestOutputHelper output)
         Assert.Equal(before, VmLck);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Lock_OfAnUnmappedRange_ReportsIt_InsteadOfThrowing()
     {
         nint address = Unmapped.Address(TestFile.MiB);
@@ -149,7 +149,7 @@ public sealed class MmapLockTests(ITestOutputHelper output)
     /// this test drops it from its own effective set and locks more than the soft limit: the kernel refuses with
     /// ENOMEM exactly as for an unprivileged engine. The rest of the process keeps its capabilities.
     /// </summary>
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     [SupportedOSPlatform("linux")]
     public void Lock_PastRlimitMemlock_ReportsTheLimitAndHowToRaiseIt_AndDoesNotThrow()
     {
@@ -195,7 +195,7 @@ public sealed class MmapLockTests(ITestOutputHelper output)
     /// the whole registry, and 100k tensors took minutes; the registry now takes a lease's ranges in one pass. The
     /// test counts the registry entries walked (a number, not a time: timings belong in the benchmarks).
     /// </summary>
-    [LockableFact(ManyRegions * 4096)]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Lockable100000Pages))]
     public void Lock_AndDispose_OfManyRegions_WalkTheRegistryLinearly()
     {
         using TestFile file = TestFile.Create(ManyRegions * Page, evict: false);

@@ -18,7 +18,7 @@ public sealed class NativeMappingsTests : IDisposable
     private string WriteGguf() => _dir.Write("model.gguf", new GgufBuilder()
         .F32("token_embd.weight", 1000).F32("blk.0.ffn_up.weight", 2000).F32("blk.1.ffn_up.weight", 2000).F32("output.weight", 3000).Build());
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void OfFile_FindsAMappingMadeByNativeCode_AndAPrefaultMakesItFullyResident()
     {
         using TestFile file = TestFile.Create(32 * MiB);
@@ -36,7 +36,7 @@ public sealed class NativeMappingsTests : IDisposable
         Assert.Equal(100.0, Residency.Measure(regions).Percent, 3);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void OfFile_MappedTwice_YieldsBothRanges()
     {
         using TestFile file = TestFile.Create(1 * MiB, evict: false);
@@ -49,7 +49,7 @@ public sealed class NativeMappingsTests : IDisposable
         Assert.All(regions, r => Assert.Equal(file.Length, r.Length));
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void OfFile_ThroughASymlinkOrAfterARename_StillFindsTheMapping()
     {
         using TestFile file = TestFile.Create(1 * MiB, evict: false);
@@ -70,7 +70,7 @@ public sealed class NativeMappingsTests : IDisposable
         }
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void OfFile_ThatNothingMaps_IsEmpty()
     {
         using TestFile file = TestFile.Create(1 * MiB, evict: false);
@@ -78,7 +78,7 @@ public sealed class NativeMappingsTests : IDisposable
         Assert.Empty(NativeMappings.OfFile(file.Path));
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void OfFile_MappingPastTheFilesEnd_EndsAtTheFilesEnd()
     {
         string path = _dir.Write("short.bin", new byte[PageSize + 100]);
@@ -89,7 +89,7 @@ public sealed class NativeMappingsTests : IDisposable
         Assert.Equal(PageSize + 100, region.Length);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void OfFile_OfADirectoryAFifoOrAMissingFile_Throws()
     {
         string fifo = Path.Combine(_dir.Path, "pipe");
@@ -100,7 +100,7 @@ public sealed class NativeMappingsTests : IDisposable
         Assert.Throws<FileNotFoundException>(() => NativeMappings.OfFile(Path.Combine(_dir.Path, "missing.bin")));
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void OfTensors_PointAtEachTensorsMappedBytes()
     {
         string path = WriteGguf();
@@ -118,7 +118,7 @@ public sealed class NativeMappingsTests : IDisposable
         }
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void OfTensors_InOrder_PutTheFirstSelectionsTensorsFirst()
     {
         string path = WriteGguf();
@@ -129,7 +129,7 @@ public sealed class NativeMappingsTests : IDisposable
         Assert.Equal(["blk.1.ffn_up.weight", "output.weight", "token_embd.weight", "blk.0.ffn_up.weight"], regions.Select(r => r.Name));
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void OfTensors_TensorSplitAcrossTwoMappings_YieldsOneRegionPerPiece()
     {
         string path = WriteGguf();
@@ -149,7 +149,7 @@ public sealed class NativeMappingsTests : IDisposable
         Assert.Equal(RegionBytes.OfFile(path, tensor.Offset, tensor.Length), pieces);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void OfTensors_TensorThatNothingMaps_YieldsNone()
     {
         string path = WriteGguf();
@@ -165,13 +165,13 @@ public sealed class NativeMappingsTests : IDisposable
         Assert.All(regions, r => Assert.True(r.Address >= map.Address && r.End <= map.Address + (nint)mapped, $"{r.Name} lies outside the mapping"));
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void OfTensors_OfAModelThatNothingMaps_IsEmpty()
     {
         Assert.Empty(NativeMappings.OfTensors(TensorIndex.Read(WriteGguf())));
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void OfTensors_OfAMappedModel_FindsTheLibrarysOwnMappingsToo()
     {
         string path = WriteGguf();

@@ -5,11 +5,11 @@ using Microsoft.Win32.SafeHandles;
 namespace Sharpi.Prefault.Tests.Mappings;
 
 /// <summary>
-/// A mapping made the way an engine's native code makes one: mmap called directly, outside the library (which
-/// declares no mmap of its own), so the library can only find it by looking at the process's mappings.
+/// A mapping made the way an engine's native code makes one: mmap called directly (the library's own declaration),
+/// outside the library's API, so the library can only find it by looking at the process's mappings.
 /// </summary>
 [SupportedOSPlatform("linux")]
-internal sealed unsafe partial class NativeMmap : IDisposable
+internal sealed unsafe class NativeMmap : IDisposable
 {
     private const int ProtRead = 1;
     private const int ProtWrite = 2;
@@ -34,7 +34,7 @@ internal sealed unsafe partial class NativeMmap : IDisposable
     public static NativeMmap Map(string path, long offset, long length, bool shared = false, bool writable = false)
     {
         using SafeFileHandle handle = File.OpenHandle(path, FileMode.Open, FileAccess.Read, FileShare.ReadWrite | FileShare.Delete);
-        nint address = Mmap(0, (nuint)length, writable ? ProtRead | ProtWrite : ProtRead, shared ? MapShared : MapPrivate, handle, offset);
+        nint address = (nint)global::Interop.Libc.Mmap(null, (nuint)length, writable ? ProtRead | ProtWrite : ProtRead, shared ? MapShared : MapPrivate, handle, offset);
         if (address == -1)
         {
             throw new IOException($"mmap failed: errno {Marshal.GetLastPInvokeError()}");
@@ -47,17 +47,11 @@ internal sealed unsafe partial class NativeMmap : IDisposable
 
     public void Dispose()
     {
-        if (Munmap(Address, (nuint)Length) != 0)
+        if (global::Interop.Libc.Munmap((void*)Address, (nuint)Length) != 0)
         {
             throw new IOException($"munmap failed: errno {Marshal.GetLastPInvokeError()}");
         }
     }
-
-    [LibraryImport("libc", EntryPoint = "mmap", SetLastError = true)]
-    private static partial nint Mmap(nint address, nuint length, int protection, int flags, SafeHandle fd, long offset);
-
-    [LibraryImport("libc", EntryPoint = "munmap", SetLastError = true)]
-    private static partial int Munmap(nint address, nuint length);
 }
 
 /// <summary>Named pipes for the tests that a model path naming one is refused without blocking.</summary>

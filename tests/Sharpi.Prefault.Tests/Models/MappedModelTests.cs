@@ -105,7 +105,7 @@ public sealed class MappedModelTests : IDisposable
         });
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     [SupportedOSPlatform("linux")]
     public void Open_ShardedModel_HoldsNoDescriptorOnceMappedAndTheMappingsStayValid()
     {
@@ -122,7 +122,7 @@ public sealed class MappedModelTests : IDisposable
         Assert.All(model.Regions(), r => Assert.Equal(File.ReadAllBytes(r.Name!), RegionBytes.Of(r)));
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     [SupportedOSPlatform("linux")]
     public void Open_ModelOfManyShards_MapsThemAllWithoutHoldingTheirDescriptors()
     {
@@ -148,7 +148,7 @@ public sealed class MappedModelTests : IDisposable
         });
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     [SupportedOSPlatform("linux")]
     public void Run_OverAModelsRegions_MakesTheSelectedTensorsResident()
     {
@@ -229,7 +229,7 @@ public sealed class MappedModelTests : IDisposable
         Assert.True(model.FileRegion(path).IsEmpty);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     [SupportedOSPlatform("linux")]
     public void Open_Fifo_ThrowsIOExceptionWithoutBlocking()
     {
@@ -243,7 +243,7 @@ public sealed class MappedModelTests : IDisposable
         Assert.Contains("FIFO", e.Message, StringComparison.Ordinal);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     [SupportedOSPlatform("linux")]
     public void Open_IndexNamingAFifoShard_ThrowsIOExceptionWithoutBlocking()
     {

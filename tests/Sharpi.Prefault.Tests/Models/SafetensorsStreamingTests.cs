@@ -76,7 +76,7 @@ public sealed class SafetensorsStreamingTests() : ModelFileTests("model.safetens
     /// commits a fixed amount on the first large allocation (about 20 MiB here, whatever the header), so the ratio is
     /// taken over the difference between the two, which is what a bigger header costs.
     /// </summary>
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Read_HeaderParsePeak_GrowsAtMostThreeTimesTheHeader()
     {
         string warmUp = WriteHeader("warm.safetensors", 10);

@@ -7,7 +7,7 @@ public sealed class CgroupMemoryTests
 {
     private const long MiB = 1L << 20;
 
-    [CgroupFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.MemoryCgroup))]
     public void Read_InARealGroup_CountsWhatTheGroupCannotReclaim()
     {
         using MemoryCgroup group = MemoryCgroup.Create(512 * MiB);

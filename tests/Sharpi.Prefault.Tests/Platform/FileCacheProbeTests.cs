@@ -5,12 +5,12 @@ using Sharpi.Prefault.Tests.TestSupport;
 namespace Sharpi.Prefault.Tests;
 
 /// <summary>cachestat-based counting must agree with mincore, and fall back to it where cachestat cannot answer.</summary>
-[SupportedOSPlatform("linux")] // every test is a LinuxFact
+[SupportedOSPlatform("linux")] // every test needs Requirements.Linux
 public sealed class FileCacheProbeTests
 {
     private const long MiB = TestFile.MiB;
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void TryCountResident_OnAPartlyCachedFile_AgreesWithMincore()
     {
         using TestFile file = TestFile.Create(32 * MiB);
@@ -41,7 +41,7 @@ public sealed class FileCacheProbeTests
         }
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public unsafe void TryCountResident_OnAnonymousMemory_FallsBackToMincore()
     {
         nuint size = (nuint)(2 * Environment.SystemPageSize);
@@ -61,7 +61,7 @@ public sealed class FileCacheProbeTests
         }
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void TryCountResident_OfAnUnmappedRange_FailsWithMincoresErrno()
     {
         nint gone = Unmapped.Address(MiB);
@@ -72,7 +72,7 @@ public sealed class FileCacheProbeTests
         Assert.Equal(PlatformError.FromErrno("mincore", global::Interop.LinuxConstants.ENOMEM), error);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void CountResident_CountsEachRange_AndSumsTheCountedOnes()
     {
         using TestFile file = TestFile.Create(4 * MiB, evict: false);
@@ -89,7 +89,7 @@ public sealed class FileCacheProbeTests
         Assert.Equal(4 * MiB, total);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Probe_OverManyFiles_HoldsOneDescriptorAtATime_AndCountsEach()
     {
         // One descriptor per file, held for the whole count, took every descriptor of a tool over 61,000 files (ulimit -n
@@ -135,7 +135,7 @@ public sealed class FileCacheProbeTests
         }
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void OpenIfSameFile_WhileAFifoIsRenamedOverThePath_NeverWaitsForAWriter()
     {
         // The path is checked, then opened: a FIFO renamed over it in between made the open wait for a writer, and the

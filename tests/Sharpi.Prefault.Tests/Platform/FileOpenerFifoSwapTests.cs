@@ -18,7 +18,7 @@ public sealed class FileOpenerFifoSwapTests(ITestOutputHelper output) : IDisposa
 
     public void Dispose() => _dir.Dispose();
 
-    [LinuxTheory]
+    [ConditionalTheory(typeof(Requirements), nameof(Requirements.Linux))]
     [InlineData("PageCache.Evict")]
     [InlineData("Residency.OfFile")]
     [InlineData("TensorIndex.Read")]

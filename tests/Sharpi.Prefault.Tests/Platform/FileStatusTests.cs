@@ -24,14 +24,14 @@ public sealed class FileStatusTests
         Assert.Null(FileStatus.TryRegularLength(Path.Combine(file, "under-a-file"))); // ENOTDIR: an IOException from stat
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void TryOf_OfADevice_KnowsItIsNoRegularFile_AndGivesNoLength()
     {
         Assert.Equal(FileKind.CharacterDevice, FileStatus.TryOf("/dev/zero")?.Kind);
         Assert.Null(FileStatus.TryRegularLength("/dev/zero"));
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public async Task ResidencyOfFile_OnAFifo_ThrowsInsteadOfBlocking()
     {
         using var directory = new TempModelDirectory();
@@ -42,7 +42,7 @@ public sealed class FileStatusTests
         Assert.Contains("a FIFO", e.Message);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     [System.Runtime.Versioning.SupportedOSPlatform("linux")]
     public async Task PageCacheEvict_OnAFifo_ThrowsInsteadOfBlocking()
     {
@@ -54,7 +54,7 @@ public sealed class FileStatusTests
         Assert.Contains("a FIFO", e.Message);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public async Task DirectFileReaderOpen_OnAFifo_ThrowsInsteadOfBlocking()
     {
         using var directory = new TempModelDirectory();
@@ -65,7 +65,7 @@ public sealed class FileStatusTests
         Assert.Contains("a FIFO", e.Message);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void DirectFileReaderOpen_OnAProcfsFile_SaysItWouldReadNothing()
     {
         // /proc files report a size of 0: the reader used to open them and read 0 bytes without a word.
@@ -74,7 +74,7 @@ public sealed class FileStatusTests
         Assert.Contains("procfs file", e.Message);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public async Task TensorIndexRead_OfAFifoModel_ThrowsInsteadOfBlocking()
     {
         using var directory = new TempModelDirectory();

@@ -47,7 +47,7 @@ public sealed class FreePageReportingOrderTests
 {
     private const string OrderPath = "/sys/module/page_reporting/parameters/page_reporting_order";
 
-    [RootFreePageReportingFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.FreePageReportingHost), nameof(Requirements.Root))]
     public void IsActive_ReadsTheOrderAtEachLook_SoASuspensionWhileTheProcessRunsCounts()
     {
         // Read once per process, a look before the bench suspended reporting decided every run after it: the engine

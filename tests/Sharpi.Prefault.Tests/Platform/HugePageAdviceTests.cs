@@ -10,7 +10,7 @@ public sealed class HugePageAdviceTests
 
     private static bool ThpOn => HugePageAdvice.IsThpEnabled(File.Exists(HugePageAdvice.EnabledPath) ? File.ReadAllText(HugePageAdvice.EnabledPath) : null);
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Run_OverTenThousandTensorRegions_AdvisesTheWholeMapping_AndSplitsIt_Never()
     {
         using TestFile file = TestFile.Create(16 * MiB);
@@ -40,7 +40,7 @@ public sealed class HugePageAdviceTests
         }
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public unsafe void Run_OverAnonymousMemory_AdvisesNothing()
     {
         nuint bytes = 4 * 1024 * 1024;
@@ -59,7 +59,7 @@ public sealed class HugePageAdviceTests
         }
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Run_WithTheAdviceTurnedOff_LeavesTheMappingAsItWas()
     {
         using TestFile file = TestFile.Create(8 * MiB);

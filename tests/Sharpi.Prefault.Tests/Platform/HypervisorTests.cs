@@ -12,12 +12,12 @@ public sealed class HypervisorTests
     [InlineData(0, false)]
     public void IsPresentIn_ReadsBit31(int leaf1Ecx, bool expected) => Assert.Equal(expected, Hypervisor.IsPresentIn(leaf1Ecx));
 
-    [X86LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.X86Linux))]
     public void Leaf1Ecx_IsTheRegisterTheKernelReadItsFlagsFrom()
     {
         // Leaf 1 ECX: SSE3 (the kernel's "pni", bit 0), SSE4.1 (19), SSE4.2 (20), POPCNT (23) and the hypervisor bit (31).
         // Several bits of one register, so a wrong leaf, register or bit cannot match them all.
-        HashSet<string> flags = X86LinuxFactAttribute.KernelFlags()!;
+        HashSet<string> flags = Requirements.KernelFlags()!;
         int ecx = Hypervisor.Leaf1Ecx();
         foreach ((int bit, string flag) in new[] { (0, "pni"), (19, "sse4_1"), (20, "sse4_2"), (23, "popcnt"), (Hypervisor.PresentBit, "hypervisor") })
         {
@@ -27,7 +27,7 @@ public sealed class HypervisorTests
         Assert.Equal(flags.Contains("hypervisor"), Hypervisor.IsPresent);
     }
 
-    [NonX86Fact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.NonX86))]
     public void IsPresent_WhereTheCpuHasNoSuchBit_IsTrue() => Assert.True(Hypervisor.IsPresent);
 
     /// <summary>The registers as KVM, Hyper-V, VMware and bhyve fill them (EBX, ECX, EDX, each read lowest byte first).</summary>
@@ -47,7 +47,7 @@ public sealed class HypervisorTests
     [Fact]
     public void DecodeSignature_OfTwelveNuls_IsNull() => Assert.Null(Hypervisor.DecodeSignature(0, 0, 0));
 
-    [X86LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.X86Linux))]
     public void ReadSignature_IsNullWhereTheCpuReportsNoHypervisor()
     {
         // A hypervisor may leave the leaf empty; without one the leaf is no hypervisor's and must not be read as one.

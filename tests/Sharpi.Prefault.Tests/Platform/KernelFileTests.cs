@@ -5,7 +5,7 @@ namespace Sharpi.Prefault.Tests.Platform;
 /// <summary>The one reader of /proc and /sys files: their text, or null where there is none to read, never a throw.</summary>
 public sealed class KernelFileTests
 {
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void TryReadText_OfAProcFile_ReadsItsWholeText()
     {
         string? status = KernelFile.TryReadText("/proc/self/status");
@@ -15,7 +15,7 @@ public sealed class KernelFileTests
         Assert.Contains($"\nPid:\t{Environment.ProcessId}\n", status, StringComparison.Ordinal);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void TryReadText_OfAFileTheKernelRefusesToRead_IsNull()
     {
         // /proc/self/mem exists, but reading it at offset 0 (an unmapped address) fails with EIO.
@@ -24,7 +24,7 @@ public sealed class KernelFileTests
         Assert.Null(KernelFile.TryReadText("/proc/self/mem"));
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     [System.Runtime.Versioning.SupportedOSPlatform("linux")]
     public void TryReadText_OfAFifo_IsNull_WithoutWaitingForAWriter()
     {
@@ -75,7 +75,7 @@ public sealed class KernelFileTests
         }
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void TryReadText_OfAFileLargerThanItsFirstBuffer_ReadsAllOfIt()
     {
         // The reader starts with a 4 KiB pooled buffer and grows it: a long /proc/self/maps or smaps must come back whole.
@@ -93,7 +93,7 @@ public sealed class KernelFileTests
         }
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void TryReadText_OfProcSelfMaps_EndsWithTheLastMapping()
     {
         string? maps = KernelFile.TryReadText("/proc/self/maps");
@@ -104,7 +104,7 @@ public sealed class KernelFileTests
         Assert.Contains("[stack]", maps, StringComparison.Ordinal);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void TryReadText_WhileADeviceIsSwappedInAfterTheCheck_IsTheFileOrNull_NeverAnEndlessRead()
     {
         // The path is checked (a regular file), then opened: a device swapped in between (/dev/zero here) was read

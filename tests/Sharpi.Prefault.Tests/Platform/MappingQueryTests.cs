@@ -9,7 +9,7 @@ public sealed class MappingQueryTests
 {
     private static readonly long Page = Environment.SystemPageSize;
 
-    [ProcmapQueryFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.ProcmapQuery))]
     public void Read_WithTheQuery_FindsWhatProcSelfMapsSays()
     {
         using TestFile file = TestFile.Create(TestFile.MiB, evict: false);
@@ -24,7 +24,7 @@ public sealed class MappingQueryTests
         Assert.False(Assert.Single(queried.IsHugetlb));
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Read_WithoutTheQuery_FindsWhatProcSelfMapsSays()
     {
         using TestFile file = TestFile.Create(TestFile.MiB, evict: false);
@@ -37,7 +37,7 @@ public sealed class MappingQueryTests
         Assert.False(Assert.Single(walked.IsHugetlb));
     }
 
-    [ProcmapQueryFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.ProcmapQuery))]
     public void Read_OfRangesInTwoMappingsWithAGap_FindsBothAndNothingBetween()
     {
         using TestFile file = TestFile.Create(4 * Page, evict: false);

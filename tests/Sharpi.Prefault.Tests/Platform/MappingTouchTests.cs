@@ -9,19 +9,19 @@ namespace Sharpi.Prefault.Tests.Platform;
 /// this process's mapping, and a page past a truncated file's end ends it with EFAULT, never SIGBUS, even when the
 /// file shrinks while a sweep of it runs. Without memfd_create it falls back (<c>SeccompMappingTouchTests</c>).
 /// </summary>
-[SupportedOSPlatform("linux")] // every test is a LinuxFact
+[SupportedOSPlatform("linux")] // every test needs Requirements.Linux
 public sealed class MappingTouchTests(ITestOutputHelper output)
 {
     private const int Page = 4096;
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void IsAvailable_WithoutAFilter_AndSaysNoRefusal()
     {
         Assert.True(MappingTouch.IsAvailable, MappingTouch.Refusal.ToString());
         Assert.False(MappingTouch.Refusal.IsError);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Touch_OfAColdFileMapping_MapsEveryTouchedPage()
     {
         using TestFile file = TestFile.Create(64 * Page);
@@ -41,7 +41,7 @@ public sealed class MappingTouchTests(ITestOutputHelper output)
         }
     }
 
-    [LinuxTheory]
+    [ConditionalTheory(typeof(Requirements), nameof(Requirements.Linux))]
     [InlineData(1, 40)] // every page: the first past the new end (page 40)
     [InlineData(TouchAfterPopulate.SamplePages, 48)] // pages 0, 16, 32 and 48: 48 is the first past it
     public void Touch_OfATruncatedMapping_StopsAtTheFirstTouchedPagePastTheEnd_WithEfault(int stridePages, int stopPage)
@@ -68,7 +68,7 @@ public sealed class MappingTouchTests(ITestOutputHelper output)
     /// the race: some truncations fell inside a sweep, and the mapping touch itself (pwritev) reported the pages past
     /// the new end.
     /// </summary>
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Sweep_ThroughTheMapping_WhileTheFileIsTruncated_NeverFaultsFatally_AndReportsThePagesPastTheEnd()
     {
         const long FileBytes = 8 * TestFile.MiB;

@@ -10,7 +10,7 @@ public sealed class MmapRefusalTests
 {
     private const string Btf = "/sys/kernel/btf/vmlinux";
 
-    [SystemFileFact(Btf, "a file that opens and refuses a shared mapping")]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.BtfFile))]
     public void OpenFile_OfAFileThatRefusesMmap_NamesMmapAndItsErrno()
     {
         var e = Assert.IsType<PlatformCallException>(Assert.ThrowsAny<IOException>(() => MappedModel.OpenFile(Btf)));
@@ -22,7 +22,7 @@ public sealed class MmapRefusalTests
         Assert.Contains(Btf, e.Message, StringComparison.Ordinal);
     }
 
-    [SystemFileFact(Btf, "a file that opens and refuses a shared mapping")]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.BtfFile))]
     public void ResidencyOfFile_OfAFileThatRefusesMmap_NamesMmap()
     {
         var e = Assert.IsType<PlatformCallException>(Assert.ThrowsAny<IOException>(() => Residency.OfFile(Btf)));
@@ -30,7 +30,7 @@ public sealed class MmapRefusalTests
         Assert.Equal("mmap", e.Error.Call);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void OpenRead_OfAMissingFile_NamesOpen_AsFileNotFound()
     {
         string missing = Path.Combine(Path.GetTempPath(), $"sharpi-missing-{Guid.NewGuid():N}");

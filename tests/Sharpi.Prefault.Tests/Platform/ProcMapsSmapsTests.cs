@@ -36,7 +36,7 @@ public sealed class ProcMapsSmapsTests
         Assert.False(smaps.Figures[2].IsLocked);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void ReadSelfSmaps_ReadsThisProcesssMappingsWithTheirFigures()
     {
         SmapsSnapshot smaps = ProcMaps.ReadSelfSmaps();

@@ -4,7 +4,7 @@ namespace Sharpi.Prefault.Tests.Platform;
 
 public sealed class ProcMapsTests
 {
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void ReadSelf_WithARange_ReturnsOnlyTheMappingsThatOverlapIt()
     {
         using TestFile file = TestFile.Create(TestFile.MiB, evict: false);
@@ -21,7 +21,7 @@ public sealed class ProcMapsTests
         Assert.Contains(mapping, all);
     }
 
-    [LinuxTheory]
+    [ConditionalTheory(typeof(Requirements), nameof(Requirements.Linux))]
     [InlineData("ends in a space ")]
     [InlineData("two  spaces and a\nnewline")]
     public void ReadSelf_GivesTheMappedFilesNameAsItIs(string name)

@@ -31,7 +31,7 @@ public sealed class ProcMemInfoTests
         Assert.Equal(7L * 1024, ProcMemInfo.ParseAvailable("NotMemAvailable: 99 kB\nMemAvailable: 7 kB\n"));
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void ParseAvailable_OfTheRealFile_IsItsMemAvailableLine_AtMostMemTotal()
     {
         string meminfo = File.ReadAllText(ProcMemInfo.Path);

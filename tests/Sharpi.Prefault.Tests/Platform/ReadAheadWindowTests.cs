@@ -10,7 +10,7 @@ namespace Sharpi.Prefault.Tests.Platform;
 [System.Runtime.Versioning.SupportedOSPlatform("linux")]
 public sealed class ReadAheadWindowTests
 {
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void WillNeed_OverManyWindowsOfAColdFile_ReadsOnlyTheFirst()
     {
         using TestFile file = TestFile.Create(64 * TestFile.MiB);
@@ -29,7 +29,7 @@ public sealed class ReadAheadWindowTests
         Assert.InRange(resident, 1, window);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void For_TheDeviceOfATempFile_IsTheLargerOfItsRequestLimitAndReadAhead()
     {
         using TestFile file = TestFile.Create(TestFile.MiB);

@@ -11,7 +11,7 @@ public sealed class WorkerPriorityTests
 {
     private const long MiB = TestFile.MiB;
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Start_ReadingInWindows_ReadsAheadAtNiceTen_AndSweepsBesideItAtNiceTen_OnNoMoreHelpersThanCores()
     {
         // Thread.Priority alone leaves an unprivileged thread at nice 0 on Linux; the threads must really yield. Where
@@ -29,7 +29,7 @@ public sealed class WorkerPriorityTests
         Assert.Equal(0, ThreadScheduling.OfCurrent().Nice); // setpriority(PRIO_PROCESS, 0) lowered the sweep's threads alone, not the engine's
     }
 
-    [HugePageRunFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.HugePageRun))]
     public void Start_WithTwoMiBFolios_SweepsOnEveryThreadAtNiceTen()
     {
         // With the huge-page advice the sweep costs the CPU next to nothing: Start keeps its parallel sweep, every thread
@@ -42,7 +42,7 @@ public sealed class WorkerPriorityTests
         Assert.All(others, o => Assert.Equal((WorkerPriority.BelowNormalNice, ThreadScheduling.Other), (o.Nice, o.Policy)));
     }
 
-    [LinuxTheory]
+    [ConditionalTheory(typeof(Requirements), nameof(Requirements.Linux))]
     [InlineData(false)]
     [InlineData(true)]
     public void Start_AskedForNormal_RunsEveryThreadAtNormal(bool hugePages)
@@ -55,7 +55,7 @@ public sealed class WorkerPriorityTests
         Assert.All(others, o => Assert.Equal((0, ThreadScheduling.Other), (o.Nice, o.Policy)));
     }
 
-    [IoThrottleFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.IoThrottle))]
     public void Run_AtNormalPriority_LeavesTheNiceValueAlone()
     {
         // In a child whose reads are capped at 8 MiB/s, so its 16 chunks of a cold 16 MiB file take 2 s on 2 threads and

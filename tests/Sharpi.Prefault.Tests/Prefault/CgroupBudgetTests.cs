@@ -7,7 +7,7 @@ public sealed class CgroupBudgetTests
 {
     private const long MiB = 1L << 20;
 
-    [CgroupFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.MemoryCgroup))]
     public void Decide_InAGroupThatAlreadyUsesMostOfItsLimit_BudgetsOnlyTheRoomLeft()
     {
         using MemoryCgroup group = MemoryCgroup.Create(512 * MiB);

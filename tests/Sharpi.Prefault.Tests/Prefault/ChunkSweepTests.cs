@@ -8,7 +8,7 @@ namespace Sharpi.Prefault.Tests.Prefault;
 /// stops the chunk at its last page with the rest recorded as the region's failure, and an unmapped chunk fails
 /// softly. The sampled touch after a populate is <see cref="TouchAfterPopulateTests"/>'s.
 /// </summary>
-[SupportedOSPlatform("linux")] // every test is a LinuxFact
+[SupportedOSPlatform("linux")] // every test needs Requirements.Linux
 public sealed class ChunkSweepTests
 {
     private static readonly nint Page = Environment.SystemPageSize;
@@ -17,7 +17,7 @@ public sealed class ChunkSweepTests
     private static readonly SweepMechanism PopulateAndSample = Populate with { TouchAfter = TouchAfter.Sampled };
     private static readonly SweepMechanism Touch = new(PrefaultMethod.Touch, HintsFirst: false, TouchAfter.None, []);
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void SweepChunk_Populate_BringsTheChunkIn_AndReturnsItsBytes()
     {
         using TestFile file = TestFile.Create(8 * TestFile.MiB);
@@ -32,7 +32,7 @@ public sealed class ChunkSweepTests
         Assert.Empty(Failures(sweep));
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void SweepChunk_Touch_ReadsEveryPageOfTheChunk_AndNoOther()
     {
         const int Pages = 64;
@@ -59,7 +59,7 @@ public sealed class ChunkSweepTests
     /// The file is cut to 40 pages and 100 bytes under a 64-page mapping: page 40 still holds file bytes, page 41 is
     /// the first a read would SIGBUS on. Populate finds it by halving; a touch through the kernel stops on it.
     /// </summary>
-    [LinuxTheory]
+    [ConditionalTheory(typeof(Requirements), nameof(Requirements.Linux))]
     [InlineData(PrefaultMethod.Populate, false)]
     [InlineData(PrefaultMethod.Populate, true)]
     [InlineData(PrefaultMethod.Touch, false)]
@@ -91,7 +91,7 @@ public sealed class ChunkSweepTests
     /// cache fills up to the file's last page and the rest is reported, and no page is loaded or mapped (a load past
     /// the end would be a fatal SIGBUS, and the file can shrink between any check and a load).
     /// </summary>
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void SweepChunk_TouchThroughTheFile_PastATruncatedEnd_CachesUpToTheLastPage_AndLoadsNothing()
     {
         using TestFile file = TestFile.Create(64 * Page);
@@ -115,7 +115,7 @@ public sealed class ChunkSweepTests
         Assert.Equal(0, PageMap.CountPresent(map.Region().Address, 64 * Page)); // and not one page loaded into this process
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void SweepChunk_TouchThroughTheFile_OfPrivateAnonymousMemory_LoadsItsPages()
     {
         const int Pages = 16;
@@ -135,7 +135,7 @@ public sealed class ChunkSweepTests
         }
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void SweepChunk_OfAnUnmappedRange_SweepsNothing_AndRecordsItAsNotMapped()
     {
         nint gone = Unmapped.Address(TestFile.MiB);
@@ -151,7 +151,7 @@ public sealed class ChunkSweepTests
         Assert.Contains("not mapped", failure.Message, StringComparison.Ordinal);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Failures_AreOnePerRegion_SummingTheBytesOfEveryChunkThatFailed()
     {
         nint gone = Unmapped.Address(4 * Page);

@@ -13,7 +13,7 @@ public sealed class DeviceMappingTests
 {
     private const long Bytes = 4 * TestFile.MiB;
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Measure_OfAWrittenPrivateDevZeroMapping_CountsTheWrittenPages()
     {
         using NativeMmap zero = NativeMmap.Map("/dev/zero", 0, Bytes, writable: true);
@@ -24,7 +24,7 @@ public sealed class DeviceMappingTests
         Assert.Equal(Bytes, residency.ResidentBytes);
     }
 
-    [LinuxTheory]
+    [ConditionalTheory(typeof(Requirements), nameof(Requirements.Linux))]
     [InlineData(PrefaultStrategy.Touch)]
     [InlineData(PrefaultStrategy.Auto)]
     public void Run_OverAPrivateDevZeroMapping_SweepsItWithoutCallingItTruncated(PrefaultStrategy strategy)

@@ -10,7 +10,7 @@ namespace Sharpi.Prefault.Tests.Prefault;
 [System.Runtime.Versioning.SupportedOSPlatform("linux")]
 public sealed class FileStagingMapCountTests
 {
-    [HugePageRunFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.HugePageRun))]
     public void Run_OverManyCopyOnWriteFilesNearTheMapLimit_MakesOnlyTheViewsThatFit_AndSweepsAll()
     {
         const int Files = 2000;

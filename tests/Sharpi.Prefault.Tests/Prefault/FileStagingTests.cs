@@ -14,7 +14,7 @@ public sealed class FileStagingTests
 {
     private const long FileBytes = 16 * TestFile.MiB;
 
-    [HugePageFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.HugePages))]
     public void Populate_FillsThePageCacheWithoutMappingTheEngineRange()
     {
         using TestFile file = TestFile.Create(FileBytes);
@@ -31,7 +31,7 @@ public sealed class FileStagingTests
         Assert.Equal(0, PageMap.CountPresent(region.Address, region.Length));
     }
 
-    [HugePageFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.HugePages))]
     public void Prepare_LeavesReadOnlyMappingsToTheHugePageAdvice()
     {
         using TestFile file = TestFile.Create(FileBytes);
@@ -45,7 +45,7 @@ public sealed class FileStagingTests
         Assert.Equal(FileBytes, staging.HugePageAdvisedBytes);
     }
 
-    [HugePageRunFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.HugePageRun))]
     public void Run_OverCopyOnWriteMappings_StagesThem_AndLeavesThemWhole()
     {
         using TestFile file = TestFile.Create(FileBytes);
@@ -71,7 +71,7 @@ public sealed class FileStagingTests
         Assert.Equal(RegionBytes.OfFile(file.Path, FileBytes / 2, FileBytes / 2), RegionBytes.Of(regions[1]));
     }
 
-    [LinuxTheory]
+    [ConditionalTheory(typeof(Requirements), nameof(Requirements.Linux))]
     [InlineData(4 * TestFile.MiB)] // dense: would get a view
     [InlineData(TestFile.MiB / 4)] // sparse: would be read exactly
     public void Prepare_LeavesWritableDeviceMappingsAlone(long selected)
@@ -86,7 +86,7 @@ public sealed class FileStagingTests
         Assert.Equal(0, staging.ExactMappingCount);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Run_WithHugePageAdviceOff_MakesNoStagingView()
     {
         using TestFile file = TestFile.Create(FileBytes);
@@ -100,7 +100,7 @@ public sealed class FileStagingTests
         Assert.DoesNotContain(log.At(LogLevel.Debug), m => m.Contains("1 read-only huge-page view(s)", StringComparison.Ordinal));
     }
 
-    [LinuxTheory]
+    [ConditionalTheory(typeof(Requirements), nameof(Requirements.Linux))]
     [InlineData(MemoryMappedFileAccess.Read)]
     [InlineData(MemoryMappedFileAccess.CopyOnWrite)]
     public void Run_OverASparseSelection_ReadsTheSelectedPagesAndNoMore(MemoryMappedFileAccess access)
@@ -123,7 +123,7 @@ public sealed class FileStagingTests
         Assert.Equal(selectedPages, Residency.OfFile(file.Path).ResidentBytes);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Prepare_OverSparseSelectionsOfManyFiles_HoldsNoDescriptor()
     {
         // One descriptor held per file for the whole run left an engine with 2,000 files under ulimit -n 1024 none of
@@ -160,7 +160,7 @@ public sealed class FileStagingTests
         }
     }
 
-    [LinuxTheory]
+    [ConditionalTheory(typeof(Requirements), nameof(Requirements.Linux))]
     [InlineData(3, 1)] // three quarters of every 4 MiB: one long run each (huge-page advice read 84 MiB for 48 before)
     [InlineData(1, 3)] // a quarter: sparse
     public void Run_OverRunsOfAdjacentTensors_ReadsTheRunsAndNoNeighbours(int selectedMiB, int skippedMiB)
@@ -195,7 +195,7 @@ public sealed class FileStagingTests
     /// through the device's own read-ahead; on a VM that reports free pages a set this small is swept in chunks of the
     /// device's read-ahead where that splits it, and the description says so.
     /// </summary>
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Prepare_ReadAhead_StagesNothing_AndThePopulateReadsTheMappingWhole()
     {
         using TestFile file = TestFile.Create(FileBytes);
@@ -223,7 +223,7 @@ public sealed class FileStagingTests
     }
 
     /// <summary>Under <see cref="FolioPolicy.Windows"/> a mapping covered whole is read window by window (every window, not only the first) before its populate.</summary>
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Prepare_Windows_ReadsEveryWindowOfAMappingCoveredWhole()
     {
         using TestFile file = TestFile.Create(FileBytes);
@@ -242,7 +242,7 @@ public sealed class FileStagingTests
     /// A trial's huge-page staging advises nothing until <see cref="FileStaging.Commit"/>, then the whole mapping;
     /// a unit's advice splits the mapping and the whole advice merges it back.
     /// </summary>
-    [HugePageFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.HugePages))]
     public void Prepare_HugePages_Deferred_AdvisesOnlyItsUnits_UntilCommit()
     {
         using TestFile file = TestFile.Create(FileBytes);
@@ -305,7 +305,7 @@ public sealed class FileStagingTests
     }
 
     /// <summary>Beside the engine's init a set too small for a trial takes Start's first guess, the huge-page advice, on any machine.</summary>
-    [HugePageFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.HugePages))]
     public async Task Start_OverASetTooSmallForATrial_TakesTheHugePageAdvice()
     {
         using TestFile file = TestFile.Create(FileBytes);

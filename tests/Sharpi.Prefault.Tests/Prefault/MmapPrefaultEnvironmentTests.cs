@@ -10,7 +10,7 @@ public sealed class MmapPrefaultEnvironmentTests
 {
     private const long MiB = TestFile.MiB;
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     [System.Runtime.Versioning.SupportedOSPlatform("linux")]
     public async Task WarmAsync_WithKillSwitch_ReadsNothing_AndSaysWhy()
     {
@@ -59,7 +59,7 @@ public sealed class MmapPrefaultEnvironmentTests
         }
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Run_WithKillSwitch_LeavesAColdFileCold()
     {
         using var env = new EnvironmentVariableScope("SHARPI_PREFAULT", "off");
@@ -71,7 +71,7 @@ public sealed class MmapPrefaultEnvironmentTests
         Assert.True(map.ResidentPercent() < 1);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Run_WithUnknownMode_WarnsNamingTheValue_AndRunsAsAuto()
     {
         using var env = new EnvironmentVariableScope("SHARPI_PREFAULT", "  sometimes ");
@@ -123,7 +123,7 @@ public sealed class MmapPrefaultEnvironmentTests
         Assert.Equal("auto sometimes é 😀 日本", OperatorSettings.Visible("auto sometimes é 😀 日本"));
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Run_WhenTheRegionsDoNotFit_PrefaultsInTheGivenOrderUpToTheBudget()
     {
         // 32 MiB gaps between the regions: the kernel's read-around on a mmap fault reads up to half its
@@ -150,7 +150,7 @@ public sealed class MmapPrefaultEnvironmentTests
         Assert.InRange(result.BytesSkipped, 64 * MiB, 128 * MiB);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Run_WithForceMode_IgnoresTheRamBudget()
     {
         using var mode = new EnvironmentVariableScope("SHARPI_PREFAULT", "force");
@@ -164,7 +164,7 @@ public sealed class MmapPrefaultEnvironmentTests
         Assert.Equal(100.0, map.ResidentPercent(), 3);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Run_WithInvalidFraction_WarnsAndUsesTheOptionsFraction()
     {
         using var env = new EnvironmentVariableScope("SHARPI_PREFAULT_RAM_FRACTION", "1.5");
@@ -178,7 +178,7 @@ public sealed class MmapPrefaultEnvironmentTests
         Assert.Contains(log.At(LogLevel.Warning), m => m.Contains("SHARPI_PREFAULT_RAM_FRACTION", StringComparison.Ordinal) && m.Contains("'1.5'", StringComparison.Ordinal));
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public async Task Start_WithKillSwitch_CompletesWithoutRunning()
     {
         using var env = new EnvironmentVariableScope("SHARPI_PREFAULT", "off");

@@ -11,7 +11,7 @@ public sealed class MmapPrefaultFailureTests
 {
     private const long MiB = TestFile.MiB;
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Run_WithPopulate_OverAnUnmappedRange_CarriesAndLogsMincore_NotThePopulate()
     {
         using TestFile live = TestFile.Create(4 * MiB);
@@ -31,7 +31,7 @@ public sealed class MmapPrefaultFailureTests
         Assert.Contains(log.At(LogLevel.Debug), line => line.StartsWith("[engine] mincore at 0x900000000000 length 1048576 failed (Errno 12): ", StringComparison.Ordinal));
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     [System.Runtime.Versioning.SupportedOSPlatform("linux")]
     public void Run_WithPopulate_PastTheEndOfTheMappedFile_CarriesAndLogsThePopulatesEfault()
     {
@@ -51,7 +51,7 @@ public sealed class MmapPrefaultFailureTests
         Assert.Equal(global::Interop.LinuxConstants.EFAULT, fields["ErrorCode"]);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     [System.Runtime.Versioning.SupportedOSPlatform("linux")]
     public void Run_WithTouch_PastTheEndOfTheMappedFile_FailsWithoutACall_ForTheMapsCheckFoundIt()
     {

@@ -6,7 +6,7 @@ public sealed class MmapPrefaultStartTests
 {
     private const long MiB = TestFile.MiB;
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public async Task Start_ReturnsAtOnce_AndCompletesWithTheRegionsResident()
     {
         using TestFile file = TestFile.Create(128 * MiB);
@@ -20,7 +20,7 @@ public sealed class MmapPrefaultStartTests
         Assert.Equal(100.0, map.ResidentPercent(), 3);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Start_RunsItsSweepBelowNormalPriority_UnlessTold()
     {
         using TestFile file = TestFile.Create(8 * MiB);
@@ -34,7 +34,7 @@ public sealed class MmapPrefaultStartTests
         Assert.Equal(ThreadPriority.BelowNormal, seen);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Dispose_FromItsOwnProgressCallback_ReturnsAndStopsTheSweep()
     {
         using TestFile file = TestFile.Create(64 * MiB);
@@ -58,7 +58,7 @@ public sealed class MmapPrefaultStartTests
         Assert.True(handle.Completion.Result.Bytes < file.Length);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public async Task WhenReady_CompletesEachRegion_WithItsPagesResident()
     {
         using TestFile file = TestFile.Create(64 * MiB);
@@ -77,7 +77,7 @@ public sealed class MmapPrefaultStartTests
         Assert.Equal(file.Length, (await handle.Completion).Bytes);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public async Task WhenReady_CompletesEachRegion_WithEveryPageMappedHere_NotMerelyReadAhead()
     {
         // Reading in windows (no huge-page advice), Start's background thread asks for the file's bytes ahead of the
@@ -101,7 +101,7 @@ public sealed class MmapPrefaultStartTests
         Assert.All(mappedWhenReady, mapped => Assert.Equal(8 * MiB / Environment.SystemPageSize, mapped));
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public async Task Start_OnOneThread_ReadsAheadAndSweepsAlone()
     {
         // MaxDegreeOfParallelism = 1, reading in windows: the background thread, which reads ahead, also sweeps every
@@ -118,7 +118,7 @@ public sealed class MmapPrefaultStartTests
         Assert.Equal((int)(file.Length / Environment.SystemPageSize), PageMap.CountPresent(map.Region().Address, file.Length));
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public async Task WhenReady_OfARegionTheSweepLeavesOut_CompletesAnyway()
     {
         using TestFile file = TestFile.Create(8 * MiB);
@@ -140,7 +140,7 @@ public sealed class MmapPrefaultStartTests
         Assert.Throws<ArgumentOutOfRangeException>(() => handle.WhenReady(-1).IsCompleted);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Dispose_CancelsTheSweep_AndNothingTouchesTheRegionsAfterwards()
     {
         using TestFile file = TestFile.Create(256 * MiB);
@@ -176,7 +176,7 @@ public sealed class MmapPrefaultStartTests
         handle.Dispose(); // idempotent
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public async Task DisposeAsync_CancelsAndWaitsForTheWorkers()
     {
         using TestFile file = TestFile.Create(32 * MiB);
@@ -205,7 +205,7 @@ public sealed class MmapPrefaultStartTests
         Assert.Equal(file.Length - result.Bytes, result.BytesSkipped);
     }
 
-    [LinuxTheory]
+    [ConditionalTheory(typeof(Requirements), nameof(Requirements.Linux))]
     [InlineData(false)]
     [InlineData(true)]
     public async Task ASecondDispose_OnAnotherThread_WaitsForTheSweepToo(bool async)
@@ -256,7 +256,7 @@ public sealed class MmapPrefaultStartTests
         Assert.True(handle.Completion.Result.IsCanceled, handle.Completion.Result.Reason);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public async Task WaitAsync_WithATimeoutThatPasses_Throws_AndTheSweepGoesOn()
     {
         using TestFile file = TestFile.Create(128 * MiB);
@@ -273,7 +273,7 @@ public sealed class MmapPrefaultStartTests
         Assert.True(handle.Completion.Wait(TimeSpan.FromSeconds(30)));
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public async Task Start_WithTheCallersTokenCancelled_StopsTheSweep_AndSaysSo()
     {
         using TestFile file = TestFile.Create(128 * MiB);
@@ -293,7 +293,7 @@ public sealed class MmapPrefaultStartTests
         Assert.InRange(result.Bytes, 0, file.Length - 1);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public async Task Start_WithAnAlreadyCancelledToken_TouchesNothing()
     {
         using TestFile file = TestFile.Create(16 * MiB);
@@ -329,7 +329,7 @@ public sealed class MmapPrefaultStartTests
         Assert.Equal(file.Length, result.BytesRequested);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Start_WithALoggerThatThrows_CompletesWithTheFailure_AndTheProcessLives()
     {
         using TestFile file = TestFile.Create(4 * MiB);

@@ -11,7 +11,7 @@ public sealed class MmapPrefaultTests
 {
     private const long MiB = TestFile.MiB;
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Run_OnAnEvictedFile_MakesItFullyResident()
     {
         using TestFile file = TestFile.Create(256 * MiB);
@@ -34,7 +34,7 @@ public sealed class MmapPrefaultTests
         Assert.Equal(file.Length / (double)(1L << 30) / result.Elapsed.TotalSeconds, result.GiBPerSecond, 9);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Run_OnThisKernel_UsesPopulate()
     {
         using TestFile file = TestFile.Create(8 * MiB);
@@ -52,7 +52,7 @@ public sealed class MmapPrefaultTests
         Assert.Equal(supported ? PrefaultMethod.Populate : PrefaultMethod.Touch, result.Method);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Run_WithTouchStrategy_MakesItFullyResident()
     {
         using TestFile file = TestFile.Create(128 * MiB);
@@ -65,7 +65,7 @@ public sealed class MmapPrefaultTests
         Assert.Equal(100.0, map.ResidentPercent(), 3);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Run_MeasuresWhatWasAlreadyResident()
     {
         using TestFile file = TestFile.Create(64 * MiB);
@@ -83,7 +83,7 @@ public sealed class MmapPrefaultTests
         Assert.Equal(100.0, map.ResidentPercent(), 3);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Run_OverlappingAndDuplicateRegions_CountsEachByteOnce()
     {
         using TestFile file = TestFile.Create(32 * MiB);
@@ -96,7 +96,7 @@ public sealed class MmapPrefaultTests
         Assert.Equal(32 * MiB, result.Bytes);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Run_WithProgress_ReportsMonotonicBytesEndingAtTheTotal()
     {
         using TestFile file = TestFile.Create(64 * MiB);
@@ -114,7 +114,7 @@ public sealed class MmapPrefaultTests
         Assert.InRange(reports.Count, 1, 16 + 1);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Run_WhenCancelledMidway_StopsBetweenChunks_AndSaysSo()
     {
         using TestFile file = TestFile.Create(128 * MiB);
@@ -138,7 +138,7 @@ public sealed class MmapPrefaultTests
         Assert.True(map.ResidentPercent() < 100, "a cancelled sweep must leave the rest alone");
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Run_WithAnAlreadyCancelledToken_TouchesNothing()
     {
         using TestFile file = TestFile.Create(16 * MiB);
@@ -153,7 +153,7 @@ public sealed class MmapPrefaultTests
         Assert.DoesNotContain("hg", Sharpi.Prefault.Tests.Platform.HugePageAdviceTests.VmFlags(map.Region().Address)); // nor advised
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Run_WithALoggerThatThrows_ReturnsAFailedResult_InsteadOfThrowingIntoTheEngine()
     {
         using TestFile file = TestFile.Create(4 * MiB);
@@ -165,7 +165,7 @@ public sealed class MmapPrefaultTests
         Assert.Contains(ThrowingLogger.Message, result.Reason, StringComparison.Ordinal);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Run_HintOnly_WithAnAlreadyCancelledToken_HintsNothing_AndSaysItWasCancelled()
     {
         using TestFile file = TestFile.Create(16 * MiB);
@@ -183,7 +183,7 @@ public sealed class MmapPrefaultTests
         Assert.True(map.ResidentPercent() < 1, $"{map.ResidentPercent()}% resident: something was hinted");
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Run_FromSeveralThreadsAtOnce_AllComplete()
     {
         using TestFile a = TestFile.Create(64 * MiB);
@@ -199,7 +199,7 @@ public sealed class MmapPrefaultTests
         Assert.Equal(100.0, mapB.ResidentPercent(), 3);
     }
 
-    [LinuxTheory]
+    [ConditionalTheory(typeof(Requirements), nameof(Requirements.Linux))]
     [InlineData(PrefaultStrategy.Auto)]
     [InlineData(PrefaultStrategy.Touch)]
     public void Run_OverATruncatedFile_ReportsThePagesPastTheEnd_AndDoesNotKillTheProcess(PrefaultStrategy strategy)
@@ -221,7 +221,7 @@ public sealed class MmapPrefaultTests
         Assert.Equal(100.0, Residency.Measure(map.Region(0, 16 * MiB)).Percent, 3);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     [System.Runtime.Versioning.SupportedOSPlatform("linux")]
     public void Run_OverAMappingLongerThanItsFile_CountsThePagesBeforeTheEnd_AndFailsOnlyThePagesPast()
     {
@@ -239,7 +239,7 @@ public sealed class MmapPrefaultTests
         Assert.Equal(100.0, Residency.OfFile(file.Path).Percent, 3);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Result_ToString_NamesEachFailure_NotTheListsType()
     {
         PrefaultResult result = MmapPrefault.Run([new PrefaultRegion(Unmapped.Address(4096), 4096, "stale")], PrefaultOptions.Default with { RamGate = RamGate.Always });
@@ -250,7 +250,7 @@ public sealed class MmapPrefaultTests
         Assert.Contains("Failures = [stale: ", text, StringComparison.Ordinal);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Run_OverAnUnmappedRange_SkipsIt_AndStillRunsTheRest()
     {
         using TestFile live = TestFile.Create(16 * MiB);
@@ -265,7 +265,7 @@ public sealed class MmapPrefaultTests
         Assert.Equal(100.0, liveMap.ResidentPercent(), 3);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Run_LogsOneInformationLinePerRun()
     {
         using TestFile file = TestFile.Create(8 * MiB);

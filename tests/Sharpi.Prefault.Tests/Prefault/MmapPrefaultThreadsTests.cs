@@ -11,7 +11,7 @@ public sealed class MmapPrefaultThreadsTests
 {
     private const long MiB = TestFile.MiB;
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Run_OverAFullyResidentFile_SweepsOnTheCallingThreadAlone()
     {
         using TestFile file = TestFile.Create(16 * MiB, evict: false);
@@ -26,7 +26,7 @@ public sealed class MmapPrefaultThreadsTests
         Assert.Equal(1, result.Threads);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Run_OverAFullyResidentFileThatSweepsSlowly_StartsHelpers()
     {
         using TestFile file = TestFile.Create(16 * MiB, evict: false);
@@ -41,7 +41,7 @@ public sealed class MmapPrefaultThreadsTests
         Assert.True(result.Threads > 1, $"{result.Threads} thread(s)");
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Run_WithBytesToRead_StartsItsThreadsAtOnce()
     {
         using TestFile file = TestFile.Create(16 * MiB);

@@ -9,7 +9,7 @@ namespace Sharpi.Prefault.Tests.Prefault;
 /// </summary>
 public sealed class NoThreadsLeftTests(ITestOutputHelper output)
 {
-    [PidsCgroupFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.PidsCgroup))]
     public void Start_WithNoThreadLeftToStart_PrefaultsOnTheCallingThread_InsteadOfThrowing()
     {
         CliRun run = NoThreadsLeft.Run("start", output);
@@ -18,7 +18,7 @@ public sealed class NoThreadsLeftTests(ITestOutputHelper output)
         Assert.Equal(NoThreadsLeft.OneMiB, ChildProcess.Value(run, "startBytes"));
     }
 
-    [PidsCgroupFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.PidsCgroup))]
     public void WarmAsync_WithNoThreadLeftToStart_CompletesWithTheReason_InsteadOfThrowing()
     {
         CliRun run = NoThreadsLeft.Run("warm", output);
@@ -28,7 +28,7 @@ public sealed class NoThreadsLeftTests(ITestOutputHelper output)
         Assert.Contains("thread", ChildProcess.Value(run, "warmError"), StringComparison.Ordinal);
     }
 
-    [PidsCgroupFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.PidsCgroup))]
     public void WarmAsync_WithRoomForOneOfItsThreads_ReadsTheWholeFileOnIt_AndCompletes()
     {
         CliRun run = NoThreadsLeft.Run("warm-one", output, 32 * TestFile.MiB); // four chunks: four threads wanted

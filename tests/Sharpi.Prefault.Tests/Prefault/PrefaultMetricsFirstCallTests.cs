@@ -9,7 +9,7 @@ namespace Sharpi.Prefault.Tests.Prefault;
 /// </summary>
 public sealed class PrefaultMetricsFirstCallTests
 {
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Run_WithNothingListening_LoadsNoMetricsAssemblyAndCreatesNoInstrument()
     {
         using TestFile file = TestFile.Create(4 * TestFile.MiB);
@@ -22,7 +22,7 @@ public sealed class PrefaultMetricsFirstCallTests
         Assert.Equal("1", ChildProcess.Value(run, "runsCountedOnSecondRun"));
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Run_UnderAMetricsEventPipeSession_RecordsTheFirstRun()
     {
         using TestFile file = TestFile.Create(4 * TestFile.MiB);

@@ -7,7 +7,7 @@ namespace Sharpi.Prefault.Tests.Prefault;
 /// <summary>The prefault's instruments as an OpenTelemetry user sees them: names, units, attributes, values.</summary>
 public sealed class PrefaultMetricsTests
 {
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Run_PublishesItsInstruments_WithConventionalNamesUnitsAndAttributes()
     {
         string label = $"metrics-{Guid.NewGuid():N}";
@@ -43,7 +43,7 @@ public sealed class PrefaultMetricsTests
         Assert.Empty(recorder.Of("sharpi.prefault.duration"));
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Run_CancelledBeforeItsSweep_CountsACancelledRun_NotASkippedOne()
     {
         string label = $"metrics-{Guid.NewGuid():N}";

@@ -52,7 +52,7 @@ public sealed class PrefaultOptionsTests
         Assert.Equal("value", ex.ParamName);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Run_WithTheLargestChunkSize_StillSweepsEveryPage()
     {
         using TestFile file = TestFile.Create(4 * TestFile.MiB);

@@ -6,7 +6,7 @@ namespace Sharpi.Prefault.Tests.Prefault;
 [System.Runtime.Versioning.SupportedOSPlatform("linux")]
 public sealed class PrefaultPlanTests
 {
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void WithinBudget_TakesRegionsInOrder_CutsTheOneThatCrosses_AndSkipsTheRest()
     {
         // Anonymous pages nobody touched are not resident: the "hot" region gets 0x8000 resident bytes by a write.
@@ -31,7 +31,7 @@ public sealed class PrefaultPlanTests
         Assert.Equal(plan.BytesRequested, kept.BytesRequested);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Measure_DropsUnmappedRegions_AsFailures()
     {
         using var memory = new NativeBuffer(0x20000);
@@ -46,7 +46,7 @@ public sealed class PrefaultPlanTests
         Assert.Equal("nowhere", failure.Name);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Run_OverManyFiles_HoldsNoDescriptorOfItsOwnWhileItSweeps()
     {
         // The plan's probe opens each file under the regions to ask cachestat. Held through the sweep, it held one

@@ -10,7 +10,7 @@ namespace Sharpi.Prefault.Tests.Prefault;
 /// </summary>
 public sealed class RunLogLineTests
 {
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Run_LogsOneShortLineAtInformation_AndItsReasonsAtDebug()
     {
         using TestFile file = TestFile.Create(64 * TestFile.MiB);

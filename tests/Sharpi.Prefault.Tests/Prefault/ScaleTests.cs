@@ -10,13 +10,13 @@ namespace Sharpi.Prefault.Tests.Prefault;
 /// each. Counted (allocations, system calls, stream reads), never timed. (A million 64-byte regions took 3.3 s and
 /// allocated 757 MiB; a 2,000,000-tensor GGUF header was read with millions of reads.)
 /// </summary>
-[SupportedOSPlatform("linux")] // every test is a LinuxFact
+[SupportedOSPlatform("linux")] // every test needs Requirements.Linux
 public sealed class ScaleTests
 {
     private const int Regions = 100_000;
 
     /// <summary>One thread sweeps, so every allocation of the run is on this thread, and counted.</summary>
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Run_OverManyTinyRegions_AllocatesAFewHundredBytesARegionAtMost()
     {
         using TestFile file = TestFile.Create(Regions * 128L); // data, not a sparse file: the plan leaves holes out
@@ -34,7 +34,7 @@ public sealed class ScaleTests
     }
 
     /// <summary>32 regions share each page: cachestat asks about each page once, not once for each of them.</summary>
-    [CachestatFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Cachestat))]
     public void CountResident_OfNeighboursSharingPages_AsksCachestatOncePerPage()
     {
         const int Pages = 128;
@@ -53,7 +53,7 @@ public sealed class ScaleTests
     }
 
     /// <summary>A header of 10,000 tensors is read a page at a time, not with a stream read for each of its fields.</summary>
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Read_OfAGgufHeaderOfManyTensors_ReadsTheStreamAPageAtATime()
     {
         var builder = new GgufBuilder { FillData = false };

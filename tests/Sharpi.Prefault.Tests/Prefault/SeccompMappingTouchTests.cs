@@ -10,7 +10,7 @@ namespace Sharpi.Prefault.Tests.Prefault;
 /// </summary>
 public sealed class SeccompMappingTouchTests(ITestOutputHelper output)
 {
-    [SeccompTheory] // one case, under the attribute that already skips where no filter can be installed
+    [ConditionalTheory(typeof(Requirements), nameof(Requirements.Seccomp))] // one case, under the attribute that already skips where no filter can be installed
     [InlineData(4)]
     public void Choose_WithoutMemfdCreate_FallsBackToProcessVmReadv_AndSaysSo(int mebibytes)
     {

@@ -13,7 +13,7 @@ public sealed class SeccompTouchTests(ITestOutputHelper output)
 {
     private const long FileBytes = 8 * TestFile.MiB;
 
-    [SeccompTheory]
+    [ConditionalTheory(typeof(Requirements), nameof(Requirements.Seccomp))]
     [InlineData(PrefaultStrategy.Touch)]
     [InlineData(PrefaultStrategy.Auto)] // MADV_POPULATE_READ refused too: Auto falls back to the touch
     public void Run_WithoutProcessVmReadv_WhileTheFileIsTruncated_NeverFaultsFatally(PrefaultStrategy strategy)
@@ -25,7 +25,7 @@ public sealed class SeccompTouchTests(ITestOutputHelper output)
         Assert.Equal("40", ChildProcess.Value(run, "runsWithFailures")); // and each reported the pages past the new end
     }
 
-    [SeccompTheory]
+    [ConditionalTheory(typeof(Requirements), nameof(Requirements.Seccomp))]
     [InlineData(PrefaultStrategy.Touch)]
     [InlineData(PrefaultStrategy.Auto)]
     public void Run_WithoutProcessVmReadv_OnADeletedFileThatShrank_TouchesNothingOfIt_AndSaysWhy(PrefaultStrategy strategy)
@@ -37,7 +37,7 @@ public sealed class SeccompTouchTests(ITestOutputHelper output)
         Assert.Contains("cannot be opened again as the mapped file", ChildProcess.Value(run, "failure"), StringComparison.Ordinal);
     }
 
-    [SeccompTheory(masksProcMaps: true)]
+    [ConditionalTheory(typeof(Requirements), nameof(Requirements.SeccompMaskingProcMaps))]
     [InlineData(PrefaultStrategy.Touch)]
     [InlineData(PrefaultStrategy.Auto)]
     public void Run_WithoutProcessVmReadvOrProcMaps_OnAFileTruncatedBefore_NeverFaultsFatally(PrefaultStrategy strategy)
@@ -47,7 +47,7 @@ public sealed class SeccompTouchTests(ITestOutputHelper output)
         Assert.Equal("0", ChildProcess.Value(run, "maps")); // the case is real: /proc/self/maps reads empty
     }
 
-    [SeccompTheory]
+    [ConditionalTheory(typeof(Requirements), nameof(Requirements.Seccomp))]
     [InlineData("unmapped")] // an engine frees its own buffer (munmap) while the touch of it runs
     [InlineData("vvar")] // the kernel's [vvar] pages: readable in /proc/self/maps, SIGBUS on a load
     public void Run_WithoutProcessVmReadv_OnAnonymousMemoryThatCannotBeLoaded_NeverFaultsFatally(string what)

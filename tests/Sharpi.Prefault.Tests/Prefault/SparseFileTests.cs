@@ -14,7 +14,7 @@ public sealed class SparseFileTests
 {
     private const long MiB = TestFile.MiB;
 
-    [TmpfsTheory]
+    [ConditionalTheory(typeof(Requirements), nameof(Requirements.Tmpfs))]
     [InlineData(PrefaultStrategy.Auto)]
     [InlineData(PrefaultStrategy.Touch)]
     public void Run_OfASparseFileOnASmallTmpfs_ReadsOnlyItsData_AndTakesNoSpace(PrefaultStrategy strategy)
@@ -38,7 +38,7 @@ public sealed class SparseFileTests
     /// as having no hole, so the second's holes were faulted in until its tmpfs was full. Each file is asked by its
     /// path and inode.
     /// </summary>
-    [TmpfsFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Tmpfs))]
     public unsafe void Run_OfTwoFilesShownUnderOnePath_AsksEachForItsHoles()
     {
         using TmpfsMount below = TmpfsMount.Create(16 * MiB);
@@ -87,7 +87,7 @@ public sealed class SparseFileTests
         }
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Run_OfAnEvictedSparseFile_GatesOnItsDataBytes()
     {
         string folder = Directory.CreateTempSubdirectory("sharpi-sparse-").FullName;
@@ -108,7 +108,7 @@ public sealed class SparseFileTests
         }
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Measure_OfASparseFile_PlansItsDataPagesOnly()
     {
         string folder = Directory.CreateTempSubdirectory("sharpi-sparse-").FullName;
@@ -135,7 +135,7 @@ public sealed class SparseFileTests
     /// A deleted file's holes cannot be found (no path opens it), so its populate faults them in until the tmpfs is
     /// full: the failure says so (it said "pages past the end of the mapped file (truncated?)").
     /// </summary>
-    [TmpfsFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Tmpfs))]
     public void Run_OfADeletedSparseFileOnAFullTmpfs_SaysTheFileSystemIsFull()
     {
         using TmpfsMount tmpfs = TmpfsMount.Create(16 * MiB);
@@ -151,7 +151,7 @@ public sealed class SparseFileTests
         Assert.Contains($"no space left on the file system of '{tmpfs.Path}' (it is full)", failure.Message, StringComparison.Ordinal);
     }
 
-    [TmpfsFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Tmpfs))]
     public void Describe_AFaultInsideAFileOnAFullTmpfs_SaysNoSpaceLeft_AndOnePastItsEnd_SaysPastTheEnd()
     {
         using TmpfsMount tmpfs = TmpfsMount.Create(16 * MiB);

@@ -252,7 +252,7 @@ public sealed class StrideSweepTests
         });
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void ExecuteBehindReadAhead_RunsItsHelpersAtTheirPriority_AndLeavesTheCallingThreadAlone()
     {
         // The kernel's own view of each thread that swept a chunk: nice value and scheduling policy from /proc.

@@ -8,7 +8,7 @@ namespace Sharpi.Prefault.Tests.Prefault;
 [System.Runtime.Versioning.SupportedOSPlatform("linux")]
 public sealed class SweepMechanismTests
 {
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Choose_Auto_OverAColdFile_PopulatesAndTouchesAfterUnderAHypervisor_WithoutAHintFirst()
     {
         FirstAccessProbe.Override.Value = KernelTouchPays; // the static rule, whatever an earlier trial measured on this machine
@@ -27,7 +27,7 @@ public sealed class SweepMechanismTests
         Assert.True(staging.HugePageAdvisedBytes + staging.ViewBytes + staging.WindowedBytes + staging.KernelReadAheadBytes >= 4 * TestFile.MiB, staging.Describe());
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Choose_WhereTheTouchFollowsThePopulate_TouchesThroughTheEnginesMapping_AndSaysSo()
     {
         FirstAccessProbe.Override.Value = KernelTouchPays; // the static rule, whatever an earlier trial measured on this machine
@@ -51,7 +51,7 @@ public sealed class SweepMechanismTests
         PrefaultMethod method, bool somethingToRead, bool touchAllowed, bool kernelChecked, bool reporting, bool cpuSaysHypervisor, bool expected) =>
         Assert.Equal(expected, SweepMechanism.SamplesAfterPopulate(method, somethingToRead, touchAllowed, reporting, cpuSaysHypervisor, kernelChecked));
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Choose_Auto_OverAColdFile_OnBareMetal_DoesNotSample_AndSaysWhy()
     {
         var log = new ListLogger();
@@ -62,7 +62,7 @@ public sealed class SweepMechanismTests
         Assert.Equal(15, Assert.Single(log.EventIds, static id => id == 15));
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Choose_Auto_OverAColdFile_UnderAHypervisor_Samples_AndSaysNothingOfIt()
     {
         FirstAccessProbe.Override.Value = KernelTouchPays; // the static rule, whatever an earlier trial measured on this machine
@@ -73,7 +73,7 @@ public sealed class SweepMechanismTests
         Assert.DoesNotContain(15, log.EventIds);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Choose_Auto_OverAResidentFile_DoesNotTouchAfterPopulate()
     {
         // Nothing is read when everything is resident already, so there is no first access to pay for.
@@ -83,7 +83,7 @@ public sealed class SweepMechanismTests
         Assert.False(mechanism.TouchesAfterPopulate);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Choose_BesideTheInit_OverAColdFile_PopulatesWithoutTheTouchAfter()
     {
         // Start's sweep runs beside the engine's init: the touch's reads, and a host's faults under them, would be CPU
@@ -94,7 +94,7 @@ public sealed class SweepMechanismTests
         Assert.False(mechanism.TouchesAfterPopulate);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Choose_Touch_OnLinux_ChecksBeforeTouching_AndDoesNotHintFirst()
     {
         // Linux caps the hint at the read-ahead window: the touch goes straight to the sweep.
@@ -107,7 +107,7 @@ public sealed class SweepMechanismTests
         Assert.False(mechanism.TouchesAfterPopulate);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Choose_HintOnly_HintsAndSweepsNoChunk()
     {
         using SweepMechanism mechanism = ChooseOverAFile(PrefaultStrategy.HintOnly);

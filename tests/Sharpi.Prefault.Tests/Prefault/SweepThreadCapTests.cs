@@ -19,7 +19,7 @@ public sealed class SweepThreadCapTests(ITestOutputHelper output)
         RamGate = RamGate.Always,
     };
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Run_WithUnboundedParallelismAndOnePageChunks_StartsNoMoreThanTheCap()
     {
         using TestFile file = TestFile.Create(16 * TestFile.MiB);
@@ -32,7 +32,7 @@ public sealed class SweepThreadCapTests(ITestOutputHelper output)
         Assert.InRange(result.Threads, 1, StrideSweep.MaxThreads); // was 4,096
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Run_CancelledBeforeItStarts_StartsNoHelperThread()
     {
         using TestFile file = TestFile.Create(4 * TestFile.MiB);
@@ -46,7 +46,7 @@ public sealed class SweepThreadCapTests(ITestOutputHelper output)
         Assert.Equal(0, result.Threads); // no sweep at all (was one thread per chunk, 1,024, each started to do nothing; then the calling thread alone)
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Dispose_RightAfterStart_WithUnboundedParallelism_StopsWithinTheCap()
     {
         using TestFile file = TestFile.Create(64 * TestFile.MiB);

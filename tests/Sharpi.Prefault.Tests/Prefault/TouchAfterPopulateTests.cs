@@ -26,7 +26,7 @@ public sealed class TouchAfterPopulateTests
     }
 
     /// <summary>Threshold 0: every sample is slow, every span is read whole; infinity: none is, only the samples are read.</summary>
-    [LinuxTheory]
+    [ConditionalTheory(typeof(Requirements), nameof(Requirements.Linux))]
     [InlineData(0.0, true)]
     [InlineData(double.PositiveInfinity, false)]
     public void Sweep_ReadsWhole_ExactlyTheSpansWhoseSampleWasSlow(double slowPageNanoseconds, bool everySpanSlow)
@@ -50,7 +50,7 @@ public sealed class TouchAfterPopulateTests
         Assert.Equal(100.0, map.ResidentPercent());
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Run_OverAColdFile_SamplesAfterPopulateUnderAHypervisor_AndLogsWhatItDid()
     {
         FirstAccessProbe.Override.Value = new FirstAccessProbe.Costs(0, 0, 0); // the static rule, whatever an earlier trial measured here
@@ -78,7 +78,7 @@ public sealed class TouchAfterPopulateTests
         }
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Run_OverAWarmFile_SamplesNothing()
     {
         // Nothing was just read, so there is no first access to pay for.
@@ -95,7 +95,7 @@ public sealed class TouchAfterPopulateTests
         Assert.DoesNotContain(15, log.EventIds); // it could not have sampled, so nothing is said of the hypervisor
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     [System.Runtime.Versioning.SupportedOSPlatform("linux")]
     public void StridedTouch_ReadsOnePageInEachStride_AndNoOther()
     {
@@ -124,7 +124,7 @@ public sealed class TouchAfterPopulateTests
         }
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void StridedTouch_OfATruncatedMapping_StopsAtTheFirstSampledPagePastTheEnd_WithEfault()
     {
         using TestFile file = TestFile.Create(64 * 4096);

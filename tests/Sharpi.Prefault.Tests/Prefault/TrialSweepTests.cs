@@ -36,7 +36,7 @@ public sealed class TrialSweepTests
     }
 
     /// <summary>A trial unit over a file cut short stops at the file's last page and reports the rest, as a chunk does: never a SIGBUS.</summary>
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void SweepTrialUnit_PastATruncatedEnd_StopsAtTheFilesLastPage_AndFailsTheRest()
     {
         using TestFile file = TestFile.Create(64 * Page);
@@ -65,7 +65,7 @@ public sealed class TrialSweepTests
     /// A run whose set takes a trial (a budget share raised for this test, so 64 MiB is enough): the result names each
     /// candidate and its cost, the file ends up resident whole, and a second run on the same settings reuses the choice.
     /// </summary>
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Run_WithATrial_TriesEachCandidate_SweepsTheRestWithTheChoice_AndALaterRunReusesIt()
     {
         const long Bytes = 64 * MiB;

@@ -17,7 +17,7 @@ public sealed class TruncationRaceTests(ITestOutputHelper output)
     private const long FileBytes = 8 * TestFile.MiB;
     private const int Iterations = 300;
 
-    [LinuxTheory]
+    [ConditionalTheory(typeof(Requirements), nameof(Requirements.Linux))]
     [InlineData(PrefaultStrategy.Auto, MemoryMappedFileAccess.Read)]
     [InlineData(PrefaultStrategy.Touch, MemoryMappedFileAccess.Read)]
     [InlineData(PrefaultStrategy.Auto, MemoryMappedFileAccess.CopyOnWrite)] // an engine's writable mapping: read through a staging view
@@ -28,7 +28,7 @@ public sealed class TruncationRaceTests(ITestOutputHelper output)
         race.AssertExercised(output);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Start_WhileTheFileIsTruncated_NeverFaultsFatally()
     {
         Race race = RaceTruncation((region, options) =>
@@ -40,7 +40,7 @@ public sealed class TruncationRaceTests(ITestOutputHelper output)
         race.AssertExercised(output);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Run_OnADeletedFileThatShrank_ReportsThePagesPastTheEnd()
     {
         // Map, shrink, delete, then run the touch sweep: /proc/self/maps says "(deleted)", so no path gives the length.

@@ -36,7 +36,7 @@ public sealed class RegionOverloadTests
         Assert.Throws<ArgumentOutOfRangeException>(() => MmapReclaim.Release(bad));
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void ArrayOverloads_AnswerAsTheListOverloadsDo()
     {
         // A real mapped region, so a misrouted overload would show in the bytes, not only in a "nothing to do" reason.

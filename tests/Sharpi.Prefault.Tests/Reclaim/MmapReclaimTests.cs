@@ -16,7 +16,7 @@ public sealed class MmapReclaimTests(ITestOutputHelper output)
     // MADV_PAGEOUT (Linux 5.4+): reclaim the range now, private pages to swap.
     private const int MadvPageout = 21;
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Release_OfAReadView_DropsRssFile_ByTheReleasedBytes()
     {
         using TestFile file = TestFile.Create(128 * TestFile.MiB);
@@ -36,7 +36,7 @@ public sealed class MmapReclaimTests(ITestOutputHelper output)
         Assert.True(drop >= result.BytesReleased * 95 / 100, $"RssFile fell by {drop} bytes; released {result.BytesReleased}");
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Release_ThenReread_GivesTheFilesBytes()
     {
         using TestFile file = TestFile.Create(128 * TestFile.MiB);
@@ -52,7 +52,7 @@ public sealed class MmapReclaimTests(ITestOutputHelper output)
     /// MADV_DONTNEED only unmaps: the page cache keeps the file. (MADV_PAGEOUT, the default, reclaims pages mapped only
     /// here, and the kernel may drop a page read once from the cache too: the next read can go to disk.)
     /// </summary>
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Release_WithDontNeed_ThenSecondPass_TakesNoMajorFaults_WhileThePageCacheHoldsTheFile()
     {
         using TestFile file = TestFile.Create(128 * TestFile.MiB);
@@ -69,7 +69,7 @@ public sealed class MmapReclaimTests(ITestOutputHelper output)
         Assert.Equal(map.Length / Page, PageMap.CountPresent(map.Region().Address, map.Length));
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Release_OfAnUnalignedRegion_KeepsItsEdgePages()
     {
         using TestFile file = TestFile.Create(16 * TestFile.MiB);
@@ -88,7 +88,7 @@ public sealed class MmapReclaimTests(ITestOutputHelper output)
         Assert.True(PageMap.IsPresent(start + (nint)(8 * TestFile.MiB)));
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Release_OfARegionSmallerThanAPage_ReleasesNothing_AndSaysWhy()
     {
         using TestFile file = TestFile.Create(TestFile.MiB);
@@ -104,7 +104,7 @@ public sealed class MmapReclaimTests(ITestOutputHelper output)
         Assert.True(PageMap.IsPresent(map.Region().Address));
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Release_OfNeighbourRegions_ReleasesThePageTheyShare()
     {
         using TestFile file = TestFile.Create(TestFile.MiB);
@@ -121,7 +121,7 @@ public sealed class MmapReclaimTests(ITestOutputHelper output)
     /// MADV_PAGEOUT leaves a page that another mapping also maps (here a second view of the same file; another process
     /// counts the same): the pages stay in this process, and the result says so instead of counting them released.
     /// </summary>
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Release_OfAFileMappedTwice_KeepsItsPagesMapped_AndSaysWhy()
     {
         using TestFile file = TestFile.Create(8 * TestFile.MiB);
@@ -142,7 +142,7 @@ public sealed class MmapReclaimTests(ITestOutputHelper output)
         Assert.Equal(8 * TestFile.MiB / Page, PageMap.CountPresent(map.Region().Address, map.Length));
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Release_WithDontNeed_OfAFileMappedTwice_DropsItsPages()
     {
         using TestFile file = TestFile.Create(8 * TestFile.MiB);
@@ -164,7 +164,7 @@ public sealed class MmapReclaimTests(ITestOutputHelper output)
     /// and the releasing thread drops CAP_FOWNER and CAP_DAC_OVERRIDE (capabilities are per thread). MADV_PAGEOUT keeps
     /// every page and the result says why; MADV_DONTNEED, on the same thread, drops them.
     /// </summary>
-    [RootLinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.LinuxRoot))]
     public void Release_OfAFileTheProcessMayNotWrite_KeepsItsPagesWithPageOut_AndDropsThemWithDontNeed()
     {
         using TestFile file = TestFile.Create(8 * TestFile.MiB);
@@ -193,7 +193,7 @@ public sealed class MmapReclaimTests(ITestOutputHelper output)
         Assert.Equal(0, PageMap.CountPresent(map.Region().Address, map.Length));
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Release_OfAReadWriteView_Throws_AndReleasesNothing()
     {
         using TestFile file = TestFile.Create(TestFile.MiB);
@@ -210,7 +210,7 @@ public sealed class MmapReclaimTests(ITestOutputHelper output)
         Assert.Equal(TestFile.MiB / Page, PageMap.CountPresent(readOnly.Region().Address, TestFile.MiB));
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Release_OfACopyOnWriteViewThatWasWritten_Throws()
     {
         using TestFile file = TestFile.Create(TestFile.MiB);
@@ -228,7 +228,7 @@ public sealed class MmapReclaimTests(ITestOutputHelper output)
     /// A written copy-on-write page that went to swap leaves smaps' Anonymous at 0 and shows under Swap: it is still
     /// the only copy of the written bytes, and MADV_DONTNEED would drop its swap slot and read the file's byte back.
     /// </summary>
-    [SwapFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Swap))]
     public unsafe void Release_OfACopyOnWriteViewWhoseWrittenPageWasSwappedOut_Throws_AndKeepsTheWrittenByte()
     {
         using SwapFile swap = SwapFile.Create(64 * TestFile.MiB);
@@ -250,7 +250,7 @@ public sealed class MmapReclaimTests(ITestOutputHelper output)
         Assert.Contains("swapped out", refused.Message, StringComparison.Ordinal);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Release_OfACopyOnWriteViewNeverWritten_Throws_AndKeepsItsPages()
     {
         using TestFile file = TestFile.Create(TestFile.MiB);
@@ -267,7 +267,7 @@ public sealed class MmapReclaimTests(ITestOutputHelper output)
     /// Another thread writes a copy-on-write view while Release runs: a check of smaps then a madvise lost the finished
     /// write in 348 of 400 tries. Each try maps a fresh view, so the write is always the view's first.
     /// </summary>
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Release_WhileAnotherThreadWritesACopyOnWriteView_NeverLosesTheWrite()
     {
         const int Tries = 400;
@@ -312,7 +312,7 @@ public sealed class MmapReclaimTests(ITestOutputHelper output)
     /// the madvise zeroed the engine's freshly written pages (148 of 300 tries in the report). Each try maps a fresh
     /// view, so the replacement is always new memory; every page the engine wrote must read back as written.
     /// </summary>
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public unsafe void Release_WhileTheEngineReplacesTheViewWithAnonymousMemory_NeverZeroesAWrittenPage()
     {
         const int Tries = 300;
@@ -378,7 +378,7 @@ public sealed class MmapReclaimTests(ITestOutputHelper output)
     /// Private hugetlb memory, written then made read-only: /proc/self/smaps names it /anon_hugepage (deleted), with
     /// an inode, and counts it in neither Anonymous nor Swap, so it passed as a read-only file view and was zeroed.
     /// </summary>
-    [HugetlbFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Hugetlb))]
     public unsafe void Release_OfWrittenPrivateHugetlbMemory_Throws_AndKeepsTheWrittenBytes()
     {
         using HugetlbPages pool = HugetlbPages.Reserve(1);
@@ -403,7 +403,7 @@ public sealed class MmapReclaimTests(ITestOutputHelper output)
         }
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public unsafe void Release_OfAnonymousMemory_Throws()
     {
         void* memory = NativeMemory.Alloc((nuint)TestFile.MiB);
@@ -420,7 +420,7 @@ public sealed class MmapReclaimTests(ITestOutputHelper output)
         }
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Release_OfAnUnmappedRange_Throws()
     {
         nint address = Unmapped.Address(TestFile.MiB);
@@ -431,7 +431,7 @@ public sealed class MmapReclaimTests(ITestOutputHelper output)
         Assert.Contains("not mapped", e.Message, StringComparison.Ordinal);
     }
 
-    [LockableFact(TestFile.MiB)]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Lockable1MiB))]
     public void Release_OfALockedRange_SkipsIt_UntilTheLeaseIsDisposed()
     {
         using TestFile file = TestFile.Create(4 * TestFile.MiB);

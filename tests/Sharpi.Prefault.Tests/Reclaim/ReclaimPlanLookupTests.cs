@@ -24,7 +24,7 @@ public sealed class ReclaimPlanLookupTests
 
     public static TheoryData<bool> Lookups => new() { true, false };
 
-    [LinuxTheory]
+    [ConditionalTheory(typeof(Requirements), nameof(Requirements.Linux))]
     [MemberData(nameof(Lookups))]
     public void TryBuildFromLookup_OverAReadOnlySharedView_PlansWhatTheSmapsPlanDoes(bool useQuery)
     {
@@ -41,7 +41,7 @@ public sealed class ReclaimPlanLookupTests
         Assert.Empty(lookup.Refusals);
     }
 
-    [LinuxTheory]
+    [ConditionalTheory(typeof(Requirements), nameof(Requirements.Linux))]
     [MemberData(nameof(Lookups))]
     public void TryBuildFromLookup_OverAPrivateView_LeavesItToSmaps(bool useQuery)
     {
@@ -51,7 +51,7 @@ public sealed class ReclaimPlanLookupTests
         Assert.Null(ReclaimPlan.TryBuildFromLookup(RegionSet.Merge([new PrefaultRegion(copyOnWrite.Address, copyOnWrite.Length)]), [], useQuery));
     }
 
-    [LinuxTheory]
+    [ConditionalTheory(typeof(Requirements), nameof(Requirements.Linux))]
     [MemberData(nameof(Lookups))]
     public void TryBuildFromLookup_OverAWritableSharedView_LeavesItToSmaps(bool useQuery)
     {
@@ -61,7 +61,7 @@ public sealed class ReclaimPlanLookupTests
         Assert.Null(ReclaimPlan.TryBuildFromLookup(RegionSet.Merge([readWrite.Region()]), [], useQuery));
     }
 
-    [LinuxTheory]
+    [ConditionalTheory(typeof(Requirements), nameof(Requirements.Linux))]
     [MemberData(nameof(Lookups))]
     public void TryBuildFromLookup_OverAnonymousMemory_LeavesItToSmaps(bool useQuery)
     {
@@ -75,7 +75,7 @@ public sealed class ReclaimPlanLookupTests
         }
     }
 
-    [LinuxTheory]
+    [ConditionalTheory(typeof(Requirements), nameof(Requirements.Linux))]
     [MemberData(nameof(Lookups))]
     public void TryBuildFromLookup_OverAViewWithALeaseInside_SkipsTheLeasedPages(bool useQuery)
     {
@@ -93,7 +93,7 @@ public sealed class ReclaimPlanLookupTests
         Assert.Equal(TestFile.MiB - (4 * Page), plan.Release.Sum(r => r.Length));
     }
 
-    [LockableFact(TestFile.MiB)]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Lockable1MiB))]
     public unsafe void Release_OfAViewPartlyLockedOutsideALease_ReleasesTheRest_AndSkipsTheLockedPart()
     {
         // mlock outside a lease: the look-up cannot see it (and madvise would refuse the whole call), so smaps decides.

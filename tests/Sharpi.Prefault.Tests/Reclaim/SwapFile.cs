@@ -98,15 +98,3 @@ public sealed class SwapFile : IDisposable
         }
     }
 }
-
-/// <summary>A fact that needs a swap file it may switch on (root, swap support); shows as skipped with the reason elsewhere.</summary>
-public sealed class SwapFactAttribute : FactAttribute
-{
-    public SwapFactAttribute()
-    {
-        if (SwapFile.Unavailable is string why)
-        {
-            Skip = $"needs swap the test may switch on: {why}";
-        }
-    }
-}

@@ -30,7 +30,7 @@ public sealed class PlatformErrorTests
         Assert.Equal("VirtualLock", error.Call);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Win32Error_OnLinux_HasNoText_ForItsNumberNamesAnotherErrorHere()
     {
         PlatformError error = PlatformError.FromWin32("PrefetchVirtualMemory", 87);
@@ -39,7 +39,7 @@ public sealed class PlatformErrorTests
         Assert.Equal("PrefetchVirtualMemory: Win32 error 87", error.ToString());
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void FromErrno_OnLinux_NamesTheCall_TheErrno_AndTheSystemsText()
     {
         PlatformError error = PlatformError.FromErrno("madvise(MADV_POPULATE_READ)", global::Interop.LinuxConstants.EFAULT);

@@ -3,14 +3,14 @@ using Sharpi.Prefault.Tests.TestSupport;
 
 namespace Sharpi.Prefault.Tests;
 
-[SupportedOSPlatform("linux")] // every test is a LinuxFact
+[SupportedOSPlatform("linux")] // every test needs Requirements.Linux
 public sealed class PageCacheTests
 {
     /// <summary>
     /// The kernel keeps the pages a live process maps. Evict returned nothing, so a caller that still mapped the file
     /// (a view of its own) saw no sign that the file stayed warm; it now returns what stayed.
     /// </summary>
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Evict_OfAFileThisProcessStillMaps_ReturnsThePagesTheKernelKept()
     {
         using TestFile file = TestFile.Create(4 * TestFile.MiB, evict: false);
@@ -28,7 +28,7 @@ public sealed class PageCacheTests
         Assert.Equal(0, afterUnmap.ResidentBytes);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Evict_OfARange_ReturnsTheRangesResidency_ClippedToTheFile()
     {
         long page = Environment.SystemPageSize;
@@ -46,7 +46,7 @@ public sealed class PageCacheTests
         Assert.Equal(Residency.OfFile(file.Path, TestFile.MiB - page, page).ResidentBytes, pastTheEnd.ResidentBytes);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Evict_OfAFileTheKernelCannotSync_ThrowsIOExceptionCarryingTheErrno()
     {
         // A character device opens like a file, but fsync refuses it with EINVAL.

@@ -6,10 +6,10 @@ namespace Sharpi.Prefault.Tests;
 
 /// <summary>PageCache.WarmAsync: the file's pages cached, read in the background, without the file in the process's RSS.</summary>
 [Collection(ProcessMemoryFigures.Name)]
-[SupportedOSPlatform("linux")] // every test is a LinuxFact
+[SupportedOSPlatform("linux")] // every test needs Requirements.Linux
 public sealed class PageCacheWarmTests(ITestOutputHelper output)
 {
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public async Task WarmAsync_OfAColdFile_CachesEveryPage()
     {
         using TestFile file = TestFile.Create(64 * TestFile.MiB);
@@ -26,7 +26,7 @@ public sealed class PageCacheWarmTests(ITestOutputHelper output)
         Assert.Equal(100.0, Residency.OfFile(file.Path).Percent);
     }
 
-    [CachestatFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Cachestat))]
     public async Task WarmAsync_OfACachedFile_ReadsNoChunkAgain()
     {
         using TestFile file = TestFile.Create(64 * TestFile.MiB);
@@ -39,7 +39,7 @@ public sealed class PageCacheWarmTests(ITestOutputHelper output)
         Assert.Equal(file.Length, again.BytesRead);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public async Task WarmAsync_LeavesTheFileOutOfTheProcessesRss()
     {
         // The check can fail: a mapping of the file, read through, would add its 256 MiB to RssFile while it is open.
@@ -56,7 +56,7 @@ public sealed class PageCacheWarmTests(ITestOutputHelper output)
         Assert.True(fileGrew + anonGrew < 16 * TestFile.MiB, $"RSS grew by {(fileGrew + anonGrew) >> 20} MiB while 256 MiB were warmed");
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public async Task WarmAsync_ReportsTheBytesReadAsItGoes()
     {
         using TestFile file = TestFile.Create(40 * TestFile.MiB);
@@ -69,7 +69,7 @@ public sealed class PageCacheWarmTests(ITestOutputHelper output)
         Assert.Equal(result.BytesRead, reports.Max());
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public async Task WarmAsync_OnADeviceThatReadsAheadAWholeChunk_ReadsOnOneThread_ElseOnFour()
     {
         // A read-mode host's own sequential read reaches the device's speed where read_ahead_kb is 8 MiB or more: four
@@ -99,7 +99,7 @@ public sealed class PageCacheWarmTests(ITestOutputHelper output)
         }
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public async Task WarmAsync_CancelledAfterTheFirstChunk_StopsEarly_AndSaysSo()
     {
         using TestFile file = TestFile.Create(256 * TestFile.MiB);
@@ -114,7 +114,7 @@ public sealed class PageCacheWarmTests(ITestOutputHelper output)
         Assert.Null(result.Error);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public async Task WarmAsync_OfAFileTruncatedWhileItRuns_EndsWithAnError_NotAnException()
     {
         using TestFile file = TestFile.Create(256 * TestFile.MiB);
@@ -136,7 +136,7 @@ public sealed class PageCacheWarmTests(ITestOutputHelper output)
         Assert.True(result.BytesRead < file.Length);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public async Task WarmAsync_OfAnEmptyFile_CompletesWithNothingRead()
     {
         using TestFile file = TestFile.Create(0);
@@ -157,7 +157,7 @@ public sealed class PageCacheWarmTests(ITestOutputHelper output)
         Assert.Throws<ArgumentNullException>(() => Begin(null!));
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void WarmAsync_WithAProgressThatThrows_GoesOnWithoutIt_AndTheProcessLives()
     {
         using TestFile file = TestFile.Create(32 * TestFile.MiB);
@@ -170,7 +170,7 @@ public sealed class PageCacheWarmTests(ITestOutputHelper output)
         Assert.Equal(file.Length.ToString(System.Globalization.CultureInfo.InvariantCulture), ChildProcess.Value(run, "warmBytes"));
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void WarmAsync_OfADevice_ThrowsAtTheCall_WithoutOpeningIt()
     {
         // A character device has no length to read and may act on open (a watchdog starts its timer): refused, as a FIFO is.

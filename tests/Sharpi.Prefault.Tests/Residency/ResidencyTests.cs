@@ -4,7 +4,7 @@ namespace Sharpi.Prefault.Tests;
 
 public sealed class ResidencyTests
 {
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Measure_AfterEvict_IsNearZero_AndAfterReadingTheFile_IsFull()
     {
         using TestFile file = TestFile.Create(64 * TestFile.MiB);
@@ -17,7 +17,7 @@ public sealed class ResidencyTests
         Assert.Equal(100.0, map.ResidentPercent(), 3);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void OfFile_MatchesTheMappedMeasure()
     {
         using TestFile file = TestFile.Create(16 * TestFile.MiB);
@@ -32,7 +32,7 @@ public sealed class ResidencyTests
         Assert.InRange(info.ResidentBytes, 4 * TestFile.MiB, 8 * TestFile.MiB);
     }
 
-    [LinuxFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Measure_OfUnmappedMemory_ReportsTheErrorInsteadOfThrowing()
     {
         // Nothing is mapped there: mincore answers ENOMEM and nothing is touched.
@@ -50,7 +50,7 @@ public sealed class ResidencyTests
         Assert.Throws<ArgumentOutOfRangeException>(() => Residency.Measure(new PrefaultRegion(4096, -1)));
     }
 
-    [PinnableFact(4 * TestFile.MiB)]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Pinnable4MiB))]
     [System.Runtime.Versioning.SupportedOSPlatform("linux")]
     public void MeasureEach_CountsEachRegionOnItsOwn_AndReportsUnmappedOnesWithoutThrowing()
     {

@@ -10,7 +10,7 @@ namespace Sharpi.Prefault.Tests;
 /// </summary>
 public sealed class ResidencyUnprivilegedTests
 {
-    [UnprivilegedFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Unprivileged))]
     public void MeasureAndRun_OfAColdFileTheUserCannotWrite_CountNothingResidentThatIsNot_AndTheRunReadsItIn()
     {
         using TestFile file = TestFile.Create(8 * TestFile.MiB);
@@ -38,7 +38,7 @@ public sealed class ResidencyUnprivilegedTests
         Assert.Equal(file.Length, Residency.OfFile(file.Path).ResidentBytes); // measured as root: the run read it in
     }
 
-    [UnprivilegedFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Unprivileged))]
     [System.Runtime.Versioning.SupportedOSPlatform("linux")]
     public void Measure_AsRootWithoutCapabilities_OfAnotherUsersColdFile_CountsItUnknown_NotResident()
     {
@@ -57,7 +57,7 @@ public sealed class ResidencyUnprivilegedTests
         Assert.Equal(file.Length, Long(child, "afterResident")); // the run read it in, and what it maps here counts
     }
 
-    [UnprivilegedFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Unprivileged))]
     [System.Runtime.Versioning.UnsupportedOSPlatform("windows")]
     public void MeasureAndRun_OfAFileTheUserMayWrite_IsMeasuredAsForRoot()
     {
@@ -74,7 +74,7 @@ public sealed class ResidencyUnprivilegedTests
         Assert.Equal(file.Length, Long(child, "runResident"));
     }
 
-    [UnprivilegedFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Unprivileged))]
     public void Measure_OfAFileTheUserCannotWrite_BesideAnonymousMemory_CountsTheFileUnknown_NotResident()
     {
         // The range spans two mappings, so cachestat cannot answer for it and mincore counts it: the file's pages

@@ -10,7 +10,7 @@ namespace Sharpi.Prefault.Tests;
 /// </summary>
 public sealed class SeccompCachestatTests(ITestOutputHelper output)
 {
-    [SeccompCachestatFact]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.SeccompCachestat))]
     public void Measure_WithCachestatRefusedByAFilter_StillCountsAWritableFilesCache()
     {
         using TestFile file = TestFile.Create(8 * TestFile.MiB);
@@ -23,7 +23,7 @@ public sealed class SeccompCachestatTests(ITestOutputHelper output)
         Assert.Equal("0", ChildProcess.Value(run, "unknown"));
     }
 
-    [SeccompCachestatFact(asNobody: true)]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.SeccompCachestat), nameof(Requirements.Unprivileged))]
     [System.Runtime.Versioning.SupportedOSPlatform("linux")]
     public void Measure_AfterAFilterRefusedCachestat_StillCountsAFileThatHidesItsCacheUnknown()
     {
@@ -43,7 +43,7 @@ public sealed class SeccompCachestatTests(ITestOutputHelper output)
         Assert.Equal(roots.Length.ToString(System.Globalization.CultureInfo.InvariantCulture), ChildProcess.Value(run, "hiddenUnknown"));
     }
 
-    [SeccompCachestatFact(asNobody: true)]
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.SeccompCachestat), nameof(Requirements.Unprivileged))]
     [System.Runtime.Versioning.SupportedOSPlatform("linux")]
     public void Measure_AsRootWithoutCapabilities_AfterAFilterRefusedCachestat_CountsAnotherUsersFileUnknown()
     {

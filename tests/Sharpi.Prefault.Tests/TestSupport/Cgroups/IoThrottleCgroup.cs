@@ -94,27 +94,3 @@ public sealed class IoThrottleCgroup : IDisposable
         return number;
     }
 }
-
-/// <summary>A fact that needs a real cgroup throttling reads from the temp folder's disk; skipped, with the reason, where none can be made.</summary>
-public sealed class IoThrottleFactAttribute : FactAttribute
-{
-    public IoThrottleFactAttribute()
-    {
-        if (IoThrottleCgroup.WhyUnavailable is string why)
-        {
-            Skip = why;
-        }
-    }
-}
-
-/// <summary>A theory that needs a real cgroup throttling reads from the temp folder's disk; skipped, with the reason, where none can be made.</summary>
-public sealed class IoThrottleTheoryAttribute : TheoryAttribute
-{
-    public IoThrottleTheoryAttribute()
-    {
-        if (IoThrottleCgroup.WhyUnavailable is string why)
-        {
-            Skip = why;
-        }
-    }
-}

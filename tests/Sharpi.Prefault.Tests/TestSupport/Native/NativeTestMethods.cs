@@ -5,8 +5,9 @@ using Microsoft.Win32.SafeHandles;
 namespace Sharpi.Prefault.Tests.TestSupport;
 
 /// <summary>
-/// Native calls only the tests make: per-thread capabilities, setting RLIMIT_MEMLOCK and fresh anonymous mappings (Linux). Reading the limit uses
-/// the library's own getrlimit and struct rlimit.
+/// Native calls only the tests make: per-thread capabilities, setting RLIMIT_MEMLOCK, mprotect, mlockall, chown and
+/// anonymous or fixed mappings (Linux). mmap, munmap, mlock, munlock, madvise and getrlimit are the library's own
+/// (<c>Interop.Libc</c>); only the functions the library does not call are declared here.
 /// </summary>
 [SupportedOSPlatform("linux")]
 public static unsafe partial class NativeTestMethods
@@ -103,7 +104,7 @@ public static unsafe partial class NativeTestMethods
     /// </summary>
     public static nint MapAnonymous(long length)
     {
-        void* address = Mmap(null, (nuint)length, ProtRead | ProtWrite, MapPrivate | MapAnonymousFlag, -1, 0);
+        void* address = global::Interop.Libc.Mmap(null, (nuint)length, ProtRead | ProtWrite, MapPrivate | MapAnonymousFlag, NoFile, 0);
         if (address == (void*)-1)
         {
             throw new InvalidOperationException($"mmap failed: errno {Marshal.GetLastPInvokeError()}");
@@ -114,7 +115,10 @@ public static unsafe partial class NativeTestMethods
         return (nint)address;
     }
 
-    public static void Unmap(nint address, long length) => _ = Munmap((void*)address, (nuint)length);
+    /// <summary>The descriptor of a mapping without a file (-1), for the library's mmap, which takes a SafeHandle.</summary>
+    private static readonly SafeFileHandle NoFile = new(-1, ownsHandle: false);
+
+    public static void Unmap(nint address, long length) => _ = global::Interop.Libc.Munmap((void*)address, (nuint)length);
 
     public const int ProtRead = 1;
     public const int ProtWrite = 2;
@@ -129,7 +133,7 @@ public static unsafe partial class NativeTestMethods
     /// </summary>
     public static nint MapFile(SafeFileHandle file, long length, int protection, int flags)
     {
-        void* address = MmapFile(null, (nuint)length, protection, flags, file, 0);
+        void* address = global::Interop.Libc.Mmap(null, (nuint)length, protection, flags, file, 0);
         if (address == (void*)-1)
         {
             throw new InvalidOperationException($"mmap failed: errno {Marshal.GetLastPInvokeError()}");
@@ -144,7 +148,7 @@ public static unsafe partial class NativeTestMethods
     /// </summary>
     public static void ReplaceWithAnonymous(nint address, long length)
     {
-        void* mapped = Mmap((void*)address, (nuint)length, ProtRead | ProtWrite, MapPrivate | MapAnonymousFlag | MapFixed, -1, 0);
+        void* mapped = global::Interop.Libc.Mmap((void*)address, (nuint)length, ProtRead | ProtWrite, MapPrivate | MapAnonymousFlag | MapFixed, NoFile, 0);
         if (mapped != (void*)address)
         {
             throw new InvalidOperationException($"mmap(MAP_FIXED) failed: errno {Marshal.GetLastPInvokeError()}");
@@ -159,7 +163,7 @@ public static unsafe partial class NativeTestMethods
     /// </summary>
     public static nint MapFileAt(nint address, SafeFileHandle file, long length, int protection, int flags)
     {
-        void* mapped = MmapFile((void*)address, (nuint)length, protection, flags | MapFixed, file, 0);
+        void* mapped = global::Interop.Libc.Mmap((void*)address, (nuint)length, protection, flags | MapFixed, file, 0);
         if (mapped == (void*)-1)
         {
             throw new InvalidOperationException($"mmap failed: errno {Marshal.GetLastPInvokeError()}");
@@ -171,7 +175,7 @@ public static unsafe partial class NativeTestMethods
     /// <summary>mmap without a file (<see cref="MapAnonymousFlag"/> is among <paramref name="flags"/>); errno on failure, as an exception.</summary>
     public static nint Map(long length, int protection, int flags)
     {
-        void* address = Mmap(null, (nuint)length, protection, flags, -1, 0);
+        void* address = global::Interop.Libc.Mmap(null, (nuint)length, protection, flags, NoFile, 0);
         if (address == (void*)-1)
         {
             throw new InvalidOperationException($"mmap failed: errno {Marshal.GetLastPInvokeError()}");
@@ -194,13 +198,13 @@ public static unsafe partial class NativeTestMethods
     /// <summary>Locks the process's pages as an engine does (llama.cpp's <c>--mlock</c>): mlock, outside the library.</summary>
     public static void Lock(nint address, long length)
     {
-        if (Mlock((void*)address, (nuint)length) != 0)
+        if (global::Interop.Libc.Mlock((void*)address, (nuint)length) != 0)
         {
             throw new InvalidOperationException($"mlock failed: errno {Marshal.GetLastPInvokeError()}");
         }
     }
 
-    public static void Unlock(nint address, long length) => _ = Munlock((void*)address, (nuint)length);
+    public static void Unlock(nint address, long length) => _ = global::Interop.Libc.Munlock((void*)address, (nuint)length);
 
     /// <summary>mlockall(<paramref name="flags"/>): every mapping of the process locked (and, with <see cref="MclFuture"/>, every later one). Child processes only.</summary>
     public static void LockAll(int flags)
@@ -225,29 +229,14 @@ public static unsafe partial class NativeTestMethods
     [LibraryImport(global::Interop.Libraries.Libc, EntryPoint = "chown", StringMarshalling = StringMarshalling.Utf8, SetLastError = true)]
     private static partial int Chown(string path, uint owner, uint group);
 
-    [LibraryImport(global::Interop.Libraries.Libc, EntryPoint = "mlock", SetLastError = true)]
-    private static partial int Mlock(void* address, nuint length);
-
-    [LibraryImport(global::Interop.Libraries.Libc, EntryPoint = "munlock", SetLastError = true)]
-    private static partial int Munlock(void* address, nuint length);
-
     [LibraryImport(global::Interop.Libraries.Libc, EntryPoint = "mlockall", SetLastError = true)]
     private static partial int Mlockall(int flags);
 
     [LibraryImport(global::Interop.Libraries.Libc, EntryPoint = "munlockall", SetLastError = true)]
     private static partial int Munlockall();
 
-    [LibraryImport(global::Interop.Libraries.Libc, EntryPoint = "mmap", SetLastError = true)]
-    private static partial void* MmapFile(void* address, nuint length, int protection, int flags, SafeFileHandle fd, long offset);
-
     [LibraryImport(global::Interop.Libraries.Libc, EntryPoint = "mprotect", SetLastError = true)]
     private static partial int Mprotect(void* address, nuint length, int protection);
-
-    [LibraryImport(global::Interop.Libraries.Libc, EntryPoint = "mmap", SetLastError = true)]
-    private static partial void* Mmap(void* address, nuint length, int protection, int flags, int fd, long offset);
-
-    [LibraryImport(global::Interop.Libraries.Libc, EntryPoint = "munmap", SetLastError = true)]
-    private static partial int Munmap(void* address, nuint length);
 
     /// <summary>int setrlimit(int resource, const struct rlimit *rlim); test-only, with the library's struct rlimit.</summary>
     [LibraryImport(global::Interop.Libraries.Libc, EntryPoint = "setrlimit", SetLastError = true)]

@@ -109,15 +109,3 @@ public sealed class MemoryCgroup : IDisposable
 
     private static string? Probe() => CgroupDirectory.WhyUnavailable("a memory cgroup", () => Create(1L << 30));
 }
-
-/// <summary>A fact that needs a real memory cgroup of its own; skipped, with the reason, where none can be made.</summary>
-public sealed class CgroupFactAttribute : FactAttribute
-{
-    public CgroupFactAttribute()
-    {
-        if (MemoryCgroup.WhyUnavailable is string why)
-        {
-            Skip = why;
-        }
-    }
-}

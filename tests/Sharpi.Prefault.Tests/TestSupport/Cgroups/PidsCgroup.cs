@@ -42,15 +42,3 @@ public sealed class PidsCgroup : IDisposable
 
     private static string? Probe() => CgroupDirectory.WhyUnavailable("a pids cgroup", Create);
 }
-
-/// <summary>A fact that needs a real pids cgroup of its own; skipped, with the reason, where none can be made.</summary>
-public sealed class PidsCgroupFactAttribute : FactAttribute
-{
-    public PidsCgroupFactAttribute()
-    {
-        if (PidsCgroup.WhyUnavailable is string why)
-        {
-            Skip = why;
-        }
-    }
-}

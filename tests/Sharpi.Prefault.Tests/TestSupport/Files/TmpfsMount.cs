@@ -102,35 +102,3 @@ public sealed class TmpfsMount : IDisposable
         return process.ExitCode;
     }
 }
-
-/// <summary>A fact that mounts a tmpfs (<see cref="TmpfsMount"/>): Linux as root only, shown as skipped, with the reason, elsewhere.</summary>
-public sealed class TmpfsFactAttribute : FactAttribute
-{
-    public TmpfsFactAttribute()
-    {
-        if (!OperatingSystem.IsLinux())
-        {
-            Skip = "Linux only: mounts a tmpfs";
-        }
-        else if (!Environment.IsPrivilegedProcess)
-        {
-            Skip = "needs root: mounts a small tmpfs of its own";
-        }
-    }
-}
-
-/// <summary>The theory form of <see cref="TmpfsFactAttribute"/>.</summary>
-public sealed class TmpfsTheoryAttribute : TheoryAttribute
-{
-    public TmpfsTheoryAttribute()
-    {
-        if (!OperatingSystem.IsLinux())
-        {
-            Skip = "Linux only: mounts a tmpfs";
-        }
-        else if (!Environment.IsPrivilegedProcess)
-        {
-            Skip = "needs root: mounts a small tmpfs of its own";
-        }
-    }
-}

@@ -8,7 +8,7 @@ namespace Sharpi.Prefault.Tests.TestSupport;
 /// them until disposed. For a test whose claim is about pages that stay cached (a look that finds nothing gone, a
 /// count that must agree with another): unpinned, a machine short of memory reclaims a few of them at any moment (5
 /// pages of a 16 MiB file between two of keep's looks; 2 pages between two counts). Needs what mlock needs (root, or
-/// RLIMIT_MEMLOCK of the length): such a test is a <see cref="PinnableFactAttribute"/>.
+/// RLIMIT_MEMLOCK of the length): such a test needs <see cref="Requirements.Pinnable16MiB"/> or its like.
 /// </summary>
 public sealed class PinnedPages : IDisposable
 {
@@ -78,15 +78,5 @@ public sealed class PinnedPages : IDisposable
         {
             NativeTestMethods.Unmap(_address, _mapped);
         }
-    }
-}
-
-/// <summary>A fact that pins <c>bytes</c> of a file (<see cref="PinnedPages"/>); skipped, with the reason, where mlock may not.</summary>
-[AttributeUsage(AttributeTargets.Method)]
-public sealed class PinnableFactAttribute : FactAttribute
-{
-    public PinnableFactAttribute(long bytes)
-    {
-        Skip = PinnedPages.WhyUnavailable(bytes);
     }
 }

@@ -1,23 +1,18 @@
 using System.Diagnostics;
 
-namespace Sharpi.Prefault.Tests.Cli;
+namespace Sharpi.Prefault.Tests.TestSupport;
 
-/// <summary>
-/// A fact that locks <c>Bytes</c> of memory and runs a second process in a pid namespace of its own
-/// (<c>unshare -p -f --mount-proc</c>): skipped, with the reason, where locking is not allowed or unshare is missing or
-/// not permitted (no CAP_SYS_ADMIN, user namespaces off).
-/// </summary>
-[AttributeUsage(AttributeTargets.Method)]
-public sealed class PidNamespaceFactAttribute : FactAttribute
+public static partial class Requirements
 {
-    private static readonly Lazy<string?> WhyNoUnshare = new(Probe);
+    private static readonly Lazy<string?> WhyNoUnshare = new(ProbeUnshare);
 
-    public PidNamespaceFactAttribute(long bytes)
-    {
-        Skip = LockableFactAttribute.WhyNotLockable(bytes) ?? WhyNoUnshare.Value;
-    }
+    /// <summary>
+    /// A second process in a pid namespace of its own (<c>unshare -p -f --mount-proc</c>): unshare on the PATH and
+    /// permitted (CAP_SYS_ADMIN, or user namespaces on).
+    /// </summary>
+    public static string? PidNamespace => WhyNoUnshare.Value;
 
-    private static string? Probe()
+    private static string? ProbeUnshare()
     {
         try
         {

@@ -146,16 +146,3 @@ public sealed class LoopFilesystem : IDisposable
         return (process.ExitCode, output.Result, error.Result);
     }
 }
-
-/// <summary>A fact that makes a loop-device filesystem of a type (<see cref="LoopFilesystem"/>); skipped, with the reason, where it cannot.</summary>
-[AttributeUsage(AttributeTargets.Method)]
-public sealed class LoopFilesystemFactAttribute : FactAttribute
-{
-    public LoopFilesystemFactAttribute(string type)
-    {
-        if (LoopFilesystem.WhyUnavailable(type) is string why)
-        {
-            Skip = why;
-        }
-    }
-}

@@ -73,29 +73,3 @@ internal static class Unprivileged
         return null;
     }
 }
-
-/// <summary>A fact that runs a child as the user nobody (<see cref="Unprivileged"/>); skipped, with the reason, where it cannot.</summary>
-[AttributeUsage(AttributeTargets.Method)]
-public sealed class UnprivilegedFactAttribute : FactAttribute
-{
-    public UnprivilegedFactAttribute()
-    {
-        if (Unprivileged.WhyUnavailable is string why)
-        {
-            Skip = why;
-        }
-    }
-}
-
-/// <summary>The theory form of <see cref="UnprivilegedFactAttribute"/>.</summary>
-[AttributeUsage(AttributeTargets.Method)]
-public sealed class UnprivilegedTheoryAttribute : TheoryAttribute
-{
-    public UnprivilegedTheoryAttribute()
-    {
-        if (Unprivileged.WhyUnavailable is string why)
-        {
-            Skip = why;
-        }
-    }
-}

@@ -109,15 +109,3 @@ public sealed class HugetlbPages : IDisposable
         return 0;
     }
 }
-
-/// <summary>A fact that needs huge pages it may reserve (Linux, root, a hugetlb pool); shows as skipped with the reason elsewhere.</summary>
-public sealed class HugetlbFactAttribute : FactAttribute
-{
-    public HugetlbFactAttribute()
-    {
-        if (HugetlbPages.Unavailable is string why)
-        {
-            Skip = $"needs huge pages the test may reserve: {why}";
-        }
-    }
-}
