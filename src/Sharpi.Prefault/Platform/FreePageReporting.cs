@@ -4,23 +4,11 @@ namespace Sharpi.Prefault;
 
 /// <summary>
 /// Whether this machine is a virtual machine that hands free memory back to its host (virtio-balloon free page
-/// reporting, <c>VIRTIO_BALLOON_F_REPORTING</c>): Firecracker, QEMU and Cloud Hypervisor microVMs, where serverless
-/// inference starts cold. There, every free block of <c>page_reporting_order</c> (2 MiB) or more is reported to the
-/// host a few seconds after it is freed, and the host takes its memory back; the guest's first access to a page carved
-/// from such a block then costs a fault on the host that the guest never counts.
+/// reporting, <c>VIRTIO_BALLOON_F_REPORTING</c>): free blocks of <c>page_reporting_order</c> or more go back to the
+/// host, and a page carved from one costs a host fault at its first access. It orders the trial's candidates
+/// (<see cref="MechanismChoice.Order"/>). The balloon's features are read once (fixed at boot), the order at every look
+/// (an operator may change it while an engine runs).
 /// </summary>
-/// <remarks>
-/// What it changes: a 2 MiB page-cache folio (what <c>MADV_HUGEPAGE</c> makes a fault read) can only come from such a
-/// reported block, while 4 KiB folios come first from the smaller free fragments, which are never reported. Measured on
-/// the development VM (2 cores, ext4, kernel 6.18, cold 1 GiB, each run 12 s after the eviction so the freed memory was
-/// reported; bench-free probe, 8 threads): populate after the advice and a touch of every page 0.72-2.11 s at
-/// read_ahead_kb 128, against 0.59 s for 4 KiB folios read ahead in windows (<c>MADV_WILLNEED</c>) and touched.
-/// That is <c>Run</c>'s choice here, where the engine waits for the load; <c>Start</c>, beside the engine's init, keeps
-/// the advice: 4 KiB folios cost the init the kernel's work for each of them (see <see cref="SweepMechanism.Choose"/>).
-/// The balloon's negotiated features are read once per process (fixed at boot); <c>page_reporting_order</c> at every
-/// look, since an operator may change it while an engine runs (a bench suspends reporting by raising it past the
-/// largest block): read once, a look before the change decided every run after it.
-/// </remarks>
 internal static class FreePageReporting
 {
     private const string VirtioDevices = "/sys/bus/virtio/devices";

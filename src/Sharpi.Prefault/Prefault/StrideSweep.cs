@@ -9,13 +9,6 @@ namespace Sharpi.Prefault;
 /// this type starts the threads, hands the chunks out, says when a region is done, reports progress and stops between
 /// chunks when cancelled. No locks, and no allocation per chunk.
 /// </summary>
-/// <remarks>
-/// Why one shared order: with the huge-page advice on the mappings (see <see cref="HugePageAdvice"/>) each fault
-/// reads a 2 MiB folio whatever the file's read-ahead state, and threads taking turns on neighbouring chunks no
-/// longer cost throughput. Measured on a cold 2 GiB file (2 cores, ext4, kernel 6.18, read_ahead_kb 128, 8 threads,
-/// bench <c>--strategies prefault --repeat 5</c>): one contiguous slice per thread 0.649-0.654 s, one shared order
-/// 0.651-0.690 s (minimum and median of two runs), the same within this machine's noise.
-/// </remarks>
 internal sealed class StrideSweep
 {
     private readonly MergedRegion[] _regions;
@@ -81,20 +74,14 @@ internal sealed class StrideSweep
 
     /// <summary>
     /// The most threads one sweep starts, whatever <see cref="PrefaultOptions.MaxDegreeOfParallelism"/> asks: eight
-    /// per processor, and never fewer than the default. A sweep waits on the disk far more than it computes, and each
-    /// thread keeps one read in flight: on the 2-core development machine 4 to 16 threads read a cold file equally
-    /// fast (see <see cref="PrefaultOptions.DefaultMaxDegreeOfParallelism"/>), so 16 there loses nothing. Asked for
-    /// <c>int.MaxValue</c> with one-page chunks, the sweep started a thread per chunk: 4,096 for 16 MiB (4.1 s), and
-    /// a 256 MiB run did not finish in 300 s.
+    /// per processor, never fewer than the default; a sweep waits on the disk far more than it computes, and a thread
+    /// per chunk (<c>int.MaxValue</c> with one-page chunks) would never finish.
     /// </summary>
     internal static int MaxThreads => Math.Max(PrefaultOptions.DefaultMaxDegreeOfParallelism, 8 * Environment.ProcessorCount);
 
     /// <summary>
-    /// How long the calling thread sweeps alone, where the helpers start on demand, before it starts them. A warm set
-    /// whose page cache holds huge folios (as a prefault leaves it) maps at about 20 us per 32 MiB chunk, 0.6 ms per GiB,
-    /// less than starting the helpers costs the caller (each start waits for the thread, 0.1-0.2 ms); one cached in
-    /// small folios takes 15-20 ms per GiB, and then the helpers start after this much of it. A few times what the
-    /// starts cost, so that a caller preempted on a busy machine does not start them for a sweep that is nearly done.
+    /// How long the calling thread sweeps alone, where the helpers start on demand, before it starts them: a few times
+    /// what starting them costs, so a warm set of huge folios (mapped in well under this) never starts them.
     /// </summary>
     internal static readonly TimeSpan HelpersAfter = TimeSpan.FromMilliseconds(4);
 

@@ -49,7 +49,7 @@ internal sealed record SweepMechanism(PrefaultMethod Method, bool HintsFirst, To
     /// <summary>What a trial's choice is kept under for later runs of this process.</summary>
     internal MechanismChoice.ChoiceKey Key { get; init; }
 
-    /// <summary>The first guess is what an earlier run of this process measured on the same settings.</summary>
+    /// <summary>The first guess is what an earlier trial of this process chose on the same settings.</summary>
     internal bool IsReused { get; init; }
 
     /// <summary>A touch cannot fail softly: only pages that are mapped, readable and inside the file are swept (<see cref="TouchSafety"/>).</summary>

@@ -3,9 +3,9 @@ namespace Sharpi.Prefault;
 /// <summary>
 /// The trial at the start of a run: the first units of the set (in the regions' order), a block of them per candidate,
 /// each block swept on the entry point's threads with its candidate and timed, so the rest of the set is swept with
-/// the cheapest (<see cref="MechanismTrial"/>). The blocks lie in the order that lets the least of one candidate's read-ahead spill into
-/// another's: windows first (they read nothing beyond their range), huge pages (a folio beyond), the device's own
-/// read-ahead last (a window beyond, into the rest of the set).
+/// the cheapest (<see cref="MechanismTrial"/>). The blocks lie in the order that lets the least of one candidate's read-ahead
+/// reach another's: huge pages (a folio beyond), then windows (nothing beyond, so the next block starts cold), then
+/// the device's own read-ahead (a window around each fault, into the rest of the set).
 /// </summary>
 internal sealed class TrialSweep : IChunkSweep
 {
@@ -146,7 +146,7 @@ internal sealed class TrialSweep : IChunkSweep
         return ([.. units], [.. unitParent], [.. rest], [.. restParent]);
     }
 
-    /// <summary>The candidates' indexes in the order their units lie: windows, huge pages, then the device's read-ahead.</summary>
+    /// <summary>The candidates' indexes in the order their units lie: huge pages, windows, then the device's read-ahead.</summary>
     private static int[] SpillOrder(PopulateMechanism[] candidates)
     {
         int[] order = new int[candidates.Length];
@@ -160,8 +160,8 @@ internal sealed class TrialSweep : IChunkSweep
 
         static int Rank(PopulateMechanism m) => m.Staging.Policy switch
         {
-            FolioPolicy.Windows => 0,
-            FolioPolicy.HugePages => 1,
+            FolioPolicy.HugePages => 0,
+            FolioPolicy.Windows => 1,
             _ => 2,
         };
     }
