@@ -12,7 +12,7 @@ namespace Sharpi.Prefault;
 /// </summary>
 internal static unsafe class FirstAccessProbe
 {
-    private const nuint Bytes = 4 * 1024 * 1024;
+    private const nuint SmallBytes = 256 * 1024; // 64 pages: enough to time, cheap where each costs a host's trap
     private const nuint Huge = 2 * 1024 * 1024;
 
     private static readonly Lazy<Costs> s_costs = new(() => OperatingSystem.IsLinux() ? Measure() : default);
@@ -20,12 +20,9 @@ internal static unsafe class FirstAccessProbe
     /// <summary>Tests: figures for the runs of this async flow in place of the machine's.</summary>
     internal static readonly AsyncLocal<Costs?> Override = new();
 
-    /// <summary>The probe's figures, measured at the first call (a few milliseconds); zeros off Linux.</summary>
+    /// <summary>The probe's figures, measured at the first call (a millisecond or two); zeros off Linux.</summary>
     internal static Costs Current => Override.Value ?? s_costs.Value;
 
-    /// <summary>An earlier trial of this process measured that a touch through the kernel leaves the engine's first access to pay (never measured here: false).</summary>
-    internal static bool SaysKernelTouchDoesNotPay =>
-        Override.Value is { } figures ? !figures.KernelTouchPays : s_costs.IsValueCreated && !s_costs.Value.KernelTouchPays;
 
     /// <summary>
     /// The probe's figures: a first load's extra nanoseconds a 4 KiB page (<paramref name="Page"/>) and a 2 MiB
@@ -78,9 +75,9 @@ internal static unsafe class FirstAccessProbe
     private static Costs Measure()
     {
         using MappingTouch? touch = MappingTouch.TryCreate();
-        double page = ExtraPerPage(hugePages: false, touch: null);
-        double afterTouch = touch is null ? page : ExtraPerPage(hugePages: false, touch);
-        double huge = ExtraPerPage(hugePages: true, touch: null) * (Huge / 4096);
+        double page = ExtraPerPage(SmallBytes, hugePages: false, touch: null);
+        double afterTouch = touch is null ? page : ExtraPerPage(SmallBytes, hugePages: false, touch);
+        double huge = ExtraPerPage(Huge, hugePages: true, touch: null) * (Huge / 4096);
         return new Costs(page, huge, afterTouch);
     }
 
@@ -90,14 +87,14 @@ internal static unsafe class FirstAccessProbe
     /// advised or populated.
     /// </summary>
     [SupportedOSPlatform("linux")]
-    private static double ExtraPerPage(bool hugePages, MappingTouch? touch)
+    private static double ExtraPerPage(nuint bytes, bool hugePages, MappingTouch? touch)
     {
-        void* block = NativeMemory.AlignedAlloc(Bytes, Huge);
+        void* block = NativeMemory.AlignedAlloc(bytes, Huge);
         try
         {
             int advice = hugePages ? Interop.LinuxConstants.MADV_HUGEPAGE : Interop.LinuxConstants.MADV_NOHUGEPAGE;
-            if (Interop.Libc.Madvise(block, Bytes, advice) != 0
-                || Interop.Libc.Madvise(block, Bytes, Interop.LinuxConstants.MADV_POPULATE_WRITE) != 0)
+            if (Interop.Libc.Madvise(block, bytes, advice) != 0
+                || Interop.Libc.Madvise(block, bytes, Interop.LinuxConstants.MADV_POPULATE_WRITE) != 0)
             {
                 return double.NaN;
             }
@@ -105,13 +102,13 @@ internal static unsafe class FirstAccessProbe
             byte sink = 0;
             if (touch is not null)
             {
-                _ = touch.Touch((nint)block, (nint)block + (nint)Bytes, 4096, ref sink, out _);
+                _ = touch.Touch((nint)block, (nint)block + (nint)bytes, 4096, ref sink, out _);
             }
 
-            long first = Pass((byte*)block, ref sink);
-            long second = Pass((byte*)block, ref sink);
+            long first = Pass((byte*)block, bytes, ref sink);
+            long second = Pass((byte*)block, bytes, ref sink);
             GC.KeepAlive(sink);
-            return Math.Max(0, first - second) * (1e9 / Stopwatch.Frequency) / (Bytes / 4096);
+            return Math.Max(0, first - second) * (1e9 / Stopwatch.Frequency) / (bytes / 4096);
         }
         finally
         {
@@ -119,10 +116,10 @@ internal static unsafe class FirstAccessProbe
         }
     }
 
-    private static long Pass(byte* block, ref byte sink)
+    private static long Pass(byte* block, nuint bytes, ref byte sink)
     {
         long started = Stopwatch.GetTimestamp();
-        for (nuint at = 0; at < Bytes; at += 4096)
+        for (nuint at = 0; at < bytes; at += 4096)
         {
             sink ^= block[at];
         }

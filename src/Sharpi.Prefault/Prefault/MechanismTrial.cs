@@ -12,10 +12,10 @@ namespace Sharpi.Prefault;
 internal static class MechanismTrial
 {
     /// <summary>
-    /// The most of a set the alternatives' units may take together: a right first guess then costs about 3% of the load
-    /// where an alternative is three times as slow a byte.
+    /// The most of a set the alternatives' units may take together: small enough that a right first guess costs at
+    /// most about 3% of the load even where an alternative costs several times as much a byte, first access included.
     /// </summary>
-    internal const double BudgetShare = 0.01;
+    internal const double BudgetShare = 0.005;
 
     /// <summary>A candidate replaces the first guess only where it costs less than this share below the first's cost (noise).</summary>
     internal const double Noise = 0.10;

@@ -95,7 +95,7 @@ internal sealed record SweepMechanism(PrefaultMethod Method, bool HintsFirst, To
                 : ([], 0, default, null);
         TouchAfter touch = !threads.TouchesAfterPopulate ? TouchAfter.None
             : reused is { TouchesAll: true } ? TouchAfter.All
-            : samples && !FirstAccessProbe.SaysKernelTouchDoesNotPay ? TouchAfter.Sampled
+            : samples && KernelTouchPays() ? TouchAfter.Sampled
             : TouchAfter.None;
 
         // The touch, where it reads through the kernel, makes the engine's access through its own mapping where it may.
@@ -183,6 +183,12 @@ internal sealed record SweepMechanism(PrefaultMethod Method, bool HintsFirst, To
 
     private static PopulateMechanism Prepare(PrefaultPlan work, FolioPolicy policy, bool somethingToRead, ILogger log, string label, bool reports, bool deferAdvice) =>
         PopulateMechanism.Create(FileStaging.Prepare(work.Ranges, work.Maps, PrefaultMethod.Populate, policy, somethingToRead, log, label, deferAdvice), reports);
+
+    /// <summary>
+    /// Whether a touch through the kernel pays the engine's first access on this machine (<see cref="FirstAccessProbe"/>,
+    /// measured once per process): where it does not, sampling after the populate is CPU for nothing.
+    /// </summary>
+    private static bool KernelTouchPays() => !OperatingSystem.IsLinux() || FirstAccessProbe.Current.KernelTouchPays;
 
     /// <summary>The device of the first file mapping in <paramref name="maps"/> (a model's files share one); 0 where there is none.</summary>
     private static ulong FirstFileDevice(ProcMapEntry[] maps)

@@ -43,13 +43,14 @@ public sealed class MechanismTrialTests
     [Theory]
     [InlineData(64L * MiB, 2)]  // CI's 64 MiB
     [InlineData(256L * MiB, 3)]
+    [InlineData(1L << 30, 3)]   // 1 GiB, three candidates: the first guess runs untried
     [InlineData(1L << 40, 1)]   // one candidate: nothing to try
     public void UnitsEach_OnASetTooSmallForTrials_OrOneCandidate_IsZero(long setBytes, int candidates) =>
         Assert.Equal(0, MechanismTrial.UnitsEach(setBytes, candidates));
 
     [Theory]
     [InlineData(1L << 30, 2)]
-    [InlineData(1L << 30, 3)]
+    [InlineData(2L << 30, 3)]
     [InlineData(8L << 30, 3)]
     [InlineData(100L << 30, 4)]
     public void UnitsEach_OfTheAlternatives_TakeAtMostTheBudgetShareOfTheSet(long setBytes, int candidates)
