@@ -220,7 +220,7 @@ public static partial class MmapPrefault
             ran.Commit();
             chunks.Use(ran, touchAfter);
             (rest, restParent) = (trial.Rest, trial.RestParent);
-            if (!trial.IsCutShort)
+            if (!trial.IsCutShort && MechanismTrial.BudgetShareOverride.Value is null)
             {
                 MechanismChoice.Remember(mechanism.Key, new MechanismChoice.Choice(ran.Staging.Policy, touchAfter == TouchAfter.All));
             }

@@ -7,8 +7,7 @@ namespace Sharpi.Prefault.Tests.Prefault;
 
 /// <summary>
 /// The trial on real files: units cut from the front of the set, a unit swept past a truncated end fails softly, and a
-/// run large enough for a trial tries each candidate, says what each cost, sweeps the rest with the choice, and a later
-/// run on the same settings reuses it.
+/// run large enough for a trial tries each candidate, says what each cost, and sweeps the rest with the choice.
 /// </summary>
 [SupportedOSPlatform("linux")]
 public sealed class TrialSweepTests
@@ -63,10 +62,10 @@ public sealed class TrialSweepTests
 
     /// <summary>
     /// A run whose set takes a trial (a budget share raised for this test, so 64 MiB is enough): the result names each
-    /// candidate and its cost, the file ends up resident whole, and a second run on the same settings reuses the choice.
+    /// candidate and its cost, and the file ends up resident whole. (Reuse: <see cref="MechanismChoiceTests"/>.)
     /// </summary>
     [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
-    public void Run_WithATrial_TriesEachCandidate_SweepsTheRestWithTheChoice_AndALaterRunReusesIt()
+    public void Run_WithATrial_TriesEachCandidate_AndSweepsTheRestWithTheChoice()
     {
         const long Bytes = 64 * MiB;
         using TestFile file = TestFile.Create(Bytes);
@@ -95,13 +94,5 @@ public sealed class TrialSweepTests
         }
 
         Assert.Contains("ns/B", result.MechanismDescription, StringComparison.Ordinal);
-
-        // The same settings: the choice is reused, with no trial. Unmapped and evicted, so there is something to read again.
-        PageCache.Evict(file.Path);
-        using MappedFile second = file.Map(MemoryMappedFileAccess.Read);
-        PrefaultResult again = MmapPrefault.Run([second.Region()], PrefaultOptions.Default with { RamGate = RamGate.Always });
-        Assert.Contains("chosen by an earlier run's trial", again.MechanismDescription, StringComparison.Ordinal);
-        Assert.DoesNotContain("; trial of ", again.MechanismDescription, StringComparison.Ordinal);
-        Assert.Equal(100.0, Residency.OfFile(file.Path).Percent);
     }
 }
