@@ -94,7 +94,7 @@ internal static class ChildProgram
             regions[i] = new PrefaultRegion(maps[i].Address, maps[i].Length, $"f{i}");
         }
 
-        PrefaultResult result = MmapPrefault.Run(regions, PrefaultOptions.Default with { RamGate = RamGate.Always });
+        PrefaultResult result = MmapPrefault.Run(regions, new PrefaultOptions { RamGate = RamGate.Always });
         Console.WriteLine($"bytes={result.Bytes}");
         Console.WriteLine("done");
         return 0;
@@ -115,7 +115,7 @@ internal static class ChildProgram
         ResidencyInfo ofFile = Residency.OfFile(path);
         Console.WriteLine($"ofFileResident={ofFile.ResidentBytes}");
         Console.WriteLine($"ofFileUnknown={ofFile.UnknownBytes}");
-        PrefaultResult result = MmapPrefault.Run([whole], PrefaultOptions.Default with { RamGate = RamGate.Always });
+        PrefaultResult result = MmapPrefault.Run([whole], new PrefaultOptions { RamGate = RamGate.Always });
         Console.WriteLine($"runBytes={result.Bytes}");
         Console.WriteLine($"runAlreadyResident={result.BytesAlreadyResident}");
         Console.WriteLine($"runAlreadyResidentUnknown={result.BytesAlreadyResidentUnknown}");
@@ -173,7 +173,7 @@ internal static class ChildProgram
         using NativeMmap map = NativeMmap.Map(path, 0, length, shared: true);
         Console.WriteLine($"mappingLocked={LockedBytesOf(map.Address, length)}");
         long before = ProcessStatus.ReadStatusBytes("VmLck");
-        LockLease lease = MmapLock.Lock([new PrefaultRegion(map.Address + (nint)(length / 4), length / 2, "blk.1")], LockOptions.Default with { RamGate = RamGate.Always });
+        LockLease lease = MmapLock.Lock([new PrefaultRegion(map.Address + (nint)(length / 4), length / 2, "blk.1")], new LockOptions { RamGate = RamGate.Always });
         Console.WriteLine($"leaseLocked={lease.LockedBytes}");
         Console.WriteLine($"leaseAlreadyLocked={lease.AlreadyLockedBytes}");
         Console.WriteLine($"fullyLocked={lease.IsFullyLocked}");
@@ -233,7 +233,7 @@ internal static class ChildProgram
 
         var random = new Random(20261124);
         var truncation = new TruncateOnFirstReport(stream);
-        PrefaultOptions options = PrefaultOptions.Default with
+        PrefaultOptions options = new PrefaultOptions
         {
             Strategy = strategy,
             RamGate = RamGate.Always,
@@ -311,13 +311,15 @@ internal static class ChildProgram
         SeccompFilter.Install(refusePopulate: true);
         Console.WriteLine($"kernelChecked={SafeTouch.IsKernelChecked}");
         Console.WriteLine($"populate={PopulateSupport.IsSupported(out _)}");
-        PrefaultOptions options = PrefaultOptions.Default with
+        PrefaultOptions Options(IProgress<PrefaultProgress>? progress) => new()
         {
             Strategy = PrefaultStrategy.Touch,
             RamGate = RamGate.Always,
             ChunkSize = 64 * 1024, // many chunks: the sweep goes on well past the unmapping
             MaxDegreeOfParallelism = 1, // the first report comes after the first chunk, on the sweeping thread
+            Progress = progress,
         };
+        PrefaultOptions options = Options(null);
 
         int failed = 0;
         int unmapped = 0;
@@ -337,7 +339,7 @@ internal static class ChildProgram
             {
                 nint address = NativeTestMethods.MapAnonymous(Length);
                 var unmap = new UnmapOnFirstReport(address, Length);
-                PrefaultResult result = MmapPrefault.Run([new PrefaultRegion(address, Length, "engine buffer")], options with { Progress = unmap });
+                PrefaultResult result = MmapPrefault.Run([new PrefaultRegion(address, Length, "engine buffer")], Options(unmap));
                 failed += result.Failures.Count > 0 ? 1 : 0;
                 unmapped += unmap.Count;
                 method = result.Method;
@@ -445,7 +447,7 @@ internal static class ChildProgram
         if (what == "start-logger")
         {
             using MappedModel model = MappedModel.OpenFile(path);
-            using PrefaultHandle handle = MmapPrefault.Start([model.FileRegion(path)], PrefaultOptions.Default with { Logger = new ThrowingLogger() });
+            using PrefaultHandle handle = MmapPrefault.Start([model.FileRegion(path)], new PrefaultOptions { Logger = new ThrowingLogger() });
             PrefaultResult result = handle.Completion.GetAwaiter().GetResult();
             Console.WriteLine($"ran={result.HasRun}");
             Console.WriteLine($"reason={result.Reason}");
@@ -518,7 +520,7 @@ internal static class ChildProgram
             regions[i] = new PrefaultRegion(map.Address + (nint)(2 * i * page), page, $"r{i}");
         }
 
-        using (LockLease lease = MmapLock.Lock(regions, LockOptions.Default with { RamGate = RamGate.Always }))
+        using (LockLease lease = MmapLock.Lock(regions, new LockOptions { RamGate = RamGate.Always }))
         {
             Console.WriteLine($"locked={lease.LockedBytes / page}");
             Console.WriteLine($"failures={lease.Failures.Count}");
@@ -544,7 +546,7 @@ internal static class ChildProgram
         using MappedModel model = MappedModel.OpenFile(path);
         PrefaultRegion region = model.FileRegion(path);
         byte[] buffer = new byte[(int)model.Length];
-        var options = DirectReadOptions.Default with { BlockSize = 64 * 1024, MaxReadsInFlight = 4 };
+        var options = new DirectReadOptions { BlockSize = 64 * 1024, MaxReadsInFlight = 4 };
 
         Console.WriteLine($"length={model.Length}"); // the console starts its own thread on first use: before the freeze
         File.WriteAllText(Path.Combine(group, "pids.max"), File.ReadAllText(Path.Combine(group, "pids.current")).Trim());
@@ -569,7 +571,7 @@ internal static class ChildProgram
         }
         else if (what == "start")
         {
-            using PrefaultHandle handle = MmapPrefault.Start([region], PrefaultOptions.Default with { RamGate = RamGate.Always });
+            using PrefaultHandle handle = MmapPrefault.Start([region], new PrefaultOptions { RamGate = RamGate.Always });
             PrefaultResult result = handle.Completion.GetAwaiter().GetResult();
             Console.WriteLine($"startRan={result.HasRun}");
             Console.WriteLine($"startBytes={result.Bytes}");
@@ -617,7 +619,7 @@ internal static class ChildProgram
             helpers.AddRange(ThreadNices.OfSweepThreads());
         });
 
-        MmapPrefault.Run([map.Region()], PrefaultOptions.Default with { Progress = progress, ChunkSize = 1L << 20, MaxDegreeOfParallelism = 2 });
+        MmapPrefault.Run([map.Region()], new PrefaultOptions { Progress = progress, ChunkSize = 1L << 20, MaxDegreeOfParallelism = 2 });
         Console.WriteLine($"caller={string.Join(',', caller)}");
         Console.WriteLine($"helpers={string.Join(',', helpers)}");
         Console.WriteLine("done");
