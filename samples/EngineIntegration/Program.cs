@@ -45,7 +45,7 @@ ResidencyInfo before = Residency.Measure(cpuRegions);
 using var shutdown = new CancellationTokenSource();
 Console.CancelKeyPress += (_, e) => { e.Cancel = true; shutdown.Cancel(); };
 long started = Stopwatch.GetTimestamp();
-await using PrefaultHandle prefault = MmapPrefault.Start(cpuRegions, PrefaultOptions.Default with
+await using PrefaultHandle prefault = MmapPrefault.Start(cpuRegions, new PrefaultOptions
 {
     Label = Path.GetFileName(modelPath),
     Logger = log,
@@ -60,7 +60,7 @@ long copiedBytes = CopyOut(copiedOut);
 Log.CopiedOut(log, copiedBytes);
 
 // 5. The copied tensors' source pages now only inflate RSS: hand them back. The mapping stays valid.
-ReclaimResult reclaim = MmapReclaim.Release(copiedOut, ReclaimOptions.Default with { Logger = log });
+ReclaimResult reclaim = MmapReclaim.Release(copiedOut, new ReclaimOptions { Logger = log });
 
 // 6. The first request, layer by layer: each layer starts as soon as the sweep is done with its tensors
 //    (WhenReady never throws; a region the sweep left out is ready too, and then faults in on first use), while the

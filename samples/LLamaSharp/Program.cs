@@ -65,7 +65,7 @@ return 0;
 
 ModelParams Parameters(LLamaLoadMode mode) => new(path) { LoadMode = mode, ContextSize = 64, Threads = 1, BatchThreads = 1 };
 
-LLamaLoadOptions Options() => LLamaLoadOptions.Default with { LogTap = tap, Logger = log };
+LLamaLoadOptions Options() => new LLamaLoadOptions { LogTap = tap, Logger = log };
 
 async Task Step(string name, Func<Task<LLamaWeights>>? plain, Func<LLamaModelLoad>? start)
 {

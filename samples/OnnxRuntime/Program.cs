@@ -42,7 +42,7 @@ using (var options = new SessionOptions())
     double create = Seconds(started);
 
     IReadOnlyList<PrefaultRegion> regions = NativeMappings.OfFile(dataPath);
-    await using (PrefaultHandle prefault = MmapPrefault.Start(regions, PrefaultOptions.Default with { Label = "onnx weights", Logger = log }))
+    await using (PrefaultHandle prefault = MmapPrefault.Start(regions, new PrefaultOptions { Label = "onnx weights", Logger = log }))
     {
         OtherInitWork();
         PrefaultResult result = await prefault.Completion;

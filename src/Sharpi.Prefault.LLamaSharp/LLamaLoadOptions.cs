@@ -3,10 +3,10 @@ using Microsoft.Extensions.Logging;
 namespace Sharpi.Prefault.LLamaSharp;
 
 /// <summary>
-/// Immutable settings for <see cref="LLamaPrefault"/>. Start from <see cref="Default"/> and change what you need:
-/// <c>LLamaLoadOptions.Default with { LogTap = tap, Logger = log }</c>. Every setter validates.
+/// Immutable settings for <see cref="LLamaPrefault"/>: <c>new LLamaLoadOptions { LogTap = tap, Logger = log }</c>; what
+/// is not set keeps its default. Every setter validates.
 /// </summary>
-public sealed record LLamaLoadOptions
+public sealed class LLamaLoadOptions
 {
     /// <summary>
     /// The default batch of repacked tensors given back at once during the load: 32 MiB. The load's peak RSS is about
@@ -17,8 +17,8 @@ public sealed record LLamaLoadOptions
     private readonly long _releaseBatchBytes = DefaultReleaseBatchBytes;
     private readonly string _label = "llama.cpp";
 
-    /// <summary>Every default: warm read-mode loads, give repacked tensors back during and after mmap loads, lock only what is read in place.</summary>
-    public static LLamaLoadOptions Default { get; } = new();
+    // The options of a call that passes none; shared, since nothing can change them.
+    internal static LLamaLoadOptions Default { get; } = new();
 
     /// <summary>
     /// Read modes (<c>LoadMode.None</c>, <c>MemoryLock</c>): warm the file's page cache from <see cref="LLamaPrefault.Start"/>

@@ -202,7 +202,7 @@ public sealed class LLamaModelLoad : IAsyncDisposable
     {
         mapping ??= TensorMapping.Find(index);
         List<PrefaultRegion> inPlace = mapping.RegionsExcept(new HashSet<string>(repacked, StringComparer.Ordinal));
-        LockLease lease = MmapLock.Lock(inPlace, LockOptions.Default with { Label = _options.Label, Logger = _options.Logger });
+        LockLease lease = MmapLock.Lock(inPlace, new LockOptions { Label = _options.Label, Logger = _options.Logger });
         Log.LockedInPlace(logger, _options.Label, lease.LockedBytes, lease.RequestedBytes, lease.Decision);
         return lease;
     }

@@ -21,7 +21,7 @@ public static class LLamaPrefault
     /// <see cref="LLamaModelLoad.LoadAsync"/> when the host is ready to load.
     /// </summary>
     /// <param name="parameters">The host's model parameters (its <c>ModelParams</c>), unchanged.</param>
-    /// <param name="options">What to add; null for <see cref="LLamaLoadOptions.Default"/>.</param>
+    /// <param name="options">What to add; null for the defaults.</param>
     /// <returns>The pending load; dispose it to stop a warm-up the host no longer needs.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="parameters"/> is null.</exception>
     /// <exception cref="ArgumentException">The parameters name no model file.</exception>
@@ -41,7 +41,7 @@ public static class LLamaPrefault
 
     /// <summary>Loads the model now: <see cref="Start"/> then <see cref="LLamaModelLoad.LoadAsync"/>.</summary>
     /// <param name="parameters">The host's model parameters (its <c>ModelParams</c>), unchanged.</param>
-    /// <param name="options">What to add; null for <see cref="LLamaLoadOptions.Default"/>.</param>
+    /// <param name="options">What to add; null for the defaults.</param>
     /// <param name="cancellationToken">Cancels LLamaSharp's load.</param>
     /// <returns>The weights, with what was given back, locked and warmed.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="parameters"/> is null.</exception>

@@ -103,7 +103,7 @@ internal sealed class TensorMapping
         // for the usual deployment, a service user reading root-owned weights (the kernel pages out a file's pages only
         // for its owner or a writer), and would drop the file from the page cache for the next process too.
         long started = System.Diagnostics.Stopwatch.GetTimestamp();
-        ReclaimResult result = MmapReclaim.Release(regions, ReclaimOptions.Default with { Label = label, Logger = logger, Mechanism = ReclaimMechanism.DontNeed });
+        ReclaimResult result = MmapReclaim.Release(regions, new ReclaimOptions { Label = label, Logger = logger, Mechanism = ReclaimMechanism.DontNeed });
         ReleaseTime += System.Diagnostics.Stopwatch.GetElapsedTime(started);
         ReleaseCalls++;
         Released += result.BytesReleased;

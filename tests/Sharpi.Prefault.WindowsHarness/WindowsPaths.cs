@@ -118,7 +118,7 @@ internal static class WindowsPaths
                 PrefaultResult result = MmapPrefault.Run(gone, Options(PrefaultStrategy.Touch));
                 bool noPrefetch = result.Failures.All(f => !f.Message.Contains("PrefetchVirtualMemory", StringComparison.Ordinal) && f.Error.Call != "PrefetchVirtualMemory");
                 bool onlyTheRegions = result.Failures.Count > 0 && result.Failures.All(f => f.Message.Contains("VirtualQuery", StringComparison.Ordinal));
-                bool noErrno = result.Failures.All(f => f.Error.Kind != PlatformErrorKind.Errno);
+                bool noErrno = result.Failures.All(f => !f.Error.ToString().Contains("errno", StringComparison.Ordinal));
                 return (noPrefetch && onlyTheRegions && noErrno && result.Bytes == 0, $"Bytes={result.Bytes}, Failures={Describe(result.Failures)}");
             }
             finally
@@ -164,7 +164,7 @@ internal static class WindowsPaths
             using LockLease lease = MmapLock.Lock([MappedView.Unmapped(path)]);
             bool named = lease.Failures.Count == 1 && lease.Failures[0].Message.Contains("Win32 error", StringComparison.Ordinal)
                 && !lease.Failures[0].Message.Contains("errno", StringComparison.Ordinal)
-                && lease.Failures[0].Error is { Kind: PlatformErrorKind.Win32, Call: "VirtualLock", Code: not 0 };
+                && lease.Failures[0].Error is { Call: "VirtualLock", Code: not 0 } && lease.Failures[0].Error.ToString().Contains("Win32 error", StringComparison.Ordinal);
             return (!lease.IsFullyLocked && lease.LockedBytes == 0 && named, $"Failures={Describe(lease.Failures)}");
         });
     }

@@ -24,14 +24,15 @@ internal sealed record BenchSettings(int FirstPassThreads, int PrefaultThreads, 
     /// </summary>
     internal static BenchSettings Defaults(RequestPlan request) => new(
         FirstPassThreads: Environment.ProcessorCount,
-        PrefaultThreads: PrefaultOptions.Default.MaxDegreeOfParallelism,
-        ChunkSize: PrefaultOptions.Default.ChunkSize,
+        PrefaultThreads: new PrefaultOptions().MaxDegreeOfParallelism,
+        ChunkSize: new PrefaultOptions().ChunkSize,
         LimitThreads: Math.Max(2, Environment.ProcessorCount),
         LimitBlockSize: DefaultLimitBlockSize,
         Request: request);
 
-    internal PrefaultOptions Prefault(PrefaultStrategy strategy, RamGate gate = RamGate.FitsInRam) => PrefaultOptions.Default with
+    internal PrefaultOptions Prefault(PrefaultStrategy strategy, RamGate gate = RamGate.FitsInRam, bool isHugePageAdviceEnabled = true) => new PrefaultOptions
     {
+        IsHugePageAdviceEnabled = isHugePageAdviceEnabled,
         Label = "bench",
         Strategy = strategy,
         RamGate = gate,

@@ -35,10 +35,10 @@ internal sealed class ColdStartCommand
     private readonly Option<int> _threads = new("--threads")
     {
         Description = "MaxDegreeOfParallelism of the prefault rows (default: the library's default).",
-        DefaultValueFactory = _ => PrefaultOptions.Default.MaxDegreeOfParallelism,
+        DefaultValueFactory = _ => new PrefaultOptions().MaxDegreeOfParallelism,
     };
 
-    private readonly Option<long> _chunk = CommonOptions.SizeOption("--chunk", PrefaultOptions.Default.ChunkSize, "ChunkSize of the prefault rows, e.g. 2M, 32M.");
+    private readonly Option<long> _chunk = CommonOptions.SizeOption("--chunk", new PrefaultOptions().ChunkSize, "ChunkSize of the prefault rows, e.g. 2M, 32M.");
 
     private readonly Option<int> _firstPassThreads = new("--first-pass-threads")
     {

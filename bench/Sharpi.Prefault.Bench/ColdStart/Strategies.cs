@@ -74,7 +74,7 @@ internal abstract partial class ColdStartStrategy(string name, string descriptio
         new Mapped("prefault-touch", "map, MmapPrefault.Run with Strategy = Touch (parallel per-page touch), then the first pass",
             static (region, settings, _) => RunPrefault(region, settings.Prefault(PrefaultStrategy.Touch))),
         new Mapped("prefault-nohuge", "map, MmapPrefault.Run with IsHugePageAdviceEnabled = false (the page cache's own folio sizes), then the first pass",
-            static (region, settings, _) => RunPrefault(region, settings.Prefault(PrefaultStrategy.Auto) with { IsHugePageAdviceEnabled = false })),
+            static (region, settings, _) => RunPrefault(region, settings.Prefault(PrefaultStrategy.Auto, isHugePageAdviceEnabled: false))),
         new FreshProcess(FirstCallHosts.Jit),
         new FreshProcess(FirstCallHosts.Package),
         new FreshProcess(FirstCallHosts.NativeAot),

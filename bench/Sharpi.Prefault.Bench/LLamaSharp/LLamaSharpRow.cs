@@ -76,7 +76,7 @@ internal static class LLamaSharpRow
     {
         NativeApi.llama_empty_call(); // the native library and its CPU backend loaded before the clock starts
         LLamaLogTap tap = LLamaLogTap.Install(); // every row: llama.cpp's lines go to the tap, and nowhere else
-        var options = LLamaLoadOptions.Default with { LogTap = tap };
+        var options = new LLamaLoadOptions { LogTap = tap };
         long started = Stopwatch.GetTimestamp();
         LLamaModelLoad? pending = row == ReadWarm ? LLamaPrefault.Start(Parameters(path, LLamaLoadMode.None), options) : null;
         BusyInit(initMs);
@@ -85,7 +85,7 @@ internal static class LLamaSharpRow
         LLamaLoadResult? companion = row switch
         {
             ReadWarm => await pending!.LoadAsync(),
-            MmapReclaimAfter => await LLamaPrefault.LoadAsync(Parameters(path, LLamaLoadMode.MemoryMap), options with { IsReleaseDuringLoadEnabled = false }),
+            MmapReclaimAfter => await LLamaPrefault.LoadAsync(Parameters(path, LLamaLoadMode.MemoryMap), new LLamaLoadOptions { LogTap = options.LogTap, IsReleaseDuringLoadEnabled = false }),
             MmapReclaimDuring => await LLamaPrefault.LoadAsync(Parameters(path, LLamaLoadMode.MemoryMap), options),
             MmapLock => await LLamaPrefault.LoadAsync(Parameters(path, LLamaLoadMode.MemoryMapAndLock), options),
             _ => null,

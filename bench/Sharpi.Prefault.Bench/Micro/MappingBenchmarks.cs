@@ -16,7 +16,7 @@ public class MappingBenchmarks : MappedFileBenchmark
     {
         CreateFile(Bytes);
         _regions = [Region];
-        MmapPrefault.Run(_regions, PrefaultOptions.Default with { RamGate = RamGate.Always });
+        MmapPrefault.Run(_regions, new PrefaultOptions { RamGate = RamGate.Always });
     }
 
     [Benchmark]

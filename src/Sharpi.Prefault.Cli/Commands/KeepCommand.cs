@@ -407,7 +407,7 @@ internal static class KeepCommand
 
         /// <summary>One sweep over the missing blocks on this thread only (its priority is the one lowered).</summary>
         private PrefaultResult Restore(List<PrefaultRegion> missing, CancellationToken cancellationToken) =>
-            MmapPrefault.Run(missing, PrefaultOptions.Default with
+            MmapPrefault.Run(missing, new PrefaultOptions
             {
                 Label = $"{CliApp.Name} keep",
                 RamGate = gate,

@@ -78,7 +78,7 @@ internal static class LockCommand
             return ExitCodes.Interrupted;
         }
 
-        using LockLease lease = MmapLock.Lock(regions, LockOptions.Default with { Label = CliApp.Name, Logger = context.Logger });
+        using LockLease lease = MmapLock.Lock(regions, new LockOptions { Label = CliApp.Name, Logger = context.Logger });
         foreach (RegionFailure failure in lease.Failures)
         {
             context.Fail(failure.Name, failure.Message);

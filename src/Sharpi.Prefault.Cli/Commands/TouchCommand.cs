@@ -84,7 +84,7 @@ internal static class TouchCommand
             // The library's "(all empty)" would hide a missing file behind a claim about its size; and a --tensor or
             // --exclude that leaves nothing is a selection that went wrong (exit 1, as lock and keep say it), not empty files.
             selectedNothing = filter.NamesTensors && targets.Count > 0 && targets.All(t => t.Tensors is not null);
-            result = result with
+            result = new PrefaultResult(result)
             {
                 Reason = selectedNothing ? "nothing to touch: no bytes selected"
                     : context.FailureCount > 0 ? "nothing touched: no file could be used"
@@ -98,7 +98,7 @@ internal static class TouchCommand
 
         // Reported as it was before the tool read anything (the decisions above keep the library's own figure).
         PrefaultResult shown = residentBeforeKnown && result.BytesAlreadyResidentUnknown == 0
-            ? result with { BytesAlreadyResident = Math.Min(result.BytesAlreadyResident, residentBefore) }
+            ? new PrefaultResult(result) { BytesAlreadyResident = Math.Min(result.BytesAlreadyResident, residentBefore) }
             : result;
         long shortfall = NotResidentAfter(result);
         string? shrank = shortfall > 0 ? FirstThatShrank(targets) : null;
@@ -230,7 +230,7 @@ internal static class TouchCommand
     private static PrefaultResult Prefault(
         CliContext context, List<PrefaultRegion> regions, RamGate gate, IProgress<PrefaultProgress> progress, CancellationToken cancellationToken)
     {
-        PrefaultResult result = MmapPrefault.Run(regions, PrefaultOptions.Default with
+        PrefaultResult result = MmapPrefault.Run(regions, new PrefaultOptions
         {
             Label = CliApp.Name,
             RamGate = gate,
@@ -356,7 +356,7 @@ internal static class TouchCommand
     private sealed class BatchProgress(ProgressBar bar, long before, long total) : IProgress<PrefaultProgress>
     {
         public void Report(PrefaultProgress value) =>
-            bar.Report(value with { BytesDone = before + value.BytesDone, BytesTotal = total >= 0 ? Math.Max(total, before + value.BytesDone) : before + value.BytesTotal });
+            bar.Report(new PrefaultProgress(before + value.BytesDone, total >= 0 ? Math.Max(total, before + value.BytesDone) : before + value.BytesTotal, value.Label));
     }
 
     /// <summary>Adds the bytes of the target's selection that were resident before the tool read the file; false where some residency was unknown.</summary>

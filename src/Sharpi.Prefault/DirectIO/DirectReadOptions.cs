@@ -1,19 +1,17 @@
-using System.Globalization;
-using System.Text;
 using Microsoft.Extensions.Logging;
 
 namespace Sharpi.Prefault;
 
 /// <summary>
 /// Immutable settings for a <see cref="DirectFileReader"/>. Start from <see cref="Default"/> and change what you need:
-/// <c>DirectReadOptions.Default with { MaxInFlightBytes = 128L &lt;&lt; 20, Logger = log }</c>. Every setter validates.
+/// <c>new DirectReadOptions { MaxInFlightBytes = 128L &lt;&lt; 20, Logger = log }</c>. Every setter validates.
 /// </summary>
 /// <remarks>
 /// Memory: the reader stages Direct I/O reads in at most <see cref="MaxReadsInFlight"/> aligned buffers of
 /// <see cref="BlockSize"/> bytes, and never more than <see cref="MaxInFlightBytes"/> in all (the block size shrinks
 /// to fit). Buffers are allocated on first need, reused by every read, and freed on dispose.
 /// </remarks>
-public sealed record DirectReadOptions
+public sealed class DirectReadOptions
 {
     // The default size of one read: 32 MiB.
     internal const int DefaultBlockSize = 32 * 1024 * 1024;
@@ -39,10 +37,9 @@ public sealed record DirectReadOptions
     private readonly int _blockSize = DefaultBlockSize;
     private readonly int _maxReadsInFlight = DefaultMaxReadsInFlight;
     private readonly long _maxInFlightBytes = DefaultMaxInFlightBytes;
-    private readonly Attachment<ILogger> _logger;
 
-    /// <summary>Options with every default: Direct I/O, 32 MiB blocks, 2 reads in flight, 64 MiB of buffers at most.</summary>
-    public static DirectReadOptions Default { get; } = new();
+    // The options of a call that passes none; shared, since nothing can change them.
+    internal static DirectReadOptions Default { get; } = new();
 
     /// <summary>
     /// Bytes of one read (4 KiB to 1 GiB; rounded down to the file's alignment). Larger blocks mean fewer system calls;
@@ -96,15 +93,8 @@ public sealed record DirectReadOptions
     public bool IsDirectIOEnabled { get; init; } = true;
 
     /// <summary>Where the reader logs its mode at open (Debug) and any fallback to buffered reads (Information, once). Default: none.</summary>
-    public ILogger? Logger { get => _logger.Value; init => _logger = new(value); }
+    public ILogger? Logger { get; init; }
 
     /// <summary>Test seam: when nonzero, the first Direct I/O read fails with this errno instead of reading.</summary>
     internal int SimulatedFirstReadErrno { get; init; }
-
-    // The logger is an attachment, not a setting: no part of Equals, GetHashCode or ToString.
-    private bool PrintMembers(StringBuilder builder)
-    {
-        builder.Append(CultureInfo.InvariantCulture, $"BlockSize = {BlockSize}, MaxReadsInFlight = {MaxReadsInFlight}, MaxInFlightBytes = {MaxInFlightBytes}, IsDirectIOEnabled = {IsDirectIOEnabled}");
-        return true;
-    }
 }

@@ -1,7 +1,7 @@
 namespace Sharpi.Prefault;
 
 /// <summary>What a <see cref="DirectFileReader"/> has done so far. An immutable snapshot.</summary>
-public sealed record DirectReadStatistics
+public sealed class DirectReadStatistics
 {
     // Built by the library only: a result reports what a call did.
     internal DirectReadStatistics()

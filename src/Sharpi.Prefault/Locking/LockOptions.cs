@@ -1,19 +1,16 @@
-using System.Globalization;
-using System.Text;
 using Microsoft.Extensions.Logging;
 
 namespace Sharpi.Prefault;
 
-/// <summary>Immutable settings for <see cref="MmapLock"/>: <c>LockOptions.Default with { Label = "engine", Logger = log }</c>.</summary>
-public sealed record LockOptions
+/// <summary>Immutable settings for <see cref="MmapLock"/>: <c>new LockOptions { Label = "engine", Logger = log }</c>.</summary>
+public sealed class LockOptions
 {
     private readonly string _label = "lock";
     private readonly RamGate _ramGate = RamGate.FitsInRam;
     private readonly double _ramFraction = RamGateDecision.DefaultFraction;
-    private readonly Attachment<ILogger> _logger;
 
-    /// <summary>Options with every default: label <c>"lock"</c>, gate <see cref="RamGate.FitsInRam"/>, fraction 0.8, no logger.</summary>
-    public static LockOptions Default { get; } = new();
+    // The options of a call that passes none; shared, since nothing can change them.
+    internal static LockOptions Default { get; } = new();
 
     /// <summary>A short name for logs, e.g. the engine or model name. Default <c>"lock"</c>.</summary>
     /// <exception cref="ArgumentException">The value is null, empty or white space.</exception>
@@ -33,12 +30,5 @@ public sealed record LockOptions
     public double RamFraction { get => _ramFraction; init => _ramFraction = ThrowHelper.ValidFraction(value); }
 
     /// <summary>Where the lease logs (Information when locked, a Warning per refused range, Debug on unlock). Default: none.</summary>
-    public ILogger? Logger { get => _logger.Value; init => _logger = new(value); }
-
-    // The logger is an attachment, not a setting: no part of Equals, GetHashCode or ToString.
-    private bool PrintMembers(StringBuilder builder)
-    {
-        builder.Append(CultureInfo.InvariantCulture, $"Label = {Label}, RamGate = {RamGate}, RamFraction = {RamFraction}");
-        return true;
-    }
+    public ILogger? Logger { get; init; }
 }

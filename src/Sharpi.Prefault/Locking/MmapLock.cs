@@ -16,16 +16,11 @@ public static class MmapLock
     /// </summary>
     /// <exception cref="ArgumentNullException"><paramref name="regions"/> is null.</exception>
     /// <exception cref="ArgumentOutOfRangeException">A region has a negative length or runs past the address space.</exception>
+    /// <remarks>One shape for every caller: arrays, lists, the library's own region lists and C# 12 collection expressions bind to it (docs/architecture.md, "The public API").</remarks>
     public static LockLease Lock(IReadOnlyList<PrefaultRegion> regions, LockOptions? options = null)
         => Lock(RegionList.AsSpan(regions), options);
 
-    /// <inheritdoc cref="Lock(IReadOnlyList{PrefaultRegion}, LockOptions?)"/>
-    /// <remarks>An exact match for arrays: without it, C# 12 and 13 find an array argument ambiguous (CS0121) between the list and span overloads.</remarks>
-    public static LockLease Lock(PrefaultRegion[] regions, LockOptions? options = null)
-        => Lock(RegionList.AsSpan(regions), options);
-
-    /// <inheritdoc cref="Lock(IReadOnlyList{PrefaultRegion}, LockOptions?)"/>
-    public static LockLease Lock(ReadOnlySpan<PrefaultRegion> regions, LockOptions? options = null) => Lock(regions, options, room: null);
+    private static LockLease Lock(ReadOnlySpan<PrefaultRegion> regions, LockOptions? options = null) => Lock(regions, options, room: null);
 
     /// <summary>The lock, with the room under vm.max_map_count given (tests) or read when it is needed (null).</summary>
     internal static LockLease Lock(ReadOnlySpan<PrefaultRegion> regions, LockOptions? options, MappingRoom? room)

@@ -32,12 +32,8 @@ public class ModelFormatException : FormatException
     {
     }
 
-    /// <summary>Creates an exception for a defect at <paramref name="offset"/> of <paramref name="filePath"/>.</summary>
-    /// <param name="filePath">The file whose bytes are wrong.</param>
-    /// <param name="offset">Byte offset in the file where the defect was found.</param>
-    /// <param name="detail">What was wrong, in words.</param>
-    /// <param name="innerException">The underlying failure, if any.</param>
-    public ModelFormatException(string filePath, long offset, string detail, Exception? innerException = null)
+    // A defect at offset of filePath, detail saying what was wrong: the format readers' only way to build one.
+    internal ModelFormatException(string filePath, long offset, string detail, Exception? innerException = null)
         : base($"{filePath}: at offset {offset}: {detail}", innerException)
     {
         FilePath = filePath;

@@ -4,28 +4,52 @@ using System.Text;
 namespace Sharpi.Prefault;
 
 /// <summary>One tensor of a model file: where its bytes lie and what they hold.</summary>
-/// <param name="Name">
-/// The tensor's name as stored in the file (for example <c>blk.0.attn_q.weight</c>), decoded by
-/// <see cref="DecodeName"/>: valid UTF-8 as itself, and each byte 0xNN of an invalid sequence (GGUF names are bytes)
-/// as the lone surrogate U+DC00+0xNN, so two names are equal exactly when their bytes are. The tool prints such a
-/// character as <c>\xNN</c>; a <see cref="TensorSelection"/> glob matches it ordinally (<c>?</c> matches one such byte,
-/// and a pattern can name it as <c>"\uDCFF"</c>).
-/// </param>
-/// <param name="DType">
-/// The element type as the format spells it: a ggml type name for GGUF (<c>F16</c>, <c>Q4_K</c>, <c>IQ2_XXS</c>),
-/// the safetensors dtype otherwise (<c>BF16</c>, <c>F8_E4M3</c>).
-/// </param>
-/// <param name="Shape">
-/// The dimensions as stored: GGUF lists the fastest-varying dimension first (ggml's <c>ne</c>), safetensors
-/// lists it last (row-major). Tensors of one shape share the list a header's parse made: read it, never cast and write it.
-/// </param>
-/// <param name="Offset">Absolute byte offset of the tensor's data in <paramref name="FilePath"/>.</param>
-/// <param name="Length">Length of the tensor's data in bytes.</param>
-/// <param name="FilePath">The file holding the tensor's data (the shard, for sharded models).</param>
-public sealed record TensorInfo(string Name, string DType, IReadOnlyList<long> Shape, long Offset, long Length, string FilePath)
+public sealed class TensorInfo
 {
     private const char FirstEscape = '\uDC80'; // U+DC00 + 0x80: the first byte an invalid UTF-8 sequence can hold
     private const char LastEscape = '\uDCFF';
+
+    // Built by the format readers only: a tensor is what a file's header says.
+    internal TensorInfo(string name, string dType, IReadOnlyList<long> shape, long offset, long length, string filePath)
+    {
+        Name = name;
+        DType = dType;
+        Shape = shape;
+        Offset = offset;
+        Length = length;
+        FilePath = filePath;
+    }
+
+    /// <summary>
+    /// The tensor's name as stored in the file (for example <c>blk.0.attn_q.weight</c>), decoded by
+    /// <see cref="DecodeName"/>: valid UTF-8 as itself, and each byte 0xNN of an invalid sequence (GGUF names are bytes) as
+    /// the lone surrogate U+DC00+0xNN, so two names are equal exactly when their bytes are. The tool prints such a
+    /// character as <c>\xNN</c>; a <see cref="TensorSelection"/> glob matches it ordinally (<c>?</c> matches one such
+    /// byte, and a pattern can name it as <c>"\uDCFF"</c>).
+    /// </summary>
+    public string Name { get; }
+
+    /// <summary>
+    /// The element type as the format spells it: a ggml type name for GGUF (<c>F16</c>, <c>Q4_K</c>, <c>IQ2_XXS</c>),
+    /// the safetensors dtype otherwise (<c>BF16</c>, <c>F8_E4M3</c>).
+    /// </summary>
+    public string DType { get; }
+
+    /// <summary>
+    /// The dimensions as stored: GGUF lists the fastest-varying dimension first (ggml's <c>ne</c>), safetensors lists
+    /// it last (row-major). Tensors of one shape share the list a header's parse made: read it, never cast and write
+    /// it.
+    /// </summary>
+    public IReadOnlyList<long> Shape { get; }
+
+    /// <summary>Absolute byte offset of the tensor's data in <see cref="FilePath"/>.</summary>
+    public long Offset { get; }
+
+    /// <summary>Length of the tensor's data in bytes.</summary>
+    public long Length { get; }
+
+    /// <summary>The file holding the tensor's data (the shard, for sharded models).</summary>
+    public string FilePath { get; }
 
     /// <summary>One past the tensor's last byte in <see cref="FilePath"/>.</summary>
     public long End => Offset + Length;
@@ -119,13 +143,4 @@ public sealed record TensorInfo(string Name, string DType, IReadOnlyList<long> S
     internal static bool HasEscapes(string name) => name.AsSpan().IndexOfAnyInRange(FirstEscape, LastEscape) >= 0;
 
     private static readonly UTF8Encoding StrictUtf8 = new(encoderShouldEmitUTF8Identifier: false, throwOnInvalidBytes: true);
-
-    // The generated one prints Shape as its type's name (System.Int64[]); this prints the dimensions.
-    private bool PrintMembers(System.Text.StringBuilder builder)
-    {
-        builder.Append("Name = ").Append(Name).Append(", DType = ").Append(DType).Append(", Shape = [").AppendJoin(", ", Shape)
-            .Append("], Offset = ").Append(Offset).Append(", Length = ").Append(Length).Append(", FilePath = ").Append(FilePath)
-            .Append(", End = ").Append(End);
-        return true;
-    }
 }

@@ -34,17 +34,15 @@ public sealed class TensorSelection
     /// <summary>The exclude patterns.</summary>
     public IReadOnlyList<string> Exclude => _exclude;
 
-    /// <summary>True when <paramref name="name"/> is selected.</summary>
-    /// <exception cref="ArgumentNullException"><paramref name="name"/> is null.</exception>
-    public bool Matches(string name)
+    // True when name is selected; throws ArgumentNullException for null.
+    internal bool Matches(string name)
     {
         ArgumentNullException.ThrowIfNull(name);
         return (_include.Length == 0 || AnyMatch(_include, name)) && !AnyMatch(_exclude, name);
     }
 
-    /// <summary>True when the glob <paramref name="pattern"/> matches all of <paramref name="name"/>.</summary>
-    /// <exception cref="ArgumentNullException">An argument is null.</exception>
-    public static bool GlobMatches(string pattern, string name)
+    // True when the glob pattern matches all of name; throws ArgumentNullException for a null argument.
+    internal static bool GlobMatches(string pattern, string name)
     {
         ArgumentNullException.ThrowIfNull(pattern);
         ArgumentNullException.ThrowIfNull(name);

@@ -17,7 +17,7 @@ public static partial class MmapPrefault
     /// give a hot part and, later, the whole file that holds it, and the whole file is swept in address order (list
     /// the cold parts as regions of their own to keep the hot part first).
     /// </param>
-    /// <param name="options">Settings; <see cref="PrefaultOptions.Default"/> when null.</param>
+    /// <param name="options">Settings; every default when null.</param>
     /// <param name="cancellationToken">
     /// Stops the sweep between chunks; the result then has <see cref="PrefaultResult.IsCanceled"/> set. Cancelled before
     /// the sweep began, nothing is advised, hinted or swept. Never throws.
@@ -28,16 +28,11 @@ public static partial class MmapPrefault
     /// </returns>
     /// <exception cref="ArgumentNullException"><paramref name="regions"/> is null.</exception>
     /// <exception cref="ArgumentOutOfRangeException">A region has a negative length or runs past the address space.</exception>
+    /// <remarks>One shape for every caller: arrays, lists, the library's own region lists and C# 12 collection expressions bind to it (docs/architecture.md, "The public API").</remarks>
     public static PrefaultResult Run(IReadOnlyList<PrefaultRegion> regions, PrefaultOptions? options = null, CancellationToken cancellationToken = default)
         => Run(RegionList.AsSpan(regions), options, cancellationToken);
 
-    /// <inheritdoc cref="Run(IReadOnlyList{PrefaultRegion}, PrefaultOptions?, CancellationToken)"/>
-    /// <remarks>An exact match for arrays: without it, C# 12 and 13 find an array argument ambiguous (CS0121) between the list and span overloads.</remarks>
-    public static PrefaultResult Run(PrefaultRegion[] regions, PrefaultOptions? options = null, CancellationToken cancellationToken = default)
-        => Run(RegionList.AsSpan(regions), options, cancellationToken);
-
-    /// <inheritdoc cref="Run(IReadOnlyList{PrefaultRegion}, PrefaultOptions?, CancellationToken)"/>
-    public static PrefaultResult Run(ReadOnlySpan<PrefaultRegion> regions, PrefaultOptions? options = null, CancellationToken cancellationToken = default)
+    private static PrefaultResult Run(ReadOnlySpan<PrefaultRegion> regions, PrefaultOptions? options = null, CancellationToken cancellationToken = default)
     {
         RegionSet.Validate(regions, nameof(regions));
         options ??= PrefaultOptions.Default;
@@ -300,7 +295,7 @@ public static partial class MmapPrefault
             BytesSkipped = requested - sweep.Bytes,
             Elapsed = ran ? Stopwatch.GetElapsedTime(run.Started) : TimeSpan.Zero,
             Method = sweep.Method,
-            Failures = new FailureList(run.Failures),
+            Failures = run.Failures.AsReadOnly(),
             IsCanceled = sweep.IsCanceled,
             RegionCount = plan?.Regions.Length ?? 0,
             Threads = sweep.Threads,

@@ -24,7 +24,7 @@ public static partial class MmapPrefault
     /// a prefault never fails a load.
     /// </summary>
     /// <param name="regions">The regions, hot ones first. Copied: the list may change after the call.</param>
-    /// <param name="options">Settings; <see cref="PrefaultOptions.Default"/> when null.</param>
+    /// <param name="options">Settings; every default when null.</param>
     /// <param name="cancellationToken">
     /// Stops the sweep between chunks, as <see cref="PrefaultHandle.Cancel"/> does; <see cref="PrefaultHandle.Completion"/>
     /// then reports <see cref="PrefaultResult.IsCanceled"/>. Never throws.
@@ -32,16 +32,11 @@ public static partial class MmapPrefault
     /// <returns>A handle: await <see cref="PrefaultHandle.Completion"/> before the first request; dispose it before unmapping.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="regions"/> is null.</exception>
     /// <exception cref="ArgumentOutOfRangeException">A region has a negative length or runs past the address space.</exception>
+    /// <remarks>One shape for every caller: arrays, lists, the library's own region lists and C# 12 collection expressions bind to it (docs/architecture.md, "The public API").</remarks>
     public static PrefaultHandle Start(IReadOnlyList<PrefaultRegion> regions, PrefaultOptions? options = null, CancellationToken cancellationToken = default)
         => Start(RegionList.AsSpan(regions), options, cancellationToken);
 
-    /// <inheritdoc cref="Start(IReadOnlyList{PrefaultRegion}, PrefaultOptions?, CancellationToken)"/>
-    /// <remarks>An exact match for arrays: without it, C# 12 and 13 find an array argument ambiguous (CS0121) between the list and span overloads.</remarks>
-    public static PrefaultHandle Start(PrefaultRegion[] regions, PrefaultOptions? options = null, CancellationToken cancellationToken = default)
-        => Start(RegionList.AsSpan(regions), options, cancellationToken);
-
-    /// <inheritdoc cref="Start(IReadOnlyList{PrefaultRegion}, PrefaultOptions?, CancellationToken)"/>
-    public static PrefaultHandle Start(ReadOnlySpan<PrefaultRegion> regions, PrefaultOptions? options = null, CancellationToken cancellationToken = default)
+    private static PrefaultHandle Start(ReadOnlySpan<PrefaultRegion> regions, PrefaultOptions? options = null, CancellationToken cancellationToken = default)
     {
         RegionSet.Validate(regions, nameof(regions));
         return new PrefaultHandle(regions.ToArray(), options ?? PrefaultOptions.Default, cancellationToken);

@@ -1,15 +1,12 @@
-using System.Globalization;
-using System.Text;
 using Microsoft.Extensions.Logging;
 
 namespace Sharpi.Prefault;
 
 /// <summary>
-/// Immutable settings for a prefault. Start from <see cref="Default"/> and change what you need with
-/// <c>with</c>-style initialisers: <c>PrefaultOptions.Default with { Label = "engine", Logger = log }</c>.
-/// Every setter validates, so a bad value fails at construction, not in the middle of a load.
+/// Immutable settings for a prefault: <c>new PrefaultOptions { Label = "engine", Logger = log }</c>; what is not set keeps
+/// its default. Every setter validates, so a bad value fails at construction, not in the middle of a load.
 /// </summary>
-public sealed record PrefaultOptions
+public sealed class PrefaultOptions
 {
     // The default chunk size: 32 MiB.
     internal const long DefaultChunkSize = 32 * 1024 * 1024;
@@ -17,9 +14,8 @@ public sealed record PrefaultOptions
     // The largest chunk size: 1 TiB (a chunk that size is one chunk per region; larger values are a mistake).
     internal const long MaxChunkSize = 1L << 40;
 
-    // The default number of sweep threads: the processor count, and at least 8. A sweep waits on the disk far more
-    // than it computes, and each thread keeps one read in flight: on a cold 2 GiB file (2 cores, read_ahead_kb 128)
-    // 2 threads populated at 1.4-2.6 GiB/s, 4 to 16 threads at 2.9-3.0 GiB/s.
+    // The default number of sweep threads: the processor count, and at least 8, since a sweep waits on the disk far
+    // more than it computes (docs/architecture.md, "The public API").
     internal static int DefaultMaxDegreeOfParallelism => Math.Max(8, Environment.ProcessorCount);
 
     // The default RAM fraction: 0.8.
@@ -32,11 +28,9 @@ public sealed record PrefaultOptions
     private readonly RamGate _ramGate = RamGate.FitsInRam;
     private readonly PrefaultStrategy _strategy = PrefaultStrategy.Auto;
     private readonly ThreadPriority? _workerPriority;
-    private readonly Attachment<ILogger> _logger;
-    private readonly Attachment<IProgress<PrefaultProgress>> _progress;
 
-    /// <summary>Options with every default: gate <see cref="RamGate.FitsInRam"/>, fraction 0.8, as many workers as processors (at least 8), 32 MiB chunks.</summary>
-    public static PrefaultOptions Default { get; } = new();
+    // The options of a call that passes none; shared, since nothing can change them.
+    internal static PrefaultOptions Default { get; } = new();
 
     /// <summary>A short name for logs and progress, e.g. the engine or model name. Default <c>"prefault"</c>.</summary>
     /// <exception cref="ArgumentException">The value is null, empty or white space.</exception>
@@ -54,9 +48,7 @@ public sealed record PrefaultOptions
 
     /// <summary>
     /// The most threads that sweep at once (>= 1). Default: the processor count, and at least 8 (a sweep waits on the
-    /// disk far more than it computes; on a cold 2 GiB file, 2 cores, 2 threads populated at 1.4-2.6 GiB/s and 4 to 16
-    /// threads at 2.9-3.0 GiB/s). A sweep starts
-    /// no more threads than it has chunks, nor more than eight per processor (at least the default), whatever is asked:
+    /// disk far more than it computes). A sweep starts no more threads than it has chunks, nor more than eight per processor (at least the default), whatever is asked:
     /// past that, threads only wait on the same disk. <see cref="MmapPrefault.Start(IReadOnlyList{PrefaultRegion}, PrefaultOptions?, CancellationToken)"/>,
     /// where it reads in read-ahead windows, runs no more than its background thread and one helper per processor.
     /// <see cref="PrefaultResult.Threads"/> says how many swept.
@@ -132,22 +124,14 @@ public sealed record PrefaultOptions
     public bool IsHugePageAdviceEnabled { get; init; } = true;
 
     /// <summary>Where the run logs (one Information line per run, warnings for failures, errno details at Debug). Default: none.</summary>
-    public ILogger? Logger { get => _logger.Value; init => _logger = new(value); }
+    public ILogger? Logger { get; init; }
 
     /// <summary>
     /// Receives bytes done/total at most about ten times a second, and once at the end. Called on the sweep's calling
     /// thread: the caller's own for <c>Run</c>, the background thread for <c>Start</c>. A callback that throws is
     /// logged once and dropped; the run goes on.
     /// </summary>
-    public IProgress<PrefaultProgress>? Progress { get => _progress.Value; init => _progress = new(value); }
-
-    // The logger and the progress sink are attachments, not settings: no part of Equals, GetHashCode or ToString.
-    private bool PrintMembers(StringBuilder builder)
-    {
-        builder.Append(CultureInfo.InvariantCulture,
-            $"Label = {Label}, RamGate = {RamGate}, RamFraction = {RamFraction}, MaxDegreeOfParallelism = {MaxDegreeOfParallelism}, ChunkSize = {ChunkSize}, Strategy = {Strategy}, WorkerPriority = {WorkerPriority}, IsHugePageAdviceEnabled = {IsHugePageAdviceEnabled}");
-        return true;
-    }
+    public IProgress<PrefaultProgress>? Progress { get; init; }
 
     /// <summary>The sweep's clock (see <see cref="StrideSweep.HelpersAfter"/>); the system's unless a test freezes it.</summary>
     internal TimeProvider Clock { get; init; } = TimeProvider.System;

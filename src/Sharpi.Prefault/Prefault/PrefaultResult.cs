@@ -1,11 +1,35 @@
 namespace Sharpi.Prefault;
 
 /// <summary>What a prefault did. Immutable; never thrown, always returned.</summary>
-public sealed record PrefaultResult
+public sealed class PrefaultResult
 {
     // Built by the library only: a result reports what a call did.
     internal PrefaultResult()
     {
+    }
+
+    // A copy to change with an initializer (the tool restates a few figures); every property is copied.
+    internal PrefaultResult(PrefaultResult other)
+    {
+        HasRun = other.HasRun;
+        IsPartial = other.IsPartial;
+        Reason = other.Reason;
+        Bytes = other.Bytes;
+        BytesAlreadyResident = other.BytesAlreadyResident;
+        BytesAlreadyResidentUnknown = other.BytesAlreadyResidentUnknown;
+        BytesResident = other.BytesResident;
+        BytesResidentUnknown = other.BytesResidentUnknown;
+        BytesSkipped = other.BytesSkipped;
+        BytesRequested = other.BytesRequested;
+        Elapsed = other.Elapsed;
+        Method = other.Method;
+        Failures = other.Failures;
+        IsCanceled = other.IsCanceled;
+        RegionCount = other.RegionCount;
+        HugePageAdvisedBytes = other.HugePageAdvisedBytes;
+        ReadAheadDescription = other.ReadAheadDescription;
+        MechanismDescription = other.MechanismDescription;
+        Threads = other.Threads;
     }
 
     /// <summary>True when the sweep (or hint) ran over at least part of the regions.</summary>

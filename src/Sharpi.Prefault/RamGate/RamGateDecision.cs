@@ -7,12 +7,31 @@ namespace Sharpi.Prefault;
 /// What the RAM-fit gate decided, and why: a lock's decision (<see cref="LockLease.Decision"/>), and a prefault's
 /// (where the operators' <c>SHARPI_PREFAULT</c> mode comes first).
 /// </summary>
-/// <param name="ShouldRun">True when at least the first <see cref="BudgetBytes"/> bytes may be taken.</param>
-/// <param name="IsPartial">True when only part of what was asked fits: the regions in the order given until <see cref="BudgetBytes"/> is used.</param>
-/// <param name="BudgetBytes">How many bytes may be taken; <see cref="long.MaxValue"/> when unlimited.</param>
-/// <param name="Reason">The decision in words, for a log line.</param>
-public readonly record struct RamGateDecision(bool ShouldRun, bool IsPartial, long BudgetBytes, string Reason)
+public readonly struct RamGateDecision
 {
+    internal RamGateDecision(bool shouldRun, bool isPartial, long budgetBytes, string reason)
+    {
+        ShouldRun = shouldRun;
+        IsPartial = isPartial;
+        BudgetBytes = budgetBytes;
+        Reason = reason;
+    }
+
+    /// <summary>True when at least the first <see cref="BudgetBytes"/> bytes may be taken.</summary>
+    public bool ShouldRun { get; }
+
+    /// <summary>True when only part of what was asked fits: the regions in the order given until <see cref="BudgetBytes"/> is used.</summary>
+    public bool IsPartial { get; }
+
+    /// <summary>How many bytes may be taken; <see cref="long.MaxValue"/> when unlimited.</summary>
+    public long BudgetBytes { get; }
+
+    /// <summary>The decision in words, for a log line.</summary>
+    public string Reason { get; }
+
+    /// <summary>The decision in words (<see cref="Reason"/>).</summary>
+    public override string ToString() => Reason ?? string.Empty;
+
     // The gate itself, shared by prefault and lock: pure (it reads no environment and touches no memory; the callers read
     // MemoryFigures and count residency), and deaf to the operators' mode, which OperatorSettings applies first.
 

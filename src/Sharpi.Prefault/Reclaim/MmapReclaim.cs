@@ -24,16 +24,11 @@ public static class MmapReclaim
     /// anonymous memory, hugetlb memory, a writable view (shared, or copy-on-write whether written or not). Nothing was released;
     /// the message names the regions and says why.
     /// </exception>
+    /// <remarks>One shape for every caller: arrays, lists, the library's own region lists and C# 12 collection expressions bind to it (docs/architecture.md, "The public API").</remarks>
     public static ReclaimResult Release(IReadOnlyList<PrefaultRegion> regions, ReclaimOptions? options = null)
         => Release(RegionList.AsSpan(regions), options);
 
-    /// <inheritdoc cref="Release(IReadOnlyList{PrefaultRegion}, ReclaimOptions?)"/>
-    /// <remarks>An exact match for arrays: without it, C# 12 and 13 find an array argument ambiguous (CS0121) between the list and span overloads.</remarks>
-    public static ReclaimResult Release(PrefaultRegion[] regions, ReclaimOptions? options = null)
-        => Release(RegionList.AsSpan(regions), options);
-
-    /// <inheritdoc cref="Release(IReadOnlyList{PrefaultRegion}, ReclaimOptions?)"/>
-    public static ReclaimResult Release(ReadOnlySpan<PrefaultRegion> regions, ReclaimOptions? options = null)
+    private static ReclaimResult Release(ReadOnlySpan<PrefaultRegion> regions, ReclaimOptions? options = null)
     {
         RegionSet.Validate(regions, nameof(regions));
         options ??= ReclaimOptions.Default;
@@ -138,7 +133,7 @@ public static class MmapReclaim
                 + (plan.Skipped.Count > 0 ? $"; {plan.Skipped.Count} ranges kept resident (see Skipped)" : string.Empty),
             BytesRequested = requested,
             BytesReleased = released,
-            Skipped = new FailureList(plan.Skipped),
+            Skipped = plan.Skipped.AsReadOnly(),
             RegionCount = merged.Length,
         };
     }

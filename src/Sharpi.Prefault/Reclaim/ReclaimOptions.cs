@@ -1,18 +1,15 @@
-using System.Globalization;
-using System.Text;
 using Microsoft.Extensions.Logging;
 
 namespace Sharpi.Prefault;
 
-/// <summary>Immutable settings for <see cref="MmapReclaim"/>: <c>ReclaimOptions.Default with { Label = "engine", Logger = log }</c>.</summary>
-public sealed record ReclaimOptions
+/// <summary>Immutable settings for <see cref="MmapReclaim"/>: <c>new ReclaimOptions { Label = "engine", Logger = log }</c>.</summary>
+public sealed class ReclaimOptions
 {
     private readonly string _label = "reclaim";
     private readonly ReclaimMechanism _mechanism = ReclaimMechanism.PageOut;
-    private readonly Attachment<ILogger> _logger;
 
-    /// <summary>Options with every default: label <c>"reclaim"</c>, mechanism <see cref="ReclaimMechanism.PageOut"/>, no logger.</summary>
-    public static ReclaimOptions Default { get; } = new();
+    // The options of a call that passes none; shared, since nothing can change them.
+    internal static ReclaimOptions Default { get; } = new();
 
     /// <summary>A short name for logs, e.g. the engine or model name. Default <c>"reclaim"</c>.</summary>
     /// <exception cref="ArgumentException">The value is null, empty or white space.</exception>
@@ -28,12 +25,5 @@ public sealed record ReclaimOptions
     public ReclaimMechanism Mechanism { get => _mechanism; init => _mechanism = ThrowHelper.Defined(value); }
 
     /// <summary>Where the call logs (one Information line, one per skipped range). Default: none.</summary>
-    public ILogger? Logger { get => _logger.Value; init => _logger = new(value); }
-
-    // The logger is an attachment, not a setting: no part of Equals, GetHashCode or ToString.
-    private bool PrintMembers(StringBuilder builder)
-    {
-        builder.Append(CultureInfo.InvariantCulture, $"Label = {Label}, Mechanism = {Mechanism}");
-        return true;
-    }
+    public ILogger? Logger { get; init; }
 }

@@ -1,7 +1,7 @@
 namespace Sharpi.Prefault;
 
 /// <summary>What a reclaim did. Immutable; refusals throw before anything is released, everything else is returned.</summary>
-public sealed record ReclaimResult
+public sealed class ReclaimResult
 {
     // Built by the library only: a result reports what a call did.
     internal ReclaimResult()

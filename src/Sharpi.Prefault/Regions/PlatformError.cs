@@ -6,7 +6,7 @@ namespace Sharpi.Prefault;
 /// A system call that failed: its name, the kind of error number it set (errno or Win32) and the number, so that a
 /// failure says which call failed and a Win32 code is never read as an errno.
 /// </summary>
-public readonly record struct PlatformError
+public readonly struct PlatformError
 {
     private readonly string? _call;
 
@@ -20,8 +20,8 @@ public readonly record struct PlatformError
     /// <summary>No system call failed.</summary>
     public static PlatformError None => default;
 
-    /// <summary>Errno or Win32; <see cref="PlatformErrorKind.None"/> for <see cref="None"/>.</summary>
-    public PlatformErrorKind Kind { get; }
+    // Errno or Win32; None for None: a code is read only as its own platform's.
+    internal PlatformErrorKind Kind { get; }
 
     /// <summary>The error number as the platform set it (an errno of the running Unix, or a Win32 code); 0 for <see cref="None"/>.</summary>
     public int Code { get; }

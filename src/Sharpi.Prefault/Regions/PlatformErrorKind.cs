@@ -1,14 +1,14 @@
 namespace Sharpi.Prefault;
 
-/// <summary>Which numbering a <see cref="PlatformError"/>'s code belongs to: the same number means different errors on Unix and Windows.</summary>
-public enum PlatformErrorKind
+// Which numbering a PlatformError's code belongs to: the same number means different errors on Unix and Windows.
+internal enum PlatformErrorKind
 {
-    /// <summary>No system call failed (<see cref="PlatformError.None"/>): the failure was found without one, or there was none.</summary>
+    // No system call failed (PlatformError.None): the failure was found without one, or there was none.
     None = 0,
 
-    /// <summary>A Unix errno (Linux or macOS: the values differ between them, so the code is the running platform's).</summary>
+    // A Unix errno (Linux or macOS: the values differ between them, so the code is the running platform's).
     Errno = 1,
 
-    /// <summary>A Win32 error code, from GetLastError (Windows).</summary>
+    // A Win32 error code, from GetLastError (Windows).
     Win32 = 2,
 }

@@ -6,15 +6,24 @@ namespace Sharpi.Prefault;
 /// <summary>
 /// A range of mapped memory an engine will read: a tensor, a layer, or a whole mapped file.
 /// </summary>
-/// <param name="Address">First byte of the range. Need not be page-aligned.</param>
-/// <param name="Length">Length in bytes. Zero-length regions (and regions at address zero) are skipped.</param>
-/// <param name="Name">Optional name used in logs and failure reports (for example a tensor name).</param>
+/// <param name="address">First byte of the range. Need not be page-aligned.</param>
+/// <param name="length">Length in bytes. Zero-length regions (and regions at address zero) are skipped.</param>
+/// <param name="name">Optional name used in logs and failure reports (for example a tensor name).</param>
 /// <remarks>
 /// A region is a raw pointer: the caller keeps the mapping alive (and unmapped memory out of it) for as long as a
 /// prefault over it is running.
 /// </remarks>
-public readonly record struct PrefaultRegion(nint Address, long Length, string? Name = null)
+public readonly struct PrefaultRegion(nint address, long length, string? name = null)
 {
+    /// <summary>First byte of the range. Need not be page-aligned.</summary>
+    public nint Address { get; init; } = address;
+
+    /// <summary>Length in bytes. Zero-length regions (and regions at address zero) are skipped.</summary>
+    public long Length { get; init; } = length;
+
+    /// <summary>Optional name used in logs and failure reports (for example a tensor name).</summary>
+    public string? Name { get; init; } = name;
+
     /// <summary>One past the last byte of the region.</summary>
     public nint End => Address + (nint)Length;
 
@@ -52,7 +61,7 @@ public readonly record struct PrefaultRegion(nint Address, long Length, string? 
     /// <exception cref="ArgumentNullException"><paramref name="view"/> is null.</exception>
     /// <exception cref="ArgumentOutOfRangeException">The range does not lie inside the view.</exception>
     /// <exception cref="ObjectDisposedException">The handle was closed.</exception>
-    public static PrefaultRegion FromView(SafeMemoryMappedViewHandle view, long offset, long length, string? name = null)
+    internal static PrefaultRegion FromView(SafeMemoryMappedViewHandle view, long offset, long length, string? name = null)
     {
         ArgumentNullException.ThrowIfNull(view);
         ObjectDisposedException.ThrowIf(view.IsClosed, view);

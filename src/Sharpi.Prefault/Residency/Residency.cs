@@ -30,17 +30,13 @@ public static class Residency
     /// <summary>Residency of regions, merged first so overlapping regions count once.</summary>
     /// <exception cref="ArgumentNullException"><paramref name="regions"/> is null.</exception>
     /// <exception cref="ArgumentOutOfRangeException">A region has a negative length.</exception>
+    /// <remarks>One shape for every caller: arrays, lists, the library's own region lists and C# 12 collection expressions bind to it (docs/architecture.md, "The public API").</remarks>
     public static ResidencyInfo Measure(IReadOnlyList<PrefaultRegion> regions)
-        => Measure(RegionList.AsSpan(regions));
-
-    /// <inheritdoc cref="Measure(IReadOnlyList{PrefaultRegion})"/>
-    /// <remarks>An exact match for arrays: without it, C# 12 and 13 find an array argument ambiguous (CS0121) between the list and span overloads.</remarks>
-    public static ResidencyInfo Measure(PrefaultRegion[] regions)
         => Measure(RegionList.AsSpan(regions));
 
     /// <summary>Residency of regions, merged first so overlapping regions count once.</summary>
     /// <exception cref="ArgumentOutOfRangeException">A region has a negative length.</exception>
-    public static ResidencyInfo Measure(ReadOnlySpan<PrefaultRegion> regions)
+    private static ResidencyInfo Measure(ReadOnlySpan<PrefaultRegion> regions)
     {
         RegionSet.Validate(regions, nameof(regions));
         MergedRegion[] merged = RegionSet.Merge(regions);
@@ -68,16 +64,11 @@ public static class Residency
     /// <returns>One figure per region, in the order given; an empty region gives an empty figure.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="regions"/> is null.</exception>
     /// <exception cref="ArgumentOutOfRangeException">A region has a negative length.</exception>
+    /// <remarks>One shape for every caller: arrays, lists, the library's own region lists and C# 12 collection expressions bind to it (docs/architecture.md, "The public API").</remarks>
     public static ResidencyInfo[] MeasureEach(IReadOnlyList<PrefaultRegion> regions)
         => MeasureEach(RegionList.AsSpan(regions));
 
-    /// <inheritdoc cref="MeasureEach(IReadOnlyList{PrefaultRegion})"/>
-    /// <remarks>An exact match for arrays: without it, C# 12 and 13 find an array argument ambiguous (CS0121) between the list and span overloads.</remarks>
-    public static ResidencyInfo[] MeasureEach(PrefaultRegion[] regions)
-        => MeasureEach(RegionList.AsSpan(regions));
-
-    /// <inheritdoc cref="MeasureEach(IReadOnlyList{PrefaultRegion})"/>
-    public static ResidencyInfo[] MeasureEach(ReadOnlySpan<PrefaultRegion> regions)
+    private static ResidencyInfo[] MeasureEach(ReadOnlySpan<PrefaultRegion> regions)
     {
         RegionSet.Validate(regions, nameof(regions));
         var results = new ResidencyInfo[regions.Length];

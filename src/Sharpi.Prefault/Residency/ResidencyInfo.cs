@@ -1,21 +1,33 @@
 namespace Sharpi.Prefault;
 
 /// <summary>How much of a range is in memory.</summary>
-/// <param name="Bytes">Bytes measured (after merging overlapping regions).</param>
-/// <param name="ResidentBytes">
-/// Of those, bytes on pages that are resident: page-cache pages, mapped or not, for file mappings on Linux and macOS;
-/// on Windows pages in this process's working set (mapped into this process), not the file cache.
-/// </param>
-/// <param name="IsSupported">
-/// False where the platform has no residency query for the figure, the counts then 0: a platform other than Linux,
-/// macOS, FreeBSD and Windows, or a whole file's cache (<see cref="Residency.OfFile(string)"/>) on Windows.
-/// </param>
-/// <param name="Error">
-/// Set when a range could not be measured (for example it is not mapped), or when the kernel would not tell the
-/// residency of some bytes (<see cref="UnknownBytes"/>); the counts cover the rest.
-/// </param>
-public readonly record struct ResidencyInfo(long Bytes, long ResidentBytes, bool IsSupported, string? Error = null)
+/// <param name="bytes">Bytes measured.</param>
+/// <param name="residentBytes">Of those, bytes on resident pages.</param>
+/// <param name="isSupported">False where the platform has no residency query for the figure.</param>
+/// <param name="error">Why a range could not be measured, or null.</param>
+public readonly struct ResidencyInfo(long bytes, long residentBytes, bool isSupported, string? error = null)
 {
+    /// <summary>Bytes measured (after merging overlapping regions).</summary>
+    public long Bytes { get; init; } = bytes;
+
+    /// <summary>
+    /// Of those, bytes on pages that are resident: page-cache pages, mapped or not, for file mappings on Linux and macOS;
+    /// on Windows pages in this process's working set (mapped into this process), not the file cache.
+    /// </summary>
+    public long ResidentBytes { get; init; } = residentBytes;
+
+    /// <summary>
+    /// False where the platform has no residency query for the figure, the counts then 0: a platform other than Linux,
+    /// macOS, FreeBSD and Windows, or a whole file's cache (<see cref="Residency.OfFile(string)"/>) on Windows.
+    /// </summary>
+    public bool IsSupported { get; init; } = isSupported;
+
+    /// <summary>
+    /// Set when a range could not be measured (for example it is not mapped), or when the kernel would not tell the
+    /// residency of some bytes (<see cref="UnknownBytes"/>); the counts cover the rest.
+    /// </summary>
+    public string? Error { get; init; } = error;
+
     /// <summary>
     /// Of <see cref="Bytes"/>, those whose residency the kernel would not tell; not counted in <see cref="ResidentBytes"/>,
     /// so <see cref="Fraction"/> never counts them. On Linux the page cache of a file is hidden from a process that

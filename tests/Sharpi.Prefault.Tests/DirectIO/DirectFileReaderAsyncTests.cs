@@ -9,11 +9,20 @@ public sealed class DirectFileReaderAsyncTests
     private const int EIO = 5;
 
     // Several blocks per read and several in flight, so that every read has parallel workers.
-    internal static readonly DirectReadOptions ParallelOptions = DirectReadOptions.Default with
+    internal static readonly DirectReadOptions ParallelOptions = new DirectReadOptions
     {
         BlockSize = 256 * 1024,
         MaxReadsInFlight = 4,
         MaxInFlightBytes = TestFile.MiB,
+    };
+
+    // ParallelOptions whose first Direct I/O read fails with errno.
+    private static DirectReadOptions WithParallelReads(int errno) => new()
+    {
+        BlockSize = ParallelOptions.BlockSize,
+        MaxReadsInFlight = ParallelOptions.MaxReadsInFlight,
+        MaxInFlightBytes = ParallelOptions.MaxInFlightBytes,
+        SimulatedFirstReadErrno = errno,
     };
 
     [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
@@ -37,7 +46,7 @@ public sealed class DirectFileReaderAsyncTests
     public async Task ReadAsync_WhenTheFirstDirectReadIsRefused_FallsBackToBuffered_AndReturnsSameBytes()
     {
         using TestFile file = TestFile.Create((3 * TestFile.MiB) + 5);
-        using var reader = DirectFileReader.Open(file.Path, ParallelOptions with { SimulatedFirstReadErrno = EINVAL });
+        using var reader = DirectFileReader.Open(file.Path, WithParallelReads(EINVAL));
         var destination = new byte[(int)file.Length - 1];
 
         int read = await reader.ReadAsync(1, destination);
@@ -52,7 +61,7 @@ public sealed class DirectFileReaderAsyncTests
     public async Task ReadAsync_WhenADirectReadFailsWithAnIOError_ThrowsIOExceptionCarryingTheErrno()
     {
         using TestFile file = TestFile.Create(TestFile.MiB);
-        using var reader = DirectFileReader.Open(file.Path, ParallelOptions with { SimulatedFirstReadErrno = EIO });
+        using var reader = DirectFileReader.Open(file.Path, WithParallelReads(EIO));
 
         IOException e = await Assert.ThrowsAsync<IOException>(async () => await reader.ReadAsync(0, new byte[1000]));
 

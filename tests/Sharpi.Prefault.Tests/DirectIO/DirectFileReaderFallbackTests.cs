@@ -42,7 +42,7 @@ public sealed class DirectFileReaderFallbackTests
     public void Read_WhenTheFirstDirectReadIsRefused_FallsBackToBuffered_AndReturnsSameBytes()
     {
         using TestFile file = TestFile.Create((3 * TestFile.MiB) + 5);
-        DirectReadOptions options = DirectReadOptions.Default with { SimulatedFirstReadErrno = EINVAL };
+        DirectReadOptions options = new DirectReadOptions { SimulatedFirstReadErrno = EINVAL };
         using var reader = DirectFileReader.Open(file.Path, options);
         Assert.Equal(DirectReadMode.Direct, reader.Mode);
 
@@ -58,7 +58,7 @@ public sealed class DirectFileReaderFallbackTests
     {
         using TestFile file = TestFile.Create(TestFile.MiB);
         var logger = new RecordingLogger();
-        DirectReadOptions options = DirectReadOptions.Default with { SimulatedFirstReadErrno = EINVAL, Logger = logger };
+        DirectReadOptions options = new DirectReadOptions { SimulatedFirstReadErrno = EINVAL, Logger = logger };
         using var reader = DirectFileReader.Open(file.Path, options);
 
         reader.Read(0, new byte[1000]);
@@ -72,7 +72,7 @@ public sealed class DirectFileReaderFallbackTests
     public void Read_WhenADirectReadFailsWithAnIOError_ThrowsIOExceptionNamingTheFileAndError()
     {
         using TestFile file = TestFile.Create(TestFile.MiB);
-        DirectReadOptions options = DirectReadOptions.Default with { SimulatedFirstReadErrno = EIO };
+        DirectReadOptions options = new DirectReadOptions { SimulatedFirstReadErrno = EIO };
         using var reader = DirectFileReader.Open(file.Path, options);
 
         IOException e = Assert.Throws<IOException>(() => reader.Read(0, new byte[1000]));
@@ -87,7 +87,7 @@ public sealed class DirectFileReaderFallbackTests
     {
         // As .NET's own file APIs on Unix: the HResult of the IOException is the errno itself.
         using TestFile file = TestFile.Create(TestFile.MiB);
-        DirectReadOptions options = DirectReadOptions.Default with { SimulatedFirstReadErrno = EIO };
+        DirectReadOptions options = new DirectReadOptions { SimulatedFirstReadErrno = EIO };
         using var reader = DirectFileReader.Open(file.Path, options);
 
         IOException e = Assert.Throws<IOException>(() => reader.Read(0, new byte[1000]));
@@ -99,7 +99,7 @@ public sealed class DirectFileReaderFallbackTests
     public void Open_WithDirectIOSwitchedOff_ReadsBuffered_AndSaysWhy()
     {
         using TestFile file = TestFile.Create(100_000);
-        using var reader = DirectFileReader.Open(file.Path, DirectReadOptions.Default with { IsDirectIOEnabled = false });
+        using var reader = DirectFileReader.Open(file.Path, new DirectReadOptions { IsDirectIOEnabled = false });
 
         BufferedReference.AssertReadMatches(reader, 777, 50_000);
 

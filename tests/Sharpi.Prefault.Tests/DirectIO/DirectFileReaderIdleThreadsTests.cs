@@ -15,7 +15,7 @@ public sealed class DirectFileReaderIdleThreadsTests
     {
         const int Readers = 400;
         using TestFile file = TestFile.Create(TestFile.MiB);
-        var options = DirectReadOptions.Default with { BlockSize = 64 * 1024, MaxReadsInFlight = 4 };
+        var options = new DirectReadOptions { BlockSize = 64 * 1024, MaxReadsInFlight = 4 };
         byte[] buffer = new byte[256 * 1024]; // four blocks: each read starts three threads beside the caller
         var readers = new List<DirectFileReader>(Readers); // kept reachable: no finalizer can stop their threads
         long before = ProcessThreads();

@@ -94,7 +94,7 @@ public sealed class DirectFileReaderTests
     public void Read_ManyBlocksWithSeveralInFlight_ReturnsTheSameBytes_WithinTheCap()
     {
         using TestFile file = TestFile.Create((24 * TestFile.MiB) + 777);
-        DirectReadOptions options = DirectReadOptions.Default with
+        DirectReadOptions options = new DirectReadOptions
         {
             BlockSize = (int)TestFile.MiB,
             MaxReadsInFlight = 4,
@@ -119,7 +119,7 @@ public sealed class DirectFileReaderTests
     public void Read_WithACapBelowTheBlockSize_ShrinksTheBlocksToFit()
     {
         using TestFile file = TestFile.Create(8 * TestFile.MiB);
-        DirectReadOptions options = DirectReadOptions.Default with { MaxInFlightBytes = (3 * TestFile.MiB) + 100 };
+        DirectReadOptions options = new DirectReadOptions { MaxInFlightBytes = (3 * TestFile.MiB) + 100 };
         using var reader = DirectFileReader.Open(file.Path, options);
         var destination = new byte[(int)file.Length];
 
@@ -157,7 +157,7 @@ public sealed class DirectFileReaderTests
     public unsafe void Read_IntoAnAlignedDestination_ReadsStraightIntoIt_AndReturnsTheSameBytes()
     {
         using TestFile file = TestFile.Create((8 * TestFile.MiB) + 4321);
-        DirectReadOptions options = DirectReadOptions.Default with { BlockSize = (int)TestFile.MiB };
+        DirectReadOptions options = new DirectReadOptions { BlockSize = (int)TestFile.MiB };
         using var reader = DirectFileReader.Open(file.Path, options);
         void* memory = NativeMemory.AlignedAlloc((nuint)file.Length, 4096);
         try
@@ -245,7 +245,7 @@ public sealed class DirectFileReaderTests
     [MethodImpl(MethodImplOptions.NoInlining)]
     private static WeakReference ReadOnceAndForget(string path)
     {
-        var reader = DirectFileReader.Open(path, DirectReadOptions.Default with { BlockSize = 256 * 1024, MaxReadsInFlight = 4 });
+        var reader = DirectFileReader.Open(path, new DirectReadOptions { BlockSize = 256 * 1024, MaxReadsInFlight = 4 });
         reader.Read(0, new byte[(int)TestFile.MiB]);
         return new WeakReference(reader);
     }

@@ -5,7 +5,7 @@ public sealed class DirectReadOptionsTests
     [Fact]
     public void Default_Reads32MiBBlocks_TwoInFlight_Within64MiB()
     {
-        DirectReadOptions options = DirectReadOptions.Default;
+        DirectReadOptions options = new();
 
         Assert.Equal(32 << 20, options.BlockSize);
         Assert.Equal(2, options.MaxReadsInFlight);
@@ -20,7 +20,7 @@ public sealed class DirectReadOptionsTests
     [InlineData((1 << 30) + 1)]
     public void BlockSize_OutsideTheRange_Throws(int value)
     {
-        Assert.Throws<ArgumentOutOfRangeException>(() => DirectReadOptions.Default with { BlockSize = value });
+        Assert.Throws<ArgumentOutOfRangeException>(() => new DirectReadOptions { BlockSize = value });
     }
 
     [Theory]
@@ -28,7 +28,7 @@ public sealed class DirectReadOptionsTests
     [InlineData(65)]
     public void MaxReadsInFlight_OutsideTheRange_Throws(int value)
     {
-        Assert.Throws<ArgumentOutOfRangeException>(() => DirectReadOptions.Default with { MaxReadsInFlight = value });
+        Assert.Throws<ArgumentOutOfRangeException>(() => new DirectReadOptions { MaxReadsInFlight = value });
     }
 
     [Theory]
@@ -38,6 +38,6 @@ public sealed class DirectReadOptionsTests
     [InlineData((16L << 30) + 1)]
     public void MaxInFlightBytes_OutsideTheRange_Throws(long value)
     {
-        Assert.Throws<ArgumentOutOfRangeException>(() => DirectReadOptions.Default with { MaxInFlightBytes = value });
+        Assert.Throws<ArgumentOutOfRangeException>(() => new DirectReadOptions { MaxInFlightBytes = value });
     }
 }

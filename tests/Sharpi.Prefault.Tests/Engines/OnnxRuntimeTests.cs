@@ -36,7 +36,7 @@ public sealed partial class OnnxRuntimeTests : IDisposable
         IReadOnlyList<PrefaultRegion> regions = NativeMappings.OfFile(_model.DataPath);
         string mappingsBefore = string.Join('\n', OnnxRuntimeMappings());
 
-        PrefaultResult result = MmapPrefault.Run(regions, PrefaultOptions.Default with { RamGate = RamGate.Always });
+        PrefaultResult result = MmapPrefault.Run(regions, new PrefaultOptions { RamGate = RamGate.Always });
         long majorFaults = MajorFaultsOfThisThread(() => OnnxRuntimeModel.Infer(session));
 
         Assert.Empty(result.Failures);
@@ -73,7 +73,7 @@ public sealed partial class OnnxRuntimeTests : IDisposable
         float[] with;
         using (InferenceSession session = _model.CreateSession())
         {
-            MmapPrefault.Run(NativeMappings.OfFile(_model.DataPath), PrefaultOptions.Default with { RamGate = RamGate.Always });
+            MmapPrefault.Run(NativeMappings.OfFile(_model.DataPath), new PrefaultOptions { RamGate = RamGate.Always });
             with = OnnxRuntimeModel.Infer(session);
         }
 
@@ -86,7 +86,7 @@ public sealed partial class OnnxRuntimeTests : IDisposable
     {
         using InferenceSession session = _model.CreateSession();
         IReadOnlyList<PrefaultRegion> regions = NativeMappings.OfFile(_model.DataPath);
-        MmapPrefault.Run(regions, PrefaultOptions.Default with { RamGate = RamGate.Always });
+        MmapPrefault.Run(regions, new PrefaultOptions { RamGate = RamGate.Always });
         float[] before = OnnxRuntimeModel.Infer(session);
 
         var refused = Assert.Throws<ArgumentException>(() => MmapReclaim.Release(regions));
@@ -147,7 +147,7 @@ public sealed class OnnxRuntimeKillSwitchTests : IDisposable
         PrefaultResult result;
         using (new EnvironmentVariableScope("SHARPI_PREFAULT", "off"))
         {
-            result = MmapPrefault.Run(regions, PrefaultOptions.Default with { RamGate = RamGate.Always });
+            result = MmapPrefault.Run(regions, new PrefaultOptions { RamGate = RamGate.Always });
         }
 
         Assert.False(result.HasRun);

@@ -30,7 +30,7 @@ public sealed class LLamaPrefaultTests(ITestOutputHelper output) : IDisposable
         string path = Write(type, layers: 2);
         LLamaLogTap tap = LLamaLogTap.Install();
 
-        using LLamaLoadResult result = await LLamaPrefault.LoadAsync(LLamaHost.Parameters(path, LLamaLoadMode.MemoryMap), LLamaLoadOptions.Default with { LogTap = tap });
+        using LLamaLoadResult result = await LLamaPrefault.LoadAsync(LLamaHost.Parameters(path, LLamaLoadMode.MemoryMap), new LLamaLoadOptions { LogTap = tap });
 
         List<string> predicted = RepackRules.Predict(TensorIndex.Read(path));
         output.WriteLine($"{type}: llama.cpp repacked {result.RepackedTensors.Count} tensors, predicted {predicted.Count}");
@@ -51,7 +51,7 @@ public sealed class LLamaPrefaultTests(ITestOutputHelper output) : IDisposable
     {
         string path = Write(TinyLlamaModel.WeightType.Q4_0, layers: 8);
         LLamaLogTap tap = LLamaLogTap.Install();
-        var options = LLamaLoadOptions.Default with { LogTap = tap, ReleaseBatchBytes = 2L << 20 };
+        var options = new LLamaLoadOptions { LogTap = tap, ReleaseBatchBytes = 2L << 20 };
 
         using LLamaLoadResult result = await LLamaPrefault.LoadAsync(LLamaHost.Parameters(path, LLamaLoadMode.MemoryMap), options);
 
@@ -76,7 +76,7 @@ public sealed class LLamaPrefaultTests(ITestOutputHelper output) : IDisposable
         var silent = new LLamaLogTap(); // constructed, never registered: it hears nothing, as a tap the host replaced
         LLamaLogTap.Install(); // the callback llama.cpp has is another one
 
-        using LLamaLoadResult result = await LLamaPrefault.LoadAsync(LLamaHost.Parameters(path, LLamaLoadMode.MemoryMap), LLamaLoadOptions.Default with { LogTap = silent });
+        using LLamaLoadResult result = await LLamaPrefault.LoadAsync(LLamaHost.Parameters(path, LLamaLoadMode.MemoryMap), new LLamaLoadOptions { LogTap = silent });
 
         Assert.Equal(RepackSource.Prediction, result.RepackSource);
         Assert.Equal(14, result.RepackedTensors.Count);
@@ -97,7 +97,7 @@ public sealed class LLamaPrefaultTests(ITestOutputHelper output) : IDisposable
             reference = LLamaHost.Greedy(read, path, 32).Tokens;
         }
 
-        using LLamaLoadResult mapped = await LLamaPrefault.LoadAsync(LLamaHost.Parameters(path, LLamaLoadMode.MemoryMap), LLamaLoadOptions.Default with { LogTap = LLamaLogTap.Install() });
+        using LLamaLoadResult mapped = await LLamaPrefault.LoadAsync(LLamaHost.Parameters(path, LLamaLoadMode.MemoryMap), new LLamaLoadOptions { LogTap = LLamaLogTap.Install() });
         // The given-back pages leave the page cache too: a read of one now would be a major fault, not a minor one.
         PageCache.Evict(path);
         (int[] tokens, long majorFaults) = LLamaHost.Greedy(mapped.Weights, path, 32);
@@ -118,10 +118,10 @@ public sealed class LLamaPrefaultTests(ITestOutputHelper output) : IDisposable
         PageCache.Evict(path);
         using (MappedModel view = MappedModel.OpenFile(path))
         {
-            MmapPrefault.Run([view.FileRegion(path)], PrefaultOptions.Default with { RamGate = RamGate.Always });
+            MmapPrefault.Run([view.FileRegion(path)], new PrefaultOptions { RamGate = RamGate.Always });
         }
 
-        using LLamaLoadResult mapped = await LLamaPrefault.LoadAsync(LLamaHost.Parameters(path, LLamaLoadMode.MemoryMap), LLamaLoadOptions.Default with { LogTap = LLamaLogTap.Install() });
+        using LLamaLoadResult mapped = await LLamaPrefault.LoadAsync(LLamaHost.Parameters(path, LLamaLoadMode.MemoryMap), new LLamaLoadOptions { LogTap = LLamaLogTap.Install() });
 
         LLamaHost.Greedy(mapped.Weights, path, 8);
 
@@ -136,7 +136,7 @@ public sealed class LLamaPrefaultTests(ITestOutputHelper output) : IDisposable
         // The check above can fail: give back a tensor llama.cpp still reads (output.weight, read in place) and decoding
         // faults it back from the disk.
         string path = Write(TinyLlamaModel.WeightType.Q4_0, layers: 2);
-        using LLamaLoadResult mapped = await LLamaPrefault.LoadAsync(LLamaHost.Parameters(path, LLamaLoadMode.MemoryMap), LLamaLoadOptions.Default with { LogTap = LLamaLogTap.Install() });
+        using LLamaLoadResult mapped = await LLamaPrefault.LoadAsync(LLamaHost.Parameters(path, LLamaLoadMode.MemoryMap), new LLamaLoadOptions { LogTap = LLamaLogTap.Install() });
         Assert.DoesNotContain("output.weight", mapped.RepackedTensors);
         MmapReclaim.Release(NativeMappings.OfTensors(TensorIndex.Read(path), new TensorSelection(include: ["output.weight"])));
         PageCache.Evict(path);
@@ -151,7 +151,7 @@ public sealed class LLamaPrefaultTests(ITestOutputHelper output) : IDisposable
     {
         string path = Write(TinyLlamaModel.WeightType.Q4_0, layers: 4);
 
-        using LLamaLoadResult result = await LLamaPrefault.LoadAsync(LLamaHost.Parameters(path, LLamaLoadMode.MemoryMapAndLock), LLamaLoadOptions.Default with { LogTap = LLamaLogTap.Install() });
+        using LLamaLoadResult result = await LLamaPrefault.LoadAsync(LLamaHost.Parameters(path, LLamaLoadMode.MemoryMapAndLock), new LLamaLoadOptions { LogTap = LLamaLogTap.Install() });
 
         IReadOnlyList<LLamaTensorResidency> tensors = result.MeasureResidency();
         long inPlace = tensors.Where(t => !t.IsRepacked).Sum(t => t.Residency.Bytes);
@@ -172,7 +172,7 @@ public sealed class LLamaPrefaultTests(ITestOutputHelper output) : IDisposable
         PageCache.Evict(path);
 
         var log = new ListLogger();
-        await using LLamaModelLoad load = LLamaPrefault.Start(LLamaHost.Parameters(path, LLamaLoadMode.None), LLamaLoadOptions.Default with { Logger = log });
+        await using LLamaModelLoad load = LLamaPrefault.Start(LLamaHost.Parameters(path, LLamaLoadMode.None), new LLamaLoadOptions { Logger = log });
         PageCacheWarmResult warmed = await PageCache.WarmAsync(path); // stands for the host's init: the load's own warm-up runs beside it
         using LLamaLoadResult result = await load.LoadAsync();
         long residentAfter = Residency.OfFile(path).ResidentBytes;
@@ -207,7 +207,7 @@ public sealed class LLamaPrefaultTests(ITestOutputHelper output) : IDisposable
             }
         });
 
-        using LLamaLoadResult result = await LLamaPrefault.LoadAsync(LLamaHost.Parameters(path, mode), LLamaLoadOptions.Default with { Progress = progress, Logger = log });
+        using LLamaLoadResult result = await LLamaPrefault.LoadAsync(LLamaHost.Parameters(path, mode), new LLamaLoadOptions { Progress = progress, Logger = log });
 
         Assert.False(File.Exists(path)); // the case is real
         Assert.NotNull(result.Weights);
@@ -246,7 +246,7 @@ public sealed class LLamaPrefaultTests(ITestOutputHelper output) : IDisposable
 
         Assert.Throws<FileNotFoundException>(() => LLamaPrefault.Start(new LLama.Common.ModelParams(missing)));
         Assert.Throws<ArgumentNullException>(() => LLamaPrefault.Start(null!));
-        Assert.Throws<ArgumentOutOfRangeException>(() => LLamaLoadOptions.Default with { ReleaseBatchBytes = 1 });
+        Assert.Throws<ArgumentOutOfRangeException>(() => new LLamaLoadOptions { ReleaseBatchBytes = 1 });
     }
 
     public void Dispose() => Directory.Delete(_folder, recursive: true);

@@ -41,9 +41,9 @@ public sealed class LockReclaimMetricsTests
         });
         listener.Start();
 
-        using (MmapLock.Lock([map.Region(0, TestFile.MiB)], LockOptions.Default with { Label = label }))
+        using (MmapLock.Lock([map.Region(0, TestFile.MiB)], new LockOptions { Label = label }))
         {
-            MmapReclaim.Release([map.Region()], ReclaimOptions.Default with { Label = label });
+            MmapReclaim.Release([map.Region()], new ReclaimOptions { Label = label });
         }
 
         Assert.Contains(("sharpi.lock.size", "By", TestFile.MiB, "locked"), seen);

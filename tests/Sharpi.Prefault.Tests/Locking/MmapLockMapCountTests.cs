@@ -48,7 +48,7 @@ public sealed class MmapLockMapCountTests(ITestOutputHelper output)
         PrefaultRegion[] regions = OnePageEveryOther(map, 50);
 
         // Room for 20 new mappings: ten locks that each split the mapping at both ends.
-        using LockLease lease = MmapLock.Lock(regions, LockOptions.Default with { RamGate = RamGate.Always }, RoomOf(free: 20, map));
+        using LockLease lease = MmapLock.Lock(regions, new LockOptions { RamGate = RamGate.Always }, RoomOf(free: 20, map));
 
         Assert.Equal(10 * Page, lease.LockedBytes);
         Assert.Equal(40, lease.Failures.Count);
@@ -70,7 +70,7 @@ public sealed class MmapLockMapCountTests(ITestOutputHelper output)
             }
 
             PrefaultRegion[] regions = [.. maps.Select((m, i) => new PrefaultRegion(m.Address, m.Length, $"file{i}"))];
-            using LockLease lease = MmapLock.Lock(regions, LockOptions.Default with { RamGate = RamGate.Always }, RoomOf(free: 0, [.. maps]));
+            using LockLease lease = MmapLock.Lock(regions, new LockOptions { RamGate = RamGate.Always }, RoomOf(free: 0, [.. maps]));
 
             Assert.Empty(lease.Failures);
             Assert.Equal(5 * 4 * Page, lease.LockedBytes);
@@ -92,7 +92,7 @@ public sealed class MmapLockMapCountTests(ITestOutputHelper output)
         var room = new MappingRoom(Limit, () => ++counts == 1 ? Limit - Margin - 20 : throw new OutOfMemoryException("test: out of memory on the recount"));
 #pragma warning restore CA2201
 
-        Assert.Throws<OutOfMemoryException>(() => MmapLock.Lock(OnePageEveryOther(map, 50), LockOptions.Default with { RamGate = RamGate.Always }, room));
+        Assert.Throws<OutOfMemoryException>(() => MmapLock.Lock(OnePageEveryOther(map, 50), new LockOptions { RamGate = RamGate.Always }, room));
 
         Assert.Equal(2, counts); // ten regions were locked before the throw
         Assert.Equal(0, LockedKiBIn(map));

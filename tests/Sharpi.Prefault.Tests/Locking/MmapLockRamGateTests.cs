@@ -22,7 +22,7 @@ public sealed class MmapLockRamGateTests
 
         using LockLease lease = MmapLock.Lock(
             [map.Region(2 * Region, Region, "first"), map.Region(0, Region, "second"), map.Region(Region, Region, "third")],
-            LockOptions.Default with { RamFraction = fraction });
+            new LockOptions { RamFraction = fraction });
 
         Assert.True(lease.Decision.IsPartial, lease.Decision.Reason);
         Assert.InRange(lease.LockedBytes, (3 * Region / 2) - (2 * Page), (3 * Region / 2) + (2 * Page));
@@ -38,7 +38,7 @@ public sealed class MmapLockRamGateTests
         using TestFile file = TestFile.Create(TestFile.MiB);
         using MappedFile map = file.Map();
 
-        using LockLease lease = MmapLock.Lock([map.Region("weights")], LockOptions.Default with { RamFraction = 1e-15 });
+        using LockLease lease = MmapLock.Lock([map.Region("weights")], new LockOptions { RamFraction = 1e-15 });
 
         Assert.False(lease.Decision.ShouldRun, lease.Decision.Reason);
         Assert.Equal(0, lease.LockedBytes);
@@ -55,7 +55,7 @@ public sealed class MmapLockRamGateTests
         using TestFile file = TestFile.Create(TestFile.MiB);
         using MappedFile map = file.Map();
 
-        using LockLease lease = MmapLock.Lock([map.Region("weights")], LockOptions.Default with { RamFraction = 1e-15, RamGate = RamGate.Always });
+        using LockLease lease = MmapLock.Lock([map.Region("weights")], new LockOptions { RamFraction = 1e-15, RamGate = RamGate.Always });
 
         Assert.True(lease.IsFullyLocked, lease.Failures.Count > 0 ? lease.Failures[0].Message : null);
         Assert.Equal(TestFile.MiB, lease.LockedBytes);

@@ -25,7 +25,7 @@ public sealed class HugePageAdviceTests
 
         int before = MappingsUnder(whole);
 
-        PrefaultResult result = MmapPrefault.Run(tensors, PrefaultOptions.Default with { RamGate = RamGate.Always });
+        PrefaultResult result = MmapPrefault.Run(tensors, new PrefaultOptions { RamGate = RamGate.Always });
 
         Assert.Equal(before, MappingsUnder(whole));
         Assert.Equal(1, before);
@@ -47,7 +47,7 @@ public sealed class HugePageAdviceTests
         void* memory = NativeMemory.AlignedAlloc(bytes, 4096);
         try
         {
-            PrefaultResult result = MmapPrefault.Run([new PrefaultRegion((nint)memory, (long)bytes, "heap")], PrefaultOptions.Default with { RamGate = RamGate.Always });
+            PrefaultResult result = MmapPrefault.Run([new PrefaultRegion((nint)memory, (long)bytes, "heap")], new PrefaultOptions { RamGate = RamGate.Always });
 
             Assert.True(result.HasRun, result.Reason);
             Assert.Equal(0, result.HugePageAdvisedBytes);
@@ -65,7 +65,7 @@ public sealed class HugePageAdviceTests
         using TestFile file = TestFile.Create(8 * MiB);
         using MappedFile map = file.Map();
 
-        PrefaultResult result = MmapPrefault.Run([map.Region()], PrefaultOptions.Default with { IsHugePageAdviceEnabled = false });
+        PrefaultResult result = MmapPrefault.Run([map.Region()], new PrefaultOptions { IsHugePageAdviceEnabled = false });
 
         Assert.True(result.HasRun, result.Reason);
         Assert.Equal(0, result.HugePageAdvisedBytes);

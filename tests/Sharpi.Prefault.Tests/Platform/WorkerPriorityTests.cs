@@ -102,7 +102,7 @@ public sealed class WorkerPriorityTests
             file.Evict(); // unmapped first (the last attempt's view is gone), so the file is cold again
             using MappedFile map = file.Map();
             using PrefaultHandle handle = MmapPrefault.Start([map.Region()],
-                PrefaultOptions.Default with { Progress = progress, ChunkSize = 1 * MiB, WorkerPriority = workerPriority, IsHugePageAdviceEnabled = hugePages });
+                new PrefaultOptions { Progress = progress, ChunkSize = 1 * MiB, WorkerPriority = workerPriority, IsHugePageAdviceEnabled = hugePages });
             handle.Completion.GetAwaiter().GetResult();
         }
 

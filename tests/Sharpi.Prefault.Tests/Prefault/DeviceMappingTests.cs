@@ -32,7 +32,7 @@ public sealed class DeviceMappingTests
         using NativeMmap zero = NativeMmap.Map("/dev/zero", 0, Bytes, writable: true);
 
         PrefaultResult result = MmapPrefault.Run([new PrefaultRegion(zero.Address, Bytes, "zero")],
-            PrefaultOptions.Default with { Strategy = strategy, RamGate = RamGate.Always });
+            new PrefaultOptions { Strategy = strategy, RamGate = RamGate.Always });
 
         Assert.Empty(result.Failures);
         Assert.Equal(Bytes, result.Bytes);

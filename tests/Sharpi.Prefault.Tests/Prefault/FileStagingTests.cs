@@ -55,7 +55,7 @@ public sealed class FileStagingTests
         string before = MappingsOf(file.Path);
         var log = new ListLogger();
 
-        PrefaultResult result = MmapPrefault.Run(regions, PrefaultOptions.Default with { RamGate = RamGate.Always, Logger = log });
+        PrefaultResult result = MmapPrefault.Run(regions, new PrefaultOptions { RamGate = RamGate.Always, Logger = log });
 
         Assert.Empty(result.Failures);
         Assert.Equal(2 * FileBytes, result.Bytes);
@@ -94,7 +94,7 @@ public sealed class FileStagingTests
         var log = new ListLogger();
 
         PrefaultResult result = MmapPrefault.Run([engine.Region()],
-            PrefaultOptions.Default with { RamGate = RamGate.Always, IsHugePageAdviceEnabled = false, Logger = log });
+            new PrefaultOptions { RamGate = RamGate.Always, IsHugePageAdviceEnabled = false, Logger = log });
 
         Assert.Equal(FileBytes, result.Bytes);
         Assert.DoesNotContain(log.At(LogLevel.Debug), m => m.Contains("1 read-only huge-page view(s)", StringComparison.Ordinal));
@@ -114,7 +114,7 @@ public sealed class FileStagingTests
             .Select(i => view.Region((i * Every) + 4096 + 100, Selected, $"tensor{i}")) // not page-aligned: a page at each edge
             .ToArray();
 
-        PrefaultResult result = MmapPrefault.Run(regions, PrefaultOptions.Default with { RamGate = RamGate.Always });
+        PrefaultResult result = MmapPrefault.Run(regions, new PrefaultOptions { RamGate = RamGate.Always });
 
         long selectedPages = regions.Sum(r => Pages.Ceiling(r.Address + (nint)r.Length) - Pages.Floor(r.Address));
         Assert.Empty(result.Failures);
@@ -180,7 +180,7 @@ public sealed class FileStagingTests
             }
         }
 
-        PrefaultResult result = MmapPrefault.Run(regions, PrefaultOptions.Default with { RamGate = RamGate.Always });
+        PrefaultResult result = MmapPrefault.Run(regions, new PrefaultOptions { RamGate = RamGate.Always });
 
         long selected = regions.Sum(r => r.Length);
         Assert.Empty(result.Failures);
@@ -311,7 +311,7 @@ public sealed class FileStagingTests
         using TestFile file = TestFile.Create(FileBytes);
         using MappedFile view = file.Map(MemoryMappedFileAccess.Read);
 
-        await using PrefaultHandle handle = MmapPrefault.Start([view.Region()], PrefaultOptions.Default with { RamGate = RamGate.Always });
+        await using PrefaultHandle handle = MmapPrefault.Start([view.Region()], new PrefaultOptions { RamGate = RamGate.Always });
         PrefaultResult result = await handle.Completion;
 
         Assert.Equal(FileBytes, result.HugePageAdvisedBytes);

@@ -44,7 +44,7 @@ public sealed class MmapPrefaultEnvironmentTests
             var lie = new PrefaultRegion((nint)block, 1L << 40, "lie");
             var log = new ListLogger();
 
-            PrefaultResult result = MmapPrefault.Run([lie], PrefaultOptions.Default with { Logger = log, RamGate = RamGate.Always });
+            PrefaultResult result = MmapPrefault.Run([lie], new PrefaultOptions { Logger = log, RamGate = RamGate.Always });
 
             Assert.False(result.HasRun);
             Assert.Equal(PrefaultMethod.None, result.Method);
@@ -79,7 +79,7 @@ public sealed class MmapPrefaultEnvironmentTests
         using MappedFile map = file.Map();
         var log = new ListLogger();
 
-        PrefaultResult result = MmapPrefault.Run([map.Region()], PrefaultOptions.Default with { Logger = log });
+        PrefaultResult result = MmapPrefault.Run([map.Region()], new PrefaultOptions { Logger = log });
 
         Assert.True(result.HasRun);
         string warning = Assert.Single(log.At(LogLevel.Warning));
@@ -99,7 +99,7 @@ public sealed class MmapPrefaultEnvironmentTests
         using var env = new EnvironmentVariableScope("SHARPI_PREFAULT", value);
         var log = new ListLogger();
 
-        MmapPrefault.Run([], PrefaultOptions.Default with { Logger = log });
+        MmapPrefault.Run([], new PrefaultOptions { Logger = log });
 
         string warning = Assert.Single(log.At(LogLevel.Warning));
         Assert.Contains($"unknown value {quoted}", warning, StringComparison.Ordinal);
@@ -112,7 +112,7 @@ public sealed class MmapPrefaultEnvironmentTests
         using var env = new EnvironmentVariableScope("SHARPI_PREFAULT_RAM_FRACTION", "0.5\u200b");
         var log = new ListLogger();
 
-        MmapPrefault.Run([], PrefaultOptions.Default with { Logger = log });
+        MmapPrefault.Run([], new PrefaultOptions { Logger = log });
 
         Assert.Contains(log.At(LogLevel.Warning), m => m.Contains("invalid value '0.5\\u200B'", StringComparison.Ordinal));
     }
@@ -172,7 +172,7 @@ public sealed class MmapPrefaultEnvironmentTests
         using MappedFile map = file.Map();
         var log = new ListLogger();
 
-        PrefaultResult result = MmapPrefault.Run([map.Region()], PrefaultOptions.Default with { Logger = log });
+        PrefaultResult result = MmapPrefault.Run([map.Region()], new PrefaultOptions { Logger = log });
 
         Assert.True(result.HasRun);
         Assert.Contains(log.At(LogLevel.Warning), m => m.Contains("SHARPI_PREFAULT_RAM_FRACTION", StringComparison.Ordinal) && m.Contains("'1.5'", StringComparison.Ordinal));

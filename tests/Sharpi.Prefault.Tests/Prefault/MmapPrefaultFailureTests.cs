@@ -19,7 +19,7 @@ public sealed class MmapPrefaultFailureTests
         var log = new ListLogger();
 
         PrefaultResult result = MmapPrefault.Run([new PrefaultRegion(Unmapped.Address(MiB), MiB, "unmapped"), liveMap.Region("live")],
-            PrefaultOptions.Default with { Logger = log, Label = "engine", RamGate = RamGate.Always });
+            new PrefaultOptions { Logger = log, Label = "engine", RamGate = RamGate.Always });
 
         Assert.Equal(PrefaultMethod.Populate, result.Method);
         RegionFailure failure = Assert.Single(result.Failures);
@@ -72,6 +72,6 @@ public sealed class MmapPrefaultFailureTests
         using TestFile file = TestFile.Create(MiB);
         using var view = Mappings.NativeMmap.Map(file.Path, 0, 4 * MiB);
         return MmapPrefault.Run([new PrefaultRegion(view.Address, 4 * MiB, "longer")],
-            PrefaultOptions.Default with { Logger = log, RamGate = RamGate.Always, Strategy = strategy });
+            new PrefaultOptions { Logger = log, RamGate = RamGate.Always, Strategy = strategy });
     }
 }

@@ -28,7 +28,7 @@ public sealed class MmapPrefaultStartTests
         ThreadPriority? seen = null;
         var progress = new CallbackProgress(_ => seen ??= Thread.CurrentThread.Priority);
 
-        using PrefaultHandle handle = MmapPrefault.Start([map.Region()], PrefaultOptions.Default with { Progress = progress });
+        using PrefaultHandle handle = MmapPrefault.Start([map.Region()], new PrefaultOptions { Progress = progress });
         handle.Completion.GetAwaiter().GetResult();
 
         Assert.Equal(ThreadPriority.BelowNormal, seen);
@@ -49,7 +49,7 @@ public sealed class MmapPrefaultStartTests
 
         // One thread, the one that reports: other workers would go on sweeping while the report waits, and a fast disk
         // finishes 64 MiB before the Dispose lands.
-        handle = MmapPrefault.Start([map.Region()], PrefaultOptions.Default with { Progress = progress, ChunkSize = 1 * MiB, MaxDegreeOfParallelism = 1 });
+        handle = MmapPrefault.Start([map.Region()], new PrefaultOptions { Progress = progress, ChunkSize = 1 * MiB, MaxDegreeOfParallelism = 1 });
         started.Set();
 
         Assert.True(handle.Completion.Wait(TimeSpan.FromSeconds(30)), "the sweep never finished: Dispose deadlocked");
@@ -65,7 +65,7 @@ public sealed class MmapPrefaultStartTests
         using MappedFile map = file.Map();
         PrefaultRegion[] layers = Enumerable.Range(0, 8).Select(i => map.Region(i * 8 * MiB, 8 * MiB, $"blk.{i}")).ToArray();
 
-        await using PrefaultHandle handle = MmapPrefault.Start(layers, PrefaultOptions.Default with { ChunkSize = 2 * MiB });
+        await using PrefaultHandle handle = MmapPrefault.Start(layers, new PrefaultOptions { ChunkSize = 2 * MiB });
         for (int i = 0; i < layers.Length; i++)
         {
             await handle.WhenReady(i);
@@ -89,7 +89,7 @@ public sealed class MmapPrefaultStartTests
         PrefaultRegion[] layers = [.. Enumerable.Range(0, 8).Select(i => map.Region(i * 8 * MiB, 8 * MiB, $"blk.{i}"))];
         var mappedWhenReady = new int[layers.Length];
 
-        await using PrefaultHandle handle = MmapPrefault.Start(layers, PrefaultOptions.Default with { ChunkSize = 2 * MiB, IsHugePageAdviceEnabled = false });
+        await using PrefaultHandle handle = MmapPrefault.Start(layers, new PrefaultOptions { ChunkSize = 2 * MiB, IsHugePageAdviceEnabled = false });
         for (int i = 0; i < layers.Length; i++)
         {
             await handle.WhenReady(i);
@@ -110,7 +110,7 @@ public sealed class MmapPrefaultStartTests
         using MappedFile map = file.Map();
 
         await using PrefaultHandle handle = MmapPrefault.Start([map.Region()],
-            PrefaultOptions.Default with { ChunkSize = MiB, MaxDegreeOfParallelism = 1, IsHugePageAdviceEnabled = false });
+            new PrefaultOptions { ChunkSize = MiB, MaxDegreeOfParallelism = 1, IsHugePageAdviceEnabled = false });
         PrefaultResult result = await handle.Completion;
 
         Assert.Equal(1, result.Threads);
@@ -156,7 +156,7 @@ public sealed class MmapPrefaultStartTests
                 Thread.Sleep(200);
             }
         });
-        PrefaultOptions slow = PrefaultOptions.Default with { ChunkSize = MiB, MaxDegreeOfParallelism = 1, Progress = progress };
+        PrefaultOptions slow = new PrefaultOptions { ChunkSize = MiB, MaxDegreeOfParallelism = 1, Progress = progress };
 
         var handle = MmapPrefault.Start([map.Region()], slow);
         Assert.True(sweeping.Wait(TimeSpan.FromSeconds(30)));
@@ -191,7 +191,7 @@ public sealed class MmapPrefaultStartTests
             disposing.Wait(TimeSpan.FromSeconds(30));
         });
 
-        PrefaultHandle handle = MmapPrefault.Start([map.Region()], PrefaultOptions.Default with { Progress = progress, ChunkSize = MiB, MaxDegreeOfParallelism = 1 });
+        PrefaultHandle handle = MmapPrefault.Start([map.Region()], new PrefaultOptions { Progress = progress, ChunkSize = MiB, MaxDegreeOfParallelism = 1 });
         Assert.True(sweeping.Wait(TimeSpan.FromSeconds(30)));
         Task disposed = handle.DisposeAsync().AsTask();
         Assert.False(disposed.IsCompleted, "DisposeAsync returned while the worker was still in the sweep");
@@ -221,7 +221,7 @@ public sealed class MmapPrefaultStartTests
             release.Wait(TimeSpan.FromSeconds(30));
         });
 
-        PrefaultHandle handle = MmapPrefault.Start([map.Region()], PrefaultOptions.Default with { Progress = progress, ChunkSize = MiB, MaxDegreeOfParallelism = 1 });
+        PrefaultHandle handle = MmapPrefault.Start([map.Region()], new PrefaultOptions { Progress = progress, ChunkSize = MiB, MaxDegreeOfParallelism = 1 });
         Assert.True(sweeping.Wait(TimeSpan.FromSeconds(30)));
         Task first = Task.Run(handle.Dispose);
         Assert.True(SpinWait.SpinUntil(() => handle.CancellationSource.IsCancellationRequested, TimeSpan.FromSeconds(30)), "the first Dispose never cancelled");
@@ -265,7 +265,7 @@ public sealed class MmapPrefaultStartTests
         var progress = new CallbackProgress(_ => gate.Wait(TimeSpan.FromSeconds(10)));
 
         // The first progress report blocks the sweep until the gate opens, so the timeout surely passes first.
-        await using PrefaultHandle handle = MmapPrefault.Start([map.Region()], PrefaultOptions.Default with { Progress = progress });
+        await using PrefaultHandle handle = MmapPrefault.Start([map.Region()], new PrefaultOptions { Progress = progress });
 
         await Assert.ThrowsAsync<TimeoutException>(() => handle.Completion.WaitAsync(TimeSpan.FromMilliseconds(50)));
         Assert.False(handle.Completion.Wait(TimeSpan.FromMilliseconds(10)));
@@ -284,7 +284,7 @@ public sealed class MmapPrefaultStartTests
 
         // The first progress report holds the sweep until the caller's token is cancelled, so the cut surely comes first.
         await using PrefaultHandle handle = MmapPrefault.Start([map.Region()],
-            PrefaultOptions.Default with { Progress = progress, ChunkSize = MiB, MaxDegreeOfParallelism = 1 }, cts.Token);
+            new PrefaultOptions { Progress = progress, ChunkSize = MiB, MaxDegreeOfParallelism = 1 }, cts.Token);
         await cts.CancelAsync();
         gate.Set();
         PrefaultResult result = await handle.Completion;

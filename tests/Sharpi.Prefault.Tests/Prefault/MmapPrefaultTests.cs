@@ -58,7 +58,7 @@ public sealed class MmapPrefaultTests
         using TestFile file = TestFile.Create(128 * MiB);
         using MappedFile map = file.Map();
 
-        PrefaultResult result = MmapPrefault.Run([map.Region()], PrefaultOptions.Default with { Strategy = PrefaultStrategy.Touch });
+        PrefaultResult result = MmapPrefault.Run([map.Region()], new PrefaultOptions { Strategy = PrefaultStrategy.Touch });
 
         Assert.Equal(PrefaultMethod.Touch, result.Method);
         Assert.Equal(file.Length, result.Bytes);
@@ -104,7 +104,7 @@ public sealed class MmapPrefaultTests
         var reports = new List<PrefaultProgress>();
         var progress = new SynchronousProgress(reports.Add);
 
-        PrefaultResult result = MmapPrefault.Run([map.Region()], PrefaultOptions.Default with { Progress = progress, ChunkSize = 4 * MiB, Label = "p" });
+        PrefaultResult result = MmapPrefault.Run([map.Region()], new PrefaultOptions { Progress = progress, ChunkSize = 4 * MiB, Label = "p" });
 
         Assert.NotEmpty(reports);
         Assert.Equal(result.Bytes, reports[^1].BytesDone);
@@ -121,7 +121,7 @@ public sealed class MmapPrefaultTests
         using MappedFile map = file.Map();
         using var cts = new CancellationTokenSource();
         var progress = new SynchronousProgress(_ => cts.Cancel());
-        PrefaultOptions options = PrefaultOptions.Default with
+        PrefaultOptions options = new PrefaultOptions
         {
             ChunkSize = 1 * MiB,
             MaxDegreeOfParallelism = 1,
@@ -159,7 +159,7 @@ public sealed class MmapPrefaultTests
         using TestFile file = TestFile.Create(4 * MiB);
         using MappedFile map = file.Map();
 
-        PrefaultResult result = MmapPrefault.Run([map.Region()], PrefaultOptions.Default with { Logger = new ThrowingLogger() });
+        PrefaultResult result = MmapPrefault.Run([map.Region()], new PrefaultOptions { Logger = new ThrowingLogger() });
 
         Assert.False(result.HasRun);
         Assert.Contains(ThrowingLogger.Message, result.Reason, StringComparison.Ordinal);
@@ -172,7 +172,7 @@ public sealed class MmapPrefaultTests
         file.Evict();
         using MappedFile map = file.Map();
 
-        PrefaultResult result = MmapPrefault.Run([map.Region()], PrefaultOptions.Default with { Strategy = PrefaultStrategy.HintOnly },
+        PrefaultResult result = MmapPrefault.Run([map.Region()], new PrefaultOptions { Strategy = PrefaultStrategy.HintOnly },
             new CancellationToken(canceled: true));
 
         Assert.True(result.IsCanceled, result.Reason);
@@ -212,7 +212,7 @@ public sealed class MmapPrefaultTests
             shrink.SetLength(16 * MiB);
         }
 
-        PrefaultResult result = MmapPrefault.Run([map.Region("truncated")], PrefaultOptions.Default with { Strategy = strategy, ChunkSize = 4 * MiB });
+        PrefaultResult result = MmapPrefault.Run([map.Region("truncated")], new PrefaultOptions { Strategy = strategy, ChunkSize = 4 * MiB });
 
         Assert.True(result.HasRun);
         Assert.NotEmpty(result.Failures);
@@ -230,24 +230,13 @@ public sealed class MmapPrefaultTests
         using TestFile file = TestFile.Create(fileBytes);
         using var view = Mappings.NativeMmap.Map(file.Path, 0, 4 * MiB);
 
-        PrefaultResult result = MmapPrefault.Run([new PrefaultRegion(view.Address, 4 * MiB, "longer")], PrefaultOptions.Default with { RamGate = RamGate.Always });
+        PrefaultResult result = MmapPrefault.Run([new PrefaultRegion(view.Address, 4 * MiB, "longer")], new PrefaultOptions { RamGate = RamGate.Always });
 
         Assert.Equal(PrefaultMethod.Populate, result.Method);
         Assert.Equal(fileBytes, result.Bytes);
         RegionFailure failure = Assert.Single(result.Failures);
         Assert.Equal((4 * MiB) - fileBytes, failure.Length);
         Assert.Equal(100.0, Residency.OfFile(file.Path).Percent, 3);
-    }
-
-    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
-    public void Result_ToString_NamesEachFailure_NotTheListsType()
-    {
-        PrefaultResult result = MmapPrefault.Run([new PrefaultRegion(Unmapped.Address(4096), 4096, "stale")], PrefaultOptions.Default with { RamGate = RamGate.Always });
-
-        string text = result.ToString();
-
-        Assert.DoesNotContain("System.Collections", text, StringComparison.Ordinal);
-        Assert.Contains("Failures = [stale: ", text, StringComparison.Ordinal);
     }
 
     [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
@@ -272,7 +261,7 @@ public sealed class MmapPrefaultTests
         using MappedFile map = file.Map();
         var log = new ListLogger();
 
-        MmapPrefault.Run([map.Region()], PrefaultOptions.Default with { Logger = log, Label = "engine" });
+        MmapPrefault.Run([map.Region()], new PrefaultOptions { Logger = log, Label = "engine" });
 
         string line = Assert.Single(log.At(LogLevel.Information));
         Assert.StartsWith("[engine] Pre-faulted 8,388,608 bytes", line, StringComparison.Ordinal);
@@ -286,7 +275,7 @@ public sealed class MmapPrefaultTests
         using MappedFile map = file.Map();
         var log = new ListLogger();
 
-        MmapPrefault.Run([map.Region()], PrefaultOptions.Default with { Logger = log, Label = "engine" });
+        MmapPrefault.Run([map.Region()], new PrefaultOptions { Logger = log, Label = "engine" });
 
         IReadOnlyDictionary<string, object?> fields = Assert.Single(log.Fields, f => f.ContainsKey("BytesAlreadyResident"));
         Assert.Equal(8 * MiB, Assert.IsType<long>(fields["Bytes"]));

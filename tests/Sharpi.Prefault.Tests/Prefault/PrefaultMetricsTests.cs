@@ -15,7 +15,7 @@ public sealed class PrefaultMetricsTests
         using TestFile file = TestFile.Create(4 * TestFile.MiB);
         using MappedFile map = file.Map();
 
-        MmapPrefault.Run([map.Region()], PrefaultOptions.Default with { Label = label });
+        MmapPrefault.Run([map.Region()], new PrefaultOptions { Label = label });
 
         Assert.Equal("By", recorder.Units["sharpi.prefault.swept"]);
         Assert.Equal("By", recorder.Units["sharpi.prefault.already_resident"]);
@@ -36,7 +36,7 @@ public sealed class PrefaultMetricsTests
         string label = $"metrics-{Guid.NewGuid():N}";
         using var recorder = new MeasurementRecorder(label);
 
-        MmapPrefault.Run([], PrefaultOptions.Default with { Label = label });
+        MmapPrefault.Run([], new PrefaultOptions { Label = label });
 
         Measurement run = Assert.Single(recorder.Of("sharpi.prefault.runs"));
         Assert.Equal("skipped", run.Tags["sharpi.prefault.outcome"]);
@@ -51,7 +51,7 @@ public sealed class PrefaultMetricsTests
         using TestFile file = TestFile.Create(4 * TestFile.MiB);
         using MappedFile map = file.Map();
 
-        PrefaultResult result = MmapPrefault.Run([map.Region()], PrefaultOptions.Default with { Label = label }, new CancellationToken(canceled: true));
+        PrefaultResult result = MmapPrefault.Run([map.Region()], new PrefaultOptions { Label = label }, new CancellationToken(canceled: true));
 
         Assert.False(result.HasRun);
         Measurement run = Assert.Single(recorder.Of("sharpi.prefault.runs"));

@@ -69,7 +69,7 @@ public sealed class PrefaultPlanTests
             int duringSweep = 0;
             var progress = new CallbackProgress(_ => duringSweep = Math.Max(duringSweep, OpenDescriptors())); // on the calling thread, inside the sweep
 
-            PrefaultResult result = MmapPrefault.Run(regions, PrefaultOptions.Default with { RamGate = RamGate.Always, Progress = progress, MaxDegreeOfParallelism = 1 });
+            PrefaultResult result = MmapPrefault.Run(regions, new PrefaultOptions { RamGate = RamGate.Always, Progress = progress, MaxDegreeOfParallelism = 1 });
 
             Assert.True(result.HasRun, result.Reason);
             Assert.Equal(Files * 64L * 1024, result.BytesResident); // the count after the sweep still asks every file

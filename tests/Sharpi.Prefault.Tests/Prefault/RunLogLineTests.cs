@@ -18,7 +18,7 @@ public sealed class RunLogLineTests
         var log = new ListLogger();
 
         PrefaultResult result = MmapPrefault.Run([map.Region(0, map.Length, "weights")],
-            PrefaultOptions.Default with { Label = "engine", Logger = log, RamGate = RamGate.Always });
+            new PrefaultOptions { Label = "engine", Logger = log, RamGate = RamGate.Always });
 
         string line = Assert.Single(log.At(LogLevel.Information));
         Assert.StartsWith("[engine] Pre-faulted ", line, StringComparison.Ordinal);

@@ -22,8 +22,8 @@ public sealed class ScaleTests
         using TestFile file = TestFile.Create(Regions * 128L); // data, not a sparse file: the plan leaves holes out
         using NativeMmap map = NativeMmap.Map(file.Path, 0, file.Length);
         PrefaultRegion[] regions = [.. Enumerable.Range(0, Regions).Select(i => new PrefaultRegion(map.Address + (i * 128), 64))];
-        PrefaultOptions options = PrefaultOptions.Default with { RamGate = RamGate.Always, MaxDegreeOfParallelism = 1 };
-        MmapPrefault.Run(regions.AsSpan(0, 100), options); // the first run's JIT and statics are not the regions'
+        PrefaultOptions options = new PrefaultOptions { RamGate = RamGate.Always, MaxDegreeOfParallelism = 1 };
+        MmapPrefault.Run(regions[..100], options); // the first run's JIT and statics are not the regions'
 
         long before = GC.GetAllocatedBytesForCurrentThread();
         PrefaultResult result = MmapPrefault.Run(regions, options);

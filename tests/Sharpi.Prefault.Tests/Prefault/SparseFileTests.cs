@@ -24,7 +24,7 @@ public sealed class SparseFileTests
         using NativeMmap map = NativeMmap.Map(path, 0, 256 * MiB, shared: true);
         long usedBefore = tmpfs.UsedBytes;
 
-        PrefaultResult result = MmapPrefault.Run([new PrefaultRegion(map.Address, 256 * MiB, "sparse")], PrefaultOptions.Default with { Strategy = strategy });
+        PrefaultResult result = MmapPrefault.Run([new PrefaultRegion(map.Address, 256 * MiB, "sparse")], new PrefaultOptions { Strategy = strategy });
 
         Assert.Empty(result.Failures);
         Assert.Equal(4 * MiB, result.Bytes); // the data, nothing of the 252 MiB of holes
@@ -74,7 +74,7 @@ public sealed class SparseFileTests
             long usedBefore = above.UsedBytes;
 
             PrefaultResult result = MmapPrefault.Run([new PrefaultRegion(reserved, MiB, "first"), new PrefaultRegion(reserved + (nint)MiB, 256 * MiB, "second")],
-                PrefaultOptions.Default with { RamGate = RamGate.Always });
+                new PrefaultOptions { RamGate = RamGate.Always });
 
             Assert.Empty(result.Failures); // was: ENOSPC on the second's tmpfs, after filling it
             Assert.InRange(above.UsedBytes - usedBefore, 0, MiB);
@@ -144,7 +144,7 @@ public sealed class SparseFileTests
         File.Delete(path);
         tmpfs.Fill();
 
-        PrefaultResult result = MmapPrefault.Run([new PrefaultRegion(map.Address, 64 * MiB, "deleted")], PrefaultOptions.Default with { RamGate = RamGate.Always });
+        PrefaultResult result = MmapPrefault.Run([new PrefaultRegion(map.Address, 64 * MiB, "deleted")], new PrefaultOptions { RamGate = RamGate.Always });
 
         RegionFailure failure = Assert.Single(result.Failures);
         Assert.Equal(MiB, result.Bytes);

@@ -124,7 +124,7 @@ public sealed class SweepMechanismTests
         using TestFile file = TestFile.Create(4 * TestFile.MiB, evict: evict);
         using MappedFile map = file.Map();
         PrefaultPlan plan = PrefaultPlan.Measure(RegionSet.Merge([map.Region()]), []);
-        PrefaultOptions options = PrefaultOptions.Default with { Strategy = strategy };
+        PrefaultOptions options = new PrefaultOptions { Strategy = strategy };
         return SweepMechanism.Choose(plan, options, (ILogger?)log ?? NullLogger.Instance, besideInit ? SweepThreads.ForStart(options) : SweepThreads.ForRun(options), reporting,
             cpuSaysHypervisor);
     }

@@ -12,7 +12,7 @@ namespace Sharpi.Prefault.Tests.Prefault;
 /// </summary>
 public sealed class SweepThreadCapTests(ITestOutputHelper output)
 {
-    private static readonly PrefaultOptions Unbounded = PrefaultOptions.Default with
+    private static readonly PrefaultOptions Unbounded = new PrefaultOptions
     {
         MaxDegreeOfParallelism = int.MaxValue,
         ChunkSize = 1, // one page a chunk

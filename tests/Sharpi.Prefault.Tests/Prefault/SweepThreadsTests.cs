@@ -6,7 +6,7 @@ public sealed class SweepThreadsTests
     [Fact]
     public void ForRun_SweepsOnAsManyThreadsAsAsked_AtNormal_ReadingNothingAhead()
     {
-        SweepThreads run = SweepThreads.ForRun(PrefaultOptions.Default with { MaxDegreeOfParallelism = 12 });
+        SweepThreads run = SweepThreads.ForRun(new PrefaultOptions { MaxDegreeOfParallelism = 12 });
 
         Assert.Equal(new SweepThreads(12, ThreadPriority.Normal), run);
         Assert.False(run.ReadsAheadOfSweep);
@@ -17,7 +17,7 @@ public sealed class SweepThreadsTests
     [Fact]
     public void ForStart_ReadsAheadBelowNormal_WithHelpersBelowNormalToo_NoMoreThanCores()
     {
-        SweepThreads start = SweepThreads.ForStart(PrefaultOptions.Default with { MaxDegreeOfParallelism = 64 });
+        SweepThreads start = SweepThreads.ForStart(new PrefaultOptions { MaxDegreeOfParallelism = 64 });
 
         Assert.Equal(Math.Min(63, Environment.ProcessorCount), start.Helpers); // was 64 threads at nice 10
         Assert.Equal(64, start.Threads); // where it does not read ahead (2 MiB folios, a touch): as before
@@ -33,13 +33,13 @@ public sealed class SweepThreadsTests
     [InlineData(2, 1)]
     public void ForStart_CountsTheBackgroundThreadInTheParallelismAsked(int asked, int helpers)
     {
-        Assert.Equal(Math.Min(helpers, Environment.ProcessorCount), SweepThreads.ForStart(PrefaultOptions.Default with { MaxDegreeOfParallelism = asked }).Helpers);
+        Assert.Equal(Math.Min(helpers, Environment.ProcessorCount), SweepThreads.ForStart(new PrefaultOptions { MaxDegreeOfParallelism = asked }).Helpers);
     }
 
     [Fact]
     public void ForStart_WithAPriorityAsked_RunsEveryThreadAtIt()
     {
-        SweepThreads start = SweepThreads.ForStart(PrefaultOptions.Default with { WorkerPriority = ThreadPriority.Normal });
+        SweepThreads start = SweepThreads.ForStart(new PrefaultOptions { WorkerPriority = ThreadPriority.Normal });
 
         Assert.Equal(ThreadPriority.Normal, start.Priority);
         Assert.Equal(ThreadPriority.Normal, start.HelperPriority);

@@ -60,7 +60,7 @@ public sealed class TouchAfterPopulateTests
         using MappedFile map = file.Map();
         var log = new ListLogger();
 
-        PrefaultResult result = MmapPrefault.Run([map.Region()], PrefaultOptions.Default with { RamGate = RamGate.Always, Logger = log, ChunkSize = 2 * MiB });
+        PrefaultResult result = MmapPrefault.Run([map.Region()], new PrefaultOptions { RamGate = RamGate.Always, Logger = log, ChunkSize = 2 * MiB });
 
         Assert.True(result.HasRun, result.Reason);
         Assert.Equal(PrefaultMethod.Populate, result.Method);
@@ -84,10 +84,10 @@ public sealed class TouchAfterPopulateTests
         // Nothing was just read, so there is no first access to pay for.
         using TestFile file = TestFile.Create(8 * MiB, evict: false);
         using MappedFile map = file.Map();
-        Assert.True(MmapPrefault.Run([map.Region()], PrefaultOptions.Default with { RamGate = RamGate.Always }).HasRun);
+        Assert.True(MmapPrefault.Run([map.Region()], new PrefaultOptions { RamGate = RamGate.Always }).HasRun);
         var log = new ListLogger();
 
-        PrefaultResult result = MmapPrefault.Run([map.Region()], PrefaultOptions.Default with { RamGate = RamGate.Always, Logger = log });
+        PrefaultResult result = MmapPrefault.Run([map.Region()], new PrefaultOptions { RamGate = RamGate.Always, Logger = log });
 
         Assert.True(result.HasRun, result.Reason);
         Assert.Equal(file.Length, result.BytesAlreadyResident);

@@ -75,7 +75,7 @@ public sealed class TrialSweepTests
             try
             {
                 MechanismTrial.BudgetShareOverride.Value = 0.5;
-                result = MmapPrefault.Run([view.Region()], PrefaultOptions.Default with { RamGate = RamGate.Always });
+                result = MmapPrefault.Run([view.Region()], new PrefaultOptions { RamGate = RamGate.Always });
             }
             finally
             {

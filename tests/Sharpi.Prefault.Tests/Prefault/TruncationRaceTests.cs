@@ -52,7 +52,7 @@ public sealed class TruncationRaceTests(ITestOutputHelper output)
         file.Dispose();
 
         PrefaultResult result = MmapPrefault.Run([PrefaultRegion.FromView(view, "deleted")],
-            PrefaultOptions.Default with { Strategy = PrefaultStrategy.Touch, RamGate = RamGate.Always });
+            new PrefaultOptions { Strategy = PrefaultStrategy.Touch, RamGate = RamGate.Always });
 
         Assert.True(result.HasRun);
         Assert.Equal(FileBytes / 4, result.Bytes);
@@ -75,18 +75,18 @@ public sealed class TruncationRaceTests(ITestOutputHelper output)
         using MemoryMappedFile map = MemoryMappedFile.CreateFromFile(stream, null, FileBytes, access, HandleInheritability.None, leaveOpen: true);
         using MemoryMappedViewAccessor view = map.CreateViewAccessor(0, FileBytes, access);
         PrefaultRegion region = PrefaultRegion.FromView(view, "racing");
-        PrefaultOptions options = PrefaultOptions.Default with
+        using var swept = new ManualResetEventSlim();
+        PrefaultOptions options = new PrefaultOptions
         {
             Strategy = strategy,
             RamGate = RamGate.Always,
             ChunkSize = 256 * 1024, // many chunks: many moments at which the file can shrink between two steps
             MaxDegreeOfParallelism = 2,
+            Progress = new OnReport(swept),
         };
 
         // The truncator waits for the run's first progress report (its first chunk swept), then spins a random while:
         // started before the run, on a fast machine it truncated before the run began in all 300 iterations.
-        using var swept = new ManualResetEventSlim();
-        options = options with { Progress = new OnReport(swept) };
         var random = new Random(20261122);
         int overlapped = 0;
         int cut = 0;

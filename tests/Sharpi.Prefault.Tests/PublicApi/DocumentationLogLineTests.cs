@@ -45,7 +45,7 @@ public sealed class DocumentationLogLineTests
         using MappedFile map = MappedFile.ReadOnly(file.Path);
         var log = new ListLogger();
 
-        PrefaultResult result = MmapPrefault.Run([map.Region(0, map.Length, "weights")], PrefaultOptions.Default with { Label = "engine", Logger = log, RamGate = RamGate.Always });
+        PrefaultResult result = MmapPrefault.Run([map.Region(0, map.Length, "weights")], new PrefaultOptions { Label = "engine", Logger = log, RamGate = RamGate.Always });
 
         string message = Assert.Single(log.At(LogLevel.Information), m => m.Contains("Pre-faulted", StringComparison.Ordinal));
         Assert.Matches(new Regex("^" + Pattern(template) + "$", RegexOptions.CultureInvariant), message);

@@ -39,7 +39,7 @@ public sealed class RamGateDecisionTests
         var memory = new MemoryFigures(available, limit) { CgroupUsedBytes = used };
 
         RamGateDecision prefault = MmapPrefault.Decide(PrefaultMode.Auto, bytes, resident, memory, gate, fraction);
-        RamGateDecision locked = MmapLock.Decide(bytes, resident, memory, LockOptions.Default with { RamGate = gate, RamFraction = fraction });
+        RamGateDecision locked = MmapLock.Decide(bytes, resident, memory, new LockOptions { RamGate = gate, RamFraction = fraction });
 
         Assert.Equal(prefault, locked);
         Assert.Equal(outcome, prefault switch { { ShouldRun: false } => "none", { IsPartial: true } => "partial", _ => "full" });

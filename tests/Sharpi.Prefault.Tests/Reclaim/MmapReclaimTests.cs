@@ -11,7 +11,7 @@ public sealed class MmapReclaimTests(ITestOutputHelper output)
 {
     private static readonly long Page = Environment.SystemPageSize;
 
-    private static readonly ReclaimOptions DontNeed = ReclaimOptions.Default with { Mechanism = ReclaimMechanism.DontNeed };
+    private static readonly ReclaimOptions DontNeed = new ReclaimOptions { Mechanism = ReclaimMechanism.DontNeed };
 
     // MADV_PAGEOUT (Linux 5.4+): reclaim the range now, private pages to swap.
     private const int MadvPageout = 21;
@@ -132,7 +132,7 @@ public sealed class MmapReclaimTests(ITestOutputHelper output)
 
         ReclaimResult result = MmapReclaim.Release([map.Region("weights")]);
 
-        output.WriteLine(result.ToString());
+        output.WriteLine(result.Reason);
         Assert.Equal(0, result.BytesReleased);
         RegionFailure kept = Assert.Single(result.Skipped);
         Assert.Equal("weights", kept.Name);
@@ -184,7 +184,7 @@ public sealed class MmapReclaimTests(ITestOutputHelper output)
         thread.Start();
         thread.Join();
 
-        output.WriteLine(pageOut!.ToString());
+        output.WriteLine(pageOut!.Reason);
         Assert.Equal(0, pageOut.BytesReleased);
         RegionFailure kept = Assert.Single(pageOut.Skipped);
         Assert.Contains("owns the file or may write it", kept.Message, StringComparison.Ordinal);

@@ -34,7 +34,7 @@ public sealed class PageCacheWarmTests(ITestOutputHelper output)
 
         PageCacheWarmResult again = await PageCache.WarmAsync(file.Path);
 
-        Assert.True(again.IsComplete, again.ToString());
+        Assert.True(again.IsComplete, again.Error ?? again.Method);
         Assert.Equal(file.Length, again.BytesAlreadyCached);
         Assert.Equal(file.Length, again.BytesRead);
     }

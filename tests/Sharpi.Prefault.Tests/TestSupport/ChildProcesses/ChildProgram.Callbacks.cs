@@ -14,7 +14,7 @@ internal static partial class ChildProgram
         if (what == "start-logger")
         {
             using MappedModel model = MappedModel.OpenFile(path);
-            using PrefaultHandle handle = MmapPrefault.Start([model.FileRegion(path)], PrefaultOptions.Default with { Logger = new ThrowingLogger() });
+            using PrefaultHandle handle = MmapPrefault.Start([model.FileRegion(path)], new PrefaultOptions { Logger = new ThrowingLogger() });
             PrefaultResult result = handle.Completion.GetAwaiter().GetResult();
             Console.WriteLine($"ran={result.HasRun}");
             Console.WriteLine($"reason={result.Reason}");

@@ -22,7 +22,7 @@ internal static partial class ChildProgram
         using NativeMmap map = NativeMmap.Map(path, 0, length, shared: true);
         Console.WriteLine($"mappingLocked={LockedBytesOf(map.Address, length)}");
         long before = ProcessStatus.ReadStatusBytes("VmLck");
-        LockLease lease = MmapLock.Lock([new PrefaultRegion(map.Address + (nint)(length / 4), length / 2, "blk.1")], LockOptions.Default with { RamGate = RamGate.Always });
+        LockLease lease = MmapLock.Lock([new PrefaultRegion(map.Address + (nint)(length / 4), length / 2, "blk.1")], new LockOptions { RamGate = RamGate.Always });
         Console.WriteLine($"leaseLocked={lease.LockedBytes}");
         Console.WriteLine($"leaseAlreadyLocked={lease.AlreadyLockedBytes}");
         Console.WriteLine($"fullyLocked={lease.IsFullyLocked}");
@@ -61,7 +61,7 @@ internal static partial class ChildProgram
             regions[i] = new PrefaultRegion(map.Address + (nint)(2 * i * page), page, $"r{i}");
         }
 
-        using (LockLease lease = MmapLock.Lock(regions, LockOptions.Default with { RamGate = RamGate.Always }))
+        using (LockLease lease = MmapLock.Lock(regions, new LockOptions { RamGate = RamGate.Always }))
         {
             Console.WriteLine($"locked={lease.LockedBytes / page}");
             Console.WriteLine($"failures={lease.Failures.Count}");

@@ -42,7 +42,7 @@ internal static partial class ChildProgram
             regions[i] = new PrefaultRegion(maps[i].Address, maps[i].Length, $"f{i}");
         }
 
-        PrefaultResult result = MmapPrefault.Run(regions, PrefaultOptions.Default with { RamGate = RamGate.Always });
+        PrefaultResult result = MmapPrefault.Run(regions, new PrefaultOptions { RamGate = RamGate.Always });
         Console.WriteLine($"bytes={result.Bytes}");
         Console.WriteLine("done");
         return 0;
@@ -63,7 +63,7 @@ internal static partial class ChildProgram
         ResidencyInfo ofFile = Residency.OfFile(path);
         Console.WriteLine($"ofFileResident={ofFile.ResidentBytes}");
         Console.WriteLine($"ofFileUnknown={ofFile.UnknownBytes}");
-        PrefaultResult result = MmapPrefault.Run([whole], PrefaultOptions.Default with { RamGate = RamGate.Always });
+        PrefaultResult result = MmapPrefault.Run([whole], new PrefaultOptions { RamGate = RamGate.Always });
         Console.WriteLine($"runBytes={result.Bytes}");
         Console.WriteLine($"runAlreadyResident={result.BytesAlreadyResident}");
         Console.WriteLine($"runAlreadyResidentUnknown={result.BytesAlreadyResidentUnknown}");

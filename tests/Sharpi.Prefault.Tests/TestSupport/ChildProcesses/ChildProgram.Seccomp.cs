@@ -40,7 +40,7 @@ internal static partial class ChildProgram
 
         var random = new Random(20261124);
         var truncation = new TruncateOnFirstReport(stream);
-        PrefaultOptions options = PrefaultOptions.Default with
+        PrefaultOptions options = new PrefaultOptions
         {
             Strategy = strategy,
             RamGate = RamGate.Always,
@@ -118,13 +118,15 @@ internal static partial class ChildProgram
         SeccompFilter.Install(refusePopulate: true);
         Console.WriteLine($"kernelChecked={SafeTouch.IsKernelChecked}");
         Console.WriteLine($"populate={PopulateSupport.IsSupported(out _)}");
-        PrefaultOptions options = PrefaultOptions.Default with
+        PrefaultOptions Options(IProgress<PrefaultProgress>? progress) => new()
         {
             Strategy = PrefaultStrategy.Touch,
             RamGate = RamGate.Always,
             ChunkSize = 64 * 1024, // many chunks: the sweep goes on well past the unmapping
             MaxDegreeOfParallelism = 1, // the first report comes after the first chunk, on the sweeping thread
+            Progress = progress,
         };
+        PrefaultOptions options = Options(null);
 
         int failed = 0;
         int unmapped = 0;
@@ -144,7 +146,7 @@ internal static partial class ChildProgram
             {
                 nint address = NativeTestMethods.MapAnonymous(Length);
                 var unmap = new UnmapOnFirstReport(address, Length);
-                PrefaultResult result = MmapPrefault.Run([new PrefaultRegion(address, Length, "engine buffer")], options with { Progress = unmap });
+                PrefaultResult result = MmapPrefault.Run([new PrefaultRegion(address, Length, "engine buffer")], Options(unmap));
                 failed += result.Failures.Count > 0 ? 1 : 0;
                 unmapped += unmap.Count;
                 method = result.Method;

@@ -15,7 +15,7 @@ internal static partial class ChildProgram
         using MappedModel model = MappedModel.OpenFile(path);
         PrefaultRegion region = model.FileRegion(path);
         byte[] buffer = new byte[(int)model.Length];
-        var options = DirectReadOptions.Default with { BlockSize = 64 * 1024, MaxReadsInFlight = 4 };
+        var options = new DirectReadOptions { BlockSize = 64 * 1024, MaxReadsInFlight = 4 };
 
         Console.WriteLine($"length={model.Length}"); // the console starts its own thread on first use: before the freeze
         File.WriteAllText(Path.Combine(group, "pids.max"), File.ReadAllText(Path.Combine(group, "pids.current")).Trim());
@@ -40,7 +40,7 @@ internal static partial class ChildProgram
         }
         else if (what == "start")
         {
-            using PrefaultHandle handle = MmapPrefault.Start([region], PrefaultOptions.Default with { RamGate = RamGate.Always });
+            using PrefaultHandle handle = MmapPrefault.Start([region], new PrefaultOptions { RamGate = RamGate.Always });
             PrefaultResult result = handle.Completion.GetAwaiter().GetResult();
             Console.WriteLine($"startRan={result.HasRun}");
             Console.WriteLine($"startBytes={result.Bytes}");
@@ -88,7 +88,7 @@ internal static partial class ChildProgram
             helpers.AddRange(ThreadNices.OfSweepThreads());
         });
 
-        MmapPrefault.Run([map.Region()], PrefaultOptions.Default with { Progress = progress, ChunkSize = 1L << 20, MaxDegreeOfParallelism = 2 });
+        MmapPrefault.Run([map.Region()], new PrefaultOptions { Progress = progress, ChunkSize = 1L << 20, MaxDegreeOfParallelism = 2 });
         Console.WriteLine($"caller={string.Join(',', caller)}");
         Console.WriteLine($"helpers={string.Join(',', helpers)}");
         Console.WriteLine("done");
