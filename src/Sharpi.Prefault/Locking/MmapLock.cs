@@ -70,7 +70,7 @@ public static class MmapLock
         }
 
         // 4. Count the pages as held before locking them, so a lease disposed meanwhile cannot unlock them under us;
-        // all ranges in one registry pass (range by range, the registry's updates made a big lock quadratic).
+        // all ranges in one registry pass (range by range is quadratic).
         var wanted = new (nint Start, nint End)[work.Length];
         long wantedBytes = 0;
         for (int i = 0; i < work.Length; i++)
@@ -134,7 +134,7 @@ public static class MmapLock
         return lease;
     }
 
-    /// <summary>The RAM gate's decision for pinning every requested byte; the resident ones already occupy memory that can hold them.</summary>
+    /// <summary>The RAM gate's decision for pinning every requested byte, resident ones counted as already held.</summary>
     private static RamGateDecision Decide(PageGroup[] groups, long requested, LockOptions options)
     {
         if (requested == 0)
@@ -159,17 +159,11 @@ public static class MmapLock
         return Decide(requested, resident, memory, options);
     }
 
-    /// <summary>
-    /// The prefault's RAM-fit gate (<see cref="RamGateDecision.Decide"/>) over the figures given, with no operators' mode:
-    /// <c>SHARPI_PREFAULT</c> does not apply to locks.
-    /// </summary>
+    /// <summary>The prefault's RAM gate over the figures given; <c>SHARPI_PREFAULT</c> does not apply to locks.</summary>
     internal static RamGateDecision Decide(long requested, long resident, MemoryFigures memory, LockOptions options) =>
         RamGateDecision.Decide(requested, resident, memory, options.RamGate, options.RamFraction);
 
-    /// <summary>
-    /// The groups to lock: all of them, or those that fit in the budget in the order given
-    /// (<see cref="RamGateDecision.Cut"/>, every byte charged), the one that crosses it cut to its whole pages within.
-    /// </summary>
+    /// <summary>The groups that fit in the budget, in the order given, the one crossing it cut to its whole pages within.</summary>
     private static PageGroup[] WithinBudget(PageGroup[] groups, MergedRegion[] pieces, RamGateDecision decision, List<RegionFailure> failures)
     {
         if (decision.ShouldRun && !decision.IsPartial)
@@ -204,10 +198,7 @@ public static class MmapLock
         return [.. work];
     }
 
-    /// <summary>
-    /// The parts of <paramref name="groups"/> this call claimed (<paramref name="claimed"/>: sorted, each inside one
-    /// group), each a group of its own with its group's members, in the groups' order.
-    /// </summary>
+    /// <summary>Each sorted <paramref name="claimed"/> range as a group of its own, with its group's members, in the groups' order.</summary>
     private static PageGroup[] Claimed(PageGroup[] groups, (nint Start, nint End)[] claimed, out long claimedBytes)
     {
         claimedBytes = 0;
@@ -224,7 +215,7 @@ public static class MmapLock
         return [.. parts];
     }
 
-    /// <summary>The part of a group's member <paramref name="piece"/> inside <paramref name="range"/> (a claimed part of the group, or the budget's cut of it), or null.</summary>
+    /// <summary>The part of <paramref name="piece"/> inside <paramref name="range"/>, or null.</summary>
     internal static MergedRegion? Clip(MergedRegion piece, MergedRegion range)
     {
         nint start = (nuint)piece.Start > (nuint)range.Start ? piece.Start : range.Start;
@@ -244,7 +235,7 @@ public static class MmapLock
         return items;
     }
 
-    /// <summary>The lock calls of one <see cref="Lock(ReadOnlySpan{PrefaultRegion}, LockOptions?)"/>: what they locked and what the OS refused.</summary>
+    /// <summary>The lock calls of one Lock: what they locked and what the OS refused.</summary>
     private sealed class LockRun(string label, ILogger logger, List<RegionFailure> failures, int capacity, LockSplits room)
     {
         private readonly List<(nint Start, nint End)> _refused = [];
@@ -284,10 +275,7 @@ public static class MmapLock
 
         internal bool IsRefusedUndone { get; private set; }
 
-        /// <summary>
-        /// Takes what locking <paramref name="g"/> may split off from the room under vm.max_map_count; where there is
-        /// none, reports each of its members as not locked, under its own name, and returns false.
-        /// </summary>
+        /// <summary>Takes the mapping room locking <paramref name="g"/> needs; false, each member reported, where there is none.</summary>
         internal bool TryTakeRoom(PageGroup g, MergedRegion[] pieces)
         {
             if (room.TryTake(g.Range))
@@ -352,10 +340,7 @@ public static class MmapLock
         }
     }
 
-    /// <summary>
-    /// Unlocks what a lock call counted and locked when it throws before its lease exists (out of memory, say): the
-    /// call never leaves pages locked with nothing to unlock them.
-    /// </summary>
+    /// <summary>Unlocks what a lock call counted and locked if it throws before its lease exists.</summary>
     private sealed class UnwindOnThrow(LockRun run, (nint Start, nint End)[] ranges) : IDisposable
     {
         private bool _completed;
