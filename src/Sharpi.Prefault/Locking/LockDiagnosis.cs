@@ -86,7 +86,7 @@ internal sealed class LockDiagnosis
             : LockLimit.UnixMessage(LockRefusal.OutOfMemory, call, text, bytes, Limit(), linux: true, why);
     }
 
-    /// <summary>What about the mappings of [start, end) makes mlock fail with ENOMEM, or null when nothing does.</summary>
+    /// <summary>What in the mappings of [start, end) makes mlock fail with ENOMEM; null when nothing does.</summary>
     private LockRefusal? CheckMappings(nint start, nint end, out string detail)
     {
         detail = string.Empty;

@@ -20,10 +20,10 @@ internal enum LockRefusal
     /// <summary>ENOMEM: part of the range is not mapped.</summary>
     NotMapped,
 
-    /// <summary>ENOMEM: part of the range is mapped PROT_NONE, and mlock faults in only pages it may read.</summary>
+    /// <summary>ENOMEM: part of the range is mapped PROT_NONE (mlock faults in only readable pages).</summary>
     NoAccess,
 
-    /// <summary>ENOMEM: part of the range lies past the end of its file (truncated after it was mapped).</summary>
+    /// <summary>ENOMEM: part of the range lies past the end of its (truncated) file.</summary>
     PastEndOfFile,
 
     /// <summary>EAGAIN, or ENOMEM where RLIMIT_MEMLOCK does not apply: memory (the machine's or the cgroup's) is short.</summary>
@@ -70,7 +70,7 @@ internal static class LockLimit
 
     private static string Detail(string? detail) => string.IsNullOrEmpty(detail) ? string.Empty : $" ({detail})";
 
-    /// <summary>The message of a refused VirtualLock: the Win32 error, the cause where known, and what to do.</summary>
+    /// <summary>The message of a refused VirtualLock: the error, the cause where known, and what to do.</summary>
     internal static string WindowsMessage(PlatformError error, long bytes)
     {
         string what = error.Code == Interop.Kernel32.ERROR_WORKING_SET_QUOTA

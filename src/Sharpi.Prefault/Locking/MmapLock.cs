@@ -27,15 +27,14 @@ public static class MmapLock
     /// <inheritdoc cref="Lock(IReadOnlyList{PrefaultRegion}, LockOptions?)"/>
     public static LockLease Lock(ReadOnlySpan<PrefaultRegion> regions, LockOptions? options = null) => Lock(regions, options, room: null);
 
-    /// <summary>The lock, with the room under vm.max_map_count given (tests) or read when it is needed (null).</summary>
+    /// <summary>The lock; tests give the room under vm.max_map_count, null reads it when needed.</summary>
     internal static LockLease Lock(ReadOnlySpan<PrefaultRegion> regions, LockOptions? options, MappingRoom? room)
     {
         RegionSet.Validate(regions, nameof(regions));
         options ??= LockOptions.Default;
         ILogger logger = options.Logger ?? NullLogger.Instance;
 
-        // 1. Merge, leave out the holes of sparse files, grow to whole pages: neighbours sharing a page lock as one
-        // group, split by member for failures.
+        // 1. Merge, drop sparse-file holes, grow to whole pages: neighbours sharing a page lock as one group.
         MergedRegion[] merged = RegionSet.Merge(regions);
         merged = SparseFiles.WithoutHoles(merged, ProcMaps.ReadFor(merged), out _);
         PageGroup[] groups = PageRanges.Outward(merged, out MergedRegion[] pieces);
@@ -54,8 +53,7 @@ public static class MmapLock
             eligible += g.Range.Length;
         }
 
-        // 3. The RAM gate: locked pages cannot be reclaimed, so a lock past the memory that can hold them ends in
-        // the OOM killer (the cgroup's, first). Regions in the order given, up to the budget.
+        // 3. The RAM gate, regions in order: locked pages cannot be reclaimed, so too large a lock meets the OOM killer.
         RamGateDecision decision = Decide(groups, eligible, options);
         PageGroup[] work = WithinBudget(groups, pieces, decision, failures);
         long overBudget = eligible;
@@ -93,7 +91,7 @@ public static class MmapLock
         using var unwind = new UnwindOnThrow(run, ranges);
         foreach (PageGroup g in work)
         {
-            // Each lock may split its mapping; past vm.max_map_count the runtime aborts the process.
+            // Past vm.max_map_count the runtime aborts the process.
             if (!run.TryTakeRoom(g, pieces))
             {
                 continue;
@@ -110,7 +108,7 @@ public static class MmapLock
                 continue;
             }
 
-            // A group of neighbours failed: lock it member by member, so each failure names the member it is in.
+            // A group failed: lock it member by member, so each failure names its member.
             foreach (MergedRegion piece in pieces.AsSpan(g.FirstPiece, g.PieceCount))
             {
                 if (Clip(piece, g.Range) is MergedRegion part && run.TryTakeRoom(part) && !run.TryLock(part, out PlatformError partError))
@@ -147,14 +145,14 @@ public static class MmapLock
             return Decide(requested, 0, default, options);
         }
 
-        // Unknown figures never limit (off Linux they are always unknown), so the residency count would change nothing.
+        // Unknown figures never limit, so counting residency would change nothing.
         MemoryFigures memory = MemoryFigures.Current();
         if (memory.AvailableBytes is null && memory.CgroupLimitBytes is null)
         {
             return Decide(requested, 0, memory, options);
         }
 
-        // The one residency count; no maps, so mincore alone (no file is opened for a lock's budget).
+        // mincore alone: no file is opened for a lock's budget.
         long resident = FileCacheProbe.CountResident(Array.ConvertAll(groups, static g => g.Range), maps: []);
         return Decide(requested, resident, memory, options);
     }
@@ -198,7 +196,7 @@ public static class MmapLock
         return [.. work];
     }
 
-    /// <summary>Each sorted <paramref name="claimed"/> range as a group of its own, with its group's members, in the groups' order.</summary>
+    /// <summary>The sorted claimed ranges as groups of their own, with their group's members.</summary>
     private static PageGroup[] Claimed(PageGroup[] groups, (nint Start, nint End)[] claimed, out long claimedBytes)
     {
         claimedBytes = 0;
@@ -259,7 +257,7 @@ public static class MmapLock
             return true;
         }
 
-        /// <summary>Reports <paramref name="r"/> as refused, under its own name, with why and what to do.</summary>
+        /// <summary>Reports <paramref name="r"/> as refused, with why and what to do.</summary>
         internal void Refuse(MergedRegion r, PlatformError error)
         {
             _refused.Add((r.Start, r.End));
@@ -351,7 +349,7 @@ public static class MmapLock
         {
             if (!_completed)
             {
-                // Before the refused ranges were let go every counted range is still held once by this call; after, the locked ones.
+                // This call holds every counted range until the refused ones are let go, then only the locked ones.
                 LockRegistry.Process.Release(run.IsRefusedUndone ? CollectionsMarshal.AsSpan(run.Locked) : ranges, LockRun.Unlock);
             }
         }
