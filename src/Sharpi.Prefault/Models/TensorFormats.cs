@@ -56,10 +56,7 @@ internal static class TensorFormats
         return Detect(path, first[..n], stream.Length);
     }
 
-    /// <summary>
-    /// The format of the file at <paramref name="path"/>, read with read-ahead off: sniffing must not bring in pages a
-    /// residency report is about to count.
-    /// </summary>
+    /// <summary>The format of the file at <paramref name="path"/>, sniffed with read-ahead off so no page comes in.</summary>
     internal static TensorFormat Detect(string path)
     {
         if (IsShardIndex(path))
