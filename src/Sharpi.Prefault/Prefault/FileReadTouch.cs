@@ -5,7 +5,7 @@ using Microsoft.Win32.SafeHandles;
 
 namespace Sharpi.Prefault;
 
-/// <summary>The Linux touch through file reads, where seccomp refuses <c>process_vm_readv</c>; never faults (SIGBUS).</summary>
+/// <summary>The Linux touch by read calls where seccomp refuses <c>process_vm_readv</c>: it reads no mapped byte, so no SIGBUS.</summary>
 [SupportedOSPlatform("linux")]
 internal sealed unsafe class FileReadTouch(ProcMapEntry[] maps)
 {
