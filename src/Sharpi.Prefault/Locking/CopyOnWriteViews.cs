@@ -1,15 +1,12 @@
 namespace Sharpi.Prefault;
 
-/// <summary>
-/// Lock refuses the page groups that lie in a writable private (copy-on-write) file mapping: mlock would break every
-/// page into a private copy, doubling the memory the RAM gate counted as cache (docs/why/locking.md).
-/// </summary>
+/// <summary>Refuses to lock page groups in a writable private file mapping: mlock would copy every page privately.</summary>
 internal static class CopyOnWriteViews
 {
     internal const string Refusal = "in a writable copy-on-write view (MAP_PRIVATE, PROT_WRITE): mlock would copy every page privately, " +
         "doubling its memory; map the weights read-only (MemoryMappedFileAccess.Read) to lock them";
 
-    /// <summary>The groups outside such mappings; a failure per member piece of each group refused (Linux; all groups elsewhere).</summary>
+    /// <summary>The groups outside such mappings, adding a failure per member of each refused group (all groups off Linux).</summary>
     internal static PageGroup[] Exclude(PageGroup[] groups, MergedRegion[] pieces, List<RegionFailure> failures)
     {
         if (!OperatingSystem.IsLinux() || groups.Length == 0)

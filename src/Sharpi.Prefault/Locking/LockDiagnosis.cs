@@ -14,7 +14,7 @@ internal sealed class LockDiagnosis
     private MemlockLimit? _limit;
     private bool _limitRead;
 
-    /// <summary>Snapshots of /proc/self/maps taken by all diagnoses so far: the tests read it to prove one per call.</summary>
+    /// <summary>Snapshots of /proc/self/maps taken by all diagnoses so far (tests prove one per call).</summary>
     internal static long MapsReads => Interlocked.Read(ref s_mapsReads);
 
     /// <summary>Why locking [start, end) (page-aligned) failed with <paramref name="failed"/>, and what to do.</summary>
@@ -86,7 +86,7 @@ internal sealed class LockDiagnosis
             : LockLimit.UnixMessage(LockRefusal.OutOfMemory, call, text, bytes, Limit(), linux: true, why);
     }
 
-    /// <summary>What about the mappings of [start, end) makes mlock fail with ENOMEM, or null when nothing does.</summary>
+    /// <summary>What in the mappings of [start, end) makes mlock fail with ENOMEM; null when nothing does.</summary>
     private LockRefusal? CheckMappings(nint start, nint end, out string detail)
     {
         detail = string.Empty;
@@ -162,10 +162,7 @@ internal sealed class LockDiagnosis
         return _limit;
     }
 
-    /// <summary>
-    /// Whether RLIMIT_MEMLOCK binds this thread: a finite soft limit, and no CAP_IPC_LOCK in the thread's effective set
-    /// (capabilities are per thread; /proc/thread-self/status has the calling thread's).
-    /// </summary>
+    /// <summary>Whether RLIMIT_MEMLOCK binds this thread: a finite soft limit and no CAP_IPC_LOCK (capabilities are per thread).</summary>
     [SupportedOSPlatform("linux")]
     private bool LimitApplies(out string why)
     {

@@ -20,33 +20,26 @@ internal enum LockRefusal
     /// <summary>ENOMEM: part of the range is not mapped.</summary>
     NotMapped,
 
-    /// <summary>ENOMEM: part of the range is mapped PROT_NONE, and mlock faults in only pages it may read.</summary>
+    /// <summary>ENOMEM: part of the range is mapped PROT_NONE (mlock faults in only readable pages).</summary>
     NoAccess,
 
-    /// <summary>ENOMEM: part of the range lies past the end of its file (truncated after it was mapped).</summary>
+    /// <summary>ENOMEM: part of the range lies past the end of its (truncated) file.</summary>
     PastEndOfFile,
 
-    /// <summary>
-    /// EAGAIN on Linux, or ENOMEM where RLIMIT_MEMLOCK does not apply (CAP_IPC_LOCK, or no limit): the kernel could not
-    /// bring the pages in, memory is short (the machine's, or the cgroup's limit).
-    /// </summary>
+    /// <summary>EAGAIN, or ENOMEM where RLIMIT_MEMLOCK does not apply: memory (the machine's or the cgroup's) is short.</summary>
     OutOfMemory,
 }
 
 /// <summary>
-/// The messages of a refused lock, as pure functions of the error and the limit: they name the limit, its
-/// values and the ways to raise it, because the operator reading the log is not the engineer who wrote the call.
+/// The messages of a refused lock, naming the limit, its values and how to raise it: the operator reading the log did
+/// not write the call.
 /// </summary>
 internal static class LockLimit
 {
-    /// <summary>The message of a refused mlock: what refused it, the cause, and what to do.</summary>
-    /// <param name="kind">The cause, as the diagnosis found it.</param>
-    /// <param name="call">The call that failed (<c>mlock</c>).</param>
-    /// <param name="error">The error in words, with its number.</param>
-    /// <param name="bytes">Bytes the call tried to lock.</param>
-    /// <param name="limit">RLIMIT_MEMLOCK, null when it could not be read.</param>
-    /// <param name="linux">True on Linux (systemd and docker advice), false on macOS.</param>
-    /// <param name="detail">What the mapping check found (the mapping, the file's length), for the kinds that are about the range.</param>
+    /// <summary>
+    /// The message of a refused mlock: what refused it, the cause, and what to do. <paramref name="limit"/> is null where
+    /// unread; <paramref name="detail"/> is what the mapping check found.
+    /// </summary>
     internal static string UnixMessage(LockRefusal kind, string call, string error, long bytes, MemlockLimit? limit, bool linux, string? detail = null)
     {
         string values = limit is MemlockLimit l
@@ -77,7 +70,7 @@ internal static class LockLimit
 
     private static string Detail(string? detail) => string.IsNullOrEmpty(detail) ? string.Empty : $" ({detail})";
 
-    /// <summary>The message of a refused VirtualLock: the Win32 error, the cause where known, and what to do.</summary>
+    /// <summary>The message of a refused VirtualLock: the error, the cause where known, and what to do.</summary>
     internal static string WindowsMessage(PlatformError error, long bytes)
     {
         string what = error.Code == Interop.Kernel32.ERROR_WORKING_SET_QUOTA

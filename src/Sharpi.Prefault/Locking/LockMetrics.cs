@@ -4,9 +4,8 @@ using System.Diagnostics.Metrics;
 namespace Sharpi.Prefault;
 
 /// <summary>
-/// The lock's instrument on the <c>Sharpi.Prefault</c> meter: <c>sharpi.lock.size</c> (By), the bytes asked to be
-/// locked, by <c>sharpi.prefault.outcome</c>: <c>locked</c>, <c>refused</c> by the OS, <c>over_budget</c> (left out
-/// by the RAM gate), or <c>already_locked</c> (locked by the process itself, left as it was); with <c>sharpi.prefault.label</c>.
+/// The counter <c>sharpi.lock.size</c> (By): bytes asked to be locked, by <c>sharpi.prefault.outcome</c> (<c>locked</c>,
+/// <c>refused</c>, <c>over_budget</c>, <c>already_locked</c>) and <c>sharpi.prefault.label</c>.
 /// </summary>
 internal static class LockMetrics
 {

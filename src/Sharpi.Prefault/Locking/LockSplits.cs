@@ -1,9 +1,8 @@
 namespace Sharpi.Prefault;
 
 /// <summary>
-/// The room a lock call has under <c>vm.max_map_count</c>. mlock marks the pages' mapping locked, so a range that
-/// starts or ends inside a mapping splits it there: up to two new mappings per range, and 35,000 one-page tensors two
-/// pages apart would pass the limit (65,530), where the runtime aborts the process.
+/// The room a lock call has under <c>vm.max_map_count</c>: mlock splits a mapping at each range end inside it, and past
+/// the limit the runtime aborts the process.
 /// </summary>
 internal sealed class LockSplits
 {
@@ -20,9 +19,8 @@ internal sealed class LockSplits
     }
 
     /// <summary>
-    /// The room for locking <paramref name="groups"/>: with one snapshot of the mappings under them, so that each lock
-    /// is charged what it splits (a range of whole mappings, a file mapped whole, splits nothing), unless the room
-    /// holds the worst case of them all, when nothing is read.
+    /// The room for locking <paramref name="groups"/>, charging each lock what it splits (one maps snapshot), or the
+    /// worst case without reading anything where the room holds it.
     /// </summary>
     internal static LockSplits Room(PageGroup[] groups, MappingRoom room)
     {
@@ -49,10 +47,7 @@ internal sealed class LockSplits
     /// <summary>Why a range was not locked, and what to do.</summary>
     internal string Describe() => _room.Describe("not locked: locking it could split its mapping");
 
-    /// <summary>
-    /// New mappings from locking [start, end) at most: one for each end that falls inside a mapping rather than on its
-    /// edge (the snapshot was taken before this call's locks, which split only mappings of their own ranges).
-    /// </summary>
+    /// <summary>The most new mappings locking [start, end) makes: one per end inside a mapping rather than on its edge.</summary>
     internal static int Cost(ProcMapEntry[] maps, nint start, nint end)
     {
         int cost = 0;

@@ -2,16 +2,12 @@ using System.Globalization;
 
 namespace Sharpi.Prefault;
 
-/// <summary>
-/// Which pages of this process the kernel holds locked now, whoever locked them: the engine's own <c>mlock</c>
-/// (llama.cpp's <c>--mlock</c>), <c>mlock2</c>, <c>mlockall(MCL_CURRENT)</c>, or a mapping made under
-/// <c>mlockall(MCL_FUTURE)</c>.
-/// </summary>
+/// <summary>Which pages of this process the kernel holds locked now, whoever locked them (mlock, mlockall).</summary>
 internal static class LockedMappings
 {
     /// <summary>
-    /// The parts of [<paramref name="low"/>, <paramref name="high"/>) in locked mappings, sorted, disjoint, touching
-    /// ones joined; empty off Linux, when nothing is locked, or when /proc cannot be read.
+    /// The parts of [low, high) in locked mappings, sorted and disjoint; empty off Linux, when nothing is locked, or when
+    /// /proc cannot be read.
     /// </summary>
     internal static (nint Start, nint End)[] Read(nint low, nint high)
     {

@@ -22,15 +22,14 @@ public static class MmapLock
 
     private static LockLease Lock(ReadOnlySpan<PrefaultRegion> regions, LockOptions? options = null) => Lock(regions, options, room: null);
 
-    /// <summary>The lock, with the room under vm.max_map_count given (tests) or read when it is needed (null).</summary>
+    /// <summary>The lock; tests give the room under vm.max_map_count, null reads it when needed.</summary>
     internal static LockLease Lock(ReadOnlySpan<PrefaultRegion> regions, LockOptions? options, MappingRoom? room)
     {
         RegionSet.Validate(regions, nameof(regions));
         options ??= LockOptions.Default;
         ILogger logger = options.Logger ?? NullLogger.Instance;
 
-        // 1. Merge, leave out the holes of sparse files, grow to whole pages: neighbours sharing a page lock as one
-        // group, split by member for failures.
+        // 1. Merge, drop sparse-file holes, grow to whole pages: neighbours sharing a page lock as one group.
         MergedRegion[] merged = RegionSet.Merge(regions);
         merged = SparseFiles.WithoutHoles(merged, ProcMaps.ReadFor(merged), out _);
         PageGroup[] groups = PageRanges.Outward(merged, out MergedRegion[] pieces);
@@ -49,8 +48,7 @@ public static class MmapLock
             eligible += g.Range.Length;
         }
 
-        // 3. The RAM gate: locked pages cannot be reclaimed, so a lock past the memory that can hold them ends in
-        // the OOM killer (the cgroup's, first). Regions in the order given, up to the budget.
+        // 3. The RAM gate, regions in order: locked pages cannot be reclaimed, so too large a lock meets the OOM killer.
         RamGateDecision decision = Decide(groups, eligible, options);
         PageGroup[] work = WithinBudget(groups, pieces, decision, failures);
         long overBudget = eligible;
@@ -65,7 +63,7 @@ public static class MmapLock
         }
 
         // 4. Count the pages as held before locking them, so a lease disposed meanwhile cannot unlock them under us;
-        // all ranges in one registry pass (range by range, the registry's updates made a big lock quadratic).
+        // all ranges in one registry pass (range by range is quadratic).
         var wanted = new (nint Start, nint End)[work.Length];
         long wantedBytes = 0;
         for (int i = 0; i < work.Length; i++)
@@ -88,7 +86,7 @@ public static class MmapLock
         using var unwind = new UnwindOnThrow(run, ranges);
         foreach (PageGroup g in work)
         {
-            // Each lock may split its mapping; past vm.max_map_count the runtime aborts the process.
+            // Past vm.max_map_count the runtime aborts the process.
             if (!run.TryTakeRoom(g, pieces))
             {
                 continue;
@@ -105,7 +103,7 @@ public static class MmapLock
                 continue;
             }
 
-            // A group of neighbours failed: lock it member by member, so each failure names the member it is in.
+            // A group failed: lock it member by member, so each failure names its member.
             foreach (MergedRegion piece in pieces.AsSpan(g.FirstPiece, g.PieceCount))
             {
                 if (Clip(piece, g.Range) is MergedRegion part && run.TryTakeRoom(part) && !run.TryLock(part, out PlatformError partError))
@@ -129,7 +127,7 @@ public static class MmapLock
         return lease;
     }
 
-    /// <summary>The RAM gate's decision for pinning every requested byte; the resident ones already occupy memory that can hold them.</summary>
+    /// <summary>The RAM gate's decision for pinning every requested byte, resident ones counted as already held.</summary>
     private static RamGateDecision Decide(PageGroup[] groups, long requested, LockOptions options)
     {
         if (requested == 0)
@@ -142,29 +140,23 @@ public static class MmapLock
             return Decide(requested, 0, default, options);
         }
 
-        // Unknown figures never limit (off Linux they are always unknown), so the residency count would change nothing.
+        // Unknown figures never limit, so counting residency would change nothing.
         MemoryFigures memory = MemoryFigures.Current();
         if (memory.AvailableBytes is null && memory.CgroupLimitBytes is null)
         {
             return Decide(requested, 0, memory, options);
         }
 
-        // The one residency count; no maps, so mincore alone (no file is opened for a lock's budget).
+        // mincore alone: no file is opened for a lock's budget.
         long resident = FileCacheProbe.CountResident(Array.ConvertAll(groups, static g => g.Range), maps: []);
         return Decide(requested, resident, memory, options);
     }
 
-    /// <summary>
-    /// The prefault's RAM-fit gate (<see cref="RamGateDecision.Decide"/>) over the figures given, with no operators' mode:
-    /// <c>SHARPI_PREFAULT</c> does not apply to locks.
-    /// </summary>
+    /// <summary>The prefault's RAM gate over the figures given; <c>SHARPI_PREFAULT</c> does not apply to locks.</summary>
     internal static RamGateDecision Decide(long requested, long resident, MemoryFigures memory, LockOptions options) =>
         RamGateDecision.Decide(requested, resident, memory, options.RamGate, options.RamFraction);
 
-    /// <summary>
-    /// The groups to lock: all of them, or those that fit in the budget in the order given
-    /// (<see cref="RamGateDecision.Cut"/>, every byte charged), the one that crosses it cut to its whole pages within.
-    /// </summary>
+    /// <summary>The groups that fit in the budget, in the order given, the one crossing it cut to its whole pages within.</summary>
     private static PageGroup[] WithinBudget(PageGroup[] groups, MergedRegion[] pieces, RamGateDecision decision, List<RegionFailure> failures)
     {
         if (decision.ShouldRun && !decision.IsPartial)
@@ -199,10 +191,7 @@ public static class MmapLock
         return [.. work];
     }
 
-    /// <summary>
-    /// The parts of <paramref name="groups"/> this call claimed (<paramref name="claimed"/>: sorted, each inside one
-    /// group), each a group of its own with its group's members, in the groups' order.
-    /// </summary>
+    /// <summary>The sorted claimed ranges as groups of their own, with their group's members.</summary>
     private static PageGroup[] Claimed(PageGroup[] groups, (nint Start, nint End)[] claimed, out long claimedBytes)
     {
         claimedBytes = 0;
@@ -219,7 +208,7 @@ public static class MmapLock
         return [.. parts];
     }
 
-    /// <summary>The part of a group's member <paramref name="piece"/> inside <paramref name="range"/> (a claimed part of the group, or the budget's cut of it), or null.</summary>
+    /// <summary>The part of <paramref name="piece"/> inside <paramref name="range"/>, or null.</summary>
     internal static MergedRegion? Clip(MergedRegion piece, MergedRegion range)
     {
         nint start = (nuint)piece.Start > (nuint)range.Start ? piece.Start : range.Start;
@@ -239,7 +228,7 @@ public static class MmapLock
         return items;
     }
 
-    /// <summary>The lock calls of one <see cref="Lock(ReadOnlySpan{PrefaultRegion}, LockOptions?)"/>: what they locked and what the OS refused.</summary>
+    /// <summary>The lock calls of one Lock: what they locked and what the OS refused.</summary>
     private sealed class LockRun(string label, ILogger logger, List<RegionFailure> failures, int capacity, LockSplits room)
     {
         private readonly List<(nint Start, nint End)> _refused = [];
@@ -263,7 +252,7 @@ public static class MmapLock
             return true;
         }
 
-        /// <summary>Reports <paramref name="r"/> as refused, under its own name, with why and what to do.</summary>
+        /// <summary>Reports <paramref name="r"/> as refused, with why and what to do.</summary>
         internal void Refuse(MergedRegion r, PlatformError error)
         {
             _refused.Add((r.Start, r.End));
@@ -279,10 +268,7 @@ public static class MmapLock
 
         internal bool IsRefusedUndone { get; private set; }
 
-        /// <summary>
-        /// Takes what locking <paramref name="g"/> may split off from the room under vm.max_map_count; where there is
-        /// none, reports each of its members as not locked, under its own name, and returns false.
-        /// </summary>
+        /// <summary>Takes the mapping room locking <paramref name="g"/> needs; false, each member reported, where there is none.</summary>
         internal bool TryTakeRoom(PageGroup g, MergedRegion[] pieces)
         {
             if (room.TryTake(g.Range))
@@ -347,10 +333,7 @@ public static class MmapLock
         }
     }
 
-    /// <summary>
-    /// Unlocks what a lock call counted and locked when it throws before its lease exists (out of memory, say): the
-    /// call never leaves pages locked with nothing to unlock them.
-    /// </summary>
+    /// <summary>Unlocks what a lock call counted and locked if it throws before its lease exists.</summary>
     private sealed class UnwindOnThrow(LockRun run, (nint Start, nint End)[] ranges) : IDisposable
     {
         private bool _completed;
@@ -361,7 +344,7 @@ public static class MmapLock
         {
             if (!_completed)
             {
-                // Before the refused ranges were let go every counted range is still held once by this call; after, the locked ones.
+                // This call holds every counted range until the refused ones are let go, then only the locked ones.
                 LockRegistry.Process.Release(run.IsRefusedUndone ? CollectionsMarshal.AsSpan(run.Locked) : ranges, LockRun.Unlock);
             }
         }

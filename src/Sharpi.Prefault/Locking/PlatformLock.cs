@@ -8,8 +8,8 @@ internal static unsafe class PlatformLock
     internal static bool IsSupported => OperatingSystem.IsLinux() || OperatingSystem.IsMacOS() || OperatingSystem.IsWindows();
 
     /// <summary>
-    /// Locks [start, end) (page-aligned). False with the call's errno (mlock) or Win32 error (VirtualLock) where
-    /// refused; false with <see cref="PlatformError.None"/> where the platform has no lock call.
+    /// Locks [start, end) (page-aligned); false with the call's error where refused, or with
+    /// <see cref="PlatformError.None"/> where the platform has no lock call.
     /// </summary>
     internal static bool TryLock(nint start, nint end, out PlatformError error)
     {
@@ -39,7 +39,7 @@ internal static unsafe class PlatformLock
         return false;
     }
 
-    /// <summary>Unlocks [start, end) (page-aligned). False with the call (munlock, VirtualUnlock) and its error where it failed.</summary>
+    /// <summary>Unlocks [start, end) (page-aligned); false with the call's error where it failed.</summary>
     internal static bool TryUnlock(nint start, nint end, out PlatformError error)
     {
         error = PlatformError.None;

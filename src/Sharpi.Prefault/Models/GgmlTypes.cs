@@ -1,9 +1,6 @@
 namespace Sharpi.Prefault;
 
-/// <summary>
-/// Block sizes (elements per block) and type sizes (bytes per block) of the ggml tensor types a GGUF file may hold, by
-/// their on-disk number.
-/// </summary>
+/// <summary>Elements and bytes per block of the ggml tensor types, by their on-disk number.</summary>
 internal static class GgmlTypes
 {
     private const int QK_K = 256;

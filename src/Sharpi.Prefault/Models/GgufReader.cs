@@ -1,17 +1,12 @@
 namespace Sharpi.Prefault;
 
-/// <summary>
-/// Reads the tensor table of a GGUF file (versions 2 and 3; spec: ggml's <c>docs/gguf.md</c>): header, metadata
-/// key-value pairs (skipped except <c>general.alignment</c>), tensor infos; the data section starts at the
-/// aligned end of the tensor infos.
-/// </summary>
+/// <summary>Reads the tensor table of a GGUF file, versions 2 and 3 (spec: ggml's <c>docs/gguf.md</c>).</summary>
 internal static class GgufReader
 {
     internal const uint Magic = 0x46554747; // "GGUF" read as a little-endian uint32.
     internal const uint DefaultAlignment = 32;
 
-    // Absolute caps on top of the bytes-left checks: far beyond real models (DeepSeek-V3 has ~1,000 tensors,
-    // ~50 KV pairs), small enough that the lists they size stay modest.
+    // Absolute caps on top of the bytes-left checks: far beyond real models, small enough to size lists modestly.
     private const ulong MaxTensorCount = 1 << 22;
     private const ulong MaxKvCount = 1 << 20;
     private const int MaxKeyBytes = 1 << 16;
@@ -242,10 +237,7 @@ internal static class GgufReader
         _ => 0,
     };
 
-    /// <summary>
-    /// The tensor's byte size, in checked arithmetic: like gguf.cpp, its element count must fit a signed 64-bit count,
-    /// and so must its byte size; each overflow is named as one.
-    /// </summary>
+    /// <summary>The tensor's byte size; as in gguf.cpp, an element count or size past a signed 64-bit count is refused.</summary>
     private static long ByteLength(HeaderReader reader, long at, string name, string typeName, long[] shape, int blockSize, int typeSize)
     {
         long elements = 1;

@@ -3,8 +3,8 @@ using System.Buffers.Binary;
 namespace Sharpi.Prefault;
 
 /// <summary>
-/// Reads a model header field by field from a seekable stream, checking every length against the bytes left in the file
-/// before reading or allocating, so a hostile length fails with the offset instead of allocating.
+/// Reads a model header field by field, checking every length against the bytes left before allocating: a hostile
+/// length fails with its offset.
 /// </summary>
 internal sealed class HeaderReader
 {
@@ -54,10 +54,7 @@ internal sealed class HeaderReader
         return bytes;
     }
 
-    /// <summary>
-    /// Reads a string of <paramref name="length"/> bytes, at most <paramref name="cap"/>, decoded reversibly
-    /// (<see cref="TensorInfo.DecodeName"/>): names that differ in their bytes stay different.
-    /// </summary>
+    /// <summary>Reads a string of at most <paramref name="cap"/> bytes, decoded reversibly so distinct names stay distinct.</summary>
     internal string ReadString(ulong length, int cap, string what)
     {
         long start = Position;

@@ -1,8 +1,8 @@
 namespace Sharpi.Prefault;
 
 /// <summary>
-/// The tensors of an ordered list of selections, hot first: the first selection's tensors in file order, then each
-/// later selection's tensors that no earlier one chose. Zero-length tensors are left out (nothing to fault in).
+/// The tensors of selections, hot first: each selection's in file order, less those an earlier one chose; zero-length
+/// tensors left out.
 /// </summary>
 internal static class HotFirstSelection
 {

@@ -3,18 +3,12 @@ using System.Text.Json;
 
 namespace Sharpi.Prefault;
 
-/// <summary>
-/// Reads the <c>weight_map</c> of a sharded safetensors model's index (<c>model.safetensors.index.json</c>, as
-/// written by transformers' <c>save_pretrained</c>): tensor name -> shard file name, shards beside the index.
-/// </summary>
+/// <summary>Reads the <c>weight_map</c> (tensor name to shard file beside it) of a sharded safetensors model's index.</summary>
 internal static class SafetensorsIndexReader
 {
     internal const long MaxIndexBytes = 100L << 20;
 
-    /// <summary>
-    /// Reads and parses the index at <paramref name="indexPath"/>: the one read of a shard index, for the library and
-    /// the tool.
-    /// </summary>
+    /// <summary>The one read of a shard index, for the library and the tool.</summary>
     /// <exception cref="ModelFormatException">The index is larger than <see cref="MaxIndexBytes"/> or malformed.</exception>
     /// <exception cref="IOException">The index cannot be opened or read.</exception>
     internal static List<(string Tensor, string Shard)> Read(string indexPath)
@@ -52,7 +46,7 @@ internal static class SafetensorsIndexReader
         return paths;
     }
 
-    /// <summary>Parses the index JSON into (tensor, shard file) pairs, shard names as written (checked to be plain file names).</summary>
+    /// <summary>Parses the index JSON into (tensor, shard) pairs; shard names must be plain file names.</summary>
     internal static List<(string Tensor, string Shard)> Parse(ReadOnlySpan<byte> content, string path)
     {
         var map = new List<(string, string)>();

@@ -4,11 +4,7 @@ using System.Text.Json;
 
 namespace Sharpi.Prefault;
 
-/// <summary>
-/// Reads the header of a safetensors file (spec: huggingface/safetensors README, "Format"): an 8-byte
-/// little-endian header length N, N bytes of UTF-8 JSON mapping tensor names to dtype, shape and
-/// <c>data_offsets</c> (relative to the byte after the header), and an optional <c>__metadata__</c> entry.
-/// </summary>
+/// <summary>Reads the header of a safetensors file (spec: the huggingface/safetensors README, "Format").</summary>
 internal static class SafetensorsReader
 {
     /// <summary>The reference implementation refuses headers over 100 MB; so do we, before allocating.</summary>
@@ -138,8 +134,7 @@ internal static class SafetensorsReader
             }
             catch (InvalidOperationException e)
             {
-                // Utf8JsonReader.GetString and friends throw this for tokens of the wrong kind, invalid UTF-8, or a lone
-                // surrogate escape.
+                // Thrown for tokens of the wrong kind, invalid UTF-8, or a lone surrogate escape.
                 ThrowHelper.ThrowModelFormat(path, _headerAt + json.TokenStartIndex, $"the header holds an invalid value: {e.Message}", e);
             }
 
@@ -337,9 +332,8 @@ internal static class SafetensorsReader
     }
 
     /// <summary>
-    /// The byte size of <paramref name="shape"/> elements of <paramref name="bits"/> bits, in checked arithmetic; -1 with
-    /// <paramref name="fault"/> saying why where the element count or the byte size overflows a 64-bit count, or
-    /// sub-byte elements end inside a byte.
+    /// The byte size of the tensor; -1 with <paramref name="fault"/> where a count overflows 64 bits or sub-byte elements
+    /// end inside a byte.
     /// </summary>
     internal static long ByteLength(long[] shape, int bits, out string? fault)
     {

@@ -1,9 +1,6 @@
 namespace Sharpi.Prefault;
 
-/// <summary>
-/// One array per distinct tensor shape within a header: a model repeats a few shapes across its layers, so its tensors
-/// share them instead of holding an array each.
-/// </summary>
+/// <summary>One shared array per distinct tensor shape in a header: a model repeats a few shapes across its layers.</summary>
 internal sealed class ShapeTable
 {
     private readonly Dictionary<long[], long[]> _shapes = new(ShapeComparer.Instance);

@@ -3,33 +3,27 @@ using System.Buffers.Binary;
 namespace Sharpi.Prefault;
 
 /// <summary>
-/// The one place a model file's format is told, for the library, the tool and the benchmarks alike: a sharded safetensors
-/// model by its index's name (<c>*.index.json</c>, as <c>model.safetensors.index.json</c>; any other JSON, such as
-/// <c>config.json</c> beside the weights, is no model), GGUF by its magic (llama.cpp's files often have no extension),
-/// safetensors by its header (a little-endian header length the file can hold, then <c>{</c>) or by its
-/// <c>.safetensors</c> name, so a malformed one is reported as a safetensors file.
+/// The one place a model file's format is told, for the library, the tool and the benchmarks: a shard index by its name,
+/// GGUF by its magic, safetensors by its header or its name (so a malformed one is reported as safetensors).
 /// </summary>
 internal static class TensorFormats
 {
-    /// <summary>How many bytes of a file's start <see cref="Detect(string, ReadOnlySpan{byte}, long)"/> looks at.</summary>
+    /// <summary>How many bytes of a file's start detection looks at.</summary>
     internal const int SniffBytes = 9;
 
     /// <summary>A sharded safetensors model's index, by its name.</summary>
     internal static bool IsShardIndex(string path) => path.EndsWith(".index.json", StringComparison.OrdinalIgnoreCase);
 
-    /// <summary>A name that claims a model (a GGUF or safetensors extension, or a shard index), whatever the file holds.</summary>
+    /// <summary>A name that claims a model, whatever the file holds.</summary>
     internal static bool HasModelName(string path) =>
         path.EndsWith(".gguf", StringComparison.OrdinalIgnoreCase)
         || path.EndsWith(".safetensors", StringComparison.OrdinalIgnoreCase)
         || IsShardIndex(path);
 
-    /// <summary>
-    /// A model: a name that claims one, or the first bytes of one (read with read-ahead off). A plain file, such as a
-    /// <c>config.json</c> beside the weights, is not.
-    /// </summary>
+    /// <summary>A model by its name or its first bytes (read with read-ahead off).</summary>
     internal static bool IsModel(string path) => HasModelName(path) || Detect(path) != TensorFormat.Unknown;
 
-    /// <summary>The format of the file <paramref name="path"/> names, from its name and its first bytes; <see cref="TensorFormat.Unknown"/> for none.</summary>
+    /// <summary>The format from a file's name and first bytes; <see cref="TensorFormat.Unknown"/> for none.</summary>
     internal static TensorFormat Detect(string path, ReadOnlySpan<byte> first, long length)
     {
         if (IsShardIndex(path))
@@ -62,10 +56,7 @@ internal static class TensorFormats
         return Detect(path, first[..n], stream.Length);
     }
 
-    /// <summary>
-    /// The format of the file at <paramref name="path"/>, reading its first bytes with read-ahead off (sniffing must not
-    /// bring in pages a residency report is about to count); a shard index is told by its name without opening it.
-    /// </summary>
+    /// <summary>The format of the file at <paramref name="path"/>, sniffed with read-ahead off so no page comes in.</summary>
     internal static TensorFormat Detect(string path)
     {
         if (IsShardIndex(path))

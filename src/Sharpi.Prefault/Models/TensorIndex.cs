@@ -161,10 +161,7 @@ public sealed class TensorIndex
         return regions;
     }
 
-    /// <summary>
-    /// Throws where an include pattern of <paramref name="selection"/> matches no tensor of this index (exclude
-    /// patterns may match nothing: they only take tensors away).
-    /// </summary>
+    /// <summary>Throws where an include pattern matches no tensor of this index (exclude patterns may match none).</summary>
     internal void ThrowIfAPatternMatchesNothing(TensorSelection? selection, int? position, string paramName)
     {
         if (selection is null)
@@ -311,15 +308,12 @@ public sealed class TensorIndex
         return Create(indexPath, TensorFormat.ShardedSafetensors, files, tensors);
     }
 
-    /// <summary>
-    /// Orders each file's tensors by offset and rejects overlaps: two tensors sharing bytes is a corrupt or hostile
-    /// header.
-    /// </summary>
+    /// <summary>Orders each file's tensors by offset; overlapping tensors are a corrupt or hostile header.</summary>
     private static TensorIndex Create(string path, TensorFormat format, List<string> files, List<TensorInfo> tensors)
     {
         if (files.Count == 1)
         {
-            // One file holds every tensor: no list per file, no copy (a million-tensor header's list is megabytes).
+            // One file holds every tensor: no list per file, no copy.
             return new TensorIndex(path, format, files, InOffsetOrder(files[0], tensors));
         }
 
@@ -389,8 +383,6 @@ public sealed class TensorIndex
         return true;
     }
 
-    // Random access turns the kernel's read-ahead off for this handle and a page-sized buffer reads no further than
-    // needed: reading a header must not pull tensor data into the page cache (a residency report would count it,
-    // and a cold-start measurement would start warm).
+    // Read-ahead off and a page-sized buffer: reading a header must not pull tensor data into the page cache.
     private static FileStream OpenRead(string path) => FileOpener.OpenReadStream(path, bufferSize: 4096, FileOptions.RandomAccess);
 }

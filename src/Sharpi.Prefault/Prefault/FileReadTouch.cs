@@ -5,21 +5,14 @@ using Microsoft.Win32.SafeHandles;
 
 namespace Sharpi.Prefault;
 
-/// <summary>
-/// The Linux touch where the kernel will not read this process's memory for it (<c>process_vm_readv</c> refused, as a
-/// hardened container's seccomp profile does: <see cref="SafeTouch.IsKernelChecked"/> false).
-/// </summary>
+/// <summary>The Linux touch by read calls where seccomp refuses <c>process_vm_readv</c>: it reads no mapped byte, so no SIGBUS.</summary>
 [SupportedOSPlatform("linux")]
 internal sealed unsafe class FileReadTouch(ProcMapEntry[] maps)
 {
     private const int ReadBytes = 256 * 1024;
     private const string OwnMemoryPath = "/proc/self/mem";
 
-    /// <summary>
-    /// Brings in every page of [<paramref name="start"/>, <paramref name="end"/>) and returns where it stopped:
-    /// <paramref name="end"/>, or the first page that could not be brought in, with the call that failed (if one did)
-    /// and why in words.
-    /// </summary>
+    /// <summary>Brings in [start, end); returns <paramref name="end"/>, or the first page it could not bring in, and why.</summary>
     internal nint Touch(nint start, nint end, out PlatformError error, out string? why)
     {
         error = PlatformError.None;
@@ -45,7 +38,7 @@ internal sealed unsafe class FileReadTouch(ProcMapEntry[] maps)
         return end;
     }
 
-    /// <summary>Reads the file bytes behind [from, to) of mapping <paramref name="m"/> through a descriptor; returns where it stopped.</summary>
+    /// <summary>Reads the file bytes behind [from, to) of <paramref name="m"/>; returns where it stopped.</summary>
     private static nint ReadFile(ProcMapEntry m, nint from, nint to, out PlatformError error, out string? why)
     {
         error = PlatformError.None;
@@ -83,8 +76,7 @@ internal sealed unsafe class FileReadTouch(ProcMapEntry[] maps)
 
                     if (read == 0)
                     {
-                        // The end of the file (a short read alone may stop early, beside a concurrent truncation): the
-                        // page that holds its last byte reads (zero-filled past it), none after.
+                        // The end of the file: the page holding its last byte reads (zero-filled), none after.
                         nint reached = Reached(m, Pages.Ceiling(at), from);
                         if ((nuint)reached >= (nuint)to)
                         {
@@ -108,10 +100,7 @@ internal sealed unsafe class FileReadTouch(ProcMapEntry[] maps)
         return to;
     }
 
-    /// <summary>
-    /// Reads [from, to) of this process's own memory through /proc/self/mem (private anonymous memory, which has no
-    /// file to read); returns where it stopped.
-    /// </summary>
+    /// <summary>Reads [from, to) of private anonymous memory through /proc/self/mem; returns where it stopped.</summary>
     private static nint ReadOwnMemory(nint from, nint to, out PlatformError error, out string? why)
     {
         error = PlatformError.None;
@@ -168,7 +157,7 @@ internal sealed unsafe class FileReadTouch(ProcMapEntry[] maps)
         return to;
     }
 
-    /// <summary>The file's length now (for the message); <paramref name="atMost"/> where it cannot be asked.</summary>
+    /// <summary>The file's length now, at most <paramref name="atMost"/>.</summary>
     private static long LengthNow(SafeFileHandle file, long atMost)
     {
         try

@@ -9,7 +9,7 @@ internal static partial class Log
         Message = "[{Label}] Pre-faulted {Bytes:N0} bytes ({BytesAlreadyResident:N0} already resident) in {Seconds:F2} s ({GiBPerSecond:F2} GiB/s) via {Method}{Outcome}")]
     internal static partial void Completed(ILogger logger, string label, long bytes, long bytesAlreadyResident, double seconds, double gibPerSecond, string method, PrefaultOutcomeText outcome);
 
-    /// <summary>The reasons behind <see cref="Completed"/>'s one line: how each chunk was read and touched, and how the bytes were read ahead.</summary>
+    /// <summary>The reasons behind <see cref="Completed"/>'s line: how chunks were read, touched and read ahead.</summary>
     [LoggerMessage(EventId = 18, Level = LogLevel.Debug, Message = "[{Label}] How: {Mechanism}; read-ahead: {ReadAhead}")]
     internal static partial void How(ILogger logger, string label, string mechanism, string readAhead);
 

@@ -26,9 +26,8 @@ public sealed class PrefaultHandle : IDisposable, IAsyncDisposable
 
     internal PrefaultHandle(PrefaultRegion[] regions, PrefaultOptions options, CancellationToken cancellationToken)
     {
-        // The handle's own source: Cancel and Dispose stop the sweep, and so does the caller's token, through a
-        // registration that the sweep removes as it completes (see Sweep). A linked source stayed registered on the
-        // caller's token until Dispose: 20,000 handles never disposed on one long-lived token kept ~142 bytes each.
+        // The handle's own source, not a linked one: the sweep removes the caller's registration as it completes, so a
+        // handle never disposed is not kept alive by a long-lived token (docs/why/prefault.md).
         _readiness = new RegionReadiness(regions.Length);
         _callerRegistration = cancellationToken.UnsafeRegister(static handle => ((PrefaultHandle)handle!).Cancel(), this);
 
@@ -49,8 +48,7 @@ public sealed class PrefaultHandle : IDisposable, IAsyncDisposable
         }
         catch (OutOfMemoryException)
         {
-            // No thread left to start (the process or its pids cgroup at its limit): a prefault must never fail a
-            // load, so it runs here, on the caller's thread (at its priority), and the handle is complete on return.
+            // At the pids limit: a prefault must never fail a load, so it runs here, on the caller's thread.
             _thread = Thread.CurrentThread;
             Log.BackgroundThreadUnavailable(options.Logger ?? NullLogger.Instance, options.Label);
             Sweep(regions, options, SweepThreads.ForRun(options) with { Priority = ThreadPriority.Normal });
@@ -97,7 +95,7 @@ public sealed class PrefaultHandle : IDisposable, IAsyncDisposable
         }
     }
 
-    /// <summary>The handle's own cancellation source, for the tests that check nothing outside the handle keeps it.</summary>
+    /// <summary>The handle's own cancellation source (tests check nothing outside the handle keeps it).</summary>
     internal CancellationTokenSource CancellationSource => _cancel;
 
     /// <summary>
@@ -173,15 +171,14 @@ public sealed class PrefaultHandle : IDisposable, IAsyncDisposable
             // Every region is ready before the result is: once Completion is done, WhenReady is complete for all.
             _readiness.CompleteAll();
 
-            // Nothing is left to stop: the caller's token lets go of the handle now, disposed or not. (Unregister does
-            // not wait for a callback running on another thread; one that runs late finds the sweep done.)
+            // The caller's token lets go of the handle now; a callback running late finds the sweep done.
             _callerRegistration.Unregister();
         }
 
         _completion.SetResult(result);
         if (_disposedBySweep)
         {
-            // Disposed from inside the sweep, which returned without waiting: the token source is no longer needed.
+            // Disposed from inside the sweep, which returned without waiting.
             _cancel.Dispose();
         }
     }

@@ -1,9 +1,6 @@
 namespace Sharpi.Prefault;
 
-/// <summary>
-/// The methods' names in logs, metrics and JSON (<c>none</c>, <c>populate</c>, <c>touch</c>, <c>hint</c>): the one
-/// table.
-/// </summary>
+/// <summary>The one table of the methods' names in logs, metrics and JSON.</summary>
 internal static class PrefaultMethodNames
 {
     private static readonly string[] Names = ["none", "populate", "touch", "hint"];

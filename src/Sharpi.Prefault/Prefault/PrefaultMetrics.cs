@@ -5,17 +5,12 @@ using System.Runtime.CompilerServices;
 namespace Sharpi.Prefault;
 
 /// <summary>
-/// The prefault's instruments, on the <c>Sharpi.Prefault</c> meter (<see cref="SharpiMeter"/>), named by the
-/// OpenTelemetry conventions: dotted lowercase names without units in them, the unit in the instrument's unit, and
-/// namespaced attributes <c>sharpi.prefault.label</c>, <c>sharpi.prefault.method</c> and <c>sharpi.prefault.outcome</c>
-/// (<c>completed</c>, <c>partial</c>, <c>cancelled</c>, <c>failed</c>: some regions failed, <c>skipped</c>).
+/// The prefault's instruments on the <c>Sharpi.Prefault</c> meter, named by the OpenTelemetry conventions, with the
+/// attributes <c>sharpi.prefault.label</c>, <c>.method</c> and <c>.outcome</c>.
 /// </summary>
 internal static class PrefaultMetrics
 {
-    /// <summary>
-    /// Records a run, only where a measurement can be observed (<see cref="SharpiMeter.IsObservable"/>): nothing here
-    /// names a type of System.Diagnostics.DiagnosticSource, so compiling this method loads nothing either.
-    /// </summary>
+    /// <summary>Records a run where someone listens; compiling this method loads no DiagnosticSource type.</summary>
     internal static void Record(string label, PrefaultResult result)
     {
         if (SharpiMeter.IsObservable)
@@ -24,7 +19,7 @@ internal static class PrefaultMetrics
         }
     }
 
-    /// <summary>The outcome attribute's value: what a dashboard splits runs by.</summary>
+    /// <summary>The outcome attribute's value (<c>failed</c>: some regions failed).</summary>
     internal static string OutcomeOf(PrefaultResult result) =>
         result.IsCanceled ? "cancelled"
         : !result.HasRun ? "skipped"
@@ -35,7 +30,7 @@ internal static class PrefaultMetrics
     /// <summary>The instruments, created together when the first run is recorded.</summary>
     internal static class Instruments
     {
-        // Runs take milliseconds (warm) to minutes (a cold 100 GiB model): boundaries in seconds, about x2.5 apart.
+        // Runs take milliseconds (warm) to minutes (cold): boundaries in seconds, about x2.5 apart.
         private static readonly double[] DurationBuckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 25, 50, 100, 250, 500];
 
         private static readonly Counter<long> Swept = SharpiMeter.Meter.CreateCounter<long>(

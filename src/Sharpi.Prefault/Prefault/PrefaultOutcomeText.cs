@@ -1,9 +1,6 @@
 namespace Sharpi.Prefault;
 
-/// <summary>
-/// The end of a run's summary line ("; partial, 1.00 GiB skipped by the RAM budget"), formatted only when the
-/// message is written.
-/// </summary>
+/// <summary>The end of a run's summary line, formatted only when the message is written.</summary>
 internal readonly record struct PrefaultOutcomeText(PrefaultResult Result)
 {
     public override string ToString()

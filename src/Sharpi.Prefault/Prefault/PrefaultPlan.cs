@@ -1,17 +1,11 @@
 namespace Sharpi.Prefault;
 
-/// <summary>
-/// A merged region of a plan, how many of its bytes were resident when the plan was made, and how many the kernel
-/// would not say of (<see cref="ResidencyInfo.UnknownBytes"/>: planned as not resident, so the sweep covers them).
-/// </summary>
+/// <summary>A merged region of a plan, its bytes resident when planned, and those of unknown residency (swept).</summary>
 internal readonly record struct PlannedRegion(MergedRegion Region, long ResidentBytes, long UnknownBytes = 0);
 
 /// <summary>
-/// What one run will sweep: the merged regions that are mapped, in the caller's order, less the holes of sparse files
-/// (<see cref="SparseFiles"/>: nothing to read there, and reading them allocates), each with its resident bytes,
-/// counted once
-/// (<see cref="FileCacheProbe.CountResident(MergedRegion[], ProcMapEntry[], out long, RangeResidency[])"/>: cachestat
-/// on the files where the kernel has it, else mincore).
+/// What one run will sweep: the mapped merged regions in the caller's order, less the holes of sparse files (reading
+/// them allocates), each with its resident bytes counted once.
 /// </summary>
 internal sealed class PrefaultPlan
 {
@@ -36,13 +30,13 @@ internal sealed class PrefaultPlan
     /// <summary>The planned regions alone, in the same order, for the mechanisms.</summary>
     internal MergedRegion[] Ranges { get; }
 
-    /// <summary>One snapshot of the mappings under the regions (Linux; empty elsewhere), taken when the plan was made.</summary>
+    /// <summary>The mappings under the regions when planned (empty off Linux).</summary>
     internal ProcMapEntry[] Maps { get; }
 
-    /// <summary>Bytes of all merged regions, the unmapped ones included: what the caller asked for.</summary>
+    /// <summary>Bytes the caller asked for, unmapped ones included.</summary>
     internal long BytesRequested { get; }
 
-    /// <summary>Bytes of the merged regions that are holes of sparse files (whole pages), left out of the plan: they read as zeros.</summary>
+    /// <summary>Bytes of sparse-file holes (whole pages) left out of the plan.</summary>
     internal long BytesInHoles { get; }
 
     /// <summary>Bytes of the planned regions.</summary>
@@ -50,16 +44,13 @@ internal sealed class PrefaultPlan
 
     internal long BytesAlreadyResident { get; }
 
-    /// <summary>Bytes whose residency the kernel would not tell; not in <see cref="BytesAlreadyResident"/>, so they count as needed.</summary>
+    /// <summary>Bytes of unknown residency, counted as needed.</summary>
     internal long BytesAlreadyResidentUnknown { get; }
 
     /// <summary>Bytes that must still come in.</summary>
     internal long BytesNeeded => BytesPlanned - BytesAlreadyResident;
 
-    /// <summary>
-    /// Takes one snapshot of the mappings under <paramref name="merged"/>, cuts the holes of sparse files out of the
-    /// regions, and measures the residency of each region.
-    /// </summary>
+    /// <summary>Plans <paramref name="merged"/>: one maps snapshot, holes cut, residency counted; unmapped regions become failures.</summary>
     internal static PrefaultPlan Measure(MergedRegion[] merged, List<RegionFailure> failures)
     {
         long requested = RegionSet.TotalBytes(merged);
@@ -96,10 +87,7 @@ internal sealed class PrefaultPlan
         return new PrefaultPlan(kept == planned.Length ? planned : planned[..kept], requested, maps, holes);
     }
 
-    /// <summary>
-    /// The regions in the caller's order until the not-yet-resident bytes reach <paramref name="budget"/>; the region
-    /// that crosses it is cut.
-    /// </summary>
+    /// <summary>The regions in order until the bytes still needed reach <paramref name="budget"/>, the crossing one cut.</summary>
     internal PrefaultPlan WithinBudget(long budget)
     {
         var items = new BudgetItem[Regions.Length];
@@ -120,10 +108,8 @@ internal sealed class PrefaultPlan
     }
 
     /// <summary>
-    /// The planned regions' resident bytes now, counted as the plan was, over the plan's snapshot (0 where residency
-    /// cannot be measured): after a sweep, what stayed resident, which under memory pressure can be less than what was
-    /// swept; and the bytes whose residency the kernel would not tell (of a file whose cache it hides, those this
-    /// process does not map: after a sweep, the pages reclaim took back, or all of them where /proc/self/pagemap is masked).
+    /// The planned regions' resident bytes now, counted as the plan was (0 where unmeasurable), and the bytes of unknown
+    /// residency; after a sweep, under memory pressure, less than was swept.
     /// </summary>
     internal long MeasureResidentNow(out long unknownBytes) => FileCacheProbe.CountResident(Ranges, Maps, out unknownBytes);
 }

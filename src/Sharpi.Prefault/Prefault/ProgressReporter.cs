@@ -2,10 +2,7 @@ using Microsoft.Extensions.Logging;
 
 namespace Sharpi.Prefault;
 
-/// <summary>
-/// Forwards sweep progress to the caller's <see cref="IProgress{T}"/> at most ten times a second (and always the final
-/// figure).
-/// </summary>
+/// <summary>Forwards sweep progress at most ten times a second, and always the final figure; never throws.</summary>
 internal sealed class ProgressReporter(IProgress<PrefaultProgress> progress, long total, string label, ILogger log, TimeProvider? time = null)
 {
     private readonly TimeProvider _time = time ?? TimeProvider.System;
@@ -15,7 +12,7 @@ internal sealed class ProgressReporter(IProgress<PrefaultProgress> progress, lon
 
     internal void Report(long done) => Report(done, final: done >= total);
 
-    /// <summary>The last report, whether or not the sweep reached the total (cancellation, failures).</summary>
+    /// <summary>The last report, whether or not the sweep reached the total.</summary>
     internal void Complete(long done) => Report(done, final: true);
 
     private void Report(long done, bool final)

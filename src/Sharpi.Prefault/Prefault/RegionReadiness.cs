@@ -22,11 +22,7 @@ internal sealed class RegionReadiness
 
     internal Task WhenReady(int region) => _ready[region].Task;
 
-    /// <summary>
-    /// Merges the caller's regions (<see cref="RegionSet.Merge(ReadOnlySpan{PrefaultRegion}, int[])"/>) and records, in
-    /// this one step, which merged range holds each of them and the members of each merged range, for
-    /// <see cref="Expect"/> and <see cref="Swept"/>.
-    /// </summary>
+    /// <summary>Merges the caller's regions, recording which merged range holds each.</summary>
     internal MergedRegion[] Merge(ReadOnlySpan<PrefaultRegion> regions)
     {
         System.Diagnostics.Debug.Assert(regions.Length == _ready.Length, "one readiness per caller region");
@@ -47,10 +43,7 @@ internal sealed class RegionReadiness
         return merged;
     }
 
-    /// <summary>
-    /// Before the sweep, after <see cref="Merge"/>: which merged ranges it will sweep (<paramref name="work"/>, by
-    /// their Order).
-    /// </summary>
+    /// <summary>Before the sweep: the work regions it will sweep; regions with none are ready now.</summary>
     internal void Expect(MergedRegion[] work)
     {
         _pending = new int[_ready.Length];

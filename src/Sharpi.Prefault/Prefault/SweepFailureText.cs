@@ -6,10 +6,7 @@ namespace Sharpi.Prefault;
 /// <summary>What a failed populate or touch means, in words, told after the sweep from where it stopped.</summary>
 internal static class SweepFailureText
 {
-    /// <summary>
-    /// The text for <paramref name="error"/>, where the sweep of a region stopped at <paramref name="address"/>, a page
-    /// of the mapping in <paramref name="maps"/> (the run's snapshot; empty where there is none) that holds it.
-    /// </summary>
+    /// <summary>The text for <paramref name="error"/> where a sweep stopped at <paramref name="address"/>; <paramref name="maps"/> may be empty.</summary>
     internal static string Describe(PlatformError error, nint address, ProcMapEntry[] maps)
     {
         if (OperatingSystem.IsLinux() && error.Kind == PlatformErrorKind.Errno)
@@ -36,7 +33,7 @@ internal static class SweepFailureText
         return ChunkSweep.DescribeError(error);
     }
 
-    /// <summary>Why a page inside file mapping <paramref name="m"/> could not be faulted in; null where the file cannot be asked.</summary>
+    /// <summary>Why a page of file mapping <paramref name="m"/> could not be faulted in; null where the file cannot be asked.</summary>
     [SupportedOSPlatform("linux")]
     private static unsafe string? DescribeFault(ProcMapEntry m, nint address)
     {
@@ -62,10 +59,7 @@ internal static class SweepFailureText
             + "(an I/O error, a hole the file system had no room for, or memory that ran out)";
     }
 
-    /// <summary>
-    /// Why a page of a deleted file's mapping could not be faulted in: its length cannot be asked any more, but its
-    /// directory, where it still is the same file system (the device the mapping names), tells whether that is full.
-    /// </summary>
+    /// <summary>Whether a deleted file's fault was its full file system, asked of its directory; null where unknown.</summary>
     [SupportedOSPlatform("linux")]
     private static string? DescribeDeletedFault(ProcMapEntry m)
     {
@@ -76,8 +70,7 @@ internal static class SweepFailureText
             return null;
         }
 
-        // O_NONBLOCK: a FIFO renamed over the directory since the stat above would otherwise block the open (and the
-        // run) until a writer came.
+        // O_NONBLOCK: a FIFO renamed over the directory since the stat must not block the open.
         using SafeFileHandle handle = Interop.Libc.Open(directory, Interop.LinuxConstants.O_RDONLY | Interop.LinuxConstants.O_CLOEXEC | Interop.LinuxConstants.O_NONBLOCK, 0);
         return !handle.IsInvalid && IsFull(handle)
             ? $"no space left on the file system of '{directory}' (it is full): a hole of the deleted file '{path}' had no page to be given "

@@ -1,9 +1,6 @@
 namespace Sharpi.Prefault;
 
-/// <summary>
-/// Before a touch sweep, keeps only the parts of each region that a plain read can fault in safely: mapped, readable,
-/// and (for file mappings) not past the file's current end.
-/// </summary>
+/// <summary>Keeps the parts of each region a plain read can fault in without SIGBUS: mapped, readable, within the file.</summary>
 internal static class TouchSafety
 {
     /// <summary>Splits <paramref name="regions"/> into the safe pieces and the failures.</summary>

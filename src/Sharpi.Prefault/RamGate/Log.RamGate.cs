@@ -2,10 +2,7 @@ using Microsoft.Extensions.Logging;
 
 namespace Sharpi.Prefault;
 
-/// <summary>
-/// The operators' settings' warnings (<see cref="OperatorSettings.Read"/>). They keep the event ids they had among
-/// Prefault's (3 and 4), where operators' log filters know them.
-/// </summary>
+/// <summary>The operators' settings' warnings; event ids 3 and 4 kept from Prefault's, as log filters know them.</summary>
 internal static partial class Log
 {
     [LoggerMessage(EventId = 3, Level = LogLevel.Warning,

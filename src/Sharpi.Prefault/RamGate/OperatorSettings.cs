@@ -4,25 +4,22 @@ using Microsoft.Extensions.Logging;
 
 namespace Sharpi.Prefault;
 
-/// <summary>The operators' mode, from <c>SHARPI_PREFAULT</c> (parsed by <see cref="OperatorSettings.ParseMode"/>).</summary>
+/// <summary>The operators' mode, from <c>SHARPI_PREFAULT</c>.</summary>
 internal enum PrefaultMode
 {
     /// <summary>Unset or <c>auto</c>: the RAM-fit gate decides.</summary>
     Auto = 0,
 
-    /// <summary><c>0</c>, <c>off</c> or <c>false</c>: never prefault, whatever the code asks (the kill switch).</summary>
+    /// <summary><c>0</c>, <c>off</c> or <c>false</c>: the kill switch, whatever the code asks.</summary>
     Off = 1,
 
-    /// <summary><c>1</c>, <c>on</c> or <c>force</c>: prefault everything, whatever the RAM-fit gate says.</summary>
+    /// <summary><c>1</c>, <c>on</c> or <c>force</c>: prefault everything, bypassing the RAM-fit gate.</summary>
     Force = 2,
 }
 
 /// <summary>
-/// The operators' environment variables, the one place they are read and parsed: <c>SHARPI_PREFAULT</c> (the mode,
-/// whose <c>off</c> is the kill switch every feature that reads ahead of the engine obeys) and
-/// <c>SHARPI_PREFAULT_RAM_FRACTION</c>. Read at each run, so an operator can flip them live. Bad values never fail a
-/// run: <see cref="Read"/> warns once and quotes them with their invisible characters written out (<c>'off\u200B'</c>,
-/// pasted from a chat, would read as the kill switch in a log).
+/// The one place <c>SHARPI_PREFAULT</c> and <c>SHARPI_PREFAULT_RAM_FRACTION</c> are read, at each run so operators can
+/// flip them live; a bad value never fails a run, it is warned about.
 /// </summary>
 internal readonly struct OperatorSettings
 {
@@ -51,29 +48,23 @@ internal readonly struct OperatorSettings
 
     internal PrefaultMode Mode { get; }
 
-    /// <summary>The fraction of the memory that can hold the regions a prefault may fill: the operators' when valid, else the caller's.</summary>
+    /// <summary>The RAM fraction a prefault may fill: the operators' when valid, else the caller's.</summary>
     internal double RamFraction { get; }
 
-    /// <summary>
-    /// The operators' own decision, made here and nowhere else: under off nothing runs (nothing is merged, measured or
-    /// touched), under force everything does with no limit; null under auto, where the RAM-fit gate decides.
-    /// </summary>
+    /// <summary>The operators' decision (off: nothing runs; force: everything, no limit); null under auto.</summary>
     internal RamGateDecision? Decision { get; }
 
-    /// <summary>True when the kill switch is set now (a fresh read of <c>SHARPI_PREFAULT</c>; nothing is warned about).</summary>
+    /// <summary>True when the kill switch is set now (a fresh read, no warning).</summary>
     internal static bool IsOffNow => IsOff(out _);
 
-    /// <summary>Whether a run may go, and how far: the operators' <see cref="Decision"/>, else the RAM-fit gate's (arguments validated by the caller).</summary>
+    /// <summary>Whether a run may go, and how far: the operators' <see cref="Decision"/>, else the RAM-fit gate's.</summary>
     internal RamGateDecision Decide(long bytesNeeded, long bytesAlreadyResident, MemoryFigures memory, RamGate gate) =>
         Decision ?? RamGateDecision.Decide(bytesNeeded, bytesAlreadyResident, memory, gate, RamFraction);
 
-    /// <summary>True when <see cref="Decide"/> looks at the memory figures: only then are they worth reading.</summary>
+    /// <summary>True when <see cref="Decide"/> reads the memory figures.</summary>
     internal bool WeighsMemory(RamGate gate) => Decision is null && gate == RamGate.FitsInRam;
 
-    /// <summary>
-    /// Reads both variables now, warning on <paramref name="log"/> about a value it cannot use; the fraction is
-    /// <paramref name="optionsFraction"/> (the caller's) unless the operators set a valid one.
-    /// </summary>
+    /// <summary>Reads both variables now, warning about a value it cannot use.</summary>
     internal static OperatorSettings Read(double optionsFraction, ILogger log)
     {
         string? modeValue = Environment.GetEnvironmentVariable(ModeVariable);
@@ -93,17 +84,14 @@ internal readonly struct OperatorSettings
         return new OperatorSettings(mode, fraction ?? optionsFraction);
     }
 
-    /// <summary>True when the kill switch is set now; <paramref name="value"/> is <c>SHARPI_PREFAULT</c> trimmed (empty when unset), for a message that quotes it.</summary>
+    /// <summary>True when the kill switch is set now; <paramref name="value"/> is the variable trimmed, empty when unset.</summary>
     internal static bool IsOff(out string value)
     {
         value = Environment.GetEnvironmentVariable(ModeVariable)?.Trim() ?? string.Empty;
         return ParseMode(value, out _) == PrefaultMode.Off;
     }
 
-    /// <summary>
-    /// Parses a <c>SHARPI_PREFAULT</c> value (case-insensitive, trimmed). Unknown values mean
-    /// <see cref="PrefaultMode.Auto"/> and <paramref name="recognized"/> false, so the caller can warn once.
-    /// </summary>
+    /// <summary>Parses a <c>SHARPI_PREFAULT</c> value; an unknown one is <see cref="PrefaultMode.Auto"/>, not recognized.</summary>
     internal static PrefaultMode ParseMode(string? value, out bool recognized)
     {
         recognized = true;
@@ -127,10 +115,7 @@ internal readonly struct OperatorSettings
         return PrefaultMode.Auto;
     }
 
-    /// <summary>
-    /// Parses a <c>SHARPI_PREFAULT_RAM_FRACTION</c> value: null when unset or blank, and
-    /// <paramref name="valid"/> false for anything that is not a number in (0, 1].
-    /// </summary>
+    /// <summary>Parses a RAM fraction: null when blank or invalid; <paramref name="valid"/> false unless blank or in (0, 1].</summary>
     internal static double? ParseFraction(string? value, out bool valid)
     {
         valid = true;
@@ -148,11 +133,7 @@ internal readonly struct OperatorSettings
         return null;
     }
 
-    /// <summary>
-    /// <paramref name="value"/> with every character a log would not show as itself written as <c>\uXXXX</c>: controls,
-    /// format characters (zero-width spaces and joiners, bidi marks, the byte-order mark), separators other than the
-    /// space, and anything unassigned, private or a lone surrogate.
-    /// </summary>
+    /// <summary>The value with every character a log would not show as itself written as <c>\uXXXX</c>.</summary>
     internal static string Visible(string value)
     {
         StringBuilder? visible = null;

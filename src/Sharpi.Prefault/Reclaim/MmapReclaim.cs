@@ -52,8 +52,7 @@ public static class MmapReclaim
             return NotRun(true, "no regions to release", 0, 0, label, logger);
         }
 
-        // Issue 26 (release at the cost of its bytes): ranges wholly in read-only shared file views are planned from a
-        // direct look-up of their mappings (ReclaimPlan.Lookup.cs); anything else from /proc/self/smaps, as before.
+        // The direct look-up serves read-only shared file views; anything else is planned from /proc/self/smaps.
         ReclaimPlan? plan = ReclaimPlan.TryBuildFromLookup(merged, LockRegistry.Process.Held());
         if (plan is null)
         {
@@ -141,11 +140,7 @@ public static class MmapReclaim
     /// <summary>The most runs of kept pages reported one by one per range; the rest of the range's are reported as one.</summary>
     internal const int KeptRunsShown = 16;
 
-    /// <summary>
-    /// Reports the pages of the <paramref name="advised"/> ranges that this process still maps after MADV_PAGEOUT (the
-    /// kernel pages out only pages mapped nowhere else, of files the process owns or may write) in
-    /// <paramref name="skipped"/>, and returns their bytes.
-    /// </summary>
+    /// <summary>Adds to <paramref name="skipped"/> the advised pages still mapped after MADV_PAGEOUT; returns their bytes.</summary>
     [SupportedOSPlatform("linux")]
     private static long KeptMapped(List<MergedRegion> advised, List<RegionFailure> skipped)
     {
@@ -196,10 +191,7 @@ public static class MmapReclaim
 
     private static int s_pageOutSupport; // 0 unknown, 1 yes, -1 no
 
-    /// <summary>
-    /// Whether the kernel knows MADV_PAGEOUT: madvise checks the advice before anything else, and returns 0 for an empty
-    /// range at a page-aligned address without looking at the mappings, so the question touches nothing.
-    /// </summary>
+    /// <summary>Whether the kernel knows MADV_PAGEOUT, asked with an empty range so that it touches nothing.</summary>
     [SupportedOSPlatform("linux")]
     private static unsafe bool IsPageOutSupported(nint pageAligned)
     {

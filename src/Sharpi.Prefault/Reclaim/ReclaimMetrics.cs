@@ -3,9 +3,8 @@ using System.Diagnostics.Metrics;
 namespace Sharpi.Prefault;
 
 /// <summary>
-/// The reclaim's instrument on the <c>Sharpi.Prefault</c> meter: <c>sharpi.reclaim.size</c> (By), the bytes asked to
-/// be released, by <c>sharpi.prefault.outcome</c>: <c>released</c>, <c>kept</c> resident (locked, partial pages,
-/// failed calls), or <c>refused</c> (the whole call, to protect written data); with <c>sharpi.prefault.label</c>.
+/// The counter <c>sharpi.reclaim.size</c> (By): bytes asked to be released, by <c>sharpi.prefault.outcome</c>
+/// (<c>released</c>, <c>kept</c>, <c>refused</c>) and <c>sharpi.prefault.label</c>.
 /// </summary>
 internal static class ReclaimMetrics
 {

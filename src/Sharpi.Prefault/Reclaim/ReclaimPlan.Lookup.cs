@@ -5,11 +5,8 @@ namespace Sharpi.Prefault;
 internal sealed partial class ReclaimPlan
 {
     /// <summary>
-    /// The plan for regions that lie wholly in read-only shared views of files (an engine's mapping of its weights),
-    /// built from a direct look-up of their mappings (<see cref="MappingQuery"/>) instead of /proc/self/smaps, whose
-    /// read walks the page tables of the whole process: a release then costs what its own bytes cost. Null where any
-    /// piece is something else (unmapped, anonymous, writable, private, hugetlb): the caller builds the smaps plan,
-    /// which can tell what such a piece holds and refuses or skips it as before.
+    /// The plan from a direct look-up of the regions' mappings, for regions wholly in read-only shared file views; null
+    /// where any piece is something else, and the caller builds the smaps plan. Reading smaps walks the whole process.
     /// </summary>
     [SupportedOSPlatform("linux")]
     internal static ReclaimPlan? TryBuildFromLookup(MergedRegion[] regions, (nint Start, nint End)[] held, bool useQuery = true)

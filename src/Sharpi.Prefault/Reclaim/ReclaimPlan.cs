@@ -16,9 +16,7 @@ internal sealed partial class ReclaimPlan
     /// <summary>Why the call must be refused; empty when it may go ahead.</summary>
     internal List<string> Refusals { get; } = [];
 
-    /// <param name="regions">The merged regions.</param>
-    /// <param name="smaps">This process's mappings and their figures.</param>
-    /// <param name="held">Page ranges locked by <see cref="MmapLock"/> leases, sorted and disjoint.</param>
+    /// <summary>The plan from /proc/self/smaps; <paramref name="held"/> are the leases' page ranges, sorted and disjoint.</summary>
     internal static ReclaimPlan Build(MergedRegion[] regions, SmapsSnapshot smaps, (nint Start, nint End)[] held)
     {
         var plan = new ReclaimPlan();
@@ -50,7 +48,7 @@ internal sealed partial class ReclaimPlan
         return plan.WithWholePagesOf(releasable);
     }
 
-    /// <summary>The plan's releases: <paramref name="releasable"/> rounded inward to whole pages; a piece that holds none is skipped, saying why.</summary>
+    /// <summary>Rounds <paramref name="releasable"/> inward to whole pages; a piece with none is skipped, saying why.</summary>
     private ReclaimPlan WithWholePagesOf(List<MergedRegion> releasable)
     {
         var tooSmall = new List<MergedRegion>();
@@ -86,9 +84,7 @@ internal sealed partial class ReclaimPlan
                 + "may still be written by the program. Map the weights with MemoryMappedFileAccess.Read to reclaim them.";
         }
 
-        // A private writable view (copy-on-write: ONNX Runtime maps each initializer so) is refused whether or not
-        // smaps shows a written page: the check and the madvise are two steps, and a write landing between them was
-        // lost (348 of 400 tries).
+        // Refused even when unwritten: a write can land between this check and the madvise (docs/why/reclaim.md).
         if (m.Writable && !m.Shared)
         {
             string written = f.PrivateDataBytes > 0
@@ -113,8 +109,7 @@ internal sealed partial class ReclaimPlan
     // Adds the parts of `piece` outside every held range to `releasable`, and the rest to the skipped list.
     private void SubtractHeld(MergedRegion piece, (nint Start, nint End)[] held, List<MergedRegion> releasable)
     {
-        // Only the held ranges that overlap the piece, found by binary search: walking all of them for every piece
-        // made a reclaim of many tensors next to many locked ones quadratic.
+        // Binary search to the overlapping held ranges: walking all of them per piece is quadratic.
         nint at = piece.Start;
         for (int k = AddressRanges.FirstEndingAfter(held, piece.Start); k < held.Length && (nuint)held[k].Start < (nuint)piece.End; k++)
         {

@@ -6,9 +6,8 @@ using Microsoft.Win32.SafeHandles;
 namespace Sharpi.Prefault;
 
 /// <summary>
-/// One <see cref="PageCache.WarmAsync"/>: a few dedicated threads (blocking reads never occupy the thread pool) take 8
-/// MiB chunks in file order from a shared counter, skip one the page cache holds whole (cachestat), advise the rest
-/// with WILLNEED, then read them (sendfile into /dev/null on Linux, a reused buffer elsewhere).
+/// One <see cref="PageCache.WarmAsync"/>, read in chunks by a few dedicated threads: blocking reads never occupy the
+/// thread pool.
 /// </summary>
 internal sealed class FileWarmup
 {
@@ -45,8 +44,7 @@ internal sealed class FileWarmup
     internal static Task<PageCacheWarmResult> Start(string path, SafeFileHandle file, IProgress<long>? progress, CancellationToken cancellationToken)
     {
         var warmup = new FileWarmup(path, file, progress, cancellationToken);
-        // A device that reads ahead a whole chunk itself (read_ahead_kb >= 8 MiB) gets one warm-up thread: the host's own
-        // sequential read reaches its speed there, and four more streams beside it slowed a read-mode load by a fifth.
+        // One thread on a device that reads ahead a whole chunk itself: more streams slow the host's own read there.
         int most = ReadAheadWindow.ReadAheadOf(FileStatus.Of(file).Device) >= ChunkBytes ? 1 : Threads;
         int threads = (int)Math.Clamp((warmup._length + ChunkBytes - 1) / ChunkBytes, 1, most);
         warmup._running = threads;
@@ -59,8 +57,7 @@ internal sealed class FileWarmup
             }
             catch (OutOfMemoryException)
             {
-                // No thread left to start (the process or its pids cgroup at its limit): those started read the whole
-                // file; with none, the warm-up ends here and says why. A warm-up must never fail the load it precedes.
+                // At the pids limit: the threads started read the whole file; with none, the result says why.
                 break;
             }
         }
@@ -141,10 +138,7 @@ internal sealed class FileWarmup
         }
     }
 
-    /// <summary>
-    /// Tells the caller's progress the bytes read so far; a callback that throws is dropped (not called again), and the
-    /// warm-up goes on: an exception that left this thread would end the process.
-    /// </summary>
+    /// <summary>Reports progress; a callback that throws is not called again, since an escaping exception ends the process.</summary>
     private void Report(long bytes)
     {
         if (_progress is null || _progressBroken)
@@ -185,7 +179,7 @@ internal sealed class FileWarmup
         return (long)stat.Cached * page >= (length + page - 1) / page * page;
     }
 
-    /// <summary>Bytes sent to /dev/null from <paramref name="offset"/>; -1 where this kernel or file system refuses sendfile (then read instead).</summary>
+    /// <summary>Bytes sent to /dev/null from <paramref name="offset"/>; -1 where sendfile is refused (then read instead).</summary>
     [SupportedOSPlatform("linux")]
     private unsafe long Send(long offset, int length)
     {

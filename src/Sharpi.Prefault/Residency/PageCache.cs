@@ -90,7 +90,7 @@ public static partial class PageCache
         }
     }
 
-    /// <summary>The residency of the evicted range, clipped to the file; an error in the figure, never an exception, where it cannot be measured.</summary>
+    /// <summary>The evicted range's residency, clipped to the file; never throws (an error in the figure instead).</summary>
     [SupportedOSPlatform("linux")]
     private static ResidencyInfo Remaining(string path, long offset, long length, long fileLength)
     {

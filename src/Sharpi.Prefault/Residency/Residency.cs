@@ -161,7 +161,7 @@ public static class Residency
         }
     }
 
-    // In windows of at most 64 GiB: one view of a very large (say 8 TiB sparse) file can exceed what one mmap gets.
+    // In windows of at most 64 GiB: one view of a very large sparse file can exceed what one mmap gets.
     private static ResidencyInfo MeasureMapped(FileStream stream, long offset, long length)
     {
         using MemoryMappedFile map = MemoryMappedFile.CreateFromFile(stream, null, 0, MemoryMappedFileAccess.Read, HandleInheritability.None, leaveOpen: true);
