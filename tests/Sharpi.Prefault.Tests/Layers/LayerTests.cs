@@ -19,8 +19,8 @@ public sealed partial class LayerTests
 
     [Theory]
     [InlineData("Platform/KernelFile.cs", "MmapPrefault.Run([]);", "MmapPrefault (Prefault) is up from Platform")]
-    [InlineData("Residency/PageCache.cs", "MmapReclaim.Release([]);", "MmapReclaim (Reclaim) is sideways from Residency")]
-    [InlineData("Regions/RegionSet.cs", "_ = new FileCacheProbe();", "FileCacheProbe (Platform) is up from Regions")]
+    [InlineData("PageCache/PageCache.cs", "MmapReclaim.Release([]);", "MmapReclaim (Reclaim) is sideways from PageCache")]
+    [InlineData("Shared/RegionSet.cs", "_ = new FileCacheProbe();", "FileCacheProbe (Platform) is up from Shared")]
     [InlineData("Platform/Mincore.cs", "Log.Completed(null!, \"\", 0, 0, 0, 0, \"\", default);", "Log.Completed (Prefault) is up from Platform")]
     [InlineData("Locking/LockLimit.cs", "string s = $\"{PrefaultOptions.Default}\";", "PrefaultOptions (Prefault) is sideways from Locking")]
     public void Library_WithAPlantedReference_IsReported(string file, string planted, string expected)

@@ -20,7 +20,7 @@ public sealed partial class OpenSiteScanTests
         ("Sharpi.Prefault/Platform/ProcPagemap.cs", "File.OpenHandle(\"/proc/self/pagemap\"", "this process's own /proc file"),
         ("Sharpi.Prefault/Platform/MappingQuery.cs", "File.OpenHandle(ProcMaps.SelfMapsPath", "this process's own /proc/self/maps"),
         ("Sharpi.Prefault/Prefault/FileReadTouch.cs", "File.OpenHandle(OwnMemoryPath", "this process's own /proc/self/mem"),
-        ("Sharpi.Prefault/Residency/FileWarmup.cs", "File.OpenHandle(\"/dev/null\"", "/dev/null, written to, a device the helper (a reader of files) does not serve"),
+        ("Sharpi.Prefault/PageCache/FileWarmup.cs", "File.OpenHandle(\"/dev/null\"", "/dev/null, written to, a device the helper (a reader of files) does not serve"),
         ("Sharpi.Prefault/Prefault/SweepFailureText.cs", "Interop.Libc.Open(directory", "a directory (statfs of its file system), opened with O_NONBLOCK; the helper opens files"),
         ("Sharpi.Prefault.Cli/Files/PidFile.cs", "File.OpenHandle(path, FileMode.Open, write", "off Linux only (no OFD lock there, the pid alone judges); on Linux through FileOpener.TryOpenKept"),
         ("Sharpi.Prefault.Cli/Files/PidFile.cs", "File.OpenHandle(path, FileMode.CreateNew", "off Linux only; on Linux an O_EXCL|O_NOFOLLOW create through FileOpener.TryOpenKept"),
