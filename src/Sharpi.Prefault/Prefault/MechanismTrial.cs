@@ -15,7 +15,7 @@ internal static class MechanismTrial
     /// The most of a set the alternatives' units may take together: small enough that a right first guess costs at
     /// most about 3% of the load even where an alternative costs several times as much a byte, first access included.
     /// </summary>
-    internal const double BudgetShare = 0.005;
+    internal const double BudgetShare = 0.01;
 
     /// <summary>A candidate replaces the first guess only where it costs less than this share below the first's cost (noise).</summary>
     internal const double Noise = 0.10;
@@ -27,7 +27,7 @@ internal static class MechanismTrial
     internal const long UnitBytes = 2L * 1024 * 1024;
 
     /// <summary>The fewest units a candidate is judged on; a set too small for them takes the first guess untried.</summary>
-    internal const int MinUnitsEach = 2;
+    internal const int MinUnitsEach = 4;
 
     /// <summary>The most units a candidate gets, however large the set.</summary>
     internal const int MaxUnitsEach = 16;

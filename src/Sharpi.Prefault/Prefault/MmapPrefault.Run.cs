@@ -206,7 +206,8 @@ public static partial class MmapPrefault
         int[]? restParent = null;
         if (mechanism.UnitsEach > 0 && OperatingSystem.IsLinux())
         {
-            trial = TrialSweep.Run(regions, mechanism.Candidates, mechanism.UnitsEach, chunks, threadPlan, progress, options.Clock, run.CancellationToken);
+            trial = TrialSweep.Run(regions, mechanism.Candidates, mechanism.UnitsEach, mechanism.Key.ReadAheadBytes, chunks, threadPlan, progress, options.Clock,
+                run.CancellationToken);
             ran = mechanism.Candidates[trial.Chosen];
             touchAfter = !threadPlan.TouchesAfterPopulate ? TouchAfter.None
                 : trial.TouchesAll ? TouchAfter.All
@@ -240,7 +241,7 @@ public static partial class MmapPrefault
         string readAhead = ran?.Staging.Describe(FileStaging.FinerChunk(chunkSize, options.ChunkSize, totalBytes)) ?? string.Empty;
         Action<int>? regionDone = readiness is null ? null
             : restParent is null ? i => readiness.Swept(regions[i].Order)
-            : i => readiness.Swept(regions[restParent[i]].Order);
+            : PiecesDone(regions, restParent, readiness);
         IChunkSweep restChunks = restParent is null ? chunks : new ParentRegions(chunks, restParent);
         var sweep = new StrideSweep(rest, chunkSize, restChunks, regionDone, run.CancellationToken, options.Clock, bytesBefore: trial?.Bytes ?? 0);
 
@@ -266,6 +267,28 @@ public static partial class MmapPrefault
         bool cancelled = run.CancellationToken.IsCancellationRequested && (sweep.IsCutShort || trial is { IsCutShort: true });
         return new SweepOutcome(mechanism.Method, sweep.BytesDone, threads, cancelled, HugePageAdvisedBytes: ran?.Staging.HugePageAdvisedBytes ?? advised, ReadAhead: readAhead,
             Mechanism: description, Ran: ran?.Name ?? string.Empty);
+    }
+
+    /// <summary>
+    /// After a trial, a region may be left in several pieces (the gaps between the blocks, then its rest): it is done
+    /// when its last piece is.
+    /// </summary>
+    private static Action<int> PiecesDone(MergedRegion[] regions, int[] parentOf, RegionReadiness readiness)
+    {
+        int[] left = new int[regions.Length];
+        foreach (int parent in parentOf)
+        {
+            left[parent]++;
+        }
+
+        return piece =>
+        {
+            int parent = parentOf[piece];
+            if (Interlocked.Decrement(ref left[parent]) == 0)
+            {
+                readiness.Swept(regions[parent].Order);
+            }
+        };
     }
 
     /// <summary>The rest of a trial run's sweep: its pieces' chunks swept under the indexes of the regions they came from, where failures are kept.</summary>

@@ -16,23 +16,33 @@ public sealed class TrialSweepTests
     private static readonly nint Page = Environment.SystemPageSize;
 
     [Fact]
-    public void Carve_CutsUnitsOnUnitBoundaries_FromTheFront_AndLeavesTheRestWithTheirRegions()
+    public void Carve_CutsAWarmUpUnit_ThenBlocksWithGapsBetween_OnUnitBoundaries_AndLeavesTheRestWithTheirRegions()
     {
         nint unit = (nint)MechanismTrial.UnitBytes;
         MergedRegion[] regions =
         [
-            new((16 * unit) + 4096, (17 * unit) + 8192, "a", 0), // a unit and a bit, starting off a boundary
-            new(40 * unit, 43 * unit, "b", 1),
+            new((16 * unit) + 4096, (18 * unit) + 8192, "a", 0), // starts off a boundary
+            new(40 * unit, 60 * unit, "b", 1),
         ];
 
-        (MergedRegion[] units, int[] unitParent, MergedRegion[] rest, int[] restParent) = TrialSweep.Carve(regions, count: 4);
+        (MergedRegion[] units, int[] unitParent, int[] blockOf, MergedRegion[] rest, int[] restParent) =
+            TrialSweep.Carve(regions, blocks: 2, unitsEach: 2, gapBytes: 3 * unit);
 
-        Assert.Equal([(16 * unit) + 4096, 17 * unit, 40 * unit, 41 * unit], units.Select(u => u.Start));
-        Assert.Equal([17 * unit, (17 * unit) + 8192, 41 * unit, 42 * unit], units.Select(u => u.End));
-        Assert.Equal([0, 0, 1, 1], unitParent);
-        Assert.Equal(new MergedRegion(42 * unit, 43 * unit, "b", 1), Assert.Single(rest));
-        Assert.Equal([1], restParent);
+        // The warm-up unit, block 0 (two units, the second the last bit of "a"), a gap of three units of "b", block 1.
+        Assert.Equal([-1, 0, 0, 1, 1], blockOf);
+        Assert.Equal([(16 * unit) + 4096, 17 * unit, 18 * unit, 43 * unit, 44 * unit], units.Select(u => u.Start));
+        Assert.Equal([17 * unit, 18 * unit, (18 * unit) + 8192, 44 * unit, 45 * unit], units.Select(u => u.End));
+        Assert.Equal([0, 0, 0, 1, 1], unitParent);
+        Assert.Equal([new MergedRegion(40 * unit, 43 * unit, "b", 1), new MergedRegion(45 * unit, 60 * unit, "b", 1)], rest);
+        Assert.Equal([1, 1], restParent);
     }
+
+    [Theory]
+    [InlineData(128 * 1024, 8L << 20)]
+    [InlineData(8192 * 1024, 16L << 20)]
+    [InlineData(1L << 30, 32L << 20)]
+    public void GapBytes_IsTwiceTheReadAhead_Within8And32MiB(long readAhead, long expected) =>
+        Assert.Equal(expected, TrialSweep.GapBytes(readAhead));
 
     /// <summary>A trial unit over a file cut short stops at the file's last page and reports the rest, as a chunk does: never a SIGBUS.</summary>
     [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
@@ -61,20 +71,20 @@ public sealed class TrialSweepTests
     }
 
     /// <summary>
-    /// A run whose set takes a trial (a budget share raised for this test, so 64 MiB is enough): the result names each
+    /// A run whose set takes a trial (a budget share raised for this test, so 96 MiB is enough): the result names each
     /// candidate and its cost, and the file ends up resident whole. (Reuse: <see cref="MechanismChoiceTests"/>.)
     /// </summary>
     [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Run_WithATrial_TriesEachCandidate_AndSweepsTheRestWithTheChoice()
     {
-        const long Bytes = 64 * MiB;
+        const long Bytes = 96 * MiB;
         using TestFile file = TestFile.Create(Bytes);
         PrefaultResult result;
         using (MappedFile view = file.Map(MemoryMappedFileAccess.Read))
         {
             try
             {
-                MechanismTrial.BudgetShareOverride.Value = 0.5;
+                MechanismTrial.BudgetShareOverride.Value = 0.2; // four units each, the gaps between the blocks within the file
                 result = MmapPrefault.Run([view.Region()], new PrefaultOptions { RamGate = RamGate.Always });
             }
             finally

@@ -33,18 +33,20 @@ internal sealed class TrialSweep : IChunkSweep
     /// Failures go to <paramref name="chunks"/> under the regions' own indexes. Cancelled, it stops between units.
     /// </summary>
     [System.Runtime.Versioning.SupportedOSPlatform("linux")]
-    internal static TrialOutcome Run(MergedRegion[] regions, PopulateMechanism[] candidates, int unitsEach, ChunkSweep chunks, SweepThreads threads,
-        ProgressReporter? progress, TimeProvider clock, CancellationToken token)
+    internal static TrialOutcome Run(MergedRegion[] regions, PopulateMechanism[] candidates, int unitsEach, long readAheadBytes, ChunkSweep chunks,
+        SweepThreads threads, ProgressReporter? progress, TimeProvider clock, CancellationToken token)
     {
-        (MergedRegion[] units, int[] unitParent, MergedRegion[] rest, int[] restParent) = Carve(regions, (long)candidates.Length * unitsEach);
+        int[] order = SpillOrder(candidates);
+        (MergedRegion[] units, int[] unitParent, int[] blockOf, MergedRegion[] rest, int[] restParent) =
+            Carve(regions, order.Length, unitsEach, GapBytes(readAheadBytes));
         int[] candidateOf = new int[units.Length];
-        int[] blocks = SpillOrder(candidates);
         for (int u = 0; u < units.Length; u++)
         {
-            candidateOf[u] = blocks[Math.Min(u / unitsEach, blocks.Length - 1)];
+            candidateOf[u] = order[Math.Max(0, blockOf[u])];
         }
 
-        // One candidate's units at a time, on all the threads: its block's time is what the candidate costs a byte
+        // The warm-up unit first, untimed (it pays what runs once: compiling the sweep, its first page tables), then
+        // one candidate's block at a time on all the threads: the block's time is what the candidate costs a byte
         // with the sweep's parallelism, its read-ahead and its first access included.
         var trial = new TrialSweep(chunks, candidates, units, unitParent, candidateOf);
         long[] bytes = new long[candidates.Length];
@@ -55,9 +57,10 @@ internal sealed class TrialSweep : IChunkSweep
         bool cutShort = false;
         for (int first = 0; first < units.Length && !cutShort;)
         {
+            int block = blockOf[first];
             int c = candidateOf[first];
             int end = first;
-            while (end < units.Length && candidateOf[end] == c)
+            while (end < units.Length && blockOf[end] == block)
             {
                 end++;
             }
@@ -67,10 +70,15 @@ internal sealed class TrialSweep : IChunkSweep
             var sweep = new StrideSweep(units[first..end], MechanismTrial.UnitBytes, trial, regionDone: null, token, clock, bytesBefore: done);
             long started = System.Diagnostics.Stopwatch.GetTimestamp();
             used = Math.Max(used, sweep.Execute(threads.Threads, threads.Priority, progress));
-            ticks[c] = System.Diagnostics.Stopwatch.GetTimestamp() - started;
-            bytes[c] = sweep.BytesDone - done;
-            long pmdAfter = FirstAccessProbe.FilePmdMappedBytes();
-            pmd[c] = pmdBefore < 0 || pmdAfter < 0 ? -1 : Math.Clamp(pmdAfter - pmdBefore, 0, bytes[c]);
+            long elapsed = System.Diagnostics.Stopwatch.GetTimestamp() - started;
+            if (block >= 0)
+            {
+                ticks[c] = elapsed;
+                bytes[c] = sweep.BytesDone - done;
+                long pmdAfter = FirstAccessProbe.FilePmdMappedBytes();
+                pmd[c] = pmdBefore < 0 || pmdAfter < 0 ? -1 : Math.Clamp(pmdAfter - pmdBefore, 0, bytes[c]);
+            }
+
             done = sweep.BytesDone;
             cutShort = sweep.IsCutShort;
             first = end;
@@ -113,27 +121,56 @@ internal sealed class TrialSweep : IChunkSweep
     }
 
     /// <summary>
-    /// Cuts <paramref name="count"/> units from the front of <paramref name="regions"/>, each ending on a
-    /// <see cref="MechanismTrial.UnitBytes"/> boundary of address (so a unit's huge-page advice covers whole folios),
-    /// and what is left, each piece with the index of the region it came from.
+    /// The bytes left between two candidates' blocks, for the rest of the sweep: twice the device's read-ahead (a fault's
+    /// read-around and the asynchronous window after it), at least 8 MiB and at most 32 MiB, so no block's read-ahead
+    /// reads the next block's pages for it.
     /// </summary>
-    internal static (MergedRegion[] Units, int[] UnitParent, MergedRegion[] Remainder, int[] RemainderParent) Carve(MergedRegion[] regions, long count)
+    internal static long GapBytes(long readAheadBytes) => Math.Clamp(2 * readAheadBytes, 8L << 20, 32L << 20);
+
+    /// <summary>
+    /// Cuts from the front of <paramref name="regions"/> one warm-up unit (block -1), then <paramref name="blocks"/>
+    /// blocks of <paramref name="unitsEach"/> units with <paramref name="gapBytes"/> left between two blocks, each unit
+    /// ending on a <see cref="MechanismTrial.UnitBytes"/> boundary of address (so a unit's huge-page advice covers whole
+    /// folios); and what is left (the gaps, then the rest), each piece with the index of the region it came from.
+    /// </summary>
+    internal static (MergedRegion[] Units, int[] UnitParent, int[] BlockOf, MergedRegion[] Remainder, int[] RemainderParent) Carve(
+        MergedRegion[] regions, int blocks, int unitsEach, long gapBytes)
     {
         var units = new List<MergedRegion>();
         var unitParent = new List<int>();
+        var blockOf = new List<int>();
         var rest = new List<MergedRegion>();
         var restParent = new List<int>();
+        int block = -1, inBlock = 0;
+        long gapLeft = 0;
         for (int i = 0; i < regions.Length; i++)
         {
             MergedRegion r = regions[i];
             nint at = r.Start;
-            while (units.Count < count && (nuint)at < (nuint)r.End)
+            while (block < blocks && (nuint)at < (nuint)r.End)
             {
+                if (gapLeft > 0)
+                {
+                    nint gapEnd = (nuint)(r.End - at) > (nuint)gapLeft ? at + (nint)gapLeft : r.End;
+                    rest.Add(r with { Start = at, End = gapEnd });
+                    restParent.Add(i);
+                    gapLeft -= gapEnd - at;
+                    at = gapEnd;
+                    continue;
+                }
+
                 nint end = (nint)((at & ~(MechanismTrial.UnitBytes - 1)) + MechanismTrial.UnitBytes);
                 end = (nuint)end < (nuint)r.End ? end : r.End;
                 units.Add(r with { Start = at, End = end });
                 unitParent.Add(i);
+                blockOf.Add(block);
                 at = end;
+                if (block < 0 || ++inBlock == unitsEach)
+                {
+                    block++;
+                    inBlock = 0;
+                    gapLeft = block > 0 && block < blocks ? gapBytes : 0;
+                }
             }
 
             if ((nuint)at < (nuint)r.End)
@@ -143,7 +180,7 @@ internal sealed class TrialSweep : IChunkSweep
             }
         }
 
-        return ([.. units], [.. unitParent], [.. rest], [.. restParent]);
+        return ([.. units], [.. unitParent], [.. blockOf], [.. rest], [.. restParent]);
     }
 
     /// <summary>The candidates' indexes in the order their units lie: huge pages, windows, then the device's read-ahead.</summary>
