@@ -84,14 +84,14 @@ public sealed class DocumentationLogLineTests
 
     /// <summary>
     /// The template as a pattern: its text literal; <c>{X:N0}</c> a grouped integer, <c>{X:F2}</c> two decimals,
-    /// <c>{Method}</c> a method's name, <c>{Outcome}</c> the outcome's optional clauses, any other hole some text.
+    /// <c>{Method}</c> a method's name and the populate mechanism in parentheses, <c>{Outcome}</c> the outcome's optional clauses, any other hole some text.
     /// </summary>
     private static string Pattern(string template) =>
         Regex.Replace(Regex.Escape(template), @"\\\{(\w+)(?::(\w+))?}", m => (m.Groups[1].Value, m.Groups[2].Value) switch
         {
             (_, "N0") => @"\d{1,3}(,\d{3})*",
             (_, "F2") => @"\d+\.\d{2}",
-            ("Method", _) => "(none|populate|touch|hint)",
+            ("Method", _) => @"(none|populate|touch|hint)( \([a-z -]+\))?", // the populate mechanism that ran, where there is one
             ("Outcome", _) => @"(; (cancelled, \S+ \S+ left|partial, \S+ \S+ skipped by the RAM budget|\d+ region\(s\) failed))?",
             _ => @"[^\]]+",
         });
