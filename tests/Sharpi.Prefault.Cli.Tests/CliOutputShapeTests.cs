@@ -9,7 +9,7 @@ public sealed class CliOutputShapeTests
     [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Touch_OnTwoCores_KeepsEveryLineWithin100Columns_AndSaysWhyEightThreads()
     {
-        using TestFile file = TestFile.Create(64 * TestFile.MiB);
+        using TestFile file = TestFile.Create(256 * TestFile.MiB); // eight 32 MiB chunks, one a thread
 
         CliRun run = CliProcess.Run(["touch", file.Path, "--gate", "always"], new Dictionary<string, string?> { ["DOTNET_PROCESSOR_COUNT"] = "2" });
 

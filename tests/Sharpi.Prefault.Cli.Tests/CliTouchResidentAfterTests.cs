@@ -51,7 +51,7 @@ public sealed class CliTouchResidentAfterTests
     [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public async Task Touch_OfAFileTruncatedWhileItRuns_SaysTheFileShrank_NotThatMemoryIsShort()
     {
-        // A race: the truncation lands while the sweep runs (once 16 MiB are in), and a run whose sweep had not yet counted
+        // A race: the truncation lands while the sweep runs (once 64 MiB are in), and a run whose sweep had not yet counted
         // the pages the truncation took leaves no shortfall to explain (the pages past the new end fail instead, named
         // on stderr); up to 8 tries for one that does.
         var runs = new List<string>();
@@ -97,7 +97,7 @@ public sealed class CliTouchResidentAfterTests
             {
                 while (!_stop)
                 {
-                    if (Residency.OfFile(path).ResidentBytes >= 16 * TestFile.MiB)
+                    if (Residency.OfFile(path).ResidentBytes >= 64 * TestFile.MiB) // whole 32 MiB chunks counted already
                     {
                         using var stream = new FileStream(path, FileMode.Open, FileAccess.Write, FileShare.ReadWrite | FileShare.Delete);
                         stream.SetLength(length);
