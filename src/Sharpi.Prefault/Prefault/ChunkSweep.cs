@@ -87,7 +87,7 @@ internal sealed unsafe class ChunkSweep : IChunkSweep
         return new MechanismTrial.UnitCost(touched - start, afterPopulate - started, afterFirst - afterPopulate, afterSecond - afterFirst);
     }
 
-    /// <summary>Tests set 0 or infinity.</summary>
+    /// <summary>A span whose sample is slower a page is read whole; tests set 0 or infinity.</summary>
     internal double SlowPageNanoseconds { get; init; } = TouchAfterPopulate.SlowPageNanoseconds;
 
     internal long SpansSampled => Volatile.Read(ref _spansSampled);
