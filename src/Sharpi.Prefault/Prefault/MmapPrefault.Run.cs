@@ -40,8 +40,8 @@ public static partial class MmapPrefault
         {
             return Execute(regions, options, SweepThreads.ForRun(options), readiness: null, cancellationToken);
         }
-#pragma warning disable CA1031 // Past the caller's arguments, nothing of a prefault may fail the engine's load: it gets a result instead.
-        catch (Exception ex) when (ex is not ThreadInterruptedException) // an interrupt is the caller's, for the caller
+#pragma warning disable CA1031 // Past the arguments, nothing of a prefault may fail the engine's load.
+        catch (Exception ex) when (ex is not ThreadInterruptedException) // an interrupt is the caller's
 #pragma warning restore CA1031
         {
             return Failed(options, ex, background: false);
@@ -49,10 +49,8 @@ public static partial class MmapPrefault
     }
 
     /// <summary>
-    /// The result of a run that threw past its argument checks (a defect, or the caller's logger): not run, the
-    /// exception's message as the reason, logged at Error where the logger still takes it (EventId 16 for
-    /// <c>Run</c>, 10 for <c>Start</c>'s <paramref name="background"/> sweep). Every thread of the sweep had stopped
-    /// when the exception left it (<see cref="StrideSweep"/>).
+    /// The result of a run that threw past its argument checks (a defect, or the caller's logger), logged at Error
+    /// where the logger still takes it. Every sweep thread had stopped when the exception left.
     /// </summary>
     internal static PrefaultResult Failed(PrefaultOptions options, Exception exception, bool background)
     {
@@ -68,7 +66,7 @@ public static partial class MmapPrefault
                 Log.RunFailed(log, options.Label, exception);
             }
         }
-#pragma warning disable CA1031 // The caller's logger threw (often the failure itself): the result says it, and on Start's thread a throw would end the process.
+#pragma warning disable CA1031 // The logger threw: the result says it, and on Start's thread a throw would end the process.
         catch (Exception)
 #pragma warning restore CA1031
         {
@@ -78,38 +76,35 @@ public static partial class MmapPrefault
     }
 
     /// <summary>
-    /// The run, top to bottom: gate -> merge -> plan (one snapshot of the mappings, residency) -> decision and
-    /// budget -> mechanism -> sweep -> result. Shared by Run and Start (which passes <paramref name="readiness"/> to learn
-    /// when each region is done, and its own token, linked to the caller's); each step is one named call.
+    /// The run, shared by Run and Start (which passes <paramref name="readiness"/>): gate, merge, plan, decision,
+    /// mechanism, sweep, result, each step one named call.
     /// </summary>
     internal static PrefaultResult Execute(ReadOnlySpan<PrefaultRegion> regions, PrefaultOptions options, SweepThreads threads, RegionReadiness? readiness,
         CancellationToken cancellationToken)
     {
         var run = new RunContext(options, Stopwatch.GetTimestamp(), readiness, cancellationToken);
 
-        // 1. The operators' settings, read once: under the kill switch their decision is the run's, and nothing is
-        //    merged, measured or touched.
+        // 1. The operators' settings, read once: under the kill switch nothing is merged, measured or touched.
         OperatorSettings operators = OperatorSettings.Read(options.RamFraction, run.Log);
         if (operators.Decision is { ShouldRun: false } off)
         {
             return Finish(run, off, plan: null, sweep: default);
         }
 
-        // A token cancelled already (a Dispose right after Start) stops the run before it measures, advises or hints.
+        // Cancelled already (a Dispose right after Start): nothing is measured, advised or hinted.
         if (cancellationToken.IsCancellationRequested)
         {
             return Finish(run, CancelledBeforeTheSweep, plan: null, sweep: CancelledBefore);
         }
 
-        // 2. Merge: overlapping and duplicate regions count once, in the caller's order.
-        //    Start's readiness records each region's merged range here, once.
+        // 2. Merge: overlaps count once, in the caller's order; Start's readiness records each merged range.
         MergedRegion[] merged = readiness?.Merge(regions) ?? RegionSet.Merge(regions);
         if (merged.Length == 0)
         {
             return Finish(run, NothingToDo("no regions to prefault (all empty)"), plan: null, sweep: default);
         }
 
-        // 3. The plan: one snapshot of the mappings (Linux), each mapped region with its resident bytes; it owns both.
+        // 3. The plan: one snapshot of the mappings and each region's resident bytes.
         PrefaultPlan plan = PrefaultPlan.Measure(merged, run.Failures);
         if (plan.Regions.Length == 0)
         {
@@ -128,25 +123,22 @@ public static partial class MmapPrefault
         PrefaultPlan work = decision.IsPartial ? plan.WithinBudget(decision.BudgetBytes) : plan;
         if (cancellationToken.IsCancellationRequested)
         {
-            // Cancelled while the plan was measured: no huge-page advice, hint or sweep on the engine's mappings.
+            // Cancelled while measuring: no advice, hint or sweep.
             return Finish(run, CancelledBeforeTheSweep, plan, sweep: CancelledBefore);
         }
 
-        // 5. The mechanism, decided in one step (the method, the hint before it, populate and the touch after it, how
-        //    the file bytes under each mapping come in), then the sweep; its staging views are unmapped once it is done.
+        // 5. The mechanism, decided in one step, then the sweep; its staging views go once it is done.
         SweepOutcome sweep;
         using (SweepMechanism mechanism = SweepMechanism.Choose(work, options, run.Log, threads))
         {
             sweep = Sweep(work, mechanism, run, threads);
         }
 
-        // 6. What stayed resident (under memory pressure, less than was swept), then the result, its log lines and
-        //    its metrics, in one place.
+        // 6. What stayed resident, then the result, its log lines and metrics, in one place.
         long residentAfter = plan.MeasureResidentNow(out long unknownAfter);
         return Finish(run, decision, plan, sweep with { BytesResidentAfter = residentAfter, BytesUnknownAfter = unknownAfter });
     }
 
-    /// <summary>What a run carries from step to step: its settings, token, logger, start time and the failures found so far.</summary>
     private sealed class RunContext(PrefaultOptions options, long started, RegionReadiness? readiness, CancellationToken cancellationToken)
     {
         internal CancellationToken CancellationToken { get; } = cancellationToken;
@@ -162,16 +154,12 @@ public static partial class MmapPrefault
         internal List<RegionFailure> Failures { get; } = [];
     }
 
-    /// <summary>
-    /// What the sweep did (<see cref="PrefaultMethod.None"/>: nothing ran), what it covered, on how many threads,
-    /// whether cancellation cut it short, and what was resident after it.
-    /// </summary>
+    /// <summary>What the sweep did (<see cref="PrefaultMethod.None"/>: nothing ran) and what was resident after it.</summary>
     private readonly record struct SweepOutcome(PrefaultMethod Method, long Bytes, int Threads, bool IsCanceled, long BytesResidentAfter = 0, long HugePageAdvisedBytes = 0,
         long BytesUnknownAfter = 0, string ReadAhead = "", string Mechanism = "", string Ran = "");
 
     private static RamGateDecision NothingToDo(string reason) => new(false, false, 0, reason);
 
-    /// <summary>The run's token was cancelled before its sweep began: nothing ran, and the result says it was cancelled.</summary>
     private static readonly RamGateDecision CancelledBeforeTheSweep = NothingToDo("cancelled before the sweep began");
 
     private static readonly SweepOutcome CancelledBefore = new(PrefaultMethod.None, 0, 0, IsCanceled: true);
@@ -198,7 +186,7 @@ public static partial class MmapPrefault
         long totalBytes = RegionSet.TotalBytes(regions);
         ProgressReporter? progress = options.Progress is null ? null : new ProgressReporter(options.Progress, totalBytes, options.Label, run.Log);
 
-        // The trial, where the run takes one: its units first, then the rest with the cheapest candidate.
+        // The trial, where there is one: its units, then the rest with the cheapest candidate.
         PopulateMechanism? ran = mechanism.Candidates.Length > 0 ? mechanism.Candidates[0] : null;
         TouchAfter touchAfter = mechanism.TouchAfter;
         TrialOutcome? trial = null;
@@ -224,7 +212,7 @@ public static partial class MmapPrefault
             Log.TrialChose(run.Log, options.Label, mechanism, ran, touchAfter, trial);
             if (readiness is not null)
             {
-                // A region the units took whole is done now: no chunk of it is left.
+                // A region the units took whole is done now.
                 for (int i = 0; i < regions.Length; i++)
                 {
                     if (Array.IndexOf(restParent, i) < 0)
@@ -245,8 +233,7 @@ public static partial class MmapPrefault
         IChunkSweep restChunks = restParent is null ? chunks : new ParentRegions(chunks, restParent);
         var sweep = new StrideSweep(rest, chunkSize, restChunks, regionDone, run.CancellationToken, options.Clock, bytesBefore: trial?.Bytes ?? 0);
 
-        // Where the run reads in windows, Start reads ahead of its sweep (SweepThreads). Where everything is resident
-        // already, only page tables are left to fill: often less than starting a thread.
+        // Start reads ahead where the run reads in windows; a warm set has only page tables to fill, often less than a thread start.
         int threads = trial is { IsCutShort: true } || rest.Length == 0 ? 0
             : threadPlan.ReadsAheadOfSweep && ran is { ReadsInWindows: true }
             ? sweep.ExecuteBehindReadAhead(threadPlan.Helpers, threadPlan.HelperPriority, threadPlan.ReadAheadBytes, progress)
@@ -269,10 +256,7 @@ public static partial class MmapPrefault
             Mechanism: description, Ran: ran?.Name ?? string.Empty);
     }
 
-    /// <summary>
-    /// After a trial, a region may be left in several pieces (the gaps between the blocks, then its rest): it is done
-    /// when its last piece is.
-    /// </summary>
+    /// <summary>After a trial a region may be left in pieces: it is done when its last piece is.</summary>
     private static Action<int> PiecesDone(MergedRegion[] regions, int[] parentOf, RegionReadiness readiness)
     {
         int[] left = new int[regions.Length];
@@ -291,7 +275,7 @@ public static partial class MmapPrefault
         };
     }
 
-    /// <summary>The rest of a trial run's sweep: its pieces' chunks swept under the indexes of the regions they came from, where failures are kept.</summary>
+    /// <summary>The rest of a trial run: failures kept under the regions the pieces came from.</summary>
     private sealed class ParentRegions(ChunkSweep chunks, int[] parentOf) : IChunkSweep
     {
         public long SweepChunk(int region, nint start, nint end, bool readAhead) => chunks.SweepChunk(parentOf[region], start, end, readAhead);
@@ -299,7 +283,7 @@ public static partial class MmapPrefault
         public void ReadAhead(int region, nint start, nint end) => chunks.ReadAhead(parentOf[region], start, end);
     }
 
-    /// <summary>Builds the result, logs it and records its metrics: the one place every run ends, skipped or not.</summary>
+    /// <summary>Builds the result, logs it and records its metrics: every run ends here, skipped or not.</summary>
     private static PrefaultResult Finish(RunContext run, RamGateDecision decision, PrefaultPlan? plan, SweepOutcome sweep)
     {
         bool ran = sweep.Method != PrefaultMethod.None;
@@ -332,7 +316,7 @@ public static partial class MmapPrefault
         return result;
     }
 
-    /// <summary>The decision's reason, after what cut the run short (cancellation) and before what it left unread as nothing to read (holes).</summary>
+    /// <summary>The decision's reason, after cancellation and before the holes left unread.</summary>
     private static string ReasonOf(RamGateDecision decision, PrefaultPlan? plan, SweepOutcome sweep)
     {
         string reason = sweep.IsCanceled && sweep.Method != PrefaultMethod.None ? $"cancelled after {Sizes.Format(sweep.Bytes)}; {decision.Reason}" : decision.Reason;
@@ -365,7 +349,7 @@ public static partial class MmapPrefault
 
         if (result.HasRun)
         {
-            string method = PrefaultMethodNames.Of(result.Method); // a table lookup, cheap whether or not the line is written
+            string method = PrefaultMethodNames.Of(result.Method);
             method = ran.Length == 0 ? method : $"{method} ({ran})";
             Log.Completed(log, label, result.Bytes, result.BytesAlreadyResident, result.Elapsed.TotalSeconds, result.GiBPerSecond, method,
                 new PrefaultOutcomeText(result));

@@ -27,7 +27,6 @@ internal sealed class PrefaultPlan
 
     internal PlannedRegion[] Regions { get; }
 
-    /// <summary>The planned regions alone, in the same order, for the mechanisms.</summary>
     internal MergedRegion[] Ranges { get; }
 
     /// <summary>The mappings under the regions when planned (empty off Linux).</summary>
@@ -39,7 +38,6 @@ internal sealed class PrefaultPlan
     /// <summary>Bytes of sparse-file holes (whole pages) left out of the plan.</summary>
     internal long BytesInHoles { get; }
 
-    /// <summary>Bytes of the planned regions.</summary>
     internal long BytesPlanned { get; }
 
     internal long BytesAlreadyResident { get; }
@@ -47,7 +45,6 @@ internal sealed class PrefaultPlan
     /// <summary>Bytes of unknown residency, counted as needed.</summary>
     internal long BytesAlreadyResidentUnknown { get; }
 
-    /// <summary>Bytes that must still come in.</summary>
     internal long BytesNeeded => BytesPlanned - BytesAlreadyResident;
 
     /// <summary>Plans <paramref name="merged"/>: one maps snapshot, holes cut, residency counted; unmapped regions become failures.</summary>
@@ -107,9 +104,6 @@ internal sealed class PrefaultPlan
         return new PrefaultPlan(kept, BytesRequested, Maps, BytesInHoles);
     }
 
-    /// <summary>
-    /// The planned regions' resident bytes now, counted as the plan was (0 where unmeasurable), and the bytes of unknown
-    /// residency; after a sweep, under memory pressure, less than was swept.
-    /// </summary>
+    /// <summary>The regions' resident bytes now, counted as the plan was, and those of unknown residency.</summary>
     internal long MeasureResidentNow(out long unknownBytes) => FileCacheProbe.CountResident(Ranges, Maps, out unknownBytes);
 }

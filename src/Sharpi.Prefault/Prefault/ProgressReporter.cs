@@ -7,7 +7,7 @@ internal sealed class ProgressReporter(IProgress<PrefaultProgress> progress, lon
 {
     private readonly TimeProvider _time = time ?? TimeProvider.System;
     private long _last;
-    private long _lastBytes = -1; // nothing reported yet: the first report goes out whatever the clock says
+    private long _lastBytes = -1; // the first report goes out whatever the clock says
     private bool _broken;
 
     internal void Report(long done) => Report(done, final: done >= total);
@@ -39,7 +39,7 @@ internal sealed class ProgressReporter(IProgress<PrefaultProgress> progress, lon
             {
                 Log.ProgressFailed(log, label, ex);
             }
-#pragma warning disable CA1031 // The caller's logger threw too: leaving here would leave the sweep with its helpers still running.
+#pragma warning disable CA1031 // The logger threw too: leaving here would strand the sweep's helpers.
             catch (Exception)
 #pragma warning restore CA1031
             {
