@@ -3,11 +3,8 @@ using System.Globalization;
 namespace Sharpi.Prefault;
 
 /// <summary>
-/// Whether this machine is a virtual machine that hands free memory back to its host (virtio-balloon free page
-/// reporting, <c>VIRTIO_BALLOON_F_REPORTING</c>): free blocks of <c>page_reporting_order</c> or more go back to the
-/// host, and a page carved from one costs a host fault at its first access. It orders the trial's candidates
-/// (<see cref="MechanismChoice.Order"/>). The balloon's features are read once (fixed at boot), the order at every look
-/// (an operator may change it while an engine runs).
+/// Whether a virtio balloon hands free memory back to its host (free page reporting), so a page carved from a
+/// reported block costs a host fault at first access. Features are read once (fixed at boot), the order every look.
 /// </summary>
 internal static class FreePageReporting
 {
@@ -15,17 +12,14 @@ internal static class FreePageReporting
     internal const string OrderPath = "/sys/module/page_reporting/parameters/page_reporting_order";
     private const int BalloonDeviceId = 5;  // VIRTIO_ID_BALLOON
     private const int ReportingFeature = 5; // VIRTIO_BALLOON_F_REPORTING
-    private const int MaxPageOrder = 10;    // x86-64 and arm64 (4 KiB pages): a larger order never matches a free block
+    private const int MaxPageOrder = 10;    // 4 KiB pages: a larger order never matches a free block
 
     private static readonly Lazy<bool> s_balloonReports = new(Probe);
 
-    /// <summary>True where a virtio balloon negotiated free page reporting and the reporting order can match a free block now.</summary>
+    /// <summary>A balloon negotiated reporting and the order can match a free block now.</summary>
     internal static bool IsActive => s_balloonReports.Value && OrderCanMatch(KernelFile.TryReadText(OrderPath));
 
-    /// <summary>
-    /// The decision from what sysfs says: a device's id (<c>0x0005</c>), its negotiated feature bits (a string of 0 and
-    /// 1, bit 0 first) and <c>page_reporting_order</c> (null where the module parameter is absent: reporting's default).
-    /// </summary>
+    /// <summary>From sysfs: the device id, its feature bits (bit 0 first) and the order (null: absent, the default).</summary>
     internal static bool IsReporting(string? deviceId, string? features, string? order)
     {
         if (deviceId is null || features is null
@@ -44,11 +38,9 @@ internal static class FreePageReporting
         return OrderCanMatch(order);
     }
 
-    /// <summary>Whether <c>page_reporting_order</c> can match a free block (null, absent: reporting's default).</summary>
     private static bool OrderCanMatch(string? order) =>
         order is null || !int.TryParse(order.Trim(), NumberStyles.None, CultureInfo.InvariantCulture, out int o) || o <= MaxPageOrder;
 
-    /// <summary>Whether a virtio balloon negotiated free page reporting (whatever the order says).</summary>
     private static bool Probe()
     {
         if (!OperatingSystem.IsLinux())
@@ -68,7 +60,7 @@ internal static class FreePageReporting
         }
         catch (Exception e) when (e is IOException or UnauthorizedAccessException)
         {
-            // No virtio bus (bare metal, most containers' hosts): nothing reports free pages.
+            // No virtio bus: nothing reports free pages.
         }
 
         return false;
