@@ -4,33 +4,27 @@ using System.Runtime.Versioning;
 
 namespace Sharpi.Prefault;
 
-/// <summary>
-/// What this machine charges an engine's first access to memory a populate already mapped, measured once per process
-/// on anonymous memory of its own (a load there cannot fault fatally), and whether a touch through the kernel pays it.
-/// </summary>
+/// <summary>What a first access to populated memory costs here, probed once on memory of its own, and whether the kernel's touch pays it.</summary>
 internal static unsafe class FirstAccessProbe
 {
-    private const nuint SmallBytes = 256 * 1024; // enough to time, cheap where each page costs a host's trap
+    private const nuint SmallBytes = 256 * 1024;
     private const nuint Huge = 2 * 1024 * 1024;
 
     private static readonly Lazy<Costs> s_costs = new(() => OperatingSystem.IsLinux() ? Measure() : default);
 
-    /// <summary>Tests: figures for this async flow in place of the machine's.</summary>
+    /// <summary>Tests: this async flow's figures.</summary>
     internal static readonly AsyncLocal<Costs?> Override = new();
 
     /// <summary>Measured at the first call (a millisecond or two); zeros off Linux.</summary>
     internal static Costs Current => Override.Value ?? s_costs.Value;
 
-    /// <summary>
-    /// A first load's extra ns a 4 KiB page, a 2 MiB mapping (what 512 small pages cost where no huge page was had) and a
-    /// page after a touch through the kernel; NaN where a block could not be had.
-    /// </summary>
+    /// <summary>A first load's extra ns over a second: a 4 KiB page, a 2 MiB mapping, a page after the kernel's touch; NaN: no block.</summary>
     internal readonly record struct Costs(double Page, double HugeMapping, double PageAfterKernelTouch)
     {
         /// <summary>The kernel's touch leaves the engine less than half the extra.</summary>
         internal bool KernelTouchPays => Page <= 0 || PageAfterKernelTouch < Page / 2;
 
-        /// <summary>What an engine's first access would add to the bytes, in ns, spread over the threads.</summary>
+        /// <summary>ns an engine's first access would add, spread over the threads.</summary>
         internal double EngineNanoseconds(long bytes, long pmdBytes, int threads)
         {
             double page = double.IsNaN(Page) ? 0 : Math.Max(0, Page);
@@ -40,7 +34,7 @@ internal static unsafe class FirstAccessProbe
         }
     }
 
-    /// <summary><c>FilePmdMapped</c> of /proc/self/smaps_rollup in bytes; -1 where it cannot be read.</summary>
+    /// <summary><c>FilePmdMapped</c> of smaps_rollup; -1 where unreadable.</summary>
     internal static long FilePmdMappedBytes()
     {
         string? text = KernelFile.TryReadText("/proc/self/smaps_rollup");
@@ -70,7 +64,7 @@ internal static unsafe class FirstAccessProbe
         return new Costs(page, huge, afterTouch);
     }
 
-    /// <summary>A fresh block populated (and touched through the kernel), then loaded twice: the first pass's extra ns a page; NaN where refused.</summary>
+    /// <summary>The first of two loads' extra ns a page of a fresh populated block; NaN where refused.</summary>
     [SupportedOSPlatform("linux")]
     private static double ExtraPerPage(nuint bytes, bool hugePages, MappingTouch? touch)
     {

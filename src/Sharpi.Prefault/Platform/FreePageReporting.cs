@@ -2,24 +2,20 @@ using System.Globalization;
 
 namespace Sharpi.Prefault;
 
-/// <summary>
-/// Whether a virtio balloon hands free memory back to its host (free page reporting), so a page carved from a
-/// reported block costs a host fault at first access. Features are read once (fixed at boot), the order every look.
-/// </summary>
+/// <summary>Whether a virtio balloon reports free pages to its host; features read once, the order at every look.</summary>
 internal static class FreePageReporting
 {
     private const string VirtioDevices = "/sys/bus/virtio/devices";
     internal const string OrderPath = "/sys/module/page_reporting/parameters/page_reporting_order";
     private const int BalloonDeviceId = 5;  // VIRTIO_ID_BALLOON
     private const int ReportingFeature = 5; // VIRTIO_BALLOON_F_REPORTING
-    private const int MaxPageOrder = 10;    // 4 KiB pages: a larger order never matches a free block
+    private const int MaxPageOrder = 10;    // 4 KiB pages
 
     private static readonly Lazy<bool> s_balloonReports = new(Probe);
 
-    /// <summary>A balloon negotiated reporting and the order can match a free block now.</summary>
     internal static bool IsActive => s_balloonReports.Value && OrderCanMatch(KernelFile.TryReadText(OrderPath));
 
-    /// <summary>From sysfs: the device id, its feature bits (bit 0 first) and the order (null: absent, the default).</summary>
+    /// <summary>Feature bits are bit 0 first; a null order is the default.</summary>
     internal static bool IsReporting(string? deviceId, string? features, string? order)
     {
         if (deviceId is null || features is null
@@ -60,7 +56,7 @@ internal static class FreePageReporting
         }
         catch (Exception e) when (e is IOException or UnauthorizedAccessException)
         {
-            // No virtio bus: nothing reports free pages.
+            // No virtio bus.
         }
 
         return false;

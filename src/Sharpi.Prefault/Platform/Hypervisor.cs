@@ -5,30 +5,22 @@ using System.Text;
 
 namespace Sharpi.Prefault;
 
-/// <summary>
-/// Whether this process may run under a hypervisor, where a page the page cache just filled can still cost a host
-/// fault at first access: the CPU's hypervisor-present bit on x86 (read once); true elsewhere, where no host can be
-/// ruled out. A hidden bit only leaves those faults to the engine's first request: slower, never a failure.
-/// </summary>
+/// <summary>Whether a host may still fault populated pages: x86's hypervisor-present bit, read once; true elsewhere.</summary>
 internal static class Hypervisor
 {
     /// <summary>CPUID leaf 1, ECX.</summary>
     internal const int PresentBit = 31;
 
-    /// <summary>False only where the CPU says no hypervisor runs this machine.</summary>
     internal static bool IsPresent { get; } = !X86Base.IsSupported || IsPresentIn(Leaf1Ecx());
 
     internal static int Leaf1Ecx() => X86Base.CpuId(1, 0).Ecx;
 
     internal static bool IsPresentIn(int leaf1Ecx) => (leaf1Ecx & (1 << PresentBit)) != 0;
 
-    /// <summary>Where a hypervisor puts its 12-byte vendor signature (EBX, ECX, EDX).</summary>
+    /// <summary>A 12-byte vendor signature in EBX, ECX, EDX.</summary>
     internal const int SignatureLeaf = 0x40000000;
 
-    /// <summary>
-    /// The hypervisor's vendor signature ("KVMKVMKVM"); null off x86, where the present bit is clear or the leaf holds
-    /// none. Read at each call: only a report needs it. Under PVM it may name the hypervisor beneath.
-    /// </summary>
+    /// <summary>"KVMKVMKVM" and the like; null off x86, without the present bit or a signature. Under PVM, the host's host.</summary>
     internal static string? ReadSignature()
     {
         if (!X86Base.IsSupported || !IsPresentIn(Leaf1Ecx()))
@@ -40,7 +32,7 @@ internal static class Hypervisor
         return DecodeSignature(ebx, ecx, edx);
     }
 
-    /// <summary>Each register's bytes lowest first, trailing NULs dropped, non-printable bytes as <c>\xNN</c>; null where all are NUL.</summary>
+    /// <summary>Non-printable bytes as <c>\xNN</c>; null where all are NUL.</summary>
     internal static string? DecodeSignature(int ebx, int ecx, int edx)
     {
         Span<byte> bytes = stackalloc byte[12];

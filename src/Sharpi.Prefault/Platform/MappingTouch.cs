@@ -4,11 +4,7 @@ using Microsoft.Win32.SafeHandles;
 
 namespace Sharpi.Prefault;
 
-/// <summary>
-/// Reads one byte of every (or every stride's) page through this process's own mapping, as the engine's first access
-/// would, but never by a load: <c>pwritev</c> copies the bytes into a small memfd of the thread's, and a page past a
-/// truncated file's end ends the write short with EFAULT, not SIGBUS. Each thread's memfd holds at most one page.
-/// </summary>
+/// <summary>Touches through the engine's mapping without a load: pwritev into a memfd, EFAULT past a file's end, never SIGBUS.</summary>
 [SupportedOSPlatform("linux")]
 internal sealed unsafe class MappingTouch : IDisposable
 {
@@ -25,26 +21,22 @@ internal sealed unsafe class MappingTouch : IDisposable
     {
     }
 
-    /// <summary>Whether this process may create a memfd and write into it (probed once).</summary>
+    /// <summary>Probed once.</summary>
     internal static bool IsAvailable => Probed.IsAvailable;
 
-    /// <summary>The call refused and its errno; <see cref="PlatformError.None"/> where none was.</summary>
     internal static PlatformError Refusal => Probed.Refusal;
 
     /// <summary>Null where memfd_create or pwritev is refused (a seccomp profile).</summary>
     internal static MappingTouch? TryCreate() => IsAvailable ? new MappingTouch() : null;
 
-    /// <summary>
-    /// Returns where it stopped: <paramref name="end"/>, or the first page that could not be read, with the call and
-    /// errno. A thread without a memfd touches through <see cref="SafeTouch"/>. No locks; no allocation after a thread's first call.
-    /// </summary>
+    /// <summary>Returns <paramref name="end"/> or the first page not read, with its error. A thread without a memfd uses <see cref="SafeTouch"/>.</summary>
     internal nint Touch(nint start, nint end, nint stride, ref byte sink, out PlatformError error)
     {
         SafeFileHandle? file = _sinks.Value;
         return file is null ? SafeTouch.Touch(start, end, stride, ref sink, out error) : Write(file, start, end, stride, out error);
     }
 
-    /// <summary>Closes every thread's memfd; call once no sweep thread touches.</summary>
+    /// <summary>Call once no sweep thread touches.</summary>
     public void Dispose()
     {
         foreach (SafeFileHandle? file in _sinks.Values)
@@ -88,7 +80,7 @@ internal sealed unsafe class MappingTouch : IDisposable
                 continue;
             }
 
-            // A short write stopped at the first page that could not be faulted in; -1, at the first.
+            // A short write stopped at the first page not faulted in; -1, at the first.
             error = PlatformError.FromErrno(Call, written < 0 ? errno : Interop.LinuxConstants.EFAULT);
             nint stopped = (nint)iov[written < 0 ? 0 : written].Base;
             return (nuint)stopped > (nuint)batchStart ? Pages.Floor(stopped) : batchStart;
@@ -109,7 +101,6 @@ internal sealed unsafe class MappingTouch : IDisposable
         return null;
     }
 
-    /// <summary>Run once by the class constructor.</summary>
     private static class Probed
     {
         internal static readonly bool IsAvailable;
@@ -128,7 +119,7 @@ internal sealed unsafe class MappingTouch : IDisposable
             }
             catch (EntryPointNotFoundException)
             {
-                // glibc before 2.27 has no memfd_create: fall back as where it is refused.
+                // glibc before 2.27: fall back as where it is refused.
                 error = PlatformError.FromErrno("memfd_create", Interop.LinuxConstants.ENOSYS);
                 return false;
             }

@@ -5,17 +5,16 @@ namespace Sharpi.Prefault;
 /// <summary>Whether this kernel supports MADV_POPULATE_READ (Linux 5.14+).</summary>
 internal static unsafe class PopulateSupport
 {
-    /// <summary>As failures and logs name it.</summary>
     internal const string Call = "madvise(MADV_POPULATE_READ)";
 
-    /// <summary>False with the probe's failed call (None off Linux) where unsupported.</summary>
+    /// <summary>False with the probe's error (None off Linux).</summary>
     internal static bool IsSupported(out PlatformError probeError)
     {
         probeError = Probed.Error;
         return Probed.IsSupported;
     }
 
-    /// <summary>Run once by the class constructor: no Lazy over a value tuple, which a ReadyToRun image cannot hold.</summary>
+    /// <summary>Not a Lazy over a tuple: a ReadyToRun image cannot hold it.</summary>
     private static class Probed
     {
         internal static readonly bool IsSupported;

@@ -2,11 +2,7 @@ using System.Runtime.InteropServices;
 
 namespace Sharpi.Prefault;
 
-/// <summary>
-/// Faults in one byte of every page of a range without a load, which past a shrunk file's end would raise a SIGBUS
-/// .NET cannot catch: through the kernel (<c>process_vm_readv</c>, <c>mach_vm_read_overwrite</c>), or on Windows,
-/// where a mapped file cannot shrink, directly. Where the kernel refuses, nothing is loaded.
-/// </summary>
+/// <summary>Faults pages in through the kernel, never by a load, which past a file's end is an uncatchable SIGBUS.</summary>
 internal static unsafe class SafeTouch
 {
     /// <summary>IOV_MAX.</summary>
@@ -14,19 +10,13 @@ internal static unsafe class SafeTouch
 
     private const int MacCopyBytes = 64 * 1024;
 
-    /// <summary>
-    /// Whether touches go through the kernel and survive a truncation; false on Windows or where refused, where a touch
-    /// needs <see cref="TouchSafety"/>'s check and, outside Windows, never reads a file mapping.
-    /// </summary>
+    /// <summary>False on Windows or where refused: a touch then needs <see cref="TouchSafety"/>'s check.</summary>
     internal static bool IsKernelChecked => Probed.IsKernelChecked;
 
-    /// <summary>Returns where it stopped: <paramref name="end"/>, or the first page that could not be read, with the call and errno.</summary>
+    /// <summary>Returns <paramref name="end"/> or the first page not read, with its error.</summary>
     internal static nint Touch(nint start, nint end, ref byte sink, out PlatformError error) => Touch(start, end, Pages.Size, ref sink, out error);
 
-    /// <summary>
-    /// One page every <paramref name="stride"/> bytes through the Linux kernel (elsewhere every page); a stop is the first
-    /// sampled page that failed, so a page between samples may have failed before it.
-    /// </summary>
+    /// <summary>One page a stride on Linux (elsewhere every page): a page between samples may have failed first.</summary>
     internal static nint Touch(nint start, nint end, nint stride, ref byte sink, out PlatformError error)
     {
         error = PlatformError.None;
@@ -45,7 +35,7 @@ internal static unsafe class SafeTouch
 
         if (!OperatingSystem.IsWindows())
         {
-            // A plain load past a file's end would be fatal: nothing is read here.
+            // A load past a file's end would be fatal.
             error = Probed.Refusal;
             return start;
         }
@@ -80,7 +70,7 @@ internal static unsafe class SafeTouch
                 continue;
             }
 
-            // A short read stops at the first page that could not be faulted in; -1, at the first.
+            // A short read stopped at the first page not faulted in; -1, at the first.
             error = PlatformError.FromErrno("process_vm_readv", read < 0 ? Marshal.GetLastPInvokeError() : Interop.LinuxConstants.EFAULT);
             nint stopped = (nint)remote[read < 0 ? 0 : read].Base;
             return (nuint)stopped > (nuint)batchStart ? Pages.Floor(stopped) : batchStart;
@@ -113,7 +103,7 @@ internal static unsafe class SafeTouch
         return end;
     }
 
-    /// <summary>Plain loads, one a page and the last byte: only for Windows views, which cannot shrink.</summary>
+    /// <summary>Plain loads: only for Windows views, which cannot shrink.</summary>
     internal static byte TouchDirect(byte* start, byte* end)
     {
         byte acc = 0;
@@ -125,7 +115,7 @@ internal static unsafe class SafeTouch
         return (byte)(acc ^ *(end - 1));
     }
 
-    /// <summary>Run once by the class constructor: no Lazy over a value tuple, which a ReadyToRun image cannot hold.</summary>
+    /// <summary>Not a Lazy over a tuple: a ReadyToRun image cannot hold it.</summary>
     private static class Probed
     {
         internal static readonly bool IsKernelChecked;

@@ -3,10 +3,7 @@ using System.Runtime.Versioning;
 
 namespace Sharpi.Prefault;
 
-/// <summary>
-/// Gives a sweep thread its asked priority, on Linux as a nice value too: Thread.Priority alone leaves an unprivileged
-/// thread at nice 0.
-/// </summary>
+/// <summary>On Linux also a nice value: Thread.Priority alone leaves an unprivileged thread at nice 0.</summary>
 internal static class WorkerPriority
 {
     internal const int BelowNormalNice = 10;
@@ -36,7 +33,7 @@ internal static class WorkerPriority
         }
     }
 
-    /// <summary>The calling thread's nice value (on Linux, setpriority(PRIO_PROCESS, 0) is the thread's); false with the errno when refused.</summary>
+    /// <summary>The calling thread's alone, on Linux; false with the errno when refused.</summary>
     [SupportedOSPlatform("linux")]
     internal static bool TrySetNice(int nice, out int errno)
     {
