@@ -4,10 +4,7 @@ namespace Sharpi.Prefault;
 
 internal sealed unsafe partial class FileStaging
 {
-    /// <summary>
-    /// Applies the deferred huge-page advice and maps the staging views, once. Views only while vm.max_map_count has
-    /// room: the runtime aborts the process when it cannot map its own memory.
-    /// </summary>
+    /// <summary>Applies the deferred advice and views, once; views only within vm.max_map_count, past which the runtime aborts.</summary>
     internal void Commit()
     {
         if (_committed || !OperatingSystem.IsLinux())
@@ -64,10 +61,7 @@ internal sealed unsafe partial class FileStaging
         _views.Clear();
     }
 
-    /// <summary>
-    /// Maps [start, end) of the file read-only, shared, cut at its end and advised MADV_HUGEPAGE, and points its
-    /// writable mappings at it; nothing when the file is gone or the kernel refuses.
-    /// </summary>
+    /// <summary>A read-only, huge-page view of the file under its writable mappings; nothing when the file is gone or refused.</summary>
     private void MapView(string path, long inode, long start, long end)
     {
         if (!OperatingSystem.IsLinux())

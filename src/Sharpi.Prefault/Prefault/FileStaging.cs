@@ -3,22 +3,21 @@ using Microsoft.Extensions.Logging;
 
 namespace Sharpi.Prefault;
 
-/// <summary>How a populate mechanism stages the mappings its regions cover whole.</summary>
+/// <summary>How a mechanism stages the mappings its regions cover whole.</summary>
 internal enum FolioPolicy
 {
-    /// <summary>Huge-page advice on read-only mappings, a huge-page view under writable ones: 2 MiB folios.</summary>
+    /// <summary>2 MiB folios: the advice, or a huge-page view under writable mappings.</summary>
     HugePages,
 
-    /// <summary>Nothing staged: the device's own read-ahead.</summary>
     ReadAhead,
 
-    /// <summary>MADV_WILLNEED in read-ahead windows before each chunk: 4 KiB folios.</summary>
+    /// <summary>4 KiB folios, WILLNEED a window at a time.</summary>
     Windows,
 }
 
 /// <summary>
-/// Brings a chunk's file bytes into the page cache before its populate (Linux): whole mappings per the policy, sparse
-/// ones exactly. Never loads a byte; ignores its failures (the populate reports them). docs/mechanisms.md says why.
+/// Brings a chunk's file bytes in before its populate: whole mappings per the policy, sparse ones exactly. Never
+/// loads a byte; ignores its failures, which the populate reports. docs/mechanisms.md says why.
 /// </summary>
 internal sealed unsafe partial class FileStaging : IDisposable
 internal sealed unsafe class FileStaging : IDisposable
@@ -28,10 +27,10 @@ internal sealed unsafe class FileStaging : IDisposable
     private readonly nint[] _stagedEnd;
     private readonly bool[] _exact;
     private readonly bool[] _advised;
-    private readonly bool[] _adviseLater; // advised at Commit
+    private readonly bool[] _adviseLater;
     private readonly nint[] _window;
     private List<(nint Address, nuint Length)>? _views;
-    private Dictionary<(string Path, long Inode), (long Start, long End)>? _viewSpans; // views to map at Commit
+    private Dictionary<(string Path, long Inode), (long Start, long End)>? _viewSpans;
     private bool _committed;
     private ILogger _log = Microsoft.Extensions.Logging.Abstractions.NullLogger.Instance;
     private string _label = string.Empty;
@@ -60,34 +59,29 @@ internal sealed unsafe class FileStaging : IDisposable
 
     internal long WindowedBytes { get; private set; }
 
-    /// <summary>Bytes of whole mappings the populate reads through the device's own read-ahead.</summary>
     internal long KernelReadAheadBytes { get; private set; }
 
     internal long KernelReadAheadWindow { get; private set; }
 
-    /// <summary>The largest read-ahead window used; 0 when nothing is read in windows.</summary>
     internal long WindowBytes { get; private set; }
 
-    /// <summary>Bytes of whole, read-only file mappings: what a trial may sweep.</summary>
+    /// <summary>What a trial may sweep.</summary>
     internal long TrialableBytes { get; private set; }
 
     internal long UntrialableWholeBytes { get; private set; }
 
-    /// <summary>The device of the first whole mapping (0 where none): the key of a reused choice.</summary>
+    /// <summary>The first whole mapping's (0: none), keying a reused choice.</summary>
     internal ulong Device { get; private set; }
 
     internal long ChunkSizeFor(long chunkSize, long bytes, int threads) =>
         ChunkSizeFor(chunkSize, KernelReadAheadBytes, Math.Max(KernelReadAheadWindow, WindowBytes), bytes, threads);
 
-    /// <summary><paramref name="chunk"/> where it splits the set more finely than the option's chunk size; else 0.</summary>
+    /// <summary>0 unless <paramref name="chunk"/> splits the set more finely than the option.</summary>
     internal static long FinerChunk(long chunk, long chunkSize, long bytes) => chunk < Math.Min(chunkSize, bytes) ? chunk : 0;
 
     internal const int ChunkRuleThreads = 8;
 
-    /// <summary>
-    /// Under the default option where the kernel's read-ahead reads: up to four chunks for each of up to eight threads,
-    /// whole 2 MiB and no smaller than <paramref name="readAhead"/>, since a few long streams grow 2 MiB folios.
-    /// </summary>
+    /// <summary>Four chunks a thread (at most eight) under the kernel's read-ahead, so no stream grows 2 MiB folios.</summary>
     internal static long ChunkSizeFor(long chunkSize, long kernelReadAheadBytes, long readAhead, long bytes, int threads)
     {
         const long Granule = 2 * 1024 * 1024;
@@ -101,7 +95,7 @@ internal sealed unsafe class FileStaging : IDisposable
         return Math.Min(chunkSize, Math.Max(fourEach, floor));
     }
 
-    /// <summary>How the file bytes came in, for the result; empty where nothing was staged.</summary>
+    /// <summary>Empty where nothing was staged.</summary>
     internal string Describe(long sweptChunk = 0)
     {
         string windows = WindowedBytes > 0
@@ -118,10 +112,7 @@ internal sealed unsafe class FileStaging : IDisposable
         return Join(Join(Join(Join(advice, views), windows), kernel), chunks);
     }
 
-    /// <summary>
-    /// Decides how each mapping's bytes come in under <paramref name="policy"/>. With <paramref name="deferAdvice"/>
-    /// (a trial) nothing is advised or mapped until <see cref="Commit"/>, so the trial advises only its units.
-    /// </summary>
+    /// <summary>With <paramref name="deferAdvice"/> (a trial) nothing is advised or mapped until <see cref="Commit"/>.</summary>
     internal static FileStaging Prepare(MergedRegion[] regions, ProcMapEntry[] maps, PrefaultMethod method, FolioPolicy policy,
         bool somethingToRead, ILogger log, string label, bool deferAdvice = false)
     {
@@ -136,7 +127,7 @@ internal sealed unsafe class FileStaging : IDisposable
         bool read = method == PrefaultMethod.Populate && somethingToRead;
         long[] covered = CoveredBytes(regions, maps);
         var regular = new Dictionary<string, bool>(StringComparer.Ordinal);
-        // Two locals, not a tuple: its constructor would cost the engine's first call a JIT compile.
+        // Not a tuple, whose constructor the engine's first call would JIT.
         ulong windowDevice = 0;
         long windowBytes = 0;
         long deviceReadAhead = 0;
@@ -177,7 +168,7 @@ internal sealed unsafe class FileStaging : IDisposable
             }
             else if (read && IsRegularFile(m.Path, regular))
             {
-                // WILLNEED through the engine's mapping opens no descriptor; the kernel reads only a call's first window.
+                // Through the engine's mapping: no descriptor opened.
                 if (windowBytes == 0 || windowDevice != m.Device)
                 {
                     windowDevice = m.Device;
@@ -208,10 +199,7 @@ internal sealed unsafe class FileStaging : IDisposable
         return staging;
     }
 
-    /// <summary>
-    /// Stages one trial unit: the huge-page advice on its 2 MiB-aligned span (<see cref="Commit"/> merges the split
-    /// mapping back), then <see cref="Read(nint, nint)"/>.
-    /// </summary>
+    /// <summary>Advises a trial unit's 2 MiB span (<see cref="Commit"/> merges the split back), then reads it.</summary>
     [SupportedOSPlatform("linux")]
     internal void StageUnit(nint start, nint end)
     {
@@ -234,14 +222,11 @@ internal sealed unsafe class FileStaging : IDisposable
         Read(start, end);
     }
 
-    /// <summary>Brings in the file bytes behind [start, end) before their populate. Allocates nothing; thread-safe.</summary>
+    /// <summary>Allocates nothing; thread-safe.</summary>
     [SupportedOSPlatform("linux")]
     internal void Read(nint start, nint end) => Read(start, end, populateAdvised: false);
 
-    /// <summary>
-    /// <see cref="Read(nint, nint)"/> for a reader ahead of the workers, which also populates advised mappings: no
-    /// read-ahead call reads 2 MiB folios. Allocates nothing; thread-safe; the workers' populate reports failures.
-    /// </summary>
+    /// <summary>Also populates advised mappings: no read-ahead call reads 2 MiB folios. Allocates nothing; thread-safe.</summary>
     [SupportedOSPlatform("linux")]
     internal void ReadAhead(nint start, nint end) => Read(start, end, populateAdvised: true);
 
@@ -285,7 +270,7 @@ internal sealed unsafe class FileStaging : IDisposable
         }
     }
 
-    /// <summary>A stat, nothing opened: a mapped device or a deleted file's path is no file to read.</summary>
+    /// <summary>A stat, nothing opened.</summary>
     private static bool IsRegularFile(string path, Dictionary<string, bool> known)
     {
         if (!known.TryGetValue(path, out bool isRegular))
@@ -299,13 +284,10 @@ internal sealed unsafe class FileStaging : IDisposable
 
     private static string Join(string first, string second) => first.Length == 0 ? second : second.Length == 0 ? first : $"{first}; {second}";
 
-    /// <summary>
-    /// All but 2% of the mapping's pages (headers, padding). A sparser selection is read exactly: 2 MiB folios at its
-    /// edges would pull in neighbours.
-    /// </summary>
+    /// <summary>All but 2% (headers, padding); sparser is read exactly, or 2 MiB folios would pull in neighbours.</summary>
     private static bool IsCoveredWhole(long covered, long mapped) => covered >= mapped - (mapped / 50);
 
-    /// <summary>Pages the regions touch in each mapping, capped at its size: a populate reads whole pages.</summary>
+    /// <summary>Whole pages, capped at the mapping's size.</summary>
     private static long[] CoveredBytes(MergedRegion[] regions, ProcMapEntry[] maps)
     {
         long[] covered = new long[maps.Length];

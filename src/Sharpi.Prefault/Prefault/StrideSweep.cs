@@ -2,28 +2,25 @@ using System.Runtime.ExceptionServices;
 
 namespace Sharpi.Prefault;
 
-/// <summary>
-/// The parallel sweep's scheduler: threads take page-aligned chunks in order from one shared counter, so regions
-/// finish in that order. The mechanism sweeps each chunk (<see cref="IChunkSweep"/>); no locks, no allocation per chunk.
-/// </summary>
+/// <summary>Threads take chunks in order from one counter, so regions finish in order. No locks, no allocation per chunk.</summary>
 internal sealed class StrideSweep
 {
     private readonly MergedRegion[] _regions;
-    private readonly long[] _firstChunk; // per region, then the total
+    private readonly long[] _firstChunk; // then the total
     private readonly long _chunkSize;
     private readonly IChunkSweep _chunks;
     private readonly CancellationToken _token;
-    private readonly long[] _chunksLeft; // per region
+    private readonly long[] _chunksLeft;
     private readonly Action<int>? _regionDone;
     private readonly TimeProvider _clock;
     private long _nextChunk = -1;
     private long _bytesDone;
     private long _chunksSwept;
-    private long _readAheadEnd; // chunks below it were read ahead
-    private volatile bool _stopped; // a thread failed: no thread takes another chunk
+    private long _readAheadEnd;
+    private volatile bool _stopped; // a thread failed
     private ExceptionDispatchInfo? _helperFailure;
 
-    /// <summary><paramref name="regionDone"/> runs on a sweep thread once a region's last chunk is swept, failed or not.</summary>
+    /// <summary><paramref name="regionDone"/> runs on a sweep thread.</summary>
     internal StrideSweep(MergedRegion[] regions, long chunkSize, IChunkSweep chunks, Action<int>? regionDone, CancellationToken token, TimeProvider? clock = null,
         long bytesBefore = 0)
     {
@@ -53,24 +50,21 @@ internal sealed class StrideSweep
 
     internal long BytesDone => Volatile.Read(ref _bytesDone);
 
-    /// <summary>After the sweep: the token stopped it with chunks never handed out.</summary>
+    /// <summary>The token stopped it with chunks never handed out.</summary>
     internal bool IsCutShort => Volatile.Read(ref _nextChunk) < ChunkCount - 1;
 
     internal long ChunkCount => _firstChunk[^1];
 
-    /// <summary>Eight a processor, never fewer than the default: a sweep mostly waits on the disk.</summary>
+    /// <summary>Eight a processor: a sweep mostly waits on the disk.</summary>
     internal static int MaxThreads => Math.Max(PrefaultOptions.DefaultMaxDegreeOfParallelism, 8 * Environment.ProcessorCount);
 
-    /// <summary>The caller's lone start where helpers start on demand: a warm set of huge folios never starts them.</summary>
+    /// <summary>A warm set of huge folios is done before this and starts no helper.</summary>
     internal static readonly TimeSpan HelpersAfter = TimeSpan.FromMilliseconds(4);
 
     /// <summary>
-    /// Sweeps on up to <paramref name="maxThreads"/> threads, the caller's included, and returns once every thread has
-    /// stopped, so nothing touches the regions after it. With <paramref name="helpersOnDemand"/> (only page tables to
-    /// fill) the helpers start after <see cref="HelpersAfter"/>. A thread's exception (a defect; failed pages are the
-    /// mechanism's to record) stops the others and is rethrown here, never on a helper, where it would end the process.
+    /// Returns the threads that swept, once all have stopped: nothing touches the regions after. A thread's exception
+    /// stops the others and is rethrown here, never on a helper, where it would end the process.
     /// </summary>
-    /// <returns>The threads that swept.</returns>
     internal int Execute(int maxThreads, ThreadPriority priority, ProgressReporter? progress, bool helpersOnDemand = false)
     {
         int threads = (int)Math.Clamp(Math.Min(Math.Min(maxThreads, MaxThreads), ChunkCount), 1, int.MaxValue);
@@ -84,7 +78,7 @@ internal sealed class StrideSweep
             }
             else if (threads > 1 && SweepNext(progress))
             {
-                // Timed from the first chunk's end: it pays what runs once.
+                // The first chunk pays what runs once.
                 long started = _clock.GetTimestamp();
                 while (SweepNext(progress))
                 {
@@ -107,12 +101,7 @@ internal sealed class StrideSweep
         return End(helpers, progress);
     }
 
-    /// <summary>
-    /// A background sweep: the caller reads ahead (<see cref="IChunkSweep.ReadAhead"/>) at most
-    /// <paramref name="aheadBytes"/> beyond the chunks swept, sweeping a chunk itself when it may read no further;
-    /// <paramref name="helpers"/> at <paramref name="helperPriority"/> sweep the rest. Returns once every thread stopped.
-    /// </summary>
-    /// <returns>The threads that swept, the caller included.</returns>
+    /// <summary>The caller reads at most <paramref name="aheadBytes"/> ahead of the helpers' sweep. Returns as <see cref="Execute"/>.</summary>
     internal int ExecuteBehindReadAhead(int helpers, ThreadPriority helperPriority, long aheadBytes, ProgressReporter? progress)
     {
         long aheadChunks = Math.Max(1, aheadBytes / _chunkSize);
@@ -136,7 +125,7 @@ internal sealed class StrideSweep
                     break;
                 }
 
-                // Started after the first read-ahead, so no helper reads at its own priority.
+                // After the first read-ahead, so no helper reads at its priority.
                 if (started is null)
                 {
                     started = new List<Thread>(helpers);
@@ -154,7 +143,6 @@ internal sealed class StrideSweep
         return End(started, progress);
     }
 
-    /// <summary>Rethrows a helper's exception, else reports the last progress.</summary>
     private int End(List<Thread> helpers, ProgressReporter? progress)
     {
         _helperFailure?.Throw();
@@ -162,10 +150,7 @@ internal sealed class StrideSweep
         return helpers.Count + 1;
     }
 
-    /// <summary>
-    /// Waits for every helper, reporting progress meanwhile. With <paramref name="stopOthers"/> it reports nothing and
-    /// stops them after their chunks in flight. Interrupted, it stops them, still waits for all, then rethrows.
-    /// </summary>
+    /// <summary>Waits for every helper, even when interrupted (then rethrows).</summary>
     private void JoinAll(List<Thread> helpers, ProgressReporter? progress, bool stopOthers)
     {
         if (stopOthers)
@@ -217,7 +202,7 @@ internal sealed class StrideSweep
                     WorkerPriority.ApplyToCurrentThread(priority);
                     Work(null);
                 }
-#pragma warning disable CA1031 // Rethrown on the calling thread: on a helper it would end the process.
+#pragma warning disable CA1031 // Rethrown on the calling thread.
                 catch (Exception ex)
 #pragma warning restore CA1031
                 {
@@ -235,7 +220,7 @@ internal sealed class StrideSweep
             }
             catch (OutOfMemoryException)
             {
-                // No more threads (pids.max): join those started, so nothing touches the regions after Execute.
+                // pids.max: sweep with the threads started.
                 break;
             }
 
@@ -260,7 +245,6 @@ internal sealed class StrideSweep
 
         SweepChunk(chunk);
 
-        // Only the calling thread reports; the reporter throttles.
         progress?.Report(BytesDone);
         return true;
     }
@@ -307,15 +291,15 @@ internal sealed class StrideSweep
     }
 }
 
-/// <summary>What the sweep does to one chunk; called on any sweep thread, many at once.</summary>
+/// <summary>Called on every sweep thread at once.</summary>
 internal interface IChunkSweep
 {
-    /// <summary>Sweeps a chunk; returns the bytes brought in.</summary>
+    /// <summary>Returns the bytes brought in.</summary>
     long SweepChunk(int region, nint start, nint end, bool readAhead);
 
-    /// <summary>Asks for a chunk's file bytes without waiting for them.</summary>
+    /// <summary>Does not wait for the bytes.</summary>
     void ReadAhead(int region, nint start, nint end);
 }
 
-/// <summary>Not a value tuple: a ReadyToRun image cannot hold its generic for the engine's first call.</summary>
+/// <summary>Not a value tuple, which a ReadyToRun image cannot hold.</summary>
 internal readonly record struct ChunkSpan(int Region, nint Start, nint End);
