@@ -4,9 +4,8 @@ using System.Runtime.InteropServices;
 namespace Sharpi.Prefault;
 
 /// <summary>
-/// What the sweep does to one chunk, as the run's <see cref="SweepMechanism"/> says: the staging read and
-/// <c>MADV_POPULATE_READ</c>, then each 2 MiB span sampled and read whole where slow; or every page touched.
-/// Failures are recorded per region. Runs on every sweep thread at once: no locks, no allocation per chunk or page.
+/// Populates a chunk (then samples it where slow) or touches it, recording failures per region. Runs on every sweep
+/// thread at once: no locks, no allocation per chunk or page.
 /// </summary>
 internal sealed unsafe class ChunkSweep : IChunkSweep
 {
@@ -14,12 +13,12 @@ internal sealed unsafe class ChunkSweep : IChunkSweep
 
     private readonly MergedRegion[] _regions;
     private readonly bool _populate;
-    private volatile int _touchAfter;          // a TouchAfter; changed only between the trial and the rest
-    private volatile FileStaging? _staging;    // the first guess's, then the trial's choice
+    private volatile int _touchAfter;          // a TouchAfter
+    private volatile FileStaging? _staging;
     private readonly FileReadTouch? _fileRead;
     private readonly MappingTouch? _throughMapping;
     private readonly ProcMapEntry[] _maps;
-    private readonly int[] _failed; // per region: 1 once a failure is recorded; its setter writes the three below
+    private readonly int[] _failed; // 1 once a failure is recorded; its setter writes the three below
     private readonly PlatformError[] _error;
     private readonly nint[] _failedAt;
     private readonly string?[] _why; // null: told from the errno
@@ -47,17 +46,14 @@ internal sealed unsafe class ChunkSweep : IChunkSweep
         _failedBytes = new long[regions.Length];
     }
 
-    /// <summary>Sweeps the chunks still to come with the trial's choice; set before the rest of the set is handed out.</summary>
+    /// <summary>The trial's choice, set before the rest of the set is handed out.</summary>
     internal void Use(PopulateMechanism mechanism, TouchAfter touch)
     {
         _staging = mechanism.Staging;
         _touchAfter = (int)touch;
     }
 
-    /// <summary>
-    /// Sweeps and times one trial unit: staging and populate, then every page accessed twice through the engine's
-    /// mapping (the first access, then the same access once paid). Failures are recorded as a chunk's are.
-    /// </summary>
+    /// <summary>Times a unit's populate and two accesses to each page; failures are recorded as a chunk's are.</summary>
     [System.Runtime.Versioning.SupportedOSPlatform("linux")]
     internal MechanismTrial.UnitCost SweepTrialUnit(PopulateMechanism mechanism, int region, nint start, nint end)
     {
@@ -87,12 +83,11 @@ internal sealed unsafe class ChunkSweep : IChunkSweep
         return new MechanismTrial.UnitCost(touched - start, afterPopulate - started, afterFirst - afterPopulate, afterSecond - afterFirst);
     }
 
-    /// <summary>A span whose sample is slower a page is read whole; tests set 0 or infinity.</summary>
+    /// <summary>Tests set 0 or infinity.</summary>
     internal double SlowPageNanoseconds { get; init; } = TouchAfterPopulate.SlowPageNanoseconds;
 
     internal long SpansSampled => Volatile.Read(ref _spansSampled);
 
-    /// <summary>Spans whose sample was slow, so every page of them was read.</summary>
     internal long SpansTouched => Volatile.Read(ref _spansTouched);
 
     internal double SampledNanosecondsPerPage
@@ -104,7 +99,7 @@ internal sealed unsafe class ChunkSweep : IChunkSweep
         }
     }
 
-    /// <summary>Returns the bytes that came in: all, or those before the first page that could not (the rest a failure).</summary>
+    /// <summary>Returns the bytes before the first page that could not come in; the rest is a failure.</summary>
     public long SweepChunk(int region, nint start, nint end) => SweepChunk(region, start, end, readAhead: false);
 
     /// <inheritdoc cref="SweepChunk(int, nint, nint)"/>
@@ -124,11 +119,10 @@ internal sealed unsafe class ChunkSweep : IChunkSweep
                 return 0;
             }
 
-            // Part came in before a page that cannot (past a file's end): count that part.
             end = populated;
         }
 
-        // Never a plain load after a populate: a concurrent truncation would turn it into a fatal SIGBUS.
+        // Never a plain load: a concurrent truncation would make it a fatal SIGBUS.
         byte sink = 0;
         nint touched = !_populate ? TouchAll(start, end, region, ref sink)
             : (TouchAfter)_touchAfter switch
@@ -138,7 +132,7 @@ internal sealed unsafe class ChunkSweep : IChunkSweep
                 _ => end,
             };
 
-        // Keeps the reads observable so the JIT cannot drop them.
+        // So the JIT cannot drop the reads.
         if (sink != 0)
         {
             Interlocked.Add(ref _sink, sink);
@@ -147,7 +141,7 @@ internal sealed unsafe class ChunkSweep : IChunkSweep
         return touched - start;
     }
 
-    /// <summary>A background sweep's reader: the chunk's file bytes at the reader's priority; nothing for a touch.</summary>
+    /// <summary>Nothing for a touch.</summary>
     public void ReadAhead(int region, nint start, nint end)
     {
         if (_populate && OperatingSystem.IsLinux())
@@ -156,7 +150,7 @@ internal sealed unsafe class ChunkSweep : IChunkSweep
         }
     }
 
-    /// <summary>One failure per region that had any; call once no chunk is being swept.</summary>
+    /// <summary>Call once no chunk is being swept.</summary>
     internal void CollectFailures(List<RegionFailure> failures)
     {
         for (int i = 0; i < _regions.Length; i++)
@@ -184,10 +178,7 @@ internal sealed unsafe class ChunkSweep : IChunkSweep
         return touched;
     }
 
-    /// <summary>
-    /// Samples each 2 MiB-aligned span of a populated chunk (one page in <see cref="TouchAfterPopulate.SamplePages"/>,
-    /// timed) and reads the span whole where slower than <see cref="SlowPageNanoseconds"/>. Returns where the chunk stopped.
-    /// </summary>
+    /// <summary>Reads each 2 MiB span whole where its timed sample was slow; returns where the chunk stopped.</summary>
     private nint TouchWhereFirstAccessIsSlow(nint start, nint end, int region, ref byte sink)
     {
         nint stride = TouchAfterPopulate.SamplePages * _page;
@@ -202,7 +193,7 @@ internal sealed unsafe class ChunkSweep : IChunkSweep
             long elapsed = Stopwatch.GetTimestamp() - started;
             if (sampled != spanEnd)
             {
-                // A page between samples may be the first that cannot be read (truncated just now): find it, fail the rest.
+                // A page between samples may have failed first: find it.
                 touched = TouchAll(span, end, region, ref sink);
                 break;
             }
@@ -233,16 +224,13 @@ internal sealed unsafe class ChunkSweep : IChunkSweep
         return touched;
     }
 
-    /// <summary>Through the engine's mapping where it may, else through the kernel; never a load.</summary>
+    /// <summary>Never a load.</summary>
     private nint TouchPages(nint start, nint end, nint stride, ref byte sink, out PlatformError error) =>
         _throughMapping is not null && OperatingSystem.IsLinux()
             ? _throughMapping.Touch(start, end, stride, ref sink, out error)
             : SafeTouch.Touch(start, end, stride, ref sink, out error);
 
-    /// <summary>
-    /// Populates [start, end) and returns where it stopped: the end, or the first page that cannot be populated (EFAULT,
-    /// past a file's end), found by halving; the rest failed.
-    /// </summary>
+    /// <summary>Returns the end, or the first page that cannot be populated (past a file's end), found by halving.</summary>
     [System.Runtime.Versioning.SupportedOSPlatform("linux")]
     private nint Populate(nint start, nint end, int region)
     {
@@ -300,7 +288,7 @@ internal sealed unsafe class ChunkSweep : IChunkSweep
 
     private void Fail(int region, PlatformError error, nint at, long bytes, string? why = null)
     {
-        // A region keeps its first failure, read only after every worker has stopped.
+        // A region keeps its first failure.
         if (Interlocked.CompareExchange(ref _failed[region], 1, 0) == 0)
         {
             _error[region] = error;
@@ -311,7 +299,7 @@ internal sealed unsafe class ChunkSweep : IChunkSweep
         Interlocked.Add(ref _failedBytes[region], bytes);
     }
 
-    /// <summary>A failure in words, with the call and its error (the running platform's errno values).</summary>
+    /// <summary>With the call and its errno.</summary>
     internal static string DescribeError(PlatformError error)
     {
         int efault = OperatingSystem.IsMacOS() ? Interop.OSXConstants.EFAULT : Interop.LinuxConstants.EFAULT;

@@ -3,10 +3,8 @@ using Microsoft.Extensions.Logging;
 namespace Sharpi.Prefault;
 
 /// <summary>
-/// How one run brings its pages in, decided once in <see cref="Choose"/>: the method, the hint first, the populate
-/// candidates in trial order (the first is the guess), the touch after a populate and what that touch reads through.
-/// <see cref="ThroughMapping"/> is null where memfd_create is refused or nothing is touched (the touch then reads
-/// through <see cref="SafeTouch"/>); <see cref="FileRead"/> is set only where the touch cannot go through the kernel.
+/// How one run brings its pages in, decided once in <see cref="Choose"/>. The touch reads through
+/// <see cref="ThroughMapping"/>, else <see cref="SafeTouch"/>, else (<see cref="FileRead"/>) the files.
 /// </summary>
 internal sealed record SweepMechanism(PrefaultMethod Method, bool HintsFirst, TouchAfter TouchAfter, PopulateMechanism[] Candidates,
     FileReadTouch? FileRead = null, ProcMapEntry[]? Maps = null, MappingTouch? ThroughMapping = null, string TouchFallback = "") : IDisposable
@@ -15,27 +13,22 @@ internal sealed record SweepMechanism(PrefaultMethod Method, bool HintsFirst, To
 
     internal bool SweepsChunks => Method != PrefaultMethod.Hint;
 
-    /// <summary>The first guess's staging; null for a touch or a hint.</summary>
+    /// <summary>Null for a touch or a hint.</summary>
     internal FileStaging? Staging => Candidates.Length > 0 ? Candidates[0].Staging : null;
 
     internal bool TouchesAfterPopulate => TouchAfter != TouchAfter.None;
 
-    /// <summary>Units each candidate sweeps in the trial; 0: no trial.</summary>
+    /// <summary>0: no trial.</summary>
     internal int UnitsEach { get; init; }
 
     internal MechanismChoice.ChoiceKey Key { get; init; }
 
-    /// <summary>The first guess is an earlier trial's choice on the same settings.</summary>
     internal bool IsReused { get; init; }
 
-    /// <summary>A touch cannot fail softly: only mapped, readable pages inside the file are swept.</summary>
+    /// <summary>A touch cannot fail softly.</summary>
     internal bool ChecksBeforeTouch => Method == PrefaultMethod.Touch;
 
-    /// <summary>
-    /// The mechanism for <paramref name="work"/>: the hint alone when asked, populate where supported, else the touch.
-    /// A touch that can read neither through the kernel nor the files falls back to the hint. The nullable arguments
-    /// default to asking the machine.
-    /// </summary>
+    /// <summary>A touch that can read neither through the kernel nor the files falls back to the hint; null arguments ask the machine.</summary>
     internal static SweepMechanism Choose(PrefaultPlan work, PrefaultOptions options, ILogger log, SweepThreads threads, bool? reporting = null,
         bool? cpuSaysHypervisor = null, string? hypervisor = null)
     {
@@ -64,7 +57,7 @@ internal sealed record SweepMechanism(PrefaultMethod Method, bool HintsFirst, To
             : samples && KernelTouchPays() ? TouchAfter.Sampled
             : TouchAfter.None;
 
-        // Through the engine's own mapping where it may: a shadow-paging host charges that access, not the kernel's.
+        // A shadow-paging host charges the engine's access, not the kernel's.
         MappingTouch? throughMapping = null;
         string touchFallback = string.Empty;
         bool touches = touch != TouchAfter.None || unitsEach > 0 || method == PrefaultMethod.Touch;
@@ -95,9 +88,8 @@ internal sealed record SweepMechanism(PrefaultMethod Method, bool HintsFirst, To
     }
 
     /// <summary>
-    /// The candidates in trial order with their staging prepared, and the units each gets (0: none, the first committed).
-    /// A trial needs something to read, two candidates, a large enough set of read-only whole mappings, no writable whole
-    /// mapping (its views cannot be tried a unit at a time) and vm.max_map_count room for the units' splits.
+    /// Units each 0 (the first committed) without something to read, two candidates, a large read-only set, or
+    /// vm.max_map_count room; a writable whole mapping's view cannot be tried a unit at a time.
     /// </summary>
     [System.Runtime.Versioning.SupportedOSPlatform("linux")]
     private static (PopulateMechanism[], int, MechanismChoice.ChoiceKey, MechanismChoice.Choice?) PrepareCandidates(PrefaultPlan work, PrefaultOptions options, ILogger log,
@@ -149,7 +141,6 @@ internal sealed record SweepMechanism(PrefaultMethod Method, bool HintsFirst, To
     private static PopulateMechanism Prepare(PrefaultPlan work, FolioPolicy policy, bool somethingToRead, ILogger log, string label, bool reports, bool deferAdvice) =>
         PopulateMechanism.Create(FileStaging.Prepare(work.Ranges, work.Maps, PrefaultMethod.Populate, policy, somethingToRead, log, label, deferAdvice), reports);
 
-    /// <summary>Whether a touch through the kernel pays the engine's first access here; where not, sampling wastes CPU.</summary>
     private static bool KernelTouchPays() => !OperatingSystem.IsLinux() || FirstAccessProbe.Current.KernelTouchPays;
 
     private static ulong FirstFileDevice(ProcMapEntry[] maps)
@@ -165,17 +156,13 @@ internal sealed record SweepMechanism(PrefaultMethod Method, bool HintsFirst, To
         return 0;
     }
 
-    /// <summary>
-    /// Whether populated chunks are sampled after their populate: only a populate with something to read, outside an
-    /// init, through the kernel, where a host may fault memory in (reporting balloon or hypervisor): on bare metal it is
-    /// CPU for nothing. The kernel and the CPU are asked last, so a run that cannot sample never probes them.
-    /// </summary>
+    /// <summary>Only where a host may fault memory in; the kernel and the CPU are asked last, so a run that cannot sample never probes them.</summary>
     internal static bool SamplesAfterPopulate(PrefaultMethod method, bool somethingToRead, bool touchAllowed, bool reporting,
         bool? cpuSaysHypervisor = null, bool? kernelChecked = null) =>
         method == PrefaultMethod.Populate && somethingToRead && touchAllowed
         && (kernelChecked ?? SafeTouch.IsKernelChecked) && (reporting || (cpuSaysHypervisor ?? Hypervisor.IsPresent));
 
-    /// <summary>What the sweep did to each chunk, for the result, and after a trial each candidate's cost.</summary>
+    /// <summary>For the result: what each chunk got and each candidate's cost.</summary>
     internal string Describe(PopulateMechanism? ran = null, TouchAfter? touchAfter = null, TrialOutcome? trial = null)
     {
         ran ??= Candidates.Length > 0 ? Candidates[0] : null;
@@ -218,7 +205,7 @@ internal sealed record SweepMechanism(PrefaultMethod Method, bool HintsFirst, To
     private static string PmdShare(long pmd, int candidate, TrialOutcome trial) =>
         pmd < 0 ? "unknown" : string.Create(System.Globalization.CultureInfo.InvariantCulture, $"{100.0 * pmd / Math.Max(1, trial.CandidateBytes[candidate]):0}%");
 
-    /// <summary>Unmaps the staging views and closes the touch's memfds, as soon as the sweep is done.</summary>
+    /// <summary>As soon as the sweep is done.</summary>
     public void Dispose()
     {
         foreach (PopulateMechanism candidate in Candidates)
