@@ -48,10 +48,7 @@ public static partial class MmapPrefault
         }
     }
 
-    /// <summary>
-    /// The result of a run that threw past its argument checks (a defect, or the caller's logger), logged at Error
-    /// where the logger still takes it. Every sweep thread had stopped when the exception left.
-    /// </summary>
+    /// <summary>Logged at Error where the logger still takes it; every sweep thread had stopped.</summary>
     internal static PrefaultResult Failed(PrefaultOptions options, Exception exception, bool background)
     {
         ILogger log = options.Logger ?? NullLogger.Instance;
@@ -66,7 +63,7 @@ public static partial class MmapPrefault
                 Log.RunFailed(log, options.Label, exception);
             }
         }
-#pragma warning disable CA1031 // The logger threw: the result says it, and on Start's thread a throw would end the process.
+#pragma warning disable CA1031 // On Start's thread a throw would end the process.
         catch (Exception)
 #pragma warning restore CA1031
         {
@@ -75,36 +72,33 @@ public static partial class MmapPrefault
         return new PrefaultResult { HasRun = false, Reason = $"{(background ? "the background prefault failed" : "the prefault failed")}: {exception.Message}" };
     }
 
-    /// <summary>
-    /// The run, shared by Run and Start (which passes <paramref name="readiness"/>): gate, merge, plan, decision,
-    /// mechanism, sweep, result, each step one named call.
-    /// </summary>
+    /// <summary>The run of Run and Start, one named call a step.</summary>
     internal static PrefaultResult Execute(ReadOnlySpan<PrefaultRegion> regions, PrefaultOptions options, SweepThreads threads, RegionReadiness? readiness,
         CancellationToken cancellationToken)
     {
         var run = new RunContext(options, Stopwatch.GetTimestamp(), readiness, cancellationToken);
 
-        // 1. The operators' settings, read once: under the kill switch nothing is merged, measured or touched.
+        // 1. The operators' settings: under the kill switch nothing is touched.
         OperatorSettings operators = OperatorSettings.Read(options.RamFraction, run.Log);
         if (operators.Decision is { ShouldRun: false } off)
         {
             return Finish(run, off, plan: null, sweep: default);
         }
 
-        // Cancelled already (a Dispose right after Start): nothing is measured, advised or hinted.
+        // A Dispose right after Start: nothing is measured.
         if (cancellationToken.IsCancellationRequested)
         {
             return Finish(run, CancelledBeforeTheSweep, plan: null, sweep: CancelledBefore);
         }
 
-        // 2. Merge: overlaps count once, in the caller's order; Start's readiness records each merged range.
+        // 2. Merge, in the caller's order.
         MergedRegion[] merged = readiness?.Merge(regions) ?? RegionSet.Merge(regions);
         if (merged.Length == 0)
         {
             return Finish(run, NothingToDo("no regions to prefault (all empty)"), plan: null, sweep: default);
         }
 
-        // 3. The plan: one snapshot of the mappings and each region's resident bytes.
+        // 3. The plan: the mappings and residency.
         PrefaultPlan plan = PrefaultPlan.Measure(merged, run.Failures);
         if (plan.Regions.Length == 0)
         {
@@ -112,7 +106,7 @@ public static partial class MmapPrefault
             return Finish(run, NothingToDo(nothing), plan, sweep: default);
         }
 
-        // 4. The decision and its budget: the operators' (force), else the RAM-fit gate's.
+        // 4. The decision and its budget.
         MemoryFigures memory = operators.WeighsMemory(options.RamGate) ? MemoryFigures.Current() : default;
         RamGateDecision decision = operators.Decide(plan.BytesNeeded, plan.BytesAlreadyResident, memory, options.RamGate);
         if (!decision.ShouldRun)
@@ -123,18 +117,17 @@ public static partial class MmapPrefault
         PrefaultPlan work = decision.IsPartial ? plan.WithinBudget(decision.BudgetBytes) : plan;
         if (cancellationToken.IsCancellationRequested)
         {
-            // Cancelled while measuring: no advice, hint or sweep.
             return Finish(run, CancelledBeforeTheSweep, plan, sweep: CancelledBefore);
         }
 
-        // 5. The mechanism, decided in one step, then the sweep; its staging views go once it is done.
+        // 5. The mechanism, then the sweep.
         SweepOutcome sweep;
         using (SweepMechanism mechanism = SweepMechanism.Choose(work, options, run.Log, threads))
         {
             sweep = Sweep(work, mechanism, run, threads);
         }
 
-        // 6. What stayed resident, then the result, its log lines and metrics, in one place.
+        // 6. The result, in one place.
         long residentAfter = plan.MeasureResidentNow(out long unknownAfter);
         return Finish(run, decision, plan, sweep with { BytesResidentAfter = residentAfter, BytesUnknownAfter = unknownAfter });
     }
@@ -154,7 +147,6 @@ public static partial class MmapPrefault
         internal List<RegionFailure> Failures { get; } = [];
     }
 
-    /// <summary>What the sweep did (<see cref="PrefaultMethod.None"/>: nothing ran) and what was resident after it.</summary>
     private readonly record struct SweepOutcome(PrefaultMethod Method, long Bytes, int Threads, bool IsCanceled, long BytesResidentAfter = 0, long HugePageAdvisedBytes = 0,
         long BytesUnknownAfter = 0, string ReadAhead = "", string Mechanism = "", string Ran = "");
 
@@ -186,7 +178,6 @@ public static partial class MmapPrefault
         long totalBytes = RegionSet.TotalBytes(regions);
         ProgressReporter? progress = options.Progress is null ? null : new ProgressReporter(options.Progress, totalBytes, options.Label, run.Log);
 
-        // The trial, where there is one: its units, then the rest with the cheapest candidate.
         PopulateMechanism? ran = mechanism.Candidates.Length > 0 ? mechanism.Candidates[0] : null;
         TouchAfter touchAfter = mechanism.TouchAfter;
         TrialOutcome? trial = null;
@@ -212,7 +203,6 @@ public static partial class MmapPrefault
             Log.TrialChose(run.Log, options.Label, mechanism, ran, touchAfter, trial);
             if (readiness is not null)
             {
-                // A region the units took whole is done now.
                 for (int i = 0; i < regions.Length; i++)
                 {
                     if (Array.IndexOf(restParent, i) < 0)
@@ -233,7 +223,7 @@ public static partial class MmapPrefault
         IChunkSweep restChunks = restParent is null ? chunks : new ParentRegions(chunks, restParent);
         var sweep = new StrideSweep(rest, chunkSize, restChunks, regionDone, run.CancellationToken, options.Clock, bytesBefore: trial?.Bytes ?? 0);
 
-        // Start reads ahead where the run reads in windows; a warm set has only page tables to fill, often less than a thread start.
+        // A warm set has only page tables to fill, often less than a thread start.
         int threads = trial is { IsCutShort: true } || rest.Length == 0 ? 0
             : threadPlan.ReadsAheadOfSweep && ran is { ReadsInWindows: true }
             ? sweep.ExecuteBehindReadAhead(threadPlan.Helpers, threadPlan.HelperPriority, threadPlan.ReadAheadBytes, progress)
@@ -256,7 +246,7 @@ public static partial class MmapPrefault
             Mechanism: description, Ran: ran?.Name ?? string.Empty);
     }
 
-    /// <summary>After a trial a region may be left in pieces: it is done when its last piece is.</summary>
+    /// <summary>A region left in pieces is done with its last piece.</summary>
     private static Action<int> PiecesDone(MergedRegion[] regions, int[] parentOf, RegionReadiness readiness)
     {
         int[] left = new int[regions.Length];
@@ -275,7 +265,7 @@ public static partial class MmapPrefault
         };
     }
 
-    /// <summary>The rest of a trial run: failures kept under the regions the pieces came from.</summary>
+    /// <summary>Failures go to the regions the pieces came from.</summary>
     private sealed class ParentRegions(ChunkSweep chunks, int[] parentOf) : IChunkSweep
     {
         public long SweepChunk(int region, nint start, nint end, bool readAhead) => chunks.SweepChunk(parentOf[region], start, end, readAhead);
@@ -283,7 +273,7 @@ public static partial class MmapPrefault
         public void ReadAhead(int region, nint start, nint end) => chunks.ReadAhead(parentOf[region], start, end);
     }
 
-    /// <summary>Builds the result, logs it and records its metrics: every run ends here, skipped or not.</summary>
+    /// <summary>Every run ends here, skipped or not.</summary>
     private static PrefaultResult Finish(RunContext run, RamGateDecision decision, PrefaultPlan? plan, SweepOutcome sweep)
     {
         bool ran = sweep.Method != PrefaultMethod.None;
@@ -316,7 +306,6 @@ public static partial class MmapPrefault
         return result;
     }
 
-    /// <summary>The decision's reason, after cancellation and before the holes left unread.</summary>
     private static string ReasonOf(RamGateDecision decision, PrefaultPlan? plan, SweepOutcome sweep)
     {
         string reason = sweep.IsCanceled && sweep.Method != PrefaultMethod.None ? $"cancelled after {Sizes.Format(sweep.Bytes)}; {decision.Reason}" : decision.Reason;
