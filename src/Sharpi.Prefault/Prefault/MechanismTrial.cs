@@ -2,36 +2,29 @@ using System.Diagnostics;
 
 namespace Sharpi.Prefault;
 
-/// <summary>
-/// The trial rule, pure so tests inject the costs: which candidate sweeps the rest of the set, from each one's whole
-/// cost a byte on a block of units (staging, populate and the engine's first access), and whether the rest is touched.
-/// </summary>
+/// <summary>The trial rule, pure so tests inject the costs: which candidate sweeps the rest, and whether it is touched.</summary>
 internal static class MechanismTrial
 {
-    /// <summary>The most of a set the alternatives' units take together, so a right first guess costs little.</summary>
+    /// <summary>The alternatives' units' share of a set, so a right first guess costs little.</summary>
     internal const double BudgetShare = 0.01;
 
-    /// <summary>A candidate replaces the first guess only where it is cheaper by more than this share.</summary>
+    /// <summary>Beating the first guess by less is noise.</summary>
     internal const double Noise = 0.10;
 
-    /// <summary>Tests: a budget share for this async flow, whose runs then reuse no earlier choice.</summary>
+    /// <summary>Tests; such runs reuse no earlier choice.</summary>
     internal static readonly AsyncLocal<double?> BudgetShareOverride = new();
 
-    /// <summary>A 2 MiB folio, so a block of a few spreads over the sweep's threads.</summary>
+    /// <summary>A 2 MiB folio.</summary>
     internal const long UnitBytes = 2L * 1024 * 1024;
 
-    /// <summary>A set too small for this many units each takes the first guess untried.</summary>
     internal const int MinUnitsEach = 4;
 
     internal const int MaxUnitsEach = 16;
 
-    /// <summary>A first access costlier than this times a second pays something (a host's fault): the sweep then pays it.</summary>
+    /// <summary>A first access costlier than this times a second pays a host's fault, which the sweep then pays.</summary>
     internal const double FirstTouchFactor = 2.0;
 
-    /// <summary>
-    /// Units each candidate gets: the alternatives together at most <see cref="BudgetShare"/> of the set; 0 (no trial)
-    /// for one candidate or fewer than <see cref="MinUnitsEach"/> each.
-    /// </summary>
+    /// <summary>0 (no trial) for one candidate or fewer than <see cref="MinUnitsEach"/> each.</summary>
     internal static int UnitsEach(long setBytes, int candidates)
     {
         if (candidates < 2 || setBytes <= 0)
@@ -43,7 +36,7 @@ internal static class MechanismTrial
         return each < MinUnitsEach ? 0 : (int)Math.Min(each, MaxUnitsEach);
     }
 
-    /// <summary>Each candidate's ns a byte, the engine's first access included; NaN where it swept nothing.</summary>
+    /// <summary>ns a byte, the engine's first access included; NaN where nothing was swept.</summary>
     internal static double[] Rates(ReadOnlySpan<long> bytes, ReadOnlySpan<long> ticks, ReadOnlySpan<double> engineNanoseconds)
     {
         double[] rates = new double[bytes.Length];
@@ -55,7 +48,7 @@ internal static class MechanismTrial
         return rates;
     }
 
-    /// <summary>The cheapest candidate where it beats the first guess by more than <see cref="Noise"/>; else the first. NaN: untried.</summary>
+    /// <summary>Ties keep the first guess; NaN is untried.</summary>
     internal static int Pick(ReadOnlySpan<double> rates)
     {
         int best = 0;
@@ -70,7 +63,6 @@ internal static class MechanismTrial
         return best != 0 && !double.IsNaN(rates[0]) && rates[best] >= rates[0] * (1 - Noise) ? 0 : best;
     }
 
-    /// <summary>What the alternatives cost over the first guess on their units, in ns.</summary>
     internal static double ExtraNanoseconds(ReadOnlySpan<double> rates, ReadOnlySpan<long> bytes)
     {
         double extra = 0;
@@ -85,7 +77,6 @@ internal static class MechanismTrial
         return extra;
     }
 
-    /// <summary>Whether the rest is touched after its populate: the candidate's first access cost over <see cref="FirstTouchFactor"/> times its second.</summary>
     internal static bool TouchesAll(ReadOnlySpan<UnitCost> units, ReadOnlySpan<int> candidateOf, int candidate)
     {
         long first = 0, second = 0;
@@ -101,6 +92,6 @@ internal static class MechanismTrial
         return first > 0 && first > second * FirstTouchFactor;
     }
 
-    /// <summary>One unit's cost in Stopwatch ticks: staging and populate, then a first and a second access to each page.</summary>
+    /// <summary>In Stopwatch ticks.</summary>
     internal readonly record struct UnitCost(long Bytes, long PopulateTicks, long FirstTouchTicks, long SecondTouchTicks);
 }

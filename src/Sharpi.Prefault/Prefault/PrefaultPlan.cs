@@ -29,25 +29,25 @@ internal sealed class PrefaultPlan
 
     internal MergedRegion[] Ranges { get; }
 
-    /// <summary>The mappings under the regions when planned (empty off Linux).</summary>
+    /// <summary>Empty off Linux.</summary>
     internal ProcMapEntry[] Maps { get; }
 
-    /// <summary>Bytes the caller asked for, unmapped ones included.</summary>
+    /// <summary>Unmapped ones included.</summary>
     internal long BytesRequested { get; }
 
-    /// <summary>Bytes of sparse-file holes (whole pages) left out of the plan.</summary>
+    /// <summary>Left out of the plan.</summary>
     internal long BytesInHoles { get; }
 
     internal long BytesPlanned { get; }
 
     internal long BytesAlreadyResident { get; }
 
-    /// <summary>Bytes of unknown residency, counted as needed.</summary>
+    /// <summary>Counted as needed.</summary>
     internal long BytesAlreadyResidentUnknown { get; }
 
     internal long BytesNeeded => BytesPlanned - BytesAlreadyResident;
 
-    /// <summary>Plans <paramref name="merged"/>: one maps snapshot, holes cut, residency counted; unmapped regions become failures.</summary>
+    /// <summary>Unmapped regions become failures.</summary>
     internal static PrefaultPlan Measure(MergedRegion[] merged, List<RegionFailure> failures)
     {
         long requested = RegionSet.TotalBytes(merged);
@@ -84,7 +84,7 @@ internal sealed class PrefaultPlan
         return new PrefaultPlan(kept == planned.Length ? planned : planned[..kept], requested, maps, holes);
     }
 
-    /// <summary>The regions in order until the bytes still needed reach <paramref name="budget"/>, the crossing one cut.</summary>
+    /// <summary>The region that crosses <paramref name="budget"/> is cut.</summary>
     internal PrefaultPlan WithinBudget(long budget)
     {
         var items = new BudgetItem[Regions.Length];

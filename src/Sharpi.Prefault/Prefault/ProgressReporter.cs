@@ -12,7 +12,6 @@ internal sealed class ProgressReporter(IProgress<PrefaultProgress> progress, lon
 
     internal void Report(long done) => Report(done, final: done >= total);
 
-    /// <summary>The last report, whether or not the sweep reached the total.</summary>
     internal void Complete(long done) => Report(done, final: true);
 
     private void Report(long done, bool final)

@@ -1,18 +1,11 @@
 namespace Sharpi.Prefault;
 
-/// <summary>
-/// The candidates in the order the static signals suggest, and the choices this process's trials made, reused on the
-/// same settings. The signals only order; the trial decides. Thread-safe.
-/// </summary>
+/// <summary>The static order of the candidates, and the trials' choices reused on the same settings. Thread-safe.</summary>
 internal static class MechanismChoice
 {
     private static readonly Dictionary<ChoiceKey, Choice> s_chosen = [];
 
-    /// <summary>
-    /// The candidates' policies in trial order: THP off, windows alone (often NUMA servers whose engines mark mappings
-    /// MADV_RANDOM); beside an init, huge pages then windows; else huge pages first (last on a KVM host that reports free
-    /// pages), then windows before the kernel's read-ahead where a window reads more a request.
-    /// </summary>
+    /// <summary>The signals only order; the trial decides. docs/mechanisms.md gives the order.</summary>
     internal static FolioPolicy[] Order(bool hugePages, bool thpEnabled, bool besideInit, bool windowsReadMore, bool reporting, string? hypervisor)
     {
         if (!thpEnabled)
@@ -35,7 +28,7 @@ internal static class MechanismChoice
         return hugeLast ? [.. small, FolioPolicy.HugePages] : [FolioPolicy.HugePages, .. small];
     }
 
-    /// <summary>An earlier trial's choice on the same settings, or null.</summary>
+    /// <summary>Null where no trial chose.</summary>
     internal static Choice? Reused(in ChoiceKey key)
     {
         lock (s_chosen)
@@ -61,7 +54,6 @@ internal static class MechanismChoice
         }
     }
 
-    /// <summary>What a measured choice depends on.</summary>
     internal readonly record struct ChoiceKey(ulong Device, long ReadAheadBytes, string ReportingOrder, string ThpMode, bool BesideInit, bool HugePages);
 
     internal readonly record struct Choice(FolioPolicy Policy, bool TouchesAll);

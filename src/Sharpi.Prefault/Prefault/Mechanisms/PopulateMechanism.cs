@@ -1,25 +1,20 @@
 namespace Sharpi.Prefault;
 
-/// <summary>
-/// One way the populate sweep brings a chunk's file bytes in: its staging, chunk size and name. A new mechanism is a
-/// subclass and its place in <see cref="MechanismChoice.Order"/>.
-/// </summary>
+/// <summary>A way to bring file bytes in before a populate; a new one is a subclass and its place in the order.</summary>
 internal abstract class PopulateMechanism : IDisposable
 {
     private protected PopulateMechanism(FileStaging staging) => Staging = staging;
 
     internal FileStaging Staging { get; }
 
-    /// <summary>For the result and the log lines.</summary>
     internal abstract string Name { get; }
 
-    /// <summary>4 KiB folios read in windows: kernel work a page, which <c>Start</c> reads ahead of its sweep.</summary>
+    /// <summary>Kernel work a page, which <c>Start</c> reads ahead of its sweep.</summary>
     internal bool ReadsInWindows => Staging.WindowedBytes > 0;
 
-    /// <summary>The option's chunk size unless the mechanism knows better.</summary>
     internal virtual long ChunkSizeFor(long chunkSize, long bytes, int threads) => chunkSize;
 
-    /// <summary>Makes it the run's: applies the advice and views its trial deferred.</summary>
+    /// <summary>Applies what its trial deferred.</summary>
     internal void Commit() => Staging.Commit();
 
     public void Dispose() => Staging.Dispose();

@@ -1,9 +1,6 @@
 namespace Sharpi.Prefault;
 
-/// <summary>
-/// MADV_POPULATE_READ through the kernel's own read-ahead. Where the VM reports free pages it cuts a small set into four
-/// chunks a thread, so short streams keep their folios off blocks the host took back.
-/// </summary>
+/// <summary>The kernel's own read-ahead; where free pages are reported, short streams keep folios off reported blocks.</summary>
 internal sealed class ReadAheadPopulate(FileStaging staging, bool freePagesReported) : PopulateMechanism(staging)
 {
     internal override string Name => "read-ahead populate";

@@ -1,9 +1,6 @@
 namespace Sharpi.Prefault;
 
-/// <summary>
-/// The trial at the start of a run: a block of units a candidate, each swept on the entry point's threads and timed,
-/// laid so the least of one candidate's read-ahead reaches the next: huge pages, windows, then the kernel's read-ahead.
-/// </summary>
+/// <summary>A timed block of units a candidate, laid so the least of one's read-ahead reaches the next.</summary>
 internal sealed class TrialSweep : IChunkSweep
 {
     private readonly ChunkSweep _chunks;
@@ -12,7 +9,7 @@ internal sealed class TrialSweep : IChunkSweep
     private readonly int[] _parentOf;
     private readonly MechanismTrial.UnitCost[] _costs;
     private readonly MergedRegion[] _units;
-    private int _offset; // the first unit of the block being swept
+    private int _offset;
 
     private TrialSweep(ChunkSweep chunks, PopulateMechanism[] candidates, MergedRegion[] units, int[] parentOf, int[] candidateOf)
     {
@@ -24,10 +21,7 @@ internal sealed class TrialSweep : IChunkSweep
         _costs = new MechanismTrial.UnitCost[units.Length];
     }
 
-    /// <summary>
-    /// Sweeps the trial and returns what it measured and the regions left for the rest. Failures go to
-    /// <paramref name="chunks"/> under the regions' own indexes; cancelled, it stops between units.
-    /// </summary>
+    /// <summary>Failures go under the regions' own indexes; cancelled, it stops between units.</summary>
     [System.Runtime.Versioning.SupportedOSPlatform("linux")]
     internal static TrialOutcome Run(MergedRegion[] regions, PopulateMechanism[] candidates, int unitsEach, long readAheadBytes, ChunkSweep chunks,
         SweepThreads threads, ProgressReporter? progress, TimeProvider clock, CancellationToken token)
@@ -41,7 +35,7 @@ internal sealed class TrialSweep : IChunkSweep
             candidateOf[u] = order[Math.Max(0, blockOf[u])];
         }
 
-        // An untimed warm-up unit first (it pays what runs once), then a block at a time on all the threads.
+        // The untimed warm-up unit pays what runs once.
         var trial = new TrialSweep(chunks, candidates, units, unitParent, candidateOf);
         long[] bytes = new long[candidates.Length];
         long[] ticks = new long[candidates.Length];
@@ -78,7 +72,6 @@ internal sealed class TrialSweep : IChunkSweep
             first = end;
         }
 
-        // The engine's first access would add the probe's price for the block's 4 KiB and 2 MiB mappings.
         FirstAccessProbe.Costs probe = FirstAccessProbe.Current;
         double[] engine = new double[candidates.Length];
         for (int c = 0; c < engine.Length; c++)
@@ -88,7 +81,6 @@ internal sealed class TrialSweep : IChunkSweep
 
         double[] rates = MechanismTrial.Rates(bytes, ticks, engine);
         int chosen = MechanismTrial.Pick(rates);
-        // Only where the probe saw the kernel's touch pay the engine's first access.
         bool touchesAll = MechanismTrial.TouchesAll(trial._costs, candidateOf, chosen) && probe.KernelTouchPays;
         return new TrialOutcome(chosen, rates, touchesAll, unitsEach, done, used, cutShort, rest, restParent,
             FirstTouchRatios(trial._costs, candidateOf, candidates.Length), CandidateBytes: bytes, Pmd: pmd, EngineNanoseconds: engine, Probe: probe);
@@ -107,18 +99,14 @@ internal sealed class TrialSweep : IChunkSweep
         return cost.Bytes;
     }
 
-    /// <summary>Units read nothing ahead.</summary>
     public void ReadAhead(int region, nint start, nint end)
     {
     }
 
-    /// <summary>Twice the device's read-ahead, 8 to 32 MiB: no block's read-ahead reads the next block's pages.</summary>
+    /// <summary>No block's read-ahead reads the next block's pages.</summary>
     internal static long GapBytes(long readAheadBytes) => Math.Clamp(2 * readAheadBytes, 8L << 20, 32L << 20);
 
-    /// <summary>
-    /// Cuts a warm-up unit (block -1), then <paramref name="blocks"/> blocks of units with gaps between, each unit
-    /// ending on a 2 MiB boundary so its advice covers whole folios; the rest (gaps included) keeps its region's index.
-    /// </summary>
+    /// <summary>A warm-up unit (block -1), then blocks with gaps between; units end on 2 MiB so their advice covers whole folios.</summary>
     internal static (MergedRegion[] Units, int[] UnitParent, int[] BlockOf, MergedRegion[] Remainder, int[] RemainderParent) Carve(
         MergedRegion[] regions, int blocks, int unitsEach, long gapBytes)
     {
@@ -188,7 +176,6 @@ internal sealed class TrialSweep : IChunkSweep
         };
     }
 
-    /// <summary>NaN where a candidate had no unit.</summary>
     private static double[] FirstTouchRatios(MechanismTrial.UnitCost[] costs, int[] candidateOf, int candidates)
     {
         double[] ratios = new double[candidates];
@@ -211,6 +198,6 @@ internal sealed class TrialSweep : IChunkSweep
     }
 }
 
-/// <summary>What a trial measured and left: the choice, each candidate's ns a byte (NaN: untried), and the regions' rest.</summary>
+/// <summary>Rates are ns a byte, NaN where untried.</summary>
 internal sealed record TrialOutcome(int Chosen, double[] Rates, bool TouchesAll, int UnitsEach, long Bytes, int Threads, bool IsCutShort,
     MergedRegion[] Rest, int[] RestParent, double[] FirstTouchRatios, long[] CandidateBytes, long[] Pmd, double[] EngineNanoseconds, FirstAccessProbe.Costs Probe);
