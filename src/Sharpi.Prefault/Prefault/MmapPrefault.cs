@@ -8,15 +8,9 @@ namespace Sharpi.Prefault;
 public static partial class MmapPrefault
 {
     /// <summary>
-    /// The pure decision, arguments checked: whether to prefault and how much, from the operators' mode, the bytes still to
-    /// come in and the memory figures; an unknown figure is left out. Touches no memory, reads no environment.
+    /// The pure decision, arguments checked: touches no memory, reads no environment. An unknown figure is left out;
+    /// the budget is <c>ramFraction * min(MemAvailable + bytesAlreadyResident, cgroup room)</c>.
     /// </summary>
-    /// <returns>
-    /// No limit under force, <see cref="RamGate.Always"/> or no known figure, or where
-    /// <c>bytesNeeded &lt;= ramFraction * min(MemAvailable + bytesAlreadyResident, cgroup room)</c>; a partial run within
-    /// a smaller budget; no run when off or the budget is zero.
-    /// </returns>
-    /// <exception cref="ArgumentOutOfRangeException">A negative byte count, a fraction outside (0, 1], or an undefined enum value.</exception>
     internal static RamGateDecision Decide(PrefaultMode mode, long bytesNeeded, long bytesAlreadyResident, MemoryFigures memory,
         RamGate gate = RamGate.FitsInRam, double ramFraction = RamGateDecision.DefaultFraction)
     {

@@ -26,7 +26,7 @@ public sealed class PrefaultHandle : IDisposable, IAsyncDisposable
 
     internal PrefaultHandle(PrefaultRegion[] regions, PrefaultOptions options, CancellationToken cancellationToken)
     {
-        // Not a linked source: the sweep drops the caller's registration, so a long-lived token keeps no handle alive.
+        // Not linked: the sweep unregisters, so a long-lived token keeps no handle alive.
         _readiness = new RegionReadiness(regions.Length);
         _callerRegistration = cancellationToken.UnsafeRegister(static handle => ((PrefaultHandle)handle!).Cancel(), this);
 
@@ -47,7 +47,7 @@ public sealed class PrefaultHandle : IDisposable, IAsyncDisposable
         }
         catch (OutOfMemoryException)
         {
-            // At the pids limit: a prefault never fails a load, so it runs on the caller's thread.
+            // At the pids limit: a prefault never fails a load.
             _thread = Thread.CurrentThread;
             Log.BackgroundThreadUnavailable(options.Logger ?? NullLogger.Instance, options.Label);
             Sweep(regions, options, SweepThreads.ForRun(options) with { Priority = ThreadPriority.Normal });
@@ -112,7 +112,7 @@ public sealed class PrefaultHandle : IDisposable, IAsyncDisposable
 
         if (Thread.CurrentThread == _thread && !_completion.Task.IsCompleted)
         {
-            // From a progress callback on the sweep's thread: waiting would wait on itself. Sweep disposes the source.
+            // From a progress callback: waiting would wait on itself.
             _disposedBySweep |= first;
             return;
         }
@@ -158,7 +158,7 @@ public sealed class PrefaultHandle : IDisposable, IAsyncDisposable
         {
             result = MmapPrefault.Execute(regions, options, threads, _readiness, _cancel.Token);
         }
-#pragma warning disable CA1031 // A throw on this thread would end the process; the engine gets a result instead.
+#pragma warning disable CA1031 // A throw on this thread would end the process.
         catch (Exception ex)
 #pragma warning restore CA1031
         {
@@ -169,7 +169,6 @@ public sealed class PrefaultHandle : IDisposable, IAsyncDisposable
             // Every region is ready before the result is.
             _readiness.CompleteAll();
 
-            // A late callback of the caller's token finds the sweep done.
             _callerRegistration.Unregister();
         }
 
