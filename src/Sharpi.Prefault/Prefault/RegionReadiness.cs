@@ -5,9 +5,9 @@ internal sealed class RegionReadiness
 {
     private readonly TaskCompletionSource[] _ready;
     private int[] _memberOf = [];    // caller region -> its merged range (-1: empty)
-    private int[] _pending = [];     // work regions still being swept
-    private int[] _firstMember = []; // -1: none
-    private int[] _nextMember = [];  // -1: last
+    private int[] _pending = [];     // by merged range: work regions still being swept
+    private int[] _firstMember = []; // by merged range; -1: none
+    private int[] _nextMember = [];  // by caller region; -1: last
 
     internal RegionReadiness(int count)
     {

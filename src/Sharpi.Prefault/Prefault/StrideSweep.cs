@@ -6,7 +6,7 @@ namespace Sharpi.Prefault;
 internal sealed class StrideSweep
 {
     private readonly MergedRegion[] _regions;
-    private readonly long[] _firstChunk; // then the total
+    private readonly long[] _firstChunk; // each region's first chunk, then the total
     private readonly long _chunkSize;
     private readonly IChunkSweep _chunks;
     private readonly CancellationToken _token;
