@@ -83,7 +83,7 @@ internal sealed unsafe class ChunkSweep : IChunkSweep
         return new MechanismTrial.UnitCost(touched - start, afterPopulate - started, afterFirst - afterPopulate, afterSecond - afterFirst);
     }
 
-    /// <summary>Tests set 0 or infinity.</summary>
+    /// <summary>A slower sample reads its span whole; tests set 0 or infinity.</summary>
     internal double SlowPageNanoseconds { get; init; } = TouchAfterPopulate.SlowPageNanoseconds;
 
     internal long SpansSampled => Volatile.Read(ref _spansSampled);
@@ -141,7 +141,7 @@ internal sealed unsafe class ChunkSweep : IChunkSweep
         return touched - start;
     }
 
-    /// <summary>Nothing for a touch.</summary>
+    /// <summary>A background reader asks for the chunk's file bytes; nothing for a touch.</summary>
     public void ReadAhead(int region, nint start, nint end)
     {
         if (_populate && OperatingSystem.IsLinux())
@@ -150,7 +150,7 @@ internal sealed unsafe class ChunkSweep : IChunkSweep
         }
     }
 
-    /// <summary>Call once no chunk is being swept.</summary>
+    /// <summary>One a region that had any; call once no chunk is being swept.</summary>
     internal void CollectFailures(List<RegionFailure> failures)
     {
         for (int i = 0; i < _regions.Length; i++)
@@ -224,7 +224,7 @@ internal sealed unsafe class ChunkSweep : IChunkSweep
         return touched;
     }
 
-    /// <summary>Never a load.</summary>
+    /// <summary>Through the engine's mapping where it may, else the kernel; never a load.</summary>
     private nint TouchPages(nint start, nint end, nint stride, ref byte sink, out PlatformError error) =>
         _throughMapping is not null && OperatingSystem.IsLinux()
             ? _throughMapping.Touch(start, end, stride, ref sink, out error)
@@ -299,7 +299,7 @@ internal sealed unsafe class ChunkSweep : IChunkSweep
         Interlocked.Add(ref _failedBytes[region], bytes);
     }
 
-    /// <summary>With the call and its errno.</summary>
+    /// <summary>A failure in words, with the call and its errno.</summary>
     internal static string DescribeError(PlatformError error)
     {
         int efault = OperatingSystem.IsMacOS() ? Interop.OSXConstants.EFAULT : Interop.LinuxConstants.EFAULT;

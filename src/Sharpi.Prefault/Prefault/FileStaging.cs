@@ -70,7 +70,7 @@ internal sealed unsafe class FileStaging : IDisposable
 
     internal long UntrialableWholeBytes { get; private set; }
 
-    /// <summary>The first whole mapping's (0: none), keying a reused choice.</summary>
+    /// <summary>The device of the first whole mapping (0: none): a reused choice's key.</summary>
     internal ulong Device { get; private set; }
 
     internal long ChunkSizeFor(long chunkSize, long bytes, int threads) =>
@@ -81,7 +81,7 @@ internal sealed unsafe class FileStaging : IDisposable
 
     internal const int ChunkRuleThreads = 8;
 
-    /// <summary>Four chunks a thread (at most eight) under the kernel's read-ahead, so no stream grows 2 MiB folios.</summary>
+    /// <summary>Under the default option and the kernel's read-ahead: four chunks a thread (of eight at most), so streams stay too short to grow 2 MiB folios.</summary>
     internal static long ChunkSizeFor(long chunkSize, long kernelReadAheadBytes, long readAhead, long bytes, int threads)
     {
         const long Granule = 2 * 1024 * 1024;
@@ -95,7 +95,7 @@ internal sealed unsafe class FileStaging : IDisposable
         return Math.Min(chunkSize, Math.Max(fourEach, floor));
     }
 
-    /// <summary>Empty where nothing was staged.</summary>
+    /// <summary>How the file bytes came in, for the result; empty where nothing was staged.</summary>
     internal string Describe(long sweptChunk = 0)
     {
         string windows = WindowedBytes > 0
@@ -222,7 +222,7 @@ internal sealed unsafe class FileStaging : IDisposable
         Read(start, end);
     }
 
-    /// <summary>Allocates nothing; thread-safe.</summary>
+    /// <summary>Brings in the file bytes behind [start, end) before their populate. Allocates nothing; thread-safe.</summary>
     [SupportedOSPlatform("linux")]
     internal void Read(nint start, nint end) => Read(start, end, populateAdvised: false);
 
@@ -270,7 +270,7 @@ internal sealed unsafe class FileStaging : IDisposable
         }
     }
 
-    /// <summary>A stat, nothing opened.</summary>
+    /// <summary>By a stat, nothing opened.</summary>
     private static bool IsRegularFile(string path, Dictionary<string, bool> known)
     {
         if (!known.TryGetValue(path, out bool isRegular))
@@ -287,7 +287,7 @@ internal sealed unsafe class FileStaging : IDisposable
     /// <summary>All but 2% (headers, padding); sparser is read exactly, or 2 MiB folios would pull in neighbours.</summary>
     private static bool IsCoveredWhole(long covered, long mapped) => covered >= mapped - (mapped / 50);
 
-    /// <summary>Whole pages, capped at the mapping's size.</summary>
+    /// <summary>Bytes of the whole pages the regions touch in each mapping, capped at its size.</summary>
     private static long[] CoveredBytes(MergedRegion[] regions, ProcMapEntry[] maps)
     {
         long[] covered = new long[maps.Length];

@@ -11,7 +11,7 @@ internal static class MechanismTrial
     /// <summary>Beating the first guess by less is noise.</summary>
     internal const double Noise = 0.10;
 
-    /// <summary>Tests; such runs reuse no earlier choice.</summary>
+    /// <summary>Tests: this async flow's budget share; its runs reuse no earlier choice.</summary>
     internal static readonly AsyncLocal<double?> BudgetShareOverride = new();
 
     /// <summary>A 2 MiB folio.</summary>
@@ -36,7 +36,7 @@ internal static class MechanismTrial
         return each < MinUnitsEach ? 0 : (int)Math.Min(each, MaxUnitsEach);
     }
 
-    /// <summary>ns a byte, the engine's first access included; NaN where nothing was swept.</summary>
+    /// <summary>Each candidate's ns a byte, the engine's first access included; NaN where nothing was swept.</summary>
     internal static double[] Rates(ReadOnlySpan<long> bytes, ReadOnlySpan<long> ticks, ReadOnlySpan<double> engineNanoseconds)
     {
         double[] rates = new double[bytes.Length];
@@ -48,7 +48,7 @@ internal static class MechanismTrial
         return rates;
     }
 
-    /// <summary>Ties keep the first guess; NaN is untried.</summary>
+    /// <summary>The cheapest candidate where it beats the first guess by more than <see cref="Noise"/>, else the first; NaN is untried.</summary>
     internal static int Pick(ReadOnlySpan<double> rates)
     {
         int best = 0;
@@ -92,6 +92,6 @@ internal static class MechanismTrial
         return first > 0 && first > second * FirstTouchFactor;
     }
 
-    /// <summary>In Stopwatch ticks.</summary>
+    /// <summary>One unit's cost, in Stopwatch ticks.</summary>
     internal readonly record struct UnitCost(long Bytes, long PopulateTicks, long FirstTouchTicks, long SecondTouchTicks);
 }

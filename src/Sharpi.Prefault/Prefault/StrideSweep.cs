@@ -20,7 +20,7 @@ internal sealed class StrideSweep
     private volatile bool _stopped; // a thread failed
     private ExceptionDispatchInfo? _helperFailure;
 
-    /// <summary><paramref name="regionDone"/> runs on a sweep thread.</summary>
+    /// <summary><paramref name="regionDone"/> runs on a sweep thread once a region's last chunk is swept, failed or not.</summary>
     internal StrideSweep(MergedRegion[] regions, long chunkSize, IChunkSweep chunks, Action<int>? regionDone, CancellationToken token, TimeProvider? clock = null,
         long bytesBefore = 0)
     {
@@ -50,15 +50,15 @@ internal sealed class StrideSweep
 
     internal long BytesDone => Volatile.Read(ref _bytesDone);
 
-    /// <summary>The token stopped it with chunks never handed out.</summary>
+    /// <summary>After the sweep: the token stopped it with chunks never handed out.</summary>
     internal bool IsCutShort => Volatile.Read(ref _nextChunk) < ChunkCount - 1;
 
     internal long ChunkCount => _firstChunk[^1];
 
-    /// <summary>Eight a processor: a sweep mostly waits on the disk.</summary>
+    /// <summary>The most threads a sweep starts: eight a processor, as a sweep mostly waits on the disk.</summary>
     internal static int MaxThreads => Math.Max(PrefaultOptions.DefaultMaxDegreeOfParallelism, 8 * Environment.ProcessorCount);
 
-    /// <summary>A warm set of huge folios is done before this and starts no helper.</summary>
+    /// <summary>How long the caller sweeps alone before helpers start on demand: a warm set of huge folios is done sooner.</summary>
     internal static readonly TimeSpan HelpersAfter = TimeSpan.FromMilliseconds(4);
 
     /// <summary>
@@ -291,13 +291,13 @@ internal sealed class StrideSweep
     }
 }
 
-/// <summary>Called on every sweep thread at once.</summary>
+/// <summary>What the sweep does to one chunk; called on every sweep thread at once.</summary>
 internal interface IChunkSweep
 {
-    /// <summary>Returns the bytes brought in.</summary>
+    /// <summary>Sweeps a chunk; returns the bytes brought in.</summary>
     long SweepChunk(int region, nint start, nint end, bool readAhead);
 
-    /// <summary>Does not wait for the bytes.</summary>
+    /// <summary>Asks for a chunk's file bytes without waiting for them.</summary>
     void ReadAhead(int region, nint start, nint end);
 }
 

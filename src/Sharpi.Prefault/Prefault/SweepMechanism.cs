@@ -13,12 +13,12 @@ internal sealed record SweepMechanism(PrefaultMethod Method, bool HintsFirst, To
 
     internal bool SweepsChunks => Method != PrefaultMethod.Hint;
 
-    /// <summary>Null for a touch or a hint.</summary>
+    /// <summary>The first guess's staging; null for a touch or a hint.</summary>
     internal FileStaging? Staging => Candidates.Length > 0 ? Candidates[0].Staging : null;
 
     internal bool TouchesAfterPopulate => TouchAfter != TouchAfter.None;
 
-    /// <summary>0: no trial.</summary>
+    /// <summary>Units each candidate gets in the trial; 0: no trial.</summary>
     internal int UnitsEach { get; init; }
 
     internal MechanismChoice.ChoiceKey Key { get; init; }
@@ -28,7 +28,10 @@ internal sealed record SweepMechanism(PrefaultMethod Method, bool HintsFirst, To
     /// <summary>A touch cannot fail softly.</summary>
     internal bool ChecksBeforeTouch => Method == PrefaultMethod.Touch;
 
-    /// <summary>A touch that can read neither through the kernel nor the files falls back to the hint; null arguments ask the machine.</summary>
+    /// <summary>
+    /// The hint when asked, populate where supported, else the touch (the hint where it can read neither through the
+    /// kernel nor the files). Null arguments ask the machine.
+    /// </summary>
     internal static SweepMechanism Choose(PrefaultPlan work, PrefaultOptions options, ILogger log, SweepThreads threads, bool? reporting = null,
         bool? cpuSaysHypervisor = null, string? hypervisor = null)
     {
@@ -88,8 +91,8 @@ internal sealed record SweepMechanism(PrefaultMethod Method, bool HintsFirst, To
     }
 
     /// <summary>
-    /// Units each 0 (the first committed) without something to read, two candidates, a large read-only set, or
-    /// vm.max_map_count room; a writable whole mapping's view cannot be tried a unit at a time.
+    /// No trial (0 units, the first committed) without something to read, two candidates, a large read-only set and
+    /// vm.max_map_count room: a writable whole mapping's view cannot be tried a unit at a time.
     /// </summary>
     [System.Runtime.Versioning.SupportedOSPlatform("linux")]
     private static (PopulateMechanism[], int, MechanismChoice.ChoiceKey, MechanismChoice.Choice?) PrepareCandidates(PrefaultPlan work, PrefaultOptions options, ILogger log,
@@ -156,7 +159,7 @@ internal sealed record SweepMechanism(PrefaultMethod Method, bool HintsFirst, To
         return 0;
     }
 
-    /// <summary>Only where a host may fault memory in; the kernel and the CPU are asked last, so a run that cannot sample never probes them.</summary>
+    /// <summary>Only where a host may fault memory in; the kernel and CPU are asked last, so a run that cannot sample never probes them.</summary>
     internal static bool SamplesAfterPopulate(PrefaultMethod method, bool somethingToRead, bool touchAllowed, bool reporting,
         bool? cpuSaysHypervisor = null, bool? kernelChecked = null) =>
         method == PrefaultMethod.Populate && somethingToRead && touchAllowed
@@ -205,7 +208,7 @@ internal sealed record SweepMechanism(PrefaultMethod Method, bool HintsFirst, To
     private static string PmdShare(long pmd, int candidate, TrialOutcome trial) =>
         pmd < 0 ? "unknown" : string.Create(System.Globalization.CultureInfo.InvariantCulture, $"{100.0 * pmd / Math.Max(1, trial.CandidateBytes[candidate]):0}%");
 
-    /// <summary>As soon as the sweep is done.</summary>
+    /// <summary>Unmaps the views and closes the memfds, as soon as the sweep is done.</summary>
     public void Dispose()
     {
         foreach (PopulateMechanism candidate in Candidates)
