@@ -29,25 +29,25 @@ internal sealed class PrefaultPlan
 
     internal MergedRegion[] Ranges { get; }
 
-    /// <summary>Empty off Linux.</summary>
+    /// <summary>The mappings when planned; empty off Linux.</summary>
     internal ProcMapEntry[] Maps { get; }
 
-    /// <summary>Unmapped ones included.</summary>
+    /// <summary>Bytes asked for, unmapped ones included.</summary>
     internal long BytesRequested { get; }
 
-    /// <summary>Left out of the plan.</summary>
+    /// <summary>Bytes of sparse-file holes, left out of the plan.</summary>
     internal long BytesInHoles { get; }
 
     internal long BytesPlanned { get; }
 
     internal long BytesAlreadyResident { get; }
 
-    /// <summary>Counted as needed.</summary>
+    /// <summary>Bytes of unknown residency, counted as needed.</summary>
     internal long BytesAlreadyResidentUnknown { get; }
 
     internal long BytesNeeded => BytesPlanned - BytesAlreadyResident;
 
-    /// <summary>Unmapped regions become failures.</summary>
+    /// <summary>One maps snapshot, holes cut, residency counted; unmapped regions become failures.</summary>
     internal static PrefaultPlan Measure(MergedRegion[] merged, List<RegionFailure> failures)
     {
         long requested = RegionSet.TotalBytes(merged);
@@ -84,7 +84,7 @@ internal sealed class PrefaultPlan
         return new PrefaultPlan(kept == planned.Length ? planned : planned[..kept], requested, maps, holes);
     }
 
-    /// <summary>The region that crosses <paramref name="budget"/> is cut.</summary>
+    /// <summary>The regions in order up to <paramref name="budget"/> still needed, the crossing one cut.</summary>
     internal PrefaultPlan WithinBudget(long budget)
     {
         var items = new BudgetItem[Regions.Length];

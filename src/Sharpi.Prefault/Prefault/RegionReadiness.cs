@@ -42,7 +42,7 @@ internal sealed class RegionReadiness
         return merged;
     }
 
-    /// <summary>Regions with no work region are ready now.</summary>
+    /// <summary>Before the sweep: regions with no work region are ready now.</summary>
     internal void Expect(MergedRegion[] work)
     {
         _pending = new int[_ready.Length];

@@ -9,7 +9,7 @@ internal static class TouchAfterPopulate
 
     internal const int SamplePages = 16;
 
-    /// <summary>Slower paid a host's fault.</summary>
+    /// <summary>A sampled page slower than this paid a host's fault.</summary>
     internal const double SlowPageNanoseconds = 2_000;
 
     internal static bool IsSlow(long elapsedTicks, long pages, double slowPageNanoseconds) =>
@@ -22,6 +22,6 @@ internal enum TouchAfter
 
     Sampled,
 
-    /// <summary>The trial found the first access costly.</summary>
+    /// <summary>Every page accessed once: the trial found the first access costly.</summary>
     All,
 }

@@ -45,7 +45,7 @@ internal static class MechanismChoice
         }
     }
 
-    /// <summary>Tests.</summary>
+    /// <summary>Forgets every choice (tests).</summary>
     internal static void Forget()
     {
         lock (s_chosen)

@@ -9,7 +9,7 @@ internal abstract class PopulateMechanism : IDisposable
 
     internal abstract string Name { get; }
 
-    /// <summary>Kernel work a page, which <c>Start</c> reads ahead of its sweep.</summary>
+    /// <summary>4 KiB folios in windows: kernel work a page, which <c>Start</c> reads ahead of its sweep.</summary>
     internal bool ReadsInWindows => Staging.WindowedBytes > 0;
 
     internal virtual long ChunkSizeFor(long chunkSize, long bytes, int threads) => chunkSize;

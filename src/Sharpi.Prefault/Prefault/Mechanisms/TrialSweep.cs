@@ -21,7 +21,7 @@ internal sealed class TrialSweep : IChunkSweep
         _costs = new MechanismTrial.UnitCost[units.Length];
     }
 
-    /// <summary>Failures go under the regions' own indexes; cancelled, it stops between units.</summary>
+    /// <summary>Sweeps the units and returns what they measured; failures go under the regions' own indexes; cancelled, it stops between units.</summary>
     [System.Runtime.Versioning.SupportedOSPlatform("linux")]
     internal static TrialOutcome Run(MergedRegion[] regions, PopulateMechanism[] candidates, int unitsEach, long readAheadBytes, ChunkSweep chunks,
         SweepThreads threads, ProgressReporter? progress, TimeProvider clock, CancellationToken token)
@@ -103,7 +103,7 @@ internal sealed class TrialSweep : IChunkSweep
     {
     }
 
-    /// <summary>No block's read-ahead reads the next block's pages.</summary>
+    /// <summary>Twice the read-ahead, clamped: no block's read-ahead reads the next block's pages.</summary>
     internal static long GapBytes(long readAheadBytes) => Math.Clamp(2 * readAheadBytes, 8L << 20, 32L << 20);
 
     /// <summary>A warm-up unit (block -1), then blocks with gaps between; units end on 2 MiB so their advice covers whole folios.</summary>
@@ -198,6 +198,6 @@ internal sealed class TrialSweep : IChunkSweep
     }
 }
 
-/// <summary>Rates are ns a byte, NaN where untried.</summary>
+/// <summary>What a trial measured and left; rates are ns a byte, NaN where untried.</summary>
 internal sealed record TrialOutcome(int Chosen, double[] Rates, bool TouchesAll, int UnitsEach, long Bytes, int Threads, bool IsCutShort,
     MergedRegion[] Rest, int[] RestParent, double[] FirstTouchRatios, long[] CandidateBytes, long[] Pmd, double[] EngineNanoseconds, FirstAccessProbe.Costs Probe);
