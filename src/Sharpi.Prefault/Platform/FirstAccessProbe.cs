@@ -15,7 +15,7 @@ internal static unsafe class FirstAccessProbe
     /// <summary>Tests: this async flow's figures.</summary>
     internal static readonly AsyncLocal<Costs?> Override = new();
 
-    /// <summary>Measured at the first call (a millisecond or two); zeros off Linux.</summary>
+    /// <summary>Probed at the first call (a millisecond or two); zeros off Linux.</summary>
     internal static Costs Current => Override.Value ?? s_costs.Value;
 
     /// <summary>A first load's extra ns over a second: a 4 KiB page, a 2 MiB mapping, a page after the kernel's touch; NaN: no block.</summary>
