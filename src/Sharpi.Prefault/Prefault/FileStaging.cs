@@ -20,7 +20,6 @@ internal enum FolioPolicy
 /// loads a byte; ignores its failures, which the populate reports. docs/mechanisms.md says why.
 /// </summary>
 internal sealed unsafe partial class FileStaging : IDisposable
-internal sealed unsafe class FileStaging : IDisposable
 {
     private readonly ProcMapEntry[] _maps;
     private readonly nint[] _viewDelta; // view minus engine address; 0 without a view
