@@ -4,41 +4,27 @@ using System.Runtime.Versioning;
 
 namespace Sharpi.Prefault;
 
-/// <summary>
-/// What this machine charges an engine's first access to memory whose page tables a populate already filled, measured
-/// once per process on anonymous memory of its own (a load there cannot fault fatally): the extra time of a first
-/// load over a second, per 4 KiB mapping and per 2 MiB one, and whether a touch through the kernel (<see cref="MappingTouch"/>)
-/// pays that extra for the engine. A host that shadows the guest's page tables charges it; bare metal does not.
-/// </summary>
+/// <summary>What a first access to populated memory costs here, probed once on memory of its own, and whether the kernel's touch pays it.</summary>
 internal static unsafe class FirstAccessProbe
 {
-    private const nuint SmallBytes = 256 * 1024; // 64 pages: enough to time, cheap where each costs a host's trap
+    private const nuint SmallBytes = 256 * 1024;
     private const nuint Huge = 2 * 1024 * 1024;
 
     private static readonly Lazy<Costs> s_costs = new(() => OperatingSystem.IsLinux() ? Measure() : default);
 
-    /// <summary>Tests: figures for the runs of this async flow in place of the machine's.</summary>
+    /// <summary>Tests: this async flow's figures.</summary>
     internal static readonly AsyncLocal<Costs?> Override = new();
 
-    /// <summary>The probe's figures, measured at the first call (a millisecond or two); zeros off Linux.</summary>
+    /// <summary>Probed at the first call (a millisecond or two); zeros off Linux.</summary>
     internal static Costs Current => Override.Value ?? s_costs.Value;
 
-
-    /// <summary>
-    /// The probe's figures: a first load's extra nanoseconds a 4 KiB page (<paramref name="Page"/>) and a 2 MiB
-    /// mapping (<paramref name="HugeMapping"/>; NaN where no huge page could be had), and the extra a first load still
-    /// pays a page after a touch through the kernel (<paramref name="PageAfterKernelTouch"/>). NaN where a block could
-    /// not be had; where the kernel had no huge page to give, the 2 MiB figure is what 512 small pages cost.
-    /// </summary>
+    /// <summary>A first load's extra ns over a second: a 4 KiB page, a 2 MiB mapping, a page after the kernel's touch; NaN: no block.</summary>
     internal readonly record struct Costs(double Page, double HugeMapping, double PageAfterKernelTouch)
     {
-        /// <summary>A touch through the kernel leaves the engine less than half the extra it would pay without it.</summary>
+        /// <summary>The kernel's touch leaves the engine less than half the extra.</summary>
         internal bool KernelTouchPays => Page <= 0 || PageAfterKernelTouch < Page / 2;
 
-        /// <summary>
-        /// What an engine's first access would add to <paramref name="bytes"/> of which <paramref name="pmdBytes"/> are
-        /// mapped by 2 MiB entries, in nanoseconds, spread over <paramref name="threads"/> threads.
-        /// </summary>
+        /// <summary>ns an engine's first access would add, spread over the threads.</summary>
         internal double EngineNanoseconds(long bytes, long pmdBytes, int threads)
         {
             double page = double.IsNaN(Page) ? 0 : Math.Max(0, Page);
@@ -48,10 +34,7 @@ internal static unsafe class FirstAccessProbe
         }
     }
 
-    /// <summary>
-    /// Bytes of file pages this process maps with 2 MiB entries (<c>FilePmdMapped</c> of /proc/self/smaps_rollup); -1
-    /// where it cannot be read. A trial reads it around each candidate's block to tell how the engine will find its pages.
-    /// </summary>
+    /// <summary><c>FilePmdMapped</c> of smaps_rollup; -1 where unreadable.</summary>
     internal static long FilePmdMappedBytes()
     {
         string? text = KernelFile.TryReadText("/proc/self/smaps_rollup");
@@ -81,11 +64,7 @@ internal static unsafe class FirstAccessProbe
         return new Costs(page, huge, afterTouch);
     }
 
-    /// <summary>
-    /// Populates a fresh anonymous block (with or without huge pages, touched through the kernel or not), then loads a
-    /// byte of each page twice and returns the first pass's extra nanoseconds a page; NaN where the block could not be
-    /// advised or populated.
-    /// </summary>
+    /// <summary>The first of two loads' extra ns a page of a fresh populated block; NaN where refused.</summary>
     [SupportedOSPlatform("linux")]
     private static double ExtraPerPage(nuint bytes, bool hugePages, MappingTouch? touch)
     {

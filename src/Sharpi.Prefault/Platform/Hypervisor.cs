@@ -5,46 +5,22 @@ using System.Text;
 
 namespace Sharpi.Prefault;
 
-/// <summary>
-/// Whether this process may run under a hypervisor, where a page the page cache just filled can still cost a fault at
-/// its first CPU access, on the host (memory never touched since the VM booted, blocks a balloon gave back; see
-/// <see cref="TouchAfterPopulate"/>). On x86 the CPU's hypervisor-present bit (CPUID leaf 1, ECX bit 31), which KVM
-/// (Firecracker, QEMU, Cloud Hypervisor), Xen, Hyper-V and VMware set for their guests and bare metal leaves clear;
-/// read once per process. Where no such bit exists (every other CPU), true: a host cannot be ruled out.
-/// </summary>
-/// <remarks>
-/// A hypervisor can hide the bit (<c>-cpu host,-hypervisor</c>, mostly for GPU passthrough, whose pinned memory the
-/// host never takes back), and an x86 process under a translator (Rosetta for Linux, FEX) sees the translator's
-/// answer. Where the bit is clear in a VM whose host still maps memory lazily, the host's faults land in the engine's
-/// first request instead of the prefault, as before the sampling existed: slower, never a failure.
-/// </remarks>
+/// <summary>Whether a host may still fault populated pages: x86's hypervisor-present bit, read once; true elsewhere.</summary>
 internal static class Hypervisor
 {
-    /// <summary>CPUID leaf 1, ECX: the hypervisor-present bit.</summary>
+    /// <summary>CPUID leaf 1, ECX.</summary>
     internal const int PresentBit = 31;
 
-    /// <summary>False only where the CPU says no hypervisor runs this machine.</summary>
     internal static bool IsPresent { get; } = !X86Base.IsSupported || IsPresentIn(Leaf1Ecx());
 
-    /// <summary>ECX of CPUID leaf 1 (x86 only: the feature bits, <see cref="PresentBit"/> among them).</summary>
     internal static int Leaf1Ecx() => X86Base.CpuId(1, 0).Ecx;
 
-    /// <summary>Whether <paramref name="leaf1Ecx"/> has the hypervisor-present bit set.</summary>
     internal static bool IsPresentIn(int leaf1Ecx) => (leaf1Ecx & (1 << PresentBit)) != 0;
 
-    /// <summary>CPUID leaf 0x40000000: where a hypervisor puts its 12-byte vendor signature, in EBX, ECX and EDX.</summary>
+    /// <summary>A 12-byte vendor signature in EBX, ECX, EDX.</summary>
     internal const int SignatureLeaf = 0x40000000;
 
-    /// <summary>
-    /// The vendor signature the CPU reports for the hypervisor under this process ("KVMKVMKVM", "Microsoft Hv",
-    /// "VMwareVMware"), from CPUID leaf 0x40000000; null off x86, where the present bit is clear (the leaf is then
-    /// no hypervisor's and may hold anything), or where the leaf holds no signature. Asked on each call, not cached:
-    /// only a report needs it.
-    /// </summary>
-    /// <remarks>
-    /// A hypervisor that runs its guests' kernels in user mode and answers their CPUID through an instruction of its
-    /// own (PVM) can leave a plain CPUID to the hypervisor under it: the signature then names that one.
-    /// </remarks>
+    /// <summary>"KVMKVMKVM" and the like; null off x86, without the present bit or a signature. Under PVM, the host's host.</summary>
     internal static string? ReadSignature()
     {
         if (!X86Base.IsSupported || !IsPresentIn(Leaf1Ecx()))
@@ -56,11 +32,7 @@ internal static class Hypervisor
         return DecodeSignature(ebx, ecx, edx);
     }
 
-    /// <summary>
-    /// The signature held in <paramref name="ebx"/>, <paramref name="ecx"/>, <paramref name="edx"/> (each register's
-    /// bytes lowest first), trailing NULs dropped and any other byte outside printable ASCII written as <c>\xNN</c>;
-    /// null where all twelve bytes are NUL.
-    /// </summary>
+    /// <summary>Non-printable bytes as <c>\xNN</c>; null where all are NUL.</summary>
     internal static string? DecodeSignature(int ebx, int ecx, int edx)
     {
         Span<byte> bytes = stackalloc byte[12];

@@ -5,20 +5,16 @@ namespace Sharpi.Prefault;
 /// <summary>Whether this kernel supports MADV_POPULATE_READ (Linux 5.14+).</summary>
 internal static unsafe class PopulateSupport
 {
-    /// <summary>The call, as failures and logs name it.</summary>
     internal const string Call = "madvise(MADV_POPULATE_READ)";
 
-    /// <summary>True where MADV_POPULATE_READ works; else false with the probe's failed call (None off Linux).</summary>
+    /// <summary>False with the probe's error (None off Linux).</summary>
     internal static bool IsSupported(out PlatformError probeError)
     {
         probeError = Probed.Error;
         return Probed.IsSupported;
     }
 
-    /// <summary>
-    /// The probe, run once by the runtime's class constructor (thread-safe, as Lazy was, without the Lazy over a
-    /// value tuple that a ReadyToRun image cannot hold and an engine's first call had to compile: 7 methods).
-    /// </summary>
+    /// <summary>Not a Lazy over a tuple: a ReadyToRun image cannot hold it.</summary>
     private static class Probed
     {
         internal static readonly bool IsSupported;

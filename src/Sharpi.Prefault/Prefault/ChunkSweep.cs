@@ -4,31 +4,24 @@ using System.Runtime.InteropServices;
 namespace Sharpi.Prefault;
 
 /// <summary>
-/// What the sweep does to one chunk, as the run's <see cref="SweepMechanism"/> says: the staging read and
-/// <c>MADV_POPULATE_READ</c> (retried on EINTR/EAGAIN; past a file's end, the first page that cannot come in found by
-/// halving), then each 2 MiB span sampled and read whole where the sample was slow (<see cref="TouchAfterPopulate"/>);
-/// or every page touched. Failures are recorded per region with interlocked writes. Runs on every sweep thread at
-/// once: no locks, and no allocation per chunk or page.
+/// Populates a chunk (then samples it where slow) or touches it, recording failures per region. Runs on every sweep
+/// thread at once: no locks, no allocation per chunk or page.
 /// </summary>
-/// <remarks>
-/// After a populate, a 2 MiB span is read whole only where a timed sample of its pages shows that the first access
-/// still costs a fault the guest does not see (<see cref="TouchAfterPopulate"/>).
-/// </remarks>
 internal sealed unsafe class ChunkSweep : IChunkSweep
 {
     private const int MaxRetries = 8;
 
     private readonly MergedRegion[] _regions;
     private readonly bool _populate;
-    private volatile int _touchAfter;          // a TouchAfter: set before the sweep and after its trial, read per chunk
-    private volatile FileStaging? _staging;    // the running mechanism's staging: the first guess, then the trial's choice
+    private volatile int _touchAfter;          // a TouchAfter
+    private volatile FileStaging? _staging;
     private readonly FileReadTouch? _fileRead;
     private readonly MappingTouch? _throughMapping;
     private readonly ProcMapEntry[] _maps;
-    private readonly int[] _failed; // per region: 1 once a failure is recorded; the thread that sets it writes _error, _failedAt and _why
-    private readonly PlatformError[] _error; // per region: the first call that failed in it
-    private readonly nint[] _failedAt; // per region: where its first failure stopped a chunk
-    private readonly string?[] _why; // per region: its first failure in words, where the sweep knew them (else told from the errno)
+    private readonly int[] _failed; // 1 once a failure is recorded; its setter writes the three below
+    private readonly PlatformError[] _error;
+    private readonly nint[] _failedAt;
+    private readonly string?[] _why; // null: told from the errno
     private readonly long[] _failedBytes;
     private readonly nint _page = Pages.Size;
     private long _spansSampled;
@@ -37,8 +30,6 @@ internal sealed unsafe class ChunkSweep : IChunkSweep
     private long _sampledTicks;
     private int _sink;
 
-    /// <param name="regions">The regions the chunks belong to (a chunk names its region by index), for the failures.</param>
-    /// <param name="mechanism">Populate or touch, the touch after a populate, and the first guess's staging before it.</param>
     internal ChunkSweep(MergedRegion[] regions, SweepMechanism mechanism)
     {
         _regions = regions;
@@ -55,21 +46,14 @@ internal sealed unsafe class ChunkSweep : IChunkSweep
         _failedBytes = new long[regions.Length];
     }
 
-    /// <summary>
-    /// Sweeps the chunks still to come with <paramref name="mechanism"/>'s staging and touches them after their populate
-    /// as <paramref name="touch"/> says: the trial's choice, set before the rest of the set is handed out.
-    /// </summary>
+    /// <summary>The trial's choice, set before the rest of the set is handed out.</summary>
     internal void Use(PopulateMechanism mechanism, TouchAfter touch)
     {
         _staging = mechanism.Staging;
         _touchAfter = (int)touch;
     }
 
-    /// <summary>
-    /// Sweeps one trial unit with <paramref name="mechanism"/> and times it (<see cref="MechanismTrial.UnitCost"/>): its
-    /// staging and populate, then every page accessed through the engine's mapping twice (the first access, and what
-    /// the same access costs once paid). Failures are recorded as a chunk's are; the bytes are those that came in.
-    /// </summary>
+    /// <summary>Times a unit's populate and two accesses to each page; failures are recorded as a chunk's are.</summary>
     [System.Runtime.Versioning.SupportedOSPlatform("linux")]
     internal MechanismTrial.UnitCost SweepTrialUnit(PopulateMechanism mechanism, int region, nint start, nint end)
     {
@@ -99,16 +83,13 @@ internal sealed unsafe class ChunkSweep : IChunkSweep
         return new MechanismTrial.UnitCost(touched - start, afterPopulate - started, afterFirst - afterPopulate, afterSecond - afterFirst);
     }
 
-    /// <summary>The sampled read time a page above which a populated span is read whole (tests set 0 or infinity).</summary>
+    /// <summary>A slower sample reads its span whole; tests set 0 or infinity.</summary>
     internal double SlowPageNanoseconds { get; init; } = TouchAfterPopulate.SlowPageNanoseconds;
 
-    /// <summary>2 MiB spans sampled after their populate (<see cref="TouchAfterPopulate.SpanBytes"/>).</summary>
     internal long SpansSampled => Volatile.Read(ref _spansSampled);
 
-    /// <summary>Spans whose sample was slow, so every page of them was read.</summary>
     internal long SpansTouched => Volatile.Read(ref _spansTouched);
 
-    /// <summary>Pages read as samples after populating, and the time those reads took, in nanoseconds a page.</summary>
     internal double SampledNanosecondsPerPage
     {
         get
@@ -118,24 +99,15 @@ internal sealed unsafe class ChunkSweep : IChunkSweep
         }
     }
 
-    /// <summary>
-    /// Brings [<paramref name="start"/>, <paramref name="end"/>) of region <paramref name="region"/> in and returns
-    /// the bytes that came in: all of them, or those before the first page that could not (the rest recorded as the
-    /// region's failure).
-    /// </summary>
+    /// <summary>Returns the bytes before the first page that could not come in; the rest is a failure.</summary>
     public long SweepChunk(int region, nint start, nint end) => SweepChunk(region, start, end, readAhead: false);
 
     /// <inheritdoc cref="SweepChunk(int, nint, nint)"/>
-    /// <param name="region">The region's index.</param>
-    /// <param name="start">The chunk's first byte.</param>
-    /// <param name="end">The chunk's end.</param>
-    /// <param name="readAhead">A background sweep's reader asked for the chunk's file bytes already (<see cref="ReadAhead"/>).</param>
     public long SweepChunk(int region, nint start, nint end, bool readAhead)
     {
         if (_populate && OperatingSystem.IsLinux())
         {
-            // A staging view's range, or exactly the chunk's file bytes, come in first (see FileStaging), unless the
-            // reader asked for them already.
+            // Unless the reader asked for them already.
             if (!readAhead)
             {
                 _staging?.Read(start, end);
@@ -147,12 +119,10 @@ internal sealed unsafe class ChunkSweep : IChunkSweep
                 return 0;
             }
 
-            // Part of the chunk came in before a page that cannot (past a file's end): sweep and count that part.
             end = populated;
         }
 
-        // After a populate the touch is never a plain load, which a concurrent truncation could turn into a fatal
-        // SIGBUS, and reads every page only where a sample of them shows that the first access still costs a fault.
+        // Never a plain load: a concurrent truncation would make it a fatal SIGBUS.
         byte sink = 0;
         nint touched = !_populate ? TouchAll(start, end, region, ref sink)
             : (TouchAfter)_touchAfter switch
@@ -162,7 +132,7 @@ internal sealed unsafe class ChunkSweep : IChunkSweep
                 _ => end,
             };
 
-        // Keeps the touched bytes observable so the JIT cannot drop the reads.
+        // So the JIT cannot drop the reads.
         if (sink != 0)
         {
             Interlocked.Add(ref _sink, sink);
@@ -171,10 +141,7 @@ internal sealed unsafe class ChunkSweep : IChunkSweep
         return touched - start;
     }
 
-    /// <summary>
-    /// A background sweep's reader: asks for the chunk's file bytes (<see cref="FileStaging.ReadAhead"/>) at the
-    /// reader's priority, before a worker maps them at its own. Nothing where the chunks are touched (no populate).
-    /// </summary>
+    /// <summary>A background reader asks for the chunk's file bytes; nothing for a touch.</summary>
     public void ReadAhead(int region, nint start, nint end)
     {
         if (_populate && OperatingSystem.IsLinux())
@@ -183,7 +150,7 @@ internal sealed unsafe class ChunkSweep : IChunkSweep
         }
     }
 
-    /// <summary>The failures, one per region that had any, once no chunk is being swept any more.</summary>
+    /// <summary>One a region that had any; call once no chunk is being swept.</summary>
     internal void CollectFailures(List<RegionFailure> failures)
     {
         for (int i = 0; i < _regions.Length; i++)
@@ -211,12 +178,7 @@ internal sealed unsafe class ChunkSweep : IChunkSweep
         return touched;
     }
 
-    /// <summary>
-    /// Judges a chunk just populated one 2 MiB span at a time (spans aligned to 2 MiB of address, as the page cache's
-    /// large folios and a host's huge pages are): reads one page in <see cref="TouchAfterPopulate.SamplePages"/> of the span and times it,
-    /// and reads every page of the span only where the sample ran slower than <see cref="SlowPageNanoseconds"/> a page
-    /// (see <see cref="TouchAfterPopulate"/>). Returns where the chunk stopped, as a full touch would.
-    /// </summary>
+    /// <summary>Reads each 2 MiB span whole where its timed sample was slow; returns where the chunk stopped.</summary>
     private nint TouchWhereFirstAccessIsSlow(nint start, nint end, int region, ref byte sink)
     {
         nint stride = TouchAfterPopulate.SamplePages * _page;
@@ -231,8 +193,7 @@ internal sealed unsafe class ChunkSweep : IChunkSweep
             long elapsed = Stopwatch.GetTimestamp() - started;
             if (sampled != spanEnd)
             {
-                // A page between two samples may be the first that cannot be read (a file truncated just now):
-                // read them all from here to find it, and fail the rest of the chunk from there.
+                // A page between samples may have failed first: find it.
                 touched = TouchAll(span, end, region, ref sink);
                 break;
             }
@@ -263,20 +224,13 @@ internal sealed unsafe class ChunkSweep : IChunkSweep
         return touched;
     }
 
-    /// <summary>
-    /// One page every <paramref name="stride"/> bytes touched through the engine's mapping where the mechanism may
-    /// (<see cref="MappingTouch"/>), else through the kernel (<see cref="SafeTouch"/>); never a load past a file's end.
-    /// </summary>
+    /// <summary>Through the engine's mapping where it may, else the kernel; never a load.</summary>
     private nint TouchPages(nint start, nint end, nint stride, ref byte sink, out PlatformError error) =>
         _throughMapping is not null && OperatingSystem.IsLinux()
             ? _throughMapping.Touch(start, end, stride, ref sink, out error)
             : SafeTouch.Touch(start, end, stride, ref sink, out error);
 
-    /// <summary>
-    /// Populates [start, end) and returns where it stopped: <paramref name="end"/>, or the first page that cannot be
-    /// populated (EFAULT: past a file's end; found by halving, each call over pages already in costing a page-table
-    /// walk), the rest failed. Transient errors are retried.
-    /// </summary>
+    /// <summary>Returns the end, or the first page that cannot be populated (past a file's end), found by halving.</summary>
     [System.Runtime.Versioning.SupportedOSPlatform("linux")]
     private nint Populate(nint start, nint end, int region)
     {
@@ -291,7 +245,7 @@ internal sealed unsafe class ChunkSweep : IChunkSweep
         nint reached = start;
         if (errno == Interop.LinuxConstants.EFAULT)
         {
-            // The pages before the failing one are in; find it: [good, bad) holds the boundary.
+            // [good, bad) holds the boundary.
             nint good = alignedStart, bad = alignedEnd;
             while (bad - good > _page)
             {
@@ -313,7 +267,7 @@ internal sealed unsafe class ChunkSweep : IChunkSweep
         return reached;
     }
 
-    /// <summary>MADV_POPULATE_READ over page-aligned [start, end), retried on EINTR/EAGAIN; 0 or the errno.</summary>
+    /// <summary>Retried on EINTR/EAGAIN; 0 or the errno.</summary>
     [System.Runtime.Versioning.SupportedOSPlatform("linux")]
     private static int PopulateRange(nint start, nint end)
     {
@@ -334,7 +288,7 @@ internal sealed unsafe class ChunkSweep : IChunkSweep
 
     private void Fail(int region, PlatformError error, nint at, long bytes, string? why = null)
     {
-        // A region keeps its first failure; it is read only after every worker has stopped.
+        // A region keeps its first failure.
         if (Interlocked.CompareExchange(ref _failed[region], 1, 0) == 0)
         {
             _error[region] = error;
@@ -345,7 +299,7 @@ internal sealed unsafe class ChunkSweep : IChunkSweep
         Interlocked.Add(ref _failedBytes[region], bytes);
     }
 
-    /// <summary>What a failed populate or touch means, with the call and its error (the errno values are the running platform's).</summary>
+    /// <summary>A failure in words, with the call and its errno.</summary>
     internal static string DescribeError(PlatformError error)
     {
         int efault = OperatingSystem.IsMacOS() ? Interop.OSXConstants.EFAULT : Interop.LinuxConstants.EFAULT;

@@ -40,20 +40,15 @@ public static partial class MmapPrefault
         {
             return Execute(regions, options, SweepThreads.ForRun(options), readiness: null, cancellationToken);
         }
-#pragma warning disable CA1031 // Past the caller's arguments, nothing of a prefault may fail the engine's load: it gets a result instead.
-        catch (Exception ex) when (ex is not ThreadInterruptedException) // an interrupt is the caller's, for the caller
+#pragma warning disable CA1031 // Past the arguments, nothing of a prefault may fail the engine's load.
+        catch (Exception ex) when (ex is not ThreadInterruptedException) // an interrupt is the caller's
 #pragma warning restore CA1031
         {
             return Failed(options, ex, background: false);
         }
     }
 
-    /// <summary>
-    /// The result of a run that threw past its argument checks (a defect, or the caller's logger): not run, the
-    /// exception's message as the reason, logged at Error where the logger still takes it (EventId 16 for
-    /// <c>Run</c>, 10 for <c>Start</c>'s <paramref name="background"/> sweep). Every thread of the sweep had stopped
-    /// when the exception left it (<see cref="StrideSweep"/>).
-    /// </summary>
+    /// <summary>Logged at Error where the logger still takes it; every sweep thread had stopped.</summary>
     internal static PrefaultResult Failed(PrefaultOptions options, Exception exception, bool background)
     {
         ILogger log = options.Logger ?? NullLogger.Instance;
@@ -68,7 +63,7 @@ public static partial class MmapPrefault
                 Log.RunFailed(log, options.Label, exception);
             }
         }
-#pragma warning disable CA1031 // The caller's logger threw (often the failure itself): the result says it, and on Start's thread a throw would end the process.
+#pragma warning disable CA1031 // On Start's thread a throw would end the process.
         catch (Exception)
 #pragma warning restore CA1031
         {
@@ -77,39 +72,33 @@ public static partial class MmapPrefault
         return new PrefaultResult { HasRun = false, Reason = $"{(background ? "the background prefault failed" : "the prefault failed")}: {exception.Message}" };
     }
 
-    /// <summary>
-    /// The run, top to bottom: gate -> merge -> plan (one snapshot of the mappings, residency) -> decision and
-    /// budget -> mechanism -> sweep -> result. Shared by Run and Start (which passes <paramref name="readiness"/> to learn
-    /// when each region is done, and its own token, linked to the caller's); each step is one named call.
-    /// </summary>
+    /// <summary>The run of Run and Start, one named call a step.</summary>
     internal static PrefaultResult Execute(ReadOnlySpan<PrefaultRegion> regions, PrefaultOptions options, SweepThreads threads, RegionReadiness? readiness,
         CancellationToken cancellationToken)
     {
         var run = new RunContext(options, Stopwatch.GetTimestamp(), readiness, cancellationToken);
 
-        // 1. The operators' settings, read once: under the kill switch their decision is the run's, and nothing is
-        //    merged, measured or touched.
+        // 1. The operators' settings: under the kill switch nothing is touched.
         OperatorSettings operators = OperatorSettings.Read(options.RamFraction, run.Log);
         if (operators.Decision is { ShouldRun: false } off)
         {
             return Finish(run, off, plan: null, sweep: default);
         }
 
-        // A token cancelled already (a Dispose right after Start) stops the run before it measures, advises or hints.
+        // A Dispose right after Start: nothing is measured.
         if (cancellationToken.IsCancellationRequested)
         {
             return Finish(run, CancelledBeforeTheSweep, plan: null, sweep: CancelledBefore);
         }
 
-        // 2. Merge: overlapping and duplicate regions count once, in the caller's order.
-        //    Start's readiness records each region's merged range here, once.
+        // 2. Merge, in the caller's order.
         MergedRegion[] merged = readiness?.Merge(regions) ?? RegionSet.Merge(regions);
         if (merged.Length == 0)
         {
             return Finish(run, NothingToDo("no regions to prefault (all empty)"), plan: null, sweep: default);
         }
 
-        // 3. The plan: one snapshot of the mappings (Linux), each mapped region with its resident bytes; it owns both.
+        // 3. The plan: the mappings and residency.
         PrefaultPlan plan = PrefaultPlan.Measure(merged, run.Failures);
         if (plan.Regions.Length == 0)
         {
@@ -117,7 +106,7 @@ public static partial class MmapPrefault
             return Finish(run, NothingToDo(nothing), plan, sweep: default);
         }
 
-        // 4. The decision and its budget: the operators' (force), else the RAM-fit gate's.
+        // 4. The decision and its budget.
         MemoryFigures memory = operators.WeighsMemory(options.RamGate) ? MemoryFigures.Current() : default;
         RamGateDecision decision = operators.Decide(plan.BytesNeeded, plan.BytesAlreadyResident, memory, options.RamGate);
         if (!decision.ShouldRun)
@@ -128,25 +117,21 @@ public static partial class MmapPrefault
         PrefaultPlan work = decision.IsPartial ? plan.WithinBudget(decision.BudgetBytes) : plan;
         if (cancellationToken.IsCancellationRequested)
         {
-            // Cancelled while the plan was measured: no huge-page advice, hint or sweep on the engine's mappings.
             return Finish(run, CancelledBeforeTheSweep, plan, sweep: CancelledBefore);
         }
 
-        // 5. The mechanism, decided in one step (the method, the hint before it, populate and the touch after it, how
-        //    the file bytes under each mapping come in), then the sweep; its staging views are unmapped once it is done.
+        // 5. The mechanism, then the sweep.
         SweepOutcome sweep;
         using (SweepMechanism mechanism = SweepMechanism.Choose(work, options, run.Log, threads))
         {
             sweep = Sweep(work, mechanism, run, threads);
         }
 
-        // 6. What stayed resident (under memory pressure, less than was swept), then the result, its log lines and
-        //    its metrics, in one place.
+        // 6. The result, in one place.
         long residentAfter = plan.MeasureResidentNow(out long unknownAfter);
         return Finish(run, decision, plan, sweep with { BytesResidentAfter = residentAfter, BytesUnknownAfter = unknownAfter });
     }
 
-    /// <summary>What a run carries from step to step: its settings, token, logger, start time and the failures found so far.</summary>
     private sealed class RunContext(PrefaultOptions options, long started, RegionReadiness? readiness, CancellationToken cancellationToken)
     {
         internal CancellationToken CancellationToken { get; } = cancellationToken;
@@ -162,16 +147,11 @@ public static partial class MmapPrefault
         internal List<RegionFailure> Failures { get; } = [];
     }
 
-    /// <summary>
-    /// What the sweep did (<see cref="PrefaultMethod.None"/>: nothing ran), what it covered, on how many threads,
-    /// whether cancellation cut it short, and what was resident after it.
-    /// </summary>
     private readonly record struct SweepOutcome(PrefaultMethod Method, long Bytes, int Threads, bool IsCanceled, long BytesResidentAfter = 0, long HugePageAdvisedBytes = 0,
         long BytesUnknownAfter = 0, string ReadAhead = "", string Mechanism = "", string Ran = "");
 
     private static RamGateDecision NothingToDo(string reason) => new(false, false, 0, reason);
 
-    /// <summary>The run's token was cancelled before its sweep began: nothing ran, and the result says it was cancelled.</summary>
     private static readonly RamGateDecision CancelledBeforeTheSweep = NothingToDo("cancelled before the sweep began");
 
     private static readonly SweepOutcome CancelledBefore = new(PrefaultMethod.None, 0, 0, IsCanceled: true);
@@ -198,7 +178,6 @@ public static partial class MmapPrefault
         long totalBytes = RegionSet.TotalBytes(regions);
         ProgressReporter? progress = options.Progress is null ? null : new ProgressReporter(options.Progress, totalBytes, options.Label, run.Log);
 
-        // The trial, where the run takes one: its units first, then the rest with the cheapest candidate.
         PopulateMechanism? ran = mechanism.Candidates.Length > 0 ? mechanism.Candidates[0] : null;
         TouchAfter touchAfter = mechanism.TouchAfter;
         TrialOutcome? trial = null;
@@ -224,7 +203,6 @@ public static partial class MmapPrefault
             Log.TrialChose(run.Log, options.Label, mechanism, ran, touchAfter, trial);
             if (readiness is not null)
             {
-                // A region the units took whole is done now: no chunk of it is left.
                 for (int i = 0; i < regions.Length; i++)
                 {
                     if (Array.IndexOf(restParent, i) < 0)
@@ -245,8 +223,7 @@ public static partial class MmapPrefault
         IChunkSweep restChunks = restParent is null ? chunks : new ParentRegions(chunks, restParent);
         var sweep = new StrideSweep(rest, chunkSize, restChunks, regionDone, run.CancellationToken, options.Clock, bytesBefore: trial?.Bytes ?? 0);
 
-        // Where the run reads in windows, Start reads ahead of its sweep (SweepThreads). Where everything is resident
-        // already, only page tables are left to fill: often less than starting a thread.
+        // A warm set has only page tables to fill, often less than a thread start.
         int threads = trial is { IsCutShort: true } || rest.Length == 0 ? 0
             : threadPlan.ReadsAheadOfSweep && ran is { ReadsInWindows: true }
             ? sweep.ExecuteBehindReadAhead(threadPlan.Helpers, threadPlan.HelperPriority, threadPlan.ReadAheadBytes, progress)
@@ -269,10 +246,7 @@ public static partial class MmapPrefault
             Mechanism: description, Ran: ran?.Name ?? string.Empty);
     }
 
-    /// <summary>
-    /// After a trial, a region may be left in several pieces (the gaps between the blocks, then its rest): it is done
-    /// when its last piece is.
-    /// </summary>
+    /// <summary>A region left in pieces is done with its last piece.</summary>
     private static Action<int> PiecesDone(MergedRegion[] regions, int[] parentOf, RegionReadiness readiness)
     {
         int[] left = new int[regions.Length];
@@ -291,7 +265,7 @@ public static partial class MmapPrefault
         };
     }
 
-    /// <summary>The rest of a trial run's sweep: its pieces' chunks swept under the indexes of the regions they came from, where failures are kept.</summary>
+    /// <summary>Failures go to the regions the pieces came from.</summary>
     private sealed class ParentRegions(ChunkSweep chunks, int[] parentOf) : IChunkSweep
     {
         public long SweepChunk(int region, nint start, nint end, bool readAhead) => chunks.SweepChunk(parentOf[region], start, end, readAhead);
@@ -299,7 +273,7 @@ public static partial class MmapPrefault
         public void ReadAhead(int region, nint start, nint end) => chunks.ReadAhead(parentOf[region], start, end);
     }
 
-    /// <summary>Builds the result, logs it and records its metrics: the one place every run ends, skipped or not.</summary>
+    /// <summary>Every run ends here, skipped or not.</summary>
     private static PrefaultResult Finish(RunContext run, RamGateDecision decision, PrefaultPlan? plan, SweepOutcome sweep)
     {
         bool ran = sweep.Method != PrefaultMethod.None;
@@ -332,7 +306,6 @@ public static partial class MmapPrefault
         return result;
     }
 
-    /// <summary>The decision's reason, after what cut the run short (cancellation) and before what it left unread as nothing to read (holes).</summary>
     private static string ReasonOf(RamGateDecision decision, PrefaultPlan? plan, SweepOutcome sweep)
     {
         string reason = sweep.IsCanceled && sweep.Method != PrefaultMethod.None ? $"cancelled after {Sizes.Format(sweep.Bytes)}; {decision.Reason}" : decision.Reason;
@@ -365,7 +338,7 @@ public static partial class MmapPrefault
 
         if (result.HasRun)
         {
-            string method = PrefaultMethodNames.Of(result.Method); // a table lookup, cheap whether or not the line is written
+            string method = PrefaultMethodNames.Of(result.Method);
             method = ran.Length == 0 ? method : $"{method} ({ran})";
             Log.Completed(log, label, result.Bytes, result.BytesAlreadyResident, result.Elapsed.TotalSeconds, result.GiBPerSecond, method,
                 new PrefaultOutcomeText(result));

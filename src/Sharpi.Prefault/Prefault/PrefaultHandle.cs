@@ -22,12 +22,11 @@ public sealed class PrefaultHandle : IDisposable, IAsyncDisposable
     private readonly Thread _thread;
     private readonly RegionReadiness _readiness;
     private int _disposed;
-    private bool _disposedBySweep; // written and read on the sweep's own thread only
+    private bool _disposedBySweep; // the sweep's own thread only
 
     internal PrefaultHandle(PrefaultRegion[] regions, PrefaultOptions options, CancellationToken cancellationToken)
     {
-        // The handle's own source, not a linked one: the sweep removes the caller's registration as it completes, so a
-        // handle never disposed is not kept alive by a long-lived token (docs/why/prefault.md).
+        // Not linked: the sweep unregisters, so a long-lived token keeps no handle alive.
         _readiness = new RegionReadiness(regions.Length);
         _callerRegistration = cancellationToken.UnsafeRegister(static handle => ((PrefaultHandle)handle!).Cancel(), this);
 
@@ -48,7 +47,7 @@ public sealed class PrefaultHandle : IDisposable, IAsyncDisposable
         }
         catch (OutOfMemoryException)
         {
-            // At the pids limit: a prefault must never fail a load, so it runs here, on the caller's thread.
+            // At the pids limit: a prefault never fails a load.
             _thread = Thread.CurrentThread;
             Log.BackgroundThreadUnavailable(options.Logger ?? NullLogger.Instance, options.Label);
             Sweep(regions, options, SweepThreads.ForRun(options) with { Priority = ThreadPriority.Normal });
@@ -91,11 +90,11 @@ public sealed class PrefaultHandle : IDisposable, IAsyncDisposable
         }
         catch (ObjectDisposedException)
         {
-            // A Dispose on another thread got there first: the sweep is cancelled already.
+            // Another thread's Dispose cancelled it already.
         }
     }
 
-    /// <summary>The handle's own cancellation source (tests check nothing outside the handle keeps it).</summary>
+    /// <summary>Tests check nothing outside the handle keeps it.</summary>
     internal CancellationTokenSource CancellationSource => _cancel;
 
     /// <summary>
@@ -111,10 +110,9 @@ public sealed class PrefaultHandle : IDisposable, IAsyncDisposable
             _cancel.Cancel();
         }
 
-        if (Thread.CurrentThread == _thread && !_completion.Task.IsCompleted) // (after an inline sweep, the caller's own thread)
+        if (Thread.CurrentThread == _thread && !_completion.Task.IsCompleted)
         {
-            // Called from inside the sweep (a synchronous progress callback): waiting would wait on this very thread.
-            // The sweep stops at the next chunk boundary once the callback returns; Sweep disposes the token source.
+            // From a progress callback: waiting would wait on itself.
             _disposedBySweep |= first;
             return;
         }
@@ -130,10 +128,10 @@ public sealed class PrefaultHandle : IDisposable, IAsyncDisposable
     public async ValueTask DisposeAsync()
     {
         bool first = Interlocked.Exchange(ref _disposed, 1) == 0;
-        bool onSweepThread = Thread.CurrentThread == _thread && !_completion.Task.IsCompleted; // before the await, which may resume elsewhere
+        bool onSweepThread = Thread.CurrentThread == _thread && !_completion.Task.IsCompleted; // before the await
         if (onSweepThread)
         {
-            _disposedBySweep |= first; // see Dispose; written here, on the sweep's thread, not after an await that may resume elsewhere
+            _disposedBySweep |= first; // on the sweep's thread, as in Dispose
         }
 
         if (first)
@@ -160,7 +158,7 @@ public sealed class PrefaultHandle : IDisposable, IAsyncDisposable
         {
             result = MmapPrefault.Execute(regions, options, threads, _readiness, _cancel.Token);
         }
-#pragma warning disable CA1031 // A throw on this thread would end the process; the engine gets a result instead.
+#pragma warning disable CA1031 // A throw on this thread would end the process.
         catch (Exception ex)
 #pragma warning restore CA1031
         {
@@ -168,17 +166,15 @@ public sealed class PrefaultHandle : IDisposable, IAsyncDisposable
         }
         finally
         {
-            // Every region is ready before the result is: once Completion is done, WhenReady is complete for all.
+            // Every region is ready before the result is.
             _readiness.CompleteAll();
 
-            // The caller's token lets go of the handle now; a callback running late finds the sweep done.
             _callerRegistration.Unregister();
         }
 
         _completion.SetResult(result);
         if (_disposedBySweep)
         {
-            // Disposed from inside the sweep, which returned without waiting.
             _cancel.Dispose();
         }
     }

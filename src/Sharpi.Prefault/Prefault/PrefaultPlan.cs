@@ -27,19 +27,17 @@ internal sealed class PrefaultPlan
 
     internal PlannedRegion[] Regions { get; }
 
-    /// <summary>The planned regions alone, in the same order, for the mechanisms.</summary>
     internal MergedRegion[] Ranges { get; }
 
-    /// <summary>The mappings under the regions when planned (empty off Linux).</summary>
+    /// <summary>The mappings when planned; empty off Linux.</summary>
     internal ProcMapEntry[] Maps { get; }
 
-    /// <summary>Bytes the caller asked for, unmapped ones included.</summary>
+    /// <summary>Bytes asked for, unmapped ones included.</summary>
     internal long BytesRequested { get; }
 
-    /// <summary>Bytes of sparse-file holes (whole pages) left out of the plan.</summary>
+    /// <summary>Bytes of sparse-file holes, left out of the plan.</summary>
     internal long BytesInHoles { get; }
 
-    /// <summary>Bytes of the planned regions.</summary>
     internal long BytesPlanned { get; }
 
     internal long BytesAlreadyResident { get; }
@@ -47,10 +45,9 @@ internal sealed class PrefaultPlan
     /// <summary>Bytes of unknown residency, counted as needed.</summary>
     internal long BytesAlreadyResidentUnknown { get; }
 
-    /// <summary>Bytes that must still come in.</summary>
     internal long BytesNeeded => BytesPlanned - BytesAlreadyResident;
 
-    /// <summary>Plans <paramref name="merged"/>: one maps snapshot, holes cut, residency counted; unmapped regions become failures.</summary>
+    /// <summary>One maps snapshot, holes cut, residency counted; unmapped regions become failures.</summary>
     internal static PrefaultPlan Measure(MergedRegion[] merged, List<RegionFailure> failures)
     {
         long requested = RegionSet.TotalBytes(merged);
@@ -87,7 +84,7 @@ internal sealed class PrefaultPlan
         return new PrefaultPlan(kept == planned.Length ? planned : planned[..kept], requested, maps, holes);
     }
 
-    /// <summary>The regions in order until the bytes still needed reach <paramref name="budget"/>, the crossing one cut.</summary>
+    /// <summary>The regions in order up to <paramref name="budget"/> still needed, the crossing one cut.</summary>
     internal PrefaultPlan WithinBudget(long budget)
     {
         var items = new BudgetItem[Regions.Length];
@@ -107,9 +104,6 @@ internal sealed class PrefaultPlan
         return new PrefaultPlan(kept, BytesRequested, Maps, BytesInHoles);
     }
 
-    /// <summary>
-    /// The planned regions' resident bytes now, counted as the plan was (0 where unmeasurable), and the bytes of unknown
-    /// residency; after a sweep, under memory pressure, less than was swept.
-    /// </summary>
+    /// <summary>The regions' resident bytes now, counted as the plan was, and those of unknown residency.</summary>
     internal long MeasureResidentNow(out long unknownBytes) => FileCacheProbe.CountResident(Ranges, Maps, out unknownBytes);
 }

@@ -7,12 +7,11 @@ internal sealed class ProgressReporter(IProgress<PrefaultProgress> progress, lon
 {
     private readonly TimeProvider _time = time ?? TimeProvider.System;
     private long _last;
-    private long _lastBytes = -1; // nothing reported yet: the first report goes out whatever the clock says
+    private long _lastBytes = -1; // the first report goes out whatever the clock says
     private bool _broken;
 
     internal void Report(long done) => Report(done, final: done >= total);
 
-    /// <summary>The last report, whether or not the sweep reached the total.</summary>
     internal void Complete(long done) => Report(done, final: true);
 
     private void Report(long done, bool final)
@@ -39,7 +38,7 @@ internal sealed class ProgressReporter(IProgress<PrefaultProgress> progress, lon
             {
                 Log.ProgressFailed(log, label, ex);
             }
-#pragma warning disable CA1031 // The caller's logger threw too: leaving here would leave the sweep with its helpers still running.
+#pragma warning disable CA1031 // The logger threw too: leaving here would strand the sweep's helpers.
             catch (Exception)
 #pragma warning restore CA1031
             {

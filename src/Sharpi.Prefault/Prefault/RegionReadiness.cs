@@ -4,10 +4,10 @@ namespace Sharpi.Prefault;
 internal sealed class RegionReadiness
 {
     private readonly TaskCompletionSource[] _ready;
-    private int[] _memberOf = [];    // caller region -> Order of its merged range (-1: empty)
-    private int[] _pending = [];     // by Order: work regions of that merged range still being swept
-    private int[] _firstMember = []; // by Order: first caller region of the merged range (-1: none)
-    private int[] _nextMember = [];  // by caller region: the next member of the same merged range (-1: last)
+    private int[] _memberOf = [];    // caller region -> its merged range (-1: empty)
+    private int[] _pending = [];     // by merged range: work regions still being swept
+    private int[] _firstMember = []; // by merged range; -1: none
+    private int[] _nextMember = [];  // by caller region; -1: last
 
     internal RegionReadiness(int count)
     {
@@ -22,7 +22,6 @@ internal sealed class RegionReadiness
 
     internal Task WhenReady(int region) => _ready[region].Task;
 
-    /// <summary>Merges the caller's regions, recording which merged range holds each.</summary>
     internal MergedRegion[] Merge(ReadOnlySpan<PrefaultRegion> regions)
     {
         System.Diagnostics.Debug.Assert(regions.Length == _ready.Length, "one readiness per caller region");
@@ -43,7 +42,7 @@ internal sealed class RegionReadiness
         return merged;
     }
 
-    /// <summary>Before the sweep: the work regions it will sweep; regions with none are ready now.</summary>
+    /// <summary>Before the sweep: regions with no work region are ready now.</summary>
     internal void Expect(MergedRegion[] work)
     {
         _pending = new int[_ready.Length];
@@ -61,7 +60,6 @@ internal sealed class RegionReadiness
         }
     }
 
-    /// <summary>A work region (one piece of merged range <paramref name="order"/>) has been swept.</summary>
     internal void Swept(int order)
     {
         if (Interlocked.Decrement(ref _pending[order]) == 0)
@@ -73,7 +71,7 @@ internal sealed class RegionReadiness
         }
     }
 
-    /// <summary>The run is over: whatever is not ready yet (cancelled, skipped) is now.</summary>
+    /// <summary>Whatever is not ready yet (cancelled, skipped) is now.</summary>
     internal void CompleteAll()
     {
         foreach (TaskCompletionSource ready in _ready)

@@ -3,73 +3,35 @@ using Microsoft.Extensions.Logging;
 namespace Sharpi.Prefault;
 
 /// <summary>
-/// How one run brings its pages in, decided in one step (<see cref="Choose"/>) and only read after it: the method, the
-/// hint before the sweep, the populate candidates in trial order (<see cref="PopulateMechanism"/>; the first is the
-/// guess, the only one where the run takes no trial), the touch after each populate, and what the touch reads through.
+/// How one run brings its pages in, decided once in <see cref="Choose"/>. The touch reads through
+/// <see cref="ThroughMapping"/>, else <see cref="SafeTouch"/>, else (<see cref="FileRead"/>) the files.
 /// </summary>
-/// <param name="Method">The method the result reports.</param>
-/// <param name="HintsFirst">
-/// The OS read-ahead hint over the regions before the sweep: all of a <see cref="PrefaultMethod.Hint"/> run; before a
-/// touch on macOS and Windows, which honour a whole-range hint (on Linux it is capped at the read-ahead window).
-/// </param>
-/// <param name="TouchAfter">
-/// What follows each populate until a trial decides otherwise: the sampled touch only where a host may fault the
-/// memory in (<see cref="SamplesAfterPopulate"/>), never beside the engine's init, whose cores it would take.
-/// </param>
-/// <param name="Candidates">The populate mechanisms in trial order; empty for a touch or a hint.</param>
-/// <param name="FileRead">
-/// The touch's reads where they cannot go through the kernel (Linux, <see cref="SafeTouch.IsKernelChecked"/> false):
-/// file mappings read through their files, never loaded (<see cref="FileReadTouch"/>); null otherwise.
-/// </param>
-/// <param name="Maps">The run's snapshot of the mappings (empty where there is none), to tell what a failed page was.</param>
-/// <param name="ThroughMapping">
-/// The touch's access made through the engine's own mapping (<see cref="MappingTouch"/>: a host that shadows the
-/// guest's page tables charges that access, not the kernel's read); null where memfd_create is refused or nothing is
-/// touched: the touch then reads through <see cref="SafeTouch"/>.
-/// </param>
-/// <param name="TouchFallback">Why the touch does not go through the mapping where it could have (memfd_create refused); empty otherwise.</param>
 internal sealed record SweepMechanism(PrefaultMethod Method, bool HintsFirst, TouchAfter TouchAfter, PopulateMechanism[] Candidates,
     FileReadTouch? FileRead = null, ProcMapEntry[]? Maps = null, MappingTouch? ThroughMapping = null, string TouchFallback = "") : IDisposable
 {
-    /// <summary>Each chunk is populated with MADV_POPULATE_READ (else touched).</summary>
     internal bool Populates => Method == PrefaultMethod.Populate;
 
-    /// <summary>Chunks are swept at all (not for a hint alone).</summary>
     internal bool SweepsChunks => Method != PrefaultMethod.Hint;
 
-    /// <summary>The first guess's staging (null for a touch or a hint): what the sweep uses unless a trial chooses another.</summary>
+    /// <summary>The first guess's staging; null for a touch or a hint.</summary>
     internal FileStaging? Staging => Candidates.Length > 0 ? Candidates[0].Staging : null;
 
-    /// <summary>The first populated chunks are sampled after their populate (<see cref="TouchAfter.Sampled"/>) or read whole.</summary>
     internal bool TouchesAfterPopulate => TouchAfter != TouchAfter.None;
 
-    /// <summary>Units each candidate sweeps in the run's trial (<see cref="MechanismTrial.UnitsEach"/>); 0: no trial.</summary>
+    /// <summary>Units each candidate gets in the trial; 0: no trial.</summary>
     internal int UnitsEach { get; init; }
 
-    /// <summary>What a trial's choice is kept under for later runs of this process.</summary>
     internal MechanismChoice.ChoiceKey Key { get; init; }
 
-    /// <summary>The first guess is what an earlier trial of this process chose on the same settings.</summary>
     internal bool IsReused { get; init; }
 
-    /// <summary>A touch cannot fail softly: only pages that are mapped, readable and inside the file are swept (<see cref="TouchSafety"/>).</summary>
+    /// <summary>A touch cannot fail softly.</summary>
     internal bool ChecksBeforeTouch => Method == PrefaultMethod.Touch;
 
     /// <summary>
-    /// The mechanism for <paramref name="work"/>: the hint alone when asked; populate (Linux 5.14+, probed once) for
-    /// <see cref="PrefaultStrategy.Auto"/>; else the touch sweep, hinted first where the hint is useful. Where the
-    /// touch cannot read through the kernel, Linux reads the mapped files through descriptors (<see cref="FileReadTouch"/>),
-    /// and where it cannot even tell which pages are a file's the touch is refused for the hint. A populate gets its
-    /// candidates in the static order (<see cref="MechanismChoice.Order"/>), or the one an earlier run chose on the
-    /// same settings, and a trial where the set is large enough and something is left to read.
+    /// The hint when asked, populate where supported, else the touch (the hint where it can read neither through the
+    /// kernel nor the files). Null arguments ask the machine.
     /// </summary>
-    /// <param name="work">The run's plan.</param>
-    /// <param name="options">The run's options.</param>
-    /// <param name="log">Where the choice is logged.</param>
-    /// <param name="threads">The entry point's sweep: whether it touches after a populate and runs beside an init.</param>
-    /// <param name="reporting">Whether a balloon reports free pages; null: <see cref="FreePageReporting.IsActive"/>.</param>
-    /// <param name="cpuSaysHypervisor">The CPU's answer; null: <see cref="Hypervisor.IsPresent"/>.</param>
-    /// <param name="hypervisor">The hypervisor's signature; null: <see cref="Hypervisor.ReadSignature"/>.</param>
     internal static SweepMechanism Choose(PrefaultPlan work, PrefaultOptions options, ILogger log, SweepThreads threads, bool? reporting = null,
         bool? cpuSaysHypervisor = null, string? hypervisor = null)
     {
@@ -98,7 +60,7 @@ internal sealed record SweepMechanism(PrefaultMethod Method, bool HintsFirst, To
             : samples && KernelTouchPays() ? TouchAfter.Sampled
             : TouchAfter.None;
 
-        // The touch, where it reads through the kernel, makes the engine's access through its own mapping where it may.
+        // A shadow-paging host charges the engine's access, not the kernel's.
         MappingTouch? throughMapping = null;
         string touchFallback = string.Empty;
         bool touches = touch != TouchAfter.None || unitsEach > 0 || method == PrefaultMethod.Touch;
@@ -129,10 +91,8 @@ internal sealed record SweepMechanism(PrefaultMethod Method, bool HintsFirst, To
     }
 
     /// <summary>
-    /// The populate candidates in trial order, each with its staging prepared, and the units each gets in a trial (0:
-    /// none, and the first is committed at once). A trial needs something to read, a second candidate, a set large
-    /// enough (<see cref="MechanismTrial.UnitsEach"/>) of read-only file mappings covered whole, no writable mapping
-    /// covered whole (its views cannot be tried a unit at a time), and room for the mappings its units split.
+    /// No trial (0 units, the first committed) without something to read, two candidates, a large read-only set and
+    /// vm.max_map_count room: a writable whole mapping's view cannot be tried a unit at a time.
     /// </summary>
     [System.Runtime.Versioning.SupportedOSPlatform("linux")]
     private static (PopulateMechanism[], int, MechanismChoice.ChoiceKey, MechanismChoice.Choice?) PrepareCandidates(PrefaultPlan work, PrefaultOptions options, ILogger log,
@@ -184,13 +144,8 @@ internal sealed record SweepMechanism(PrefaultMethod Method, bool HintsFirst, To
     private static PopulateMechanism Prepare(PrefaultPlan work, FolioPolicy policy, bool somethingToRead, ILogger log, string label, bool reports, bool deferAdvice) =>
         PopulateMechanism.Create(FileStaging.Prepare(work.Ranges, work.Maps, PrefaultMethod.Populate, policy, somethingToRead, log, label, deferAdvice), reports);
 
-    /// <summary>
-    /// Whether a touch through the kernel pays the engine's first access on this machine (<see cref="FirstAccessProbe"/>,
-    /// measured once per process): where it does not, sampling after the populate is CPU for nothing.
-    /// </summary>
     private static bool KernelTouchPays() => !OperatingSystem.IsLinux() || FirstAccessProbe.Current.KernelTouchPays;
 
-    /// <summary>The device of the first file mapping in <paramref name="maps"/> (a model's files share one); 0 where there is none.</summary>
     private static ulong FirstFileDevice(ProcMapEntry[] maps)
     {
         foreach (ProcMapEntry m in maps)
@@ -204,24 +159,13 @@ internal sealed record SweepMechanism(PrefaultMethod Method, bool HintsFirst, To
         return 0;
     }
 
-    /// <summary>
-    /// Whether each populated chunk is sampled after its populate (<see cref="TouchesAfterPopulate"/>): a populate run
-    /// that had something to read, where the entry point allows it (<paramref name="touchAllowed"/>: not beside the init), where the touch goes through the kernel
-    /// (<paramref name="kernelChecked"/>, else <see cref="SafeTouch.IsKernelChecked"/>), and only where a host may
-    /// fault the memory in: a balloon reports free pages (<paramref name="reporting"/>) or the CPU reports a hypervisor
-    /// (<paramref name="cpuSaysHypervisor"/>, else <see cref="Hypervisor.IsPresent"/>): on bare metal the sampling
-    /// is CPU spent for nothing. The kernel check and the CPU are asked last, so a run that cannot sample never probes them.
-    /// </summary>
+    /// <summary>Only where a host may fault memory in; the kernel and CPU are asked last, so a run that cannot sample never probes them.</summary>
     internal static bool SamplesAfterPopulate(PrefaultMethod method, bool somethingToRead, bool touchAllowed, bool reporting,
         bool? cpuSaysHypervisor = null, bool? kernelChecked = null) =>
         method == PrefaultMethod.Populate && somethingToRead && touchAllowed
         && (kernelChecked ?? SafeTouch.IsKernelChecked) && (reporting || (cpuSaysHypervisor ?? Hypervisor.IsPresent));
 
-    /// <summary>
-    /// What the sweep did to each chunk, in words for the result: the populate mechanism that ran and the touch after
-    /// it, or the touch itself, with what the touch read through (and why not the mapping, where it could not); then
-    /// the trial, where there was one: each candidate's cost and its first access over its second.
-    /// </summary>
+    /// <summary>For the result: what each chunk got and each candidate's cost.</summary>
     internal string Describe(PopulateMechanism? ran = null, TouchAfter? touchAfter = null, TrialOutcome? trial = null)
     {
         ran ??= Candidates.Length > 0 ? Candidates[0] : null;
@@ -264,7 +208,7 @@ internal sealed record SweepMechanism(PrefaultMethod Method, bool HintsFirst, To
     private static string PmdShare(long pmd, int candidate, TrialOutcome trial) =>
         pmd < 0 ? "unknown" : string.Create(System.Globalization.CultureInfo.InvariantCulture, $"{100.0 * pmd / Math.Max(1, trial.CandidateBytes[candidate]):0}%");
 
-    /// <summary>Unmaps every candidate's staging views and closes the touch's memfds: as soon as the sweep is done, not held through the measure and the result.</summary>
+    /// <summary>Unmaps the views and closes the memfds, as soon as the sweep is done.</summary>
     public void Dispose()
     {
         foreach (PopulateMechanism candidate in Candidates)

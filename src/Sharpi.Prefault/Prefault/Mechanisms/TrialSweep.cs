@@ -1,12 +1,6 @@
 namespace Sharpi.Prefault;
 
-/// <summary>
-/// The trial at the start of a run: the first units of the set (in the regions' order), a block of them per candidate,
-/// each block swept on the entry point's threads with its candidate and timed, so the rest of the set is swept with
-/// the cheapest (<see cref="MechanismTrial"/>). The blocks lie in the order that lets the least of one candidate's read-ahead
-/// reach another's: huge pages (a folio beyond), then windows (nothing beyond, so the next block starts cold), then
-/// the device's own read-ahead (a window around each fault, into the rest of the set).
-/// </summary>
+/// <summary>A timed block of units a candidate, laid so the least of one's read-ahead reaches the next.</summary>
 internal sealed class TrialSweep : IChunkSweep
 {
     private readonly ChunkSweep _chunks;
@@ -15,7 +9,7 @@ internal sealed class TrialSweep : IChunkSweep
     private readonly int[] _parentOf;
     private readonly MechanismTrial.UnitCost[] _costs;
     private readonly MergedRegion[] _units;
-    private int _offset; // the unit index of the block being swept: the sweep numbers its units from 0
+    private int _offset;
 
     private TrialSweep(ChunkSweep chunks, PopulateMechanism[] candidates, MergedRegion[] units, int[] parentOf, int[] candidateOf)
     {
@@ -27,11 +21,7 @@ internal sealed class TrialSweep : IChunkSweep
         _costs = new MechanismTrial.UnitCost[units.Length];
     }
 
-    /// <summary>
-    /// Sweeps <paramref name="unitsEach"/> units a candidate from the front of <paramref name="regions"/> on the entry
-    /// point's threads and returns what they measured and what is left of the regions for the rest of the sweep.
-    /// Failures go to <paramref name="chunks"/> under the regions' own indexes. Cancelled, it stops between units.
-    /// </summary>
+    /// <summary>Sweeps the units and returns what they measured; failures go under the regions' own indexes; cancelled, it stops between units.</summary>
     [System.Runtime.Versioning.SupportedOSPlatform("linux")]
     internal static TrialOutcome Run(MergedRegion[] regions, PopulateMechanism[] candidates, int unitsEach, long readAheadBytes, ChunkSweep chunks,
         SweepThreads threads, ProgressReporter? progress, TimeProvider clock, CancellationToken token)
@@ -45,9 +35,7 @@ internal sealed class TrialSweep : IChunkSweep
             candidateOf[u] = order[Math.Max(0, blockOf[u])];
         }
 
-        // The warm-up unit first, untimed (it pays what runs once: compiling the sweep, its first page tables), then
-        // one candidate's block at a time on all the threads: the block's time is what the candidate costs a byte
-        // with the sweep's parallelism, its read-ahead and its first access included.
+        // The untimed warm-up unit pays what runs once.
         var trial = new TrialSweep(chunks, candidates, units, unitParent, candidateOf);
         long[] bytes = new long[candidates.Length];
         long[] ticks = new long[candidates.Length];
@@ -84,8 +72,6 @@ internal sealed class TrialSweep : IChunkSweep
             first = end;
         }
 
-        // What the engine's first access would add to each block: nothing where the sweep touches it through the
-        // kernel on a machine where that pays it, else its share of 4 KiB and 2 MiB mappings at the probe's cost.
         FirstAccessProbe.Costs probe = FirstAccessProbe.Current;
         double[] engine = new double[candidates.Length];
         for (int c = 0; c < engine.Length; c++)
@@ -95,13 +81,11 @@ internal sealed class TrialSweep : IChunkSweep
 
         double[] rates = MechanismTrial.Rates(bytes, ticks, engine);
         int chosen = MechanismTrial.Pick(rates);
-        // A touch through the kernel pays the engine's first access only where the probe saw it do so on this machine.
         bool touchesAll = MechanismTrial.TouchesAll(trial._costs, candidateOf, chosen) && probe.KernelTouchPays;
         return new TrialOutcome(chosen, rates, touchesAll, unitsEach, done, used, cutShort, rest, restParent,
             FirstTouchRatios(trial._costs, candidateOf, candidates.Length), CandidateBytes: bytes, Pmd: pmd, EngineNanoseconds: engine, Probe: probe);
     }
 
-    /// <summary>Sweeps unit <paramref name="region"/> with its candidate and keeps its cost.</summary>
     public long SweepChunk(int region, nint start, nint end, bool readAhead)
     {
         if (!OperatingSystem.IsLinux())
@@ -115,24 +99,14 @@ internal sealed class TrialSweep : IChunkSweep
         return cost.Bytes;
     }
 
-    /// <summary>Units read nothing ahead of their sweep.</summary>
     public void ReadAhead(int region, nint start, nint end)
     {
     }
 
-    /// <summary>
-    /// The bytes left between two candidates' blocks, for the rest of the sweep: twice the device's read-ahead (a fault's
-    /// read-around and the asynchronous window after it), at least 8 MiB and at most 32 MiB, so no block's read-ahead
-    /// reads the next block's pages for it.
-    /// </summary>
+    /// <summary>Twice the read-ahead, clamped: no block's read-ahead reads the next block's pages.</summary>
     internal static long GapBytes(long readAheadBytes) => Math.Clamp(2 * readAheadBytes, 8L << 20, 32L << 20);
 
-    /// <summary>
-    /// Cuts from the front of <paramref name="regions"/> one warm-up unit (block -1), then <paramref name="blocks"/>
-    /// blocks of <paramref name="unitsEach"/> units with <paramref name="gapBytes"/> left between two blocks, each unit
-    /// ending on a <see cref="MechanismTrial.UnitBytes"/> boundary of address (so a unit's huge-page advice covers whole
-    /// folios); and what is left (the gaps, then the rest), each piece with the index of the region it came from.
-    /// </summary>
+    /// <summary>A warm-up unit (block -1), then blocks with gaps between; units end on 2 MiB so their advice covers whole folios.</summary>
     internal static (MergedRegion[] Units, int[] UnitParent, int[] BlockOf, MergedRegion[] Remainder, int[] RemainderParent) Carve(
         MergedRegion[] regions, int blocks, int unitsEach, long gapBytes)
     {
@@ -183,7 +157,6 @@ internal sealed class TrialSweep : IChunkSweep
         return ([.. units], [.. unitParent], [.. blockOf], [.. rest], [.. restParent]);
     }
 
-    /// <summary>The candidates' indexes in the order their units lie: huge pages, windows, then the device's read-ahead.</summary>
     private static int[] SpillOrder(PopulateMechanism[] candidates)
     {
         int[] order = new int[candidates.Length];
@@ -203,7 +176,6 @@ internal sealed class TrialSweep : IChunkSweep
         };
     }
 
-    /// <summary>Each candidate's first access over its second, NaN where it had no unit.</summary>
     private static double[] FirstTouchRatios(MechanismTrial.UnitCost[] costs, int[] candidateOf, int candidates)
     {
         double[] ratios = new double[candidates];
@@ -226,11 +198,6 @@ internal sealed class TrialSweep : IChunkSweep
     }
 }
 
-/// <summary>
-/// What a run's trial measured and left: the candidate chosen, each candidate's cost (ns a byte, NaN: untried) and
-/// first access over its second, whether the rest is touched after its populate, the units each, the bytes and threads
-/// it swept, whether cancellation cut it short, and the regions' pieces left for the rest of the sweep (with the index
-/// of the region each came from).
-/// </summary>
+/// <summary>What a trial measured and left; rates are ns a byte, NaN where untried.</summary>
 internal sealed record TrialOutcome(int Chosen, double[] Rates, bool TouchesAll, int UnitsEach, long Bytes, int Threads, bool IsCutShort,
     MergedRegion[] Rest, int[] RestParent, double[] FirstTouchRatios, long[] CandidateBytes, long[] Pmd, double[] EngineNanoseconds, FirstAccessProbe.Costs Probe);
