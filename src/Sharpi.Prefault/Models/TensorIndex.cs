@@ -3,8 +3,8 @@ using System.IO.MemoryMappedFiles;
 namespace Sharpi.Prefault;
 
 /// <summary>
-/// The tensors of a model: names, dtypes, shapes and where each one's bytes lie, read from the header of a GGUF
-/// file, a safetensors file, or a sharded safetensors model's index. Only headers are read, never tensor data.
+/// The tensors of a model (names, dtypes, shapes, where their bytes lie), read from the headers of a GGUF or
+/// safetensors model, never its tensor data.
 /// </summary>
 /// <example>
 /// <code>
@@ -209,11 +209,10 @@ public sealed class TensorIndex
     }
 
     /// <summary>
-    /// A key to group tensors by in summaries: the name up to and including its first all-digit segment (the layer),
-    /// or, for names without one, the name without its last segment.
+    /// A key to group tensors by in summaries: the name up to its first all-digit segment (the layer), else the name
+    /// without its last segment.
     /// </summary>
-    /// <example><c>blk.12.ffn_up.weight</c> -> <c>blk.12</c>; <c>model.layers.3.mlp.experts.7.up_proj.weight</c> ->
-    /// <c>model.layers.3</c>; <c>token_embd.weight</c> -> <c>token_embd</c>; <c>output</c> -> <c>output</c>.</example>
+    /// <example><c>blk.12.ffn_up.weight</c> -> <c>blk.12</c>; <c>token_embd.weight</c> -> <c>token_embd</c>.</example>
     /// <exception cref="ArgumentNullException"><paramref name="tensorName"/> is null.</exception>
     public static string GroupKey(string tensorName)
     {
