@@ -3,8 +3,8 @@ using System.IO.MemoryMappedFiles;
 namespace Sharpi.Prefault;
 
 /// <summary>
-/// A model mapped read-only, as an engine maps its weights: a GGUF file, a safetensors file, every shard of a sharded
-/// safetensors model (opened through its <c>model.safetensors.index.json</c>), or a plain file.
+/// A model mapped read-only, as an engine maps its weights: a GGUF or safetensors file, every shard of a sharded
+/// safetensors model, or a plain file.
 /// </summary>
 /// <remarks>Each file's descriptor is closed once it is mapped, so a sharded model holds no open files.</remarks>
 /// <example>
@@ -99,11 +99,7 @@ public sealed class MappedModel : IDisposable
         }
     }
 
-    /// <summary>
-    /// Maps one file whole, read-only, without reading a header: <see cref="Index"/> is null whatever the file's name
-    /// or first bytes.
-    /// </summary>
-    /// <param name="path">The file.</param>
+    /// <summary>Maps one file whole, read-only, without reading a header: <see cref="Index"/> is null.</summary>
     /// <exception cref="ArgumentException"><paramref name="path"/> is null or empty.</exception>
     /// <exception cref="FileNotFoundException">The file does not exist.</exception>
     /// <exception cref="IOException">The path names no regular file (refused unopened), or the file cannot be read or mapped.</exception>
@@ -116,7 +112,9 @@ public sealed class MappedModel : IDisposable
         return new MappedModel(full, null, [full], [view], [length]);
     }
 
-    /// <summary>Regions to prefault, hot first.</summary>
+    /// <summary>
+    /// Regions to prefault, hot first: the first selection's tensors, then each later selection's that no earlier one chose.
+    /// </summary>
     /// <param name="selectionsInOrder">The selections, hottest first; none for the whole model.</param>
     /// <returns>A new list each call.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="selectionsInOrder"/> or one of its selections is null.</exception>
@@ -125,13 +123,6 @@ public sealed class MappedModel : IDisposable
     /// <see cref="TensorIndex.Select"/> first for a selection that may match nothing.
     /// </exception>
     /// <exception cref="ObjectDisposedException">The model was disposed.</exception>
-    /// <example>
-    /// <code>
-    /// var hot = new TensorSelection(include: ["token_embd.*", "blk.0.*"]);
-    /// var cpu = new TensorSelection(exclude: ["output.*"]);
-    /// IReadOnlyList&lt;PrefaultRegion&gt; regions = model.Regions(hot, cpu); // blk.0 first, then the rest of the CPU tensors
-    /// </code>
-    /// </example>
     public IReadOnlyList<PrefaultRegion> Regions(params TensorSelection[] selectionsInOrder)
     {
         ArgumentNullException.ThrowIfNull(selectionsInOrder);
@@ -151,7 +142,7 @@ public sealed class MappedModel : IDisposable
         return regions;
     }
 
-    /// <summary>The region over one tensor's bytes in the mapping, named by the tensor: its address is where the engine reads it.</summary>
+    /// <summary>The region over one tensor's bytes in the mapping, named by the tensor.</summary>
     /// <param name="tensor">A tensor of <see cref="Index"/>, or of another index that names a file this model mapped.</param>
     /// <exception cref="ArgumentNullException"><paramref name="tensor"/> is null.</exception>
     /// <exception cref="ArgumentException">The tensor lies in a file this model did not map, or outside it.</exception>
@@ -169,11 +160,8 @@ public sealed class MappedModel : IDisposable
         return TensorRegion(tensor);
     }
 
-    /// <summary>
-    /// The region over one whole mapped file, named by its path; empty (<see cref="PrefaultRegion.IsEmpty"/>) for an
-    /// empty file, which has no mapping.
-    /// </summary>
-    /// <param name="file">One of <see cref="Files"/> (a relative path is taken from the working directory).</param>
+    /// <summary>The region over one whole mapped file, named by its path; empty for an empty file.</summary>
+    /// <param name="file">One of <see cref="Files"/>; a relative path is taken from the working directory.</param>
     /// <exception cref="ArgumentNullException"><paramref name="file"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="file"/> is not one of <see cref="Files"/>.</exception>
     /// <exception cref="ObjectDisposedException">The model was disposed.</exception>

@@ -5,13 +5,12 @@ namespace Sharpi.Prefault;
 public static partial class PageCache
 {
     /// <summary>
-    /// Reads the whole file into the page cache in the background, without mapping it: the process's RSS does not grow
-    /// by the file (a mapping of it would, for as long as it stays open).
+    /// Reads the whole file into the page cache in the background without mapping it, so the process's RSS does not grow.
     /// </summary>
     /// <param name="path">The file to warm.</param>
-    /// <param name="progress">Told the bytes read so far after each chunk, from the warm-up's threads; one that throws is not called again.</param>
+    /// <param name="progress">Told the bytes read so far, from the warm-up's threads; one that throws is not called again.</param>
     /// <param name="cancellationToken">Stops the warm-up early.</param>
-    /// <returns>A task that completes when the whole file was read, the token was cancelled, or an error ended it.</returns>
+    /// <returns>What was read; a read error ends the warm-up and is reported there, never thrown.</returns>
     /// <exception cref="ArgumentException"><paramref name="path"/> is null or empty.</exception>
     /// <exception cref="IOException"><paramref name="path"/> names no regular file (never opened), or the file cannot be opened.</exception>
     /// <exception cref="FileNotFoundException">The file does not exist.</exception>

@@ -12,10 +12,7 @@ public static partial class PageCache
     public static bool IsEvictSupported => OperatingSystem.IsLinux();
 
     /// <summary>Writes the file's dirty pages back and asks the kernel to drop all its cached pages (fsync + posix_fadvise DONTNEED).</summary>
-    /// <returns>
-    /// The file's residency after the call (as <see cref="Residency.OfFile(string)"/>): the bytes the kernel kept, 0 when
-    /// the file is cold; <see cref="ResidencyInfo.Error"/> says why where it could not be measured.
-    /// </returns>
+    /// <returns>The file's residency after the call: the bytes the kernel kept, 0 when the file is cold.</returns>
     /// <exception cref="PlatformNotSupportedException">Not on Linux.</exception>
     /// <exception cref="FileNotFoundException">The file does not exist.</exception>
     /// <exception cref="IOException">fsync or posix_fadvise failed; <see cref="Exception.HResult"/> is the errno.</exception>
@@ -23,8 +20,7 @@ public static partial class PageCache
     public static ResidencyInfo Evict(string path) => Evict(path, 0, 0);
 
     /// <summary>
-    /// Drops the cached pages of <paramref name="length"/> bytes at <paramref name="offset"/> (a length of 0 means
-    /// to the end of the file). Only whole pages inside the range are dropped.
+    /// Drops the cached whole pages of <paramref name="length"/> bytes at <paramref name="offset"/> (0: to the end of the file).
     /// </summary>
     /// <returns>The range's residency after the call, clipped to the file, as for <see cref="Evict(string)"/>.</returns>
     /// <exception cref="ArgumentOutOfRangeException"><paramref name="offset"/> or <paramref name="length"/> is negative.</exception>

@@ -18,10 +18,7 @@ public static partial class MmapPrefault
     /// <param name="cancellationToken">
     /// Stops the sweep between chunks; the result then has <see cref="PrefaultResult.IsCanceled"/> set. Never throws.
     /// </param>
-    /// <returns>
-    /// What ran and what it covered. Failures past the argument checks are reported there, never thrown
-    /// (<see cref="PrefaultResult.HasRun"/> false, the reason saying what).
-    /// </returns>
+    /// <returns>What ran and what it covered; failures past the argument checks are reported there, never thrown.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="regions"/> is null.</exception>
     /// <exception cref="ArgumentOutOfRangeException">A region has a negative length or runs past the address space.</exception>
     public static PrefaultResult Run(IReadOnlyList<PrefaultRegion> regions, PrefaultOptions? options = null, CancellationToken cancellationToken = default)
