@@ -14,8 +14,7 @@ namespace Sharpi.Prefault;
 /// Where Direct I/O is refused the reader falls back to buffered reads and says why in <see cref="FallbackReason"/>.
 /// Thread-safe: reads on one reader run one at a time. Dispose stops its threads, frees the buffers and closes the file.
 /// </remarks>
-// Split by job: .Scheduler.cs runs a read's blocks on the threads of .WorkerThreads.cs; .PositionalRead.cs is the
-// per-OS read at an offset; .Fallback.cs reopens buffered; StagingBuffers holds the aligned buffers.
+// Split by job into .Scheduler, .WorkerThreads, .PositionalRead and .Fallback; StagingBuffers holds the aligned buffers.
 public sealed partial class DirectFileReader : IDisposable, IAsyncDisposable
 {
     private readonly SemaphoreSlim _readGate = new(1, 1);
