@@ -6,6 +6,7 @@ using Microsoft.Win32.SafeHandles;
 
 namespace Sharpi.Prefault;
 
+// Split by job into .Scheduler, .WorkerThreads, .PositionalRead and .Fallback; StagingBuffers holds the aligned buffers.
 /// <summary>
 /// Reads byte ranges of a file past the page cache (Direct I/O) into the caller's memory, for engines that copy
 /// weights into their own buffers.
@@ -14,7 +15,6 @@ namespace Sharpi.Prefault;
 /// Where Direct I/O is refused the reader falls back to buffered reads and says why in <see cref="FallbackReason"/>.
 /// Thread-safe: reads on one reader run one at a time. Dispose stops its threads, frees the buffers and closes the file.
 /// </remarks>
-// Split by job into .Scheduler, .WorkerThreads, .PositionalRead and .Fallback; StagingBuffers holds the aligned buffers.
 public sealed partial class DirectFileReader : IDisposable, IAsyncDisposable
 {
     private readonly SemaphoreSlim _readGate = new(1, 1);
