@@ -21,6 +21,7 @@ public static partial class MmapPrefault
     /// <returns>What ran and what it covered; failures past the argument checks are reported there, never thrown.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="regions"/> is null.</exception>
     /// <exception cref="ArgumentOutOfRangeException">A region has a negative length or runs past the address space.</exception>
+    /// <remarks>SIGBUS-safe: no page is read in a way that faults fatally, even where a file shrinks while it runs.</remarks>
     public static PrefaultResult Run(IReadOnlyList<PrefaultRegion> regions, PrefaultOptions? options = null, CancellationToken cancellationToken = default)
         => Run(RegionList.AsSpan(regions), options, cancellationToken);
 
