@@ -1,6 +1,6 @@
 namespace Sharpi.Prefault;
 
-/// <summary>The fallback: a read that Direct I/O refuses reopens the file buffered, for good.</summary>
+// The fallback: a read that Direct I/O refuses reopens the file buffered, for good.
 public sealed unsafe partial class DirectFileReader
 {
     private static bool IsRefusal(int errno) =>

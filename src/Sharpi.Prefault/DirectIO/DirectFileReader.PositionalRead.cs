@@ -4,7 +4,7 @@ using Microsoft.Win32.SafeHandles;
 
 namespace Sharpi.Prefault;
 
-/// <summary>The read at a file offset, per OS: pread on Linux, ReadFile (through RandomAccess) on Windows and elsewhere.</summary>
+// The read at a file offset, per OS: pread on Linux, ReadFile (through RandomAccess) elsewhere.
 public sealed unsafe partial class DirectFileReader
 {
     /// <summary>

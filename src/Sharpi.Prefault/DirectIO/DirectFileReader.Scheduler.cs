@@ -2,10 +2,7 @@ using System.Runtime.ExceptionServices;
 
 namespace Sharpi.Prefault;
 
-/// <summary>
-/// Parallel read scheduling. A read is one pass over its range (Direct, or buffered), or two when Direct I/O is refused
-/// part-way.
-/// </summary>
+// Parallel read scheduling: a read is one pass over its range, or two when Direct I/O is refused part-way.
 public sealed unsafe partial class DirectFileReader
 {
     /// <summary>The first pass of a read: Direct while the reader is Direct, else buffered; null when there is nothing to read.</summary>

@@ -2,7 +2,7 @@ using System.Runtime.CompilerServices;
 
 namespace Sharpi.Prefault;
 
-/// <summary>The reader's own threads, which run the workers of its reads.</summary>
+// The reader's own threads, which run the workers of its reads.
 public sealed partial class DirectFileReader
 {
     /// <summary>Reader threads of all readers that may wait idle for a next read (the tests read it to bound them).</summary>

@@ -6,28 +6,14 @@ using Microsoft.Win32.SafeHandles;
 
 namespace Sharpi.Prefault;
 
+// Split by job into .Scheduler, .WorkerThreads, .PositionalRead and .Fallback; StagingBuffers holds the aligned buffers.
 /// <summary>
-/// Reads byte ranges of a file past the page cache (O_DIRECT on Linux, FILE_FLAG_NO_BUFFERING on Windows) into the
-/// caller's memory: for engines that copy weights into their own buffers, at disk speed and without filling the page
-/// cache.
+/// Reads byte ranges of a file past the page cache (Direct I/O) into the caller's memory, for engines that copy
+/// weights into their own buffers.
 /// </summary>
 /// <remarks>
-/// <para>
-/// Where Direct I/O is refused (at open, or by the first read) the reader falls back to buffered reads of the same
-/// file, logs why once, and shows it in <see cref="Mode"/>, <see cref="FallbackReason"/> and <see cref="Statistics"/>.
-/// Reads on one reader run one at a time; a second caller waits (asynchronously, in <see cref="ReadAsync"/>). A read's
-/// blocks are read by the calling thread and the reader's own threads, never by thread-pool work; where no thread
-/// can be started (a pids cgroup at its limit), by the calling thread alone (logged once), never failing for it. The
-/// threads start when a read needs them and end after some seconds idle (at once where many readers' threads idle),
-/// so readers that are never disposed do not hold threads. Dispose (or DisposeAsync) stops the threads, frees the
-/// buffers and closes the file.
-/// </para>
-/// <para>
-/// The type is split by job: this file holds the public API and the statistics; <c>.Scheduler.cs</c> runs a read's
-/// blocks in parallel on the threads of <c>.WorkerThreads.cs</c>; <c>.PositionalRead.cs</c> is the per-OS read at an
-/// offset; <c>.Fallback.cs</c> reopens the file buffered when Direct I/O is refused; <see cref="StagingBuffers"/> holds
-/// the aligned buffers.
-/// </para>
+/// Where Direct I/O is refused the reader falls back to buffered reads and says why in <see cref="FallbackReason"/>.
+/// Thread-safe: reads on one reader run one at a time. Dispose stops its threads, frees the buffers and closes the file.
 /// </remarks>
 public sealed partial class DirectFileReader : IDisposable, IAsyncDisposable
 {
@@ -155,9 +141,8 @@ public sealed partial class DirectFileReader : IDisposable, IAsyncDisposable
     }
 
     /// <summary>
-    /// Reads the bytes at <paramref name="offset"/> into <paramref name="destination"/>. Returns the bytes read: the
-    /// destination's length, or fewer where the file ends first (0 at or past the end). Bytes past the count returned
-    /// are left as they were.
+    /// Reads the bytes at <paramref name="offset"/> into <paramref name="destination"/> and returns how many: fewer
+    /// than its length only where the file ends first.
     /// </summary>
     /// <exception cref="ArgumentOutOfRangeException"><paramref name="offset"/> is negative.</exception>
     /// <exception cref="ObjectDisposedException">The reader is disposed.</exception>
@@ -173,9 +158,8 @@ public sealed partial class DirectFileReader : IDisposable, IAsyncDisposable
     }
 
     /// <summary>
-    /// Reads <paramref name="length"/> bytes at <paramref name="offset"/> into native memory at
-    /// <paramref name="destination"/> (for destinations past 2 GiB: pinned arrays, NativeMemory, mapped or GPU-staging
-    /// memory). Returns the bytes read, fewer than <paramref name="length"/> only where the file ends first.
+    /// Reads <paramref name="length"/> bytes at <paramref name="offset"/> into native memory (for destinations past
+    /// 2 GiB) and returns how many: fewer only where the file ends first.
     /// </summary>
     /// <exception cref="ArgumentOutOfRangeException"><paramref name="offset"/> or <paramref name="length"/> is negative.</exception>
     /// <exception cref="ArgumentNullException"><paramref name="destination"/> is zero and <paramref name="length"/> is not.</exception>
@@ -195,10 +179,8 @@ public sealed partial class DirectFileReader : IDisposable, IAsyncDisposable
     }
 
     /// <summary>
-    /// Reads the bytes at <paramref name="offset"/> into <paramref name="destination"/> without holding a thread-pool
-    /// thread: the blocks are read by the reader's own threads while the caller awaits (a read waiting for another read
-    /// on the same reader waits asynchronously too). Returns what
-    /// <see cref="Read(long, Span{byte}, CancellationToken)"/> returns.
+    /// <see cref="Read(long, Span{byte}, CancellationToken)"/> without holding a thread-pool thread: the reader's own
+    /// threads read while the caller awaits.
     /// </summary>
     /// <exception cref="ArgumentOutOfRangeException"><paramref name="offset"/> is negative.</exception>
     /// <exception cref="ObjectDisposedException">The reader is disposed.</exception>
@@ -218,10 +200,7 @@ public sealed partial class DirectFileReader : IDisposable, IAsyncDisposable
         GC.SuppressFinalize(this);
     }
 
-    /// <summary>
-    /// <see cref="Dispose"/> for async callers: awaits a read in progress (a <see cref="ReadAsync"/> still finishing
-    /// needs a thread-pool thread, which a blocking Dispose on a starved pool could be holding).
-    /// </summary>
+    /// <summary><see cref="Dispose"/> for async callers: awaits a read in progress instead of blocking a pool thread.</summary>
     public async ValueTask DisposeAsync()
     {
         await _readGate.WaitAsync().ConfigureAwait(false);

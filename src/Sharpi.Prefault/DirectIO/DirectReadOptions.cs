@@ -3,14 +3,10 @@ using Microsoft.Extensions.Logging;
 namespace Sharpi.Prefault;
 
 /// <summary>
-/// Immutable settings for a <see cref="DirectFileReader"/>. Start from <see cref="Default"/> and change what you need:
-/// <c>new DirectReadOptions { MaxInFlightBytes = 128L &lt;&lt; 20, Logger = log }</c>. Every setter validates.
+/// Immutable settings for a <see cref="DirectFileReader"/>: <c>new DirectReadOptions { Logger = log }</c>; what is not
+/// set keeps its default. Every setter validates.
 /// </summary>
-/// <remarks>
-/// Memory: the reader stages Direct I/O reads in at most <see cref="MaxReadsInFlight"/> aligned buffers of
-/// <see cref="BlockSize"/> bytes, and never more than <see cref="MaxInFlightBytes"/> in all (the block size shrinks
-/// to fit). Buffers are allocated on first need, reused by every read, and freed on dispose.
-/// </remarks>
+/// <remarks>The reader's staging buffers never exceed <see cref="MaxInFlightBytes"/> in all.</remarks>
 public sealed class DirectReadOptions
 {
     // The default size of one read: 32 MiB.
@@ -41,10 +37,7 @@ public sealed class DirectReadOptions
     // The options of a call that passes none; shared, since nothing can change them.
     internal static DirectReadOptions Default { get; } = new();
 
-    /// <summary>
-    /// Bytes of one read (4 KiB to 1 GiB; rounded down to the file's alignment). Larger blocks mean fewer system calls;
-    /// 32 MiB reaches disk speed. Default 32 MiB.
-    /// </summary>
+    /// <summary>Bytes of one read (4 KiB to 1 GiB; rounded down to the file's alignment). Default 32 MiB.</summary>
     /// <exception cref="ArgumentOutOfRangeException">The value is outside 4 KiB to 1 GiB.</exception>
     public int BlockSize
     {

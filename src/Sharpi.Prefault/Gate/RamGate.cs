@@ -4,10 +4,8 @@ namespace Sharpi.Prefault;
 public enum RamGate
 {
     /// <summary>
-    /// Prefault only what fits in the memory that can hold it, a budget of the RAM fraction times
-    /// <c>min(MemAvailable + bytes already resident, cgroup limit - cgroup use)</c> (of the figures known; with none
-    /// known, no limit); when the regions do not all fit, prefault them in the order given until the budget is used
-    /// (a partial prefault).
+    /// Take only what fits in the RAM fraction of available memory (the machine's and the cgroup's); when the regions do
+    /// not all fit, take them in the order given until the budget is used.
     /// </summary>
     FitsInRam = 0,
 

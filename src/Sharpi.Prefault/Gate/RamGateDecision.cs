@@ -3,10 +3,7 @@ using System.Globalization;
 
 namespace Sharpi.Prefault;
 
-/// <summary>
-/// What the RAM-fit gate decided, and why: a lock's decision (<see cref="LockLease.Decision"/>), and a prefault's
-/// (where the operators' <c>SHARPI_PREFAULT</c> mode comes first).
-/// </summary>
+/// <summary>What the RAM gate decided for a lock (<see cref="LockLease.Decision"/>), and why.</summary>
 public readonly struct RamGateDecision
 {
     internal RamGateDecision(bool shouldRun, bool isPartial, long budgetBytes, string reason)

@@ -7,10 +7,8 @@ namespace Sharpi.Prefault;
 /// A lock the OS refused is reported in <see cref="Failures"/> (and logged), never thrown: the engine runs on, unlocked.
 /// </summary>
 /// <remarks>
-/// Pages shared with another live lease (neighbour regions, the same file locked twice) stay locked until the last
-/// lease over them is disposed. Pages the process had locked itself before the lease (see <see cref="AlreadyLockedBytes"/>)
-/// are neither locked nor unlocked by it. <see cref="Dispose"/> is idempotent and thread-safe. A lease that is never disposed
-/// keeps its pages locked until the mapping is unmapped or the process ends.
+/// Pages shared with another live lease stay locked until the last lease over them is disposed. <see cref="Dispose"/>
+/// is idempotent and thread-safe; a lease never disposed keeps its pages locked until unmapped.
 /// </remarks>
 public sealed class LockLease : IDisposable
 {
@@ -32,34 +30,22 @@ public sealed class LockLease : IDisposable
         _label = label;
     }
 
-    /// <summary>
-    /// Bytes this lease locked, and unlocks on <see cref="Dispose"/>: the regions rounded outward to whole pages,
-    /// merged, less <see cref="AlreadyLockedBytes"/> and <see cref="Failures"/>.
-    /// </summary>
+    /// <summary>Bytes this lease locked and unlocks on <see cref="Dispose"/>, in whole pages.</summary>
     public long LockedBytes { get; }
 
-    /// <summary>Bytes the lease tried to lock (the regions rounded outward to whole pages, merged, less the holes of sparse files: nothing to lock).</summary>
+    /// <summary>Bytes the lease tried to lock: the regions in whole pages, merged, less sparse-file holes.</summary>
     public long RequestedBytes { get; }
 
     /// <summary>
-    /// Bytes of the requested pages that the process had locked already, outside any lease: the engine's own
-    /// <c>mlock</c> (llama.cpp's <c>--mlock</c>) or <c>mlockall</c>. They are locked, so they count as locked for
-    /// <see cref="IsFullyLocked"/>, but the lease did not lock them and <see cref="Dispose"/> leaves them locked, for their
-    /// owner to unlock (Linux, where /proc/self/smaps shows them; 0 elsewhere).
+    /// Bytes of the requested pages the process had locked already, outside any lease (the engine's own <c>mlock</c>);
+    /// <see cref="Dispose"/> leaves them locked. Linux only; 0 elsewhere.
     /// </summary>
     public long AlreadyLockedBytes { get; }
 
-    /// <summary>
-    /// What the RAM-fit gate decided (see <see cref="LockOptions.RamGate"/>): <see cref="RamGateDecision.IsPartial"/> when
-    /// only the regions listed first fit in the budget, no <see cref="RamGateDecision.ShouldRun"/> when nothing did, and the
-    /// reason in words.
-    /// </summary>
+    /// <summary>What the RAM gate decided (<see cref="LockOptions.RamGate"/>), with the reason in words.</summary>
     public RamGateDecision Decision { get; }
 
-    /// <summary>
-    /// The ranges left unlocked, each under its own region's name: those the OS refused, with the reason and what to
-    /// do, and those past the RAM gate's budget.
-    /// </summary>
+    /// <summary>The ranges left unlocked (refused by the OS or past the RAM budget), each with the reason.</summary>
     public IReadOnlyList<RegionFailure> Failures { get; }
 
     /// <summary>True when every requested page is locked: by this lease, or by the process already (<see cref="AlreadyLockedBytes"/>).</summary>

@@ -17,15 +17,13 @@ public sealed class LockOptions
     public string Label { get => _label; init => _label = ThrowHelper.NotBlank(value); }
 
     /// <summary>
-    /// How the RAM-fit gate limits the lock. Default <see cref="RamGate.FitsInRam"/>: locked pages cannot be reclaimed,
-    /// so a lock larger than the memory that can hold it (the machine's, or the cgroup's limit) would end in the OOM
-    /// killer; the gate locks the regions in the order given up to the budget (see <see cref="RamGate.FitsInRam"/>)
-    /// and reports the rest in <see cref="LockLease.Failures"/>. <see cref="RamGate.Always"/> locks everything asked.
+    /// How the RAM gate limits the lock. Default <see cref="RamGate.FitsInRam"/>, which locks the regions in order up
+    /// to the budget, since locked pages cannot be reclaimed and too many end in the OOM killer.
     /// </summary>
     /// <exception cref="ArgumentOutOfRangeException">The value is not a defined <see cref="Sharpi.Prefault.RamGate"/>.</exception>
     public RamGate RamGate { get => _ramGate; init => _ramGate = ThrowHelper.Defined(value); }
 
-    /// <summary>The fraction (0 &lt; f &lt;= 1) of the memory that can hold the regions that a lock may pin. Default 0.8.</summary>
+    /// <summary>The fraction (0 &lt; f &lt;= 1) of available memory a lock may pin. Default 0.8.</summary>
     /// <exception cref="ArgumentOutOfRangeException">The value is not in (0, 1] or is not a number.</exception>
     public double RamFraction { get => _ramFraction; init => _ramFraction = ThrowHelper.ValidFraction(value); }
 

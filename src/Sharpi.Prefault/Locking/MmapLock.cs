@@ -16,7 +16,6 @@ public static class MmapLock
     /// </summary>
     /// <exception cref="ArgumentNullException"><paramref name="regions"/> is null.</exception>
     /// <exception cref="ArgumentOutOfRangeException">A region has a negative length or runs past the address space.</exception>
-    /// <remarks>One shape for every caller: arrays, lists, the library's own region lists and C# 12 collection expressions bind to it (docs/architecture.md, "The public API").</remarks>
     public static LockLease Lock(IReadOnlyList<PrefaultRegion> regions, LockOptions? options = null)
         => Lock(RegionList.AsSpan(regions), options);
 

@@ -2,14 +2,9 @@
 namespace Sharpi.Prefault;
 
 /// <summary>
-/// Regions over mappings this library did not make: an engine's native code (llama.cpp, a safetensors loader in C++ or
-/// Rust) maps the weights, and these calls find where, so <see cref="MmapPrefault"/> can prefault them.
+/// Finds where an engine's native code mapped the weights (mappings this library did not make), as regions
+/// <see cref="MmapPrefault"/> can prefault.
 /// </summary>
-/// <remarks>
-/// Linux reads /proc/self/maps; macOS walks the task's regions with <c>mach_vm_region</c> and names each with
-/// <c>proc_regionfilename</c>; Windows walks the address space with <c>VirtualQuery</c> and names each view with
-/// <c>K32GetMappedFileNameW</c>.
-/// </remarks>
 /// <example>
 /// <code>
 /// // After the engine has mapped the model:
@@ -24,9 +19,8 @@ public static class NativeMappings
     public static bool IsSupported => MappingFinder.IsSupported;
 
     /// <summary>
-    /// The address ranges of this process that map <paramref name="path"/>, one region per mapping in address order,
-    /// each named by the file's full path and ending at the file's end (pages mapped past it hold no file data).
-    /// Empty when nothing maps the file.
+    /// The ranges of this process that map <paramref name="path"/>, one region per mapping in address order, each
+    /// ending at the file's end. Empty when nothing maps the file.
     /// </summary>
     /// <param name="path">The mapped file, by any path that reaches it.</param>
     /// <exception cref="ArgumentException"><paramref name="path"/> is null or empty.</exception>
@@ -53,8 +47,8 @@ public static class NativeMappings
     }
 
     /// <summary>
-    /// The address ranges of this process that map the selected tensors, hot first: the first selection's tensors in
-    /// file order, then each later selection's tensors that no earlier one chose (with no selection: every tensor).
+    /// The ranges of this process that map the selected tensors, hot first: the first selection's tensors, then each
+    /// later selection's that no earlier one chose (with none: every tensor).
     /// </summary>
     /// <param name="index">The model's tensors; its <see cref="TensorIndex.Files"/> are the files looked for.</param>
     /// <param name="selectionsInOrder">The selections, hottest first; none for every tensor.</param>
@@ -63,8 +57,7 @@ public static class NativeMappings
     /// <exception cref="FileNotFoundException">A file of the index no longer exists.</exception>
     /// <exception cref="IOException">A file of the index is no longer a regular file, or cannot be read.</exception>
     /// <exception cref="PlatformNotSupportedException">
-    /// Windows, which does not tell the file offset a mapped view starts at (use <see cref="OfFile(string)"/> there),
-    /// or an OS other than Linux and macOS.
+    /// Not Linux or macOS (Windows does not tell a view's file offset: use <see cref="OfFile(string)"/> there).
     /// </exception>
     public static IReadOnlyList<PrefaultRegion> OfTensors(TensorIndex index, params TensorSelection[] selectionsInOrder)
     {

@@ -3,13 +3,10 @@ using System.IO.MemoryMappedFiles;
 namespace Sharpi.Prefault;
 
 /// <summary>
-/// A model mapped read-only, as an engine maps its weights: a GGUF file, a safetensors file, every shard of a sharded
-/// safetensors model (opened through its <c>model.safetensors.index.json</c>), or a plain file.
+/// A model mapped read-only, as an engine maps its weights: a GGUF or safetensors file, every shard of a sharded
+/// safetensors model, or a plain file.
 /// </summary>
-/// <remarks>
-/// Each file's descriptor is closed as soon as the file is mapped (the mapping stays valid without it), so a model of a
-/// thousand shards holds a thousand mappings, not a thousand open files.
-/// </remarks>
+/// <remarks>Each file's descriptor is closed once it is mapped, so a sharded model holds no open files.</remarks>
 /// <example>
 /// <code>
 /// using MappedModel model = MappedModel.Open("model.gguf");
@@ -67,8 +64,7 @@ public sealed class MappedModel : IDisposable
     /// <exception cref="ArgumentException"><paramref name="path"/> is null or empty.</exception>
     /// <exception cref="FileNotFoundException">The file, or a shard the index names, does not exist.</exception>
     /// <exception cref="IOException">
-    /// The path (or a shard) names a directory, a FIFO, a device or a socket rather than a regular file (refused before
-    /// it is opened: opening a FIFO for reading blocks), or a file cannot be read or mapped.
+    /// The path (or a shard) names no regular file (refused unopened: opening a FIFO blocks), or a file cannot be read or mapped.
     /// </exception>
     /// <exception cref="UnauthorizedAccessException">A file cannot be opened for reading.</exception>
     /// <exception cref="ModelFormatException">A model header is malformed, or a tensor lies past the end of its file.</exception>
@@ -103,17 +99,10 @@ public sealed class MappedModel : IDisposable
         }
     }
 
-    /// <summary>
-    /// Maps one file whole, read-only, without reading a header: <see cref="Index"/> is null whatever the file's name
-    /// or first bytes.
-    /// </summary>
-    /// <param name="path">The file.</param>
+    /// <summary>Maps one file whole, read-only, without reading a header: <see cref="Index"/> is null.</summary>
     /// <exception cref="ArgumentException"><paramref name="path"/> is null or empty.</exception>
     /// <exception cref="FileNotFoundException">The file does not exist.</exception>
-    /// <exception cref="IOException">
-    /// The path names a directory, a FIFO, a device or a socket rather than a regular file (refused before it is
-    /// opened), or the file cannot be read or mapped.
-    /// </exception>
+    /// <exception cref="IOException">The path names no regular file (refused unopened), or the file cannot be read or mapped.</exception>
     /// <exception cref="UnauthorizedAccessException">The file cannot be opened for reading.</exception>
     public static MappedModel OpenFile(string path)
     {
@@ -123,26 +112,17 @@ public sealed class MappedModel : IDisposable
         return new MappedModel(full, null, [full], [view], [length]);
     }
 
-    /// <summary>Regions to prefault, hot first.</summary>
+    /// <summary>
+    /// Regions to prefault, hot first: the first selection's tensors, then each later selection's that no earlier one chose.
+    /// </summary>
     /// <param name="selectionsInOrder">The selections, hottest first; none for the whole model.</param>
-    /// <returns>
-    /// A new list each call. A list rather than an array, so <c>MmapPrefault.Run(model.Regions(...))</c> binds without
-    /// ambiguity under C# 12 (where an array converts to both of Run's <c>IReadOnlyList</c> and <c>ReadOnlySpan</c> overloads).
-    /// </returns>
+    /// <returns>A new list each call.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="selectionsInOrder"/> or one of its selections is null.</exception>
     /// <exception cref="ArgumentException">
-    /// An include pattern of a selection matches no tensor of the model (the message names the pattern and the
-    /// selection): a typo or another format's naming would otherwise prefault nothing without a word. Ask
-    /// <see cref="TensorIndex.Select"/> first for a selection that may match nothing in some models.
+    /// An include pattern matches no tensor of the model (a typo would otherwise prefault nothing); ask
+    /// <see cref="TensorIndex.Select"/> first for a selection that may match nothing.
     /// </exception>
     /// <exception cref="ObjectDisposedException">The model was disposed.</exception>
-    /// <example>
-    /// <code>
-    /// var hot = new TensorSelection(include: ["token_embd.*", "blk.0.*"]);
-    /// var cpu = new TensorSelection(exclude: ["output.*"]);
-    /// IReadOnlyList&lt;PrefaultRegion&gt; regions = model.Regions(hot, cpu); // blk.0 first, then the rest of the CPU tensors
-    /// </code>
-    /// </example>
     public IReadOnlyList<PrefaultRegion> Regions(params TensorSelection[] selectionsInOrder)
     {
         ArgumentNullException.ThrowIfNull(selectionsInOrder);
@@ -162,7 +142,7 @@ public sealed class MappedModel : IDisposable
         return regions;
     }
 
-    /// <summary>The region over one tensor's bytes in the mapping, named by the tensor: its address is where the engine reads it.</summary>
+    /// <summary>The region over one tensor's bytes in the mapping, named by the tensor.</summary>
     /// <param name="tensor">A tensor of <see cref="Index"/>, or of another index that names a file this model mapped.</param>
     /// <exception cref="ArgumentNullException"><paramref name="tensor"/> is null.</exception>
     /// <exception cref="ArgumentException">The tensor lies in a file this model did not map, or outside it.</exception>
@@ -180,11 +160,8 @@ public sealed class MappedModel : IDisposable
         return TensorRegion(tensor);
     }
 
-    /// <summary>
-    /// The region over one whole mapped file, named by its path; empty (<see cref="PrefaultRegion.IsEmpty"/>) for an
-    /// empty file, which has no mapping.
-    /// </summary>
-    /// <param name="file">One of <see cref="Files"/> (a relative path is taken from the working directory).</param>
+    /// <summary>The region over one whole mapped file, named by its path; empty for an empty file.</summary>
+    /// <param name="file">One of <see cref="Files"/>; a relative path is taken from the working directory.</param>
     /// <exception cref="ArgumentNullException"><paramref name="file"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="file"/> is not one of <see cref="Files"/>.</exception>
     /// <exception cref="ObjectDisposedException">The model was disposed.</exception>

@@ -1,14 +1,10 @@
 namespace Sharpi.Prefault;
 
 /// <summary>
-/// A model file (GGUF, safetensors, or a safetensors index) whose header is malformed, truncated, or claims
-/// something the file cannot hold. The message names the file, the byte offset and what was wrong.
+/// A model file's header is malformed, truncated, or claims what the file cannot hold; the message names the file,
+/// the offset and what was wrong.
 /// </summary>
-/// <remarks>
-/// Every defect of a file's bytes surfaces as this exception (a <see cref="FormatException"/>), never as an
-/// <see cref="OutOfMemoryException"/>, <see cref="IndexOutOfRangeException"/> or <see cref="OverflowException"/>:
-/// a header cannot make the reader allocate more than the file could describe.
-/// </remarks>
+/// <remarks>Every defect of a file's bytes surfaces as this exception, never as an out-of-memory or overflow.</remarks>
 public class ModelFormatException : FormatException
 {
     /// <summary>Creates an exception with a default message.</summary>

@@ -3,8 +3,8 @@ using System.IO.MemoryMappedFiles;
 namespace Sharpi.Prefault;
 
 /// <summary>
-/// The tensors of a model: names, dtypes, shapes and where each one's bytes lie, read from the header of a GGUF
-/// file, a safetensors file, or a sharded safetensors model's index. Only headers are read, never tensor data.
+/// The tensors of a model (names, dtypes, shapes, where their bytes lie), read from the headers of a GGUF or
+/// safetensors model, never its tensor data.
 /// </summary>
 /// <example>
 /// <code>
@@ -92,14 +92,8 @@ public sealed class TensorIndex
 
     /// <summary>
     /// Regions over the selected tensors of a single-file model, named by tensor, in file order. The view must map
-    /// the file from offset 0 (as <c>CreateViewAccessor(0, 0, ...)</c> does).
+    /// the file from offset 0.
     /// </summary>
-    /// <remarks>
-    /// Every include pattern of <paramref name="selection"/> must match a tensor of the model, as the tool's
-    /// <c>--tensor</c> must: a pattern that matches none is a mistake in the calling code (a typo, another format's
-    /// naming, a pattern that does not cover the whole name), and an empty list would prefault, lock or release nothing
-    /// without a word.
-    /// </remarks>
     /// <exception cref="ArgumentNullException"><paramref name="view"/> is null.</exception>
     /// <exception cref="ArgumentException">
     /// The model is sharded: use the overload that names the file; or an include pattern of <paramref name="selection"/>
@@ -121,10 +115,6 @@ public sealed class TensorIndex
     /// Regions over the selected tensors that lie in <paramref name="file"/> (one of <see cref="Files"/>), named by
     /// tensor, in file order. The view must map that file from offset 0.
     /// </summary>
-    /// <remarks>
-    /// Every include pattern of <paramref name="selection"/> must match a tensor of the model (in any of its files; a
-    /// shard may hold none of them), as for <see cref="Regions(MemoryMappedViewAccessor, TensorSelection?)"/>.
-    /// </remarks>
     /// <exception cref="ArgumentNullException">An argument is null.</exception>
     /// <exception cref="ArgumentException">
     /// <paramref name="file"/> is not one of <see cref="Files"/>, or an include pattern of <paramref name="selection"/>
@@ -192,9 +182,8 @@ public sealed class TensorIndex
     }
 
     /// <summary>
-    /// The byte ranges of the selected tensors, per file in <see cref="Files"/> order and by offset, with ranges
-    /// that touch or overlap merged (padding between tensors keeps them apart). Like <see cref="Select"/>, empty where
-    /// the selection selects nothing.
+    /// The byte ranges of the selected tensors, per file and by offset, with ranges that touch or overlap merged.
+    /// Empty where the selection selects nothing.
     /// </summary>
     public IReadOnlyList<FileByteRange> Ranges(TensorSelection? selection = null)
     {
@@ -220,11 +209,10 @@ public sealed class TensorIndex
     }
 
     /// <summary>
-    /// A key to group tensors by in summaries: the name up to and including its first all-digit segment (the layer),
-    /// or, for names without one, the name without its last segment.
+    /// A key to group tensors by in summaries: the name up to its first all-digit segment (the layer), else the name
+    /// without its last segment.
     /// </summary>
-    /// <example><c>blk.12.ffn_up.weight</c> -> <c>blk.12</c>; <c>model.layers.3.mlp.experts.7.up_proj.weight</c> ->
-    /// <c>model.layers.3</c>; <c>token_embd.weight</c> -> <c>token_embd</c>; <c>output</c> -> <c>output</c>.</example>
+    /// <example><c>blk.12.ffn_up.weight</c> -> <c>blk.12</c>; <c>token_embd.weight</c> -> <c>token_embd</c>.</example>
     /// <exception cref="ArgumentNullException"><paramref name="tensorName"/> is null.</exception>
     public static string GroupKey(string tensorName)
     {

@@ -21,11 +21,8 @@ public sealed class TensorInfo
     }
 
     /// <summary>
-    /// The tensor's name as stored in the file (for example <c>blk.0.attn_q.weight</c>), decoded by
-    /// <see cref="DecodeName"/>: valid UTF-8 as itself, and each byte 0xNN of an invalid sequence (GGUF names are bytes) as
-    /// the lone surrogate U+DC00+0xNN, so two names are equal exactly when their bytes are. The tool prints such a
-    /// character as <c>\xNN</c>; a <see cref="TensorSelection"/> glob matches it ordinally (<c>?</c> matches one such
-    /// byte, and a pattern can name it as <c>"\uDCFF"</c>).
+    /// The tensor's name as stored (for example <c>blk.0.attn_q.weight</c>), decoded by <see cref="DecodeName"/>, so two
+    /// names are equal exactly when their bytes are.
     /// </summary>
     public string Name { get; }
 
@@ -36,9 +33,8 @@ public sealed class TensorInfo
     public string DType { get; }
 
     /// <summary>
-    /// The dimensions as stored: GGUF lists the fastest-varying dimension first (ggml's <c>ne</c>), safetensors lists
-    /// it last (row-major). Tensors of one shape share the list a header's parse made: read it, never cast and write
-    /// it.
+    /// The dimensions as stored: GGUF lists the fastest-varying first, safetensors last. Shared between tensors: never
+    /// cast and write it.
     /// </summary>
     public IReadOnlyList<long> Shape { get; }
 
@@ -55,9 +51,8 @@ public sealed class TensorInfo
     public long End => Offset + Length;
 
     /// <summary>
-    /// Decodes a tensor name's bytes as <see cref="Name"/> holds them: valid UTF-8 as itself, and each byte 0xNN of an
-    /// invalid sequence as the lone surrogate U+DC00+0xNN (Python's <c>surrogateescape</c>), so distinct bytes give
-    /// distinct names and <see cref="EncodeName"/> gives the bytes back.
+    /// Decodes a tensor name's bytes as <see cref="Name"/> holds them: valid UTF-8 as itself, each invalid byte 0xNN as
+    /// U+DC00+0xNN (Python's <c>surrogateescape</c>), so <see cref="EncodeName"/> gives the bytes back.
     /// </summary>
     public static string DecodeName(ReadOnlySpan<byte> utf8)
     {

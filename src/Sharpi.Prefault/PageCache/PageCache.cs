@@ -4,28 +4,15 @@ using Microsoft.Win32.SafeHandles;
 
 namespace Sharpi.Prefault;
 
-/// <summary>
-/// Drops a file's pages from the page cache so tests and benchmarks see a cold file without root
-/// (no <c>echo 3 &gt; /proc/sys/vm/drop_caches</c>).
-/// </summary>
-/// <remarks>
-/// The kernel keeps pages that are mapped into a live process (this one included), locked, or dirty again;
-/// <see cref="Evict(string)"/> writes dirty pages back first (fsync), but a mapping still open anywhere keeps its
-/// resident pages.
-/// </remarks>
+/// <summary>Warms a file into the page cache, or drops its pages so tests and benchmarks see it cold without root.</summary>
+/// <remarks>The kernel keeps pages that a live process maps (this one included) or that are locked.</remarks>
 public static partial class PageCache
 {
     /// <summary>True where <see cref="Evict(string)"/> works (Linux).</summary>
     public static bool IsEvictSupported => OperatingSystem.IsLinux();
 
     /// <summary>Writes the file's dirty pages back and asks the kernel to drop all its cached pages (fsync + posix_fadvise DONTNEED).</summary>
-    /// <returns>
-    /// The file's page-cache residency after the call (measured as <see cref="Residency.OfFile(string)"/> measures it):
-    /// <see cref="ResidencyInfo.ResidentBytes"/> are the bytes the kernel kept, 0 when the file is cold. Pages stay while
-    /// a live process maps them (a view of this process included), while they are locked, or when they were written
-    /// again meanwhile. <see cref="ResidencyInfo.Error"/> says why, where the residency could not be measured (a device,
-    /// a file truncated meanwhile).
-    /// </returns>
+    /// <returns>The file's residency after the call: the bytes the kernel kept, 0 when the file is cold.</returns>
     /// <exception cref="PlatformNotSupportedException">Not on Linux.</exception>
     /// <exception cref="FileNotFoundException">The file does not exist.</exception>
     /// <exception cref="IOException">fsync or posix_fadvise failed; <see cref="Exception.HResult"/> is the errno.</exception>
@@ -33,13 +20,9 @@ public static partial class PageCache
     public static ResidencyInfo Evict(string path) => Evict(path, 0, 0);
 
     /// <summary>
-    /// Drops the cached pages of <paramref name="length"/> bytes at <paramref name="offset"/> (a length of 0 means
-    /// to the end of the file). Only whole pages inside the range are dropped.
+    /// Drops the cached whole pages of <paramref name="length"/> bytes at <paramref name="offset"/> (0: to the end of the file).
     /// </summary>
-    /// <returns>
-    /// The range's page-cache residency after the call (the part of it inside the file): the bytes the kernel kept, as
-    /// for <see cref="Evict(string)"/>, and the partial pages at the range's edges, which also hold bytes outside it.
-    /// </returns>
+    /// <returns>The range's residency after the call, clipped to the file, as for <see cref="Evict(string)"/>.</returns>
     /// <exception cref="ArgumentOutOfRangeException"><paramref name="offset"/> or <paramref name="length"/> is negative.</exception>
     /// <exception cref="PlatformNotSupportedException">Not on Linux.</exception>
     /// <exception cref="FileNotFoundException">The file does not exist.</exception>

@@ -7,28 +7,21 @@ namespace Sharpi.Prefault;
 public static partial class MmapPrefault
 {
     /// <summary>
-    /// Makes the regions resident, best effort: reads <c>SHARPI_PREFAULT</c>, merges the regions, measures what is
-    /// already resident, applies the RAM-fit gate (see <see cref="PrefaultOptions.RamGate"/>), then populates (Linux 5.14+) or hints
-    /// and touches every page on parallel threads. Returns when the sweep is done, cancelled or skipped.
+    /// Makes the regions resident, best effort, and returns when the sweep is done, cancelled or skipped.
+    /// Honours the <c>SHARPI_PREFAULT</c> kill switch and the RAM gate (<see cref="PrefaultOptions.RamGate"/>).
     /// </summary>
     /// <param name="regions">
-    /// The regions an engine will read, hot ones first (a partial prefault keeps that order). Regions that overlap are
-    /// merged into one range, which takes the place of the one listed first and is swept from its lowest address:
-    /// give a hot part and, later, the whole file that holds it, and the whole file is swept in address order (list
-    /// the cold parts as regions of their own to keep the hot part first).
+    /// The regions an engine will read, hot ones first. Overlapping regions are merged into one, swept from its lowest
+    /// address in the place of the one listed first.
     /// </param>
     /// <param name="options">Settings; every default when null.</param>
     /// <param name="cancellationToken">
-    /// Stops the sweep between chunks; the result then has <see cref="PrefaultResult.IsCanceled"/> set. Cancelled before
-    /// the sweep began, nothing is advised, hinted or swept. Never throws.
+    /// Stops the sweep between chunks; the result then has <see cref="PrefaultResult.IsCanceled"/> set. Never throws.
     /// </param>
-    /// <returns>
-    /// What ran and what it covered. Failures of a hint or a sweep are reported there, never thrown; so is anything
-    /// else that goes wrong past the argument checks (<see cref="PrefaultResult.HasRun"/> false, the reason saying what).
-    /// </returns>
+    /// <returns>What ran and what it covered; failures past the argument checks are reported there, never thrown.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="regions"/> is null.</exception>
     /// <exception cref="ArgumentOutOfRangeException">A region has a negative length or runs past the address space.</exception>
-    /// <remarks>One shape for every caller: arrays, lists, the library's own region lists and C# 12 collection expressions bind to it (docs/architecture.md, "The public API").</remarks>
+    /// <remarks>SIGBUS-safe: no page is read in a way that faults fatally, even where a file shrinks while it runs.</remarks>
     public static PrefaultResult Run(IReadOnlyList<PrefaultRegion> regions, PrefaultOptions? options = null, CancellationToken cancellationToken = default)
         => Run(RegionList.AsSpan(regions), options, cancellationToken);
 

@@ -1,10 +1,6 @@
 namespace Sharpi.Prefault;
 
-/// <summary>
-/// Makes mapped regions resident before the first request needs them.
-/// The data flow (see <c>MmapPrefault.Run.cs</c>): regions -> <c>SHARPI_PREFAULT</c> gate -> merge -> plan with residency
-/// -> RAM-fit decision -> mechanism -> parallel sweep -> result.
-/// </summary>
+/// <summary>Makes mapped regions resident before the first request needs them.</summary>
 public static partial class MmapPrefault
 {
     /// <summary>

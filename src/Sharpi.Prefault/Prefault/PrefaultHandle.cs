@@ -5,14 +5,11 @@ namespace Sharpi.Prefault;
 
 /// <summary>
 /// A prefault running in the background, started by
-/// <see cref="MmapPrefault.Start(IReadOnlyList{PrefaultRegion}, PrefaultOptions?, CancellationToken)"/> before an engine's other init
-/// work so that the regions are resident by the first request.
+/// <see cref="MmapPrefault.Start(IReadOnlyList{PrefaultRegion}, PrefaultOptions?, CancellationToken)"/>.
 /// </summary>
 /// <remarks>
-/// Disposing cancels the sweep and waits for its threads to stop: once <see cref="Dispose"/> or
-/// <see cref="DisposeAsync"/> returns, nothing touches the regions, and the engine may unmap them. Called from the
-/// handle's own progress callback (on the sweep's thread), disposing cancels and returns at once instead: the sweep
-/// stops at the next chunk boundary, after the callback returns.
+/// Disposing cancels the sweep and waits for its threads: once <see cref="Dispose"/> returns, nothing touches the
+/// regions and they may be unmapped. From the handle's own progress callback, disposing cancels and returns at once.
 /// </remarks>
 public sealed class PrefaultHandle : IDisposable, IAsyncDisposable
 {
@@ -55,19 +52,13 @@ public sealed class PrefaultHandle : IDisposable, IAsyncDisposable
     }
 
     /// <summary>
-    /// Completes with the result when the regions are resident, the sweep was cancelled, or the gate skipped it. Never
-    /// faults. Await it, or use what <see cref="Task{TResult}"/> offers: <c>IsCompleted</c>, <c>WaitAsync(timeout)</c>,
-    /// <c>GetAwaiter().GetResult()</c> to block.
+    /// Completes with the result when the regions are resident, the sweep was cancelled, or the gate skipped it. Never faults.
     /// </summary>
     public Task<PrefaultResult> Completion => _completion.Task;
 
     /// <summary>
-    /// Completes when the sweep is done with region <paramref name="regionIndex"/> (its index in the list given to
-    /// Start): its pages are resident, or the run will not bring them in (the kill switch or the RAM budget left it
-    /// out, it is not mapped, a chunk of it failed, or the sweep was cancelled; <see cref="Completion"/> says which).
-    /// Regions finish roughly in the order given, so an engine can start its first layer while later ones load (regions
-    /// that overlap are swept as one range: each of them is ready when that range is).
-    /// Never faults. A <see cref="Task"/>, like <see cref="Completion"/>: one completion that many may await or combine.
+    /// Completes when the sweep is done with the region at <paramref name="regionIndex"/> in the list given to Start:
+    /// its pages are resident, or the run will not bring them in (<see cref="Completion"/> says why). Never faults.
     /// </summary>
     /// <exception cref="ArgumentOutOfRangeException"><paramref name="regionIndex"/> is not an index of the regions given to Start.</exception>
     public Task WhenReady(int regionIndex)
@@ -97,11 +88,7 @@ public sealed class PrefaultHandle : IDisposable, IAsyncDisposable
     /// <summary>Tests check nothing outside the handle keeps it.</summary>
     internal CancellationTokenSource CancellationSource => _cancel;
 
-    /// <summary>
-    /// Cancels the sweep and blocks until its threads have stopped. Every call waits, not only the first: a second
-    /// <c>Dispose</c> on another thread (a shutdown path beside the engine's own) returns only once nothing touches
-    /// the regions either.
-    /// </summary>
+    /// <summary>Cancels the sweep and blocks until its threads have stopped; every call waits, not only the first.</summary>
     public void Dispose()
     {
         bool first = Interlocked.Exchange(ref _disposed, 1) == 0;

@@ -40,18 +40,15 @@ public sealed class PrefaultOptions
     public RamGate RamGate { get => _ramGate; init => _ramGate = ThrowHelper.Defined(value); }
 
     /// <summary>
-    /// The fraction (0 &lt; f &lt;= 1) of the memory that can hold the regions that a prefault may fill. Default 0.8.
-    /// The environment variable <c>SHARPI_PREFAULT_RAM_FRACTION</c>, when set to a valid value, overrides it.
+    /// The fraction (0 &lt; f &lt;= 1) of available memory a prefault may fill. Default 0.8;
+    /// <c>SHARPI_PREFAULT_RAM_FRACTION</c>, when valid, overrides it.
     /// </summary>
     /// <exception cref="ArgumentOutOfRangeException">The value is not in (0, 1] or is not a number.</exception>
     public double RamFraction { get => _ramFraction; init => _ramFraction = ThrowHelper.ValidFraction(value); }
 
     /// <summary>
     /// The most threads that sweep at once (>= 1). Default: the processor count, and at least 8 (a sweep waits on the
-    /// disk far more than it computes). A sweep starts no more threads than it has chunks, nor more than eight per processor (at least the default), whatever is asked:
-    /// past that, threads only wait on the same disk. <see cref="MmapPrefault.Start(IReadOnlyList{PrefaultRegion}, PrefaultOptions?, CancellationToken)"/>,
-    /// where it reads in read-ahead windows, runs no more than its background thread and one helper per processor.
-    /// <see cref="PrefaultResult.Threads"/> says how many swept.
+    /// disk more than it computes). <see cref="PrefaultResult.Threads"/> says how many swept.
     /// </summary>
     /// <exception cref="ArgumentOutOfRangeException">The value is less than 1.</exception>
     public int MaxDegreeOfParallelism
@@ -65,12 +62,8 @@ public sealed class PrefaultOptions
     }
 
     /// <summary>
-    /// The unit of work, in bytes (at least one page; rounded up to whole pages): one populate call (and its touch, where one runs).
-    /// The threads take chunks in the order given from one shared counter, and cancellation and progress are checked
-    /// between chunks. Default 32 MiB. At 32 MiB, on a VM that reports free pages to its host where the populate reads
-    /// through the device's own read-ahead (see <see cref="PrefaultResult.ReadAheadDescription"/>), a run over a set
-    /// under 1 GiB uses smaller chunks (up to four a thread, none smaller than the device's read-ahead), and says so;
-    /// any other value is used as given.
+    /// The unit of work in bytes, rounded up to whole pages; cancellation and progress are checked between chunks.
+    /// Default 32 MiB, which the sweep may lower for a small set; any other value is used as given.
     /// </summary>
     /// <exception cref="ArgumentOutOfRangeException">The value is less than 1 or greater than 1 TiB.</exception>
     public long ChunkSize
@@ -88,14 +81,9 @@ public sealed class PrefaultOptions
     public PrefaultStrategy Strategy { get => _strategy; init => _strategy = ThrowHelper.Defined(value); }
 
     /// <summary>
-    /// Priority of the sweep's worker threads; null (the default) for the entry point's own:
-    /// <see cref="ThreadPriority.Normal"/> for <see cref="MmapPrefault.Run(IReadOnlyList{PrefaultRegion}, PrefaultOptions?, CancellationToken)"/>,
-    /// <see cref="ThreadPriority.BelowNormal"/> for <see cref="MmapPrefault.Start(IReadOnlyList{PrefaultRegion}, PrefaultOptions?, CancellationToken)"/>,
-    /// its helpers too where it reads in read-ahead windows (see Start), so a background prefault does not starve the
-    /// init work it overlaps. Set, it applies to every thread of the sweep
-    /// (set <see cref="ThreadPriority.Normal"/> to have it compete). On Linux, where <see cref="Thread.Priority"/> alone changes nothing without privileges, a
-    /// below-normal priority also raises each worker's nice value (10 for <see cref="ThreadPriority.BelowNormal"/>, 19
-    /// for <see cref="ThreadPriority.Lowest"/>).
+    /// Priority of every sweep thread; null (the default) for <see cref="ThreadPriority.Normal"/> in <c>Run</c> and
+    /// <see cref="ThreadPriority.BelowNormal"/> in <c>Start</c>, so a background prefault does not starve the init.
+    /// On Linux a below-normal priority also raises the threads' nice value.
     /// </summary>
     /// <exception cref="ArgumentOutOfRangeException">The value is not a defined <see cref="ThreadPriority"/>.</exception>
     public ThreadPriority? WorkerPriority
@@ -113,23 +101,21 @@ public sealed class PrefaultOptions
     }
 
     /// <summary>
-    /// Whether the sweep may give the read-only file mappings under the regions <c>madvise(MADV_HUGEPAGE)</c> first
-    /// (Linux, THP mode <c>always</c> or <c>madvise</c>). Each fault then reads a 2 MiB page-cache folio whatever the
-    /// device's <c>read_ahead_kb</c> says, and the engine's first request maps the weights with 2 MiB entries. It
-    /// changes the engine's mapping beyond the run: the whole mapping (never a part, so no mapping is split) keeps
-    /// the advice, its page cache is kept and reclaimed in 2 MiB folios, and khugepaged may collapse it. Turn it off
-    /// where the mapping's flags must stay as the engine set them. Default true. What was advised is in
-    /// <see cref="PrefaultResult.HugePageAdvisedBytes"/>.
+    /// Whether the sweep may advise the read-only file mappings under the regions <c>MADV_HUGEPAGE</c> (Linux), so they
+    /// read and map in 2 MiB folios. Default true.
     /// </summary>
+    /// <remarks>
+    /// The advice stays on the whole mapping after the run; turn it off where the mapping's flags must stay as the
+    /// engine set them. <see cref="PrefaultResult.HugePageAdvisedBytes"/> says what was advised.
+    /// </remarks>
     public bool IsHugePageAdviceEnabled { get; init; } = true;
 
     /// <summary>Where the run logs (one Information line per run, warnings for failures, errno details at Debug). Default: none.</summary>
     public ILogger? Logger { get; init; }
 
     /// <summary>
-    /// Receives bytes done/total at most about ten times a second, and once at the end. Called on the sweep's calling
-    /// thread: the caller's own for <c>Run</c>, the background thread for <c>Start</c>. A callback that throws is
-    /// logged once and dropped; the run goes on.
+    /// Receives bytes done/total about ten times a second and once at the end, on the sweep's calling thread.
+    /// A callback that throws is logged once and dropped; the run goes on.
     /// </summary>
     public IProgress<PrefaultProgress>? Progress { get; init; }
 

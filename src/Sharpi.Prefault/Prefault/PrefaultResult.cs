@@ -45,25 +45,20 @@ public sealed class PrefaultResult
     public long Bytes { get; internal init; }
 
     /// <summary>
-    /// Of the merged regions' bytes, those already resident before the sweep (cachestat on Linux 6.5+ for file
-    /// mappings, else mincore; 0 where unsupported). Bytes the kernel would not say of are not counted here but in
-    /// <see cref="BytesAlreadyResidentUnknown"/>.
+    /// Bytes of the merged regions already resident before the sweep; 0 where unsupported. Bytes the kernel would not
+    /// tell of are in <see cref="BytesAlreadyResidentUnknown"/>.
     /// </summary>
     public long BytesAlreadyResident { get; internal init; }
 
     /// <summary>
-    /// Of the merged regions' bytes, those whose residency before the sweep the kernel would not tell (see
-    /// <see cref="ResidencyInfo.UnknownBytes"/>: a file this process may not write); they are planned as not resident,
-    /// so the sweep covers them and the RAM-fit gate weighs them as memory still needed.
+    /// Bytes of the merged regions whose residency before the sweep the kernel would not tell
+    /// (<see cref="ResidencyInfo.UnknownBytes"/>); they are swept and weighed by the RAM gate as not resident.
     /// </summary>
     public long BytesAlreadyResidentUnknown { get; internal init; }
 
     /// <summary>
-    /// Of the merged regions' bytes, those resident when the run ended (measured as <see cref="BytesAlreadyResident"/>
-    /// is, after the sweep). Where memory is short this can be less than <see cref="BytesAlreadyResident"/> plus
-    /// <see cref="Bytes"/>: the kernel reclaimed pages the sweep brought in. 0 where residency is unsupported. Of a
-    /// file whose page cache the kernel hides, the pages the run's process maps (after a sweep, those reclaim has not
-    /// taken back); the rest is in <see cref="BytesResidentUnknown"/>.
+    /// Bytes of the merged regions resident when the run ended; less than requested where the kernel reclaimed pages
+    /// the sweep brought in. 0 where unsupported; what the kernel would not tell is in <see cref="BytesResidentUnknown"/>.
     /// </summary>
     public long BytesResident { get; internal init; }
 
@@ -73,10 +68,7 @@ public sealed class PrefaultResult
     /// </summary>
     public long BytesResidentUnknown { get; internal init; }
 
-    /// <summary>
-    /// Bytes of the merged regions left out: by the RAM budget, by cancellation, by failures, or as holes of sparse
-    /// files (Linux; nothing to read there, see <see cref="Reason"/>).
-    /// </summary>
+    /// <summary>Bytes of the merged regions left out: by the RAM budget, cancellation, failures, or sparse-file holes.</summary>
     public long BytesSkipped { get; internal init; }
 
     /// <summary>Bytes of all regions after merging (what was asked for); 0 under <c>SHARPI_PREFAULT=off</c>, which merges nothing.</summary>
@@ -104,33 +96,20 @@ public sealed class PrefaultResult
     public int RegionCount { get; internal init; }
 
     /// <summary>
-    /// Bytes of the mappings given <c>madvise(MADV_HUGEPAGE)</c> before the sweep (whole read-only file mappings under
-    /// the regions; Linux with THP on); 0 when none were. The advice stays on those mappings after the run. See
-    /// <see cref="PrefaultOptions.IsHugePageAdviceEnabled"/>.
+    /// Bytes of the mappings advised <c>MADV_HUGEPAGE</c> before the sweep; the advice stays after the run
+    /// (<see cref="PrefaultOptions.IsHugePageAdviceEnabled"/>).
     /// </summary>
     public long HugePageAdvisedBytes { get; internal init; }
 
     /// <summary>
-    /// How the file bytes under the regions were read ahead before the sweep mapped them, and why (Linux): the
-    /// huge-page advice (2 MiB folios, whatever <c>read_ahead_kb</c> says), staging views, exact reads in the
-    /// device's read-ahead windows (4 KiB folios: for a selection that covers part of a mapping, so its neighbours stay
-    /// on disk, and, for <c>Run</c>, on a VM that reports free pages to its host, where 2 MiB folios land on memory the
-    /// host took back, wherever a window reads more a request than the device's <c>read_ahead_kb</c>; <c>Start</c>
-    /// keeps the advice there and says so), or, where it reads no more, the device's own read-ahead with the page
-    /// cache's own folio sizes. Empty where nothing was read ahead (everything resident, a hint, a touch, another OS).
+    /// How the file bytes were read ahead before the sweep mapped them, and why, in words for a log (Linux).
+    /// Empty where nothing was read ahead.
     /// </summary>
     public string ReadAheadDescription { get; internal init; } = string.Empty;
 
-    /// <summary>
-    /// What the sweep did to each chunk, in words for a log: the method, and the touch with what it read through
-    /// (the engine's own mapping, the kernel, or the files), and why not the mapping where it could not. Empty where
-    /// no sweep ran.
-    /// </summary>
+    /// <summary>What the sweep did to each chunk and why, in words for a log. Empty where no sweep ran.</summary>
     public string MechanismDescription { get; internal init; } = string.Empty;
 
-    /// <summary>
-    /// Threads that swept, the calling one included: 1 where everything was resident and filling the page tables was
-    /// quick, so no thread was started; 0 where no sweep ran (skipped, a hint alone, or cancelled before it began).
-    /// </summary>
+    /// <summary>Threads that swept, the calling one included; 0 where no sweep ran.</summary>
     public int Threads { get; internal init; }
 }

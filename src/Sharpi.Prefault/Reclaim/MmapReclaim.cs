@@ -11,20 +11,15 @@ namespace Sharpi.Prefault;
 public static class MmapReclaim
 {
     /// <summary>
-    /// Releases the whole pages inside the regions (rounded inward: a page that also holds bytes outside the regions
-    /// stays) with <c>madvise</c>: by default <c>MADV_PAGEOUT</c>, which never discards a byte even where the program
-    /// remaps the regions while the call runs, and leaves mapped, reported in <see cref="ReclaimResult.Skipped"/>, the
-    /// pages the kernel keeps (mapped elsewhere too, or of a file the process may not write); or <c>MADV_DONTNEED</c>
-    /// (<see cref="ReclaimMechanism.DontNeed"/>), which drops them all but must not race a remap.
+    /// Releases the whole pages inside the regions with <c>madvise</c> (<see cref="ReclaimOptions.Mechanism"/>); pages
+    /// the kernel keeps are reported in <see cref="ReclaimResult.Skipped"/>.
     /// </summary>
     /// <exception cref="ArgumentNullException"><paramref name="regions"/> is null.</exception>
     /// <exception cref="ArgumentOutOfRangeException">A region has a negative length or runs past the address space.</exception>
     /// <exception cref="ArgumentException">
-    /// A region lies (partly) in memory whose pages cannot be dropped without losing data or that is not mapped:
-    /// anonymous memory, hugetlb memory, a writable view (shared, or copy-on-write whether written or not). Nothing was released;
-    /// the message names the regions and says why.
+    /// A region lies (partly) in memory whose pages cannot be dropped without losing data (anonymous, hugetlb, a
+    /// writable view) or that is not mapped. Nothing was released; the message names the regions.
     /// </exception>
-    /// <remarks>One shape for every caller: arrays, lists, the library's own region lists and C# 12 collection expressions bind to it (docs/architecture.md, "The public API").</remarks>
     public static ReclaimResult Release(IReadOnlyList<PrefaultRegion> regions, ReclaimOptions? options = null)
         => Release(RegionList.AsSpan(regions), options);
 

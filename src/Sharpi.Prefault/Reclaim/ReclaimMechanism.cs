@@ -4,9 +4,8 @@ namespace Sharpi.Prefault;
 public enum ReclaimMechanism
 {
     /// <summary>
-    /// <c>MADV_PAGEOUT</c> (Linux 5.4+), the default: never discards data, whatever the addresses hold when the kernel
-    /// gets there, so a region the program remaps while the call runs (an engine reusing a view's addresses for new
-    /// memory) keeps every byte it wrote.
+    /// <c>MADV_PAGEOUT</c> (Linux 5.4+), the default: never discards data, even where the program remaps the regions
+    /// while the call runs.
     /// </summary>
     PageOut = 0,
 

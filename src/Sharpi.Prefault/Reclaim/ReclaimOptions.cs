@@ -17,9 +17,7 @@ public sealed class ReclaimOptions
 
     /// <summary>
     /// How the pages are taken out of the process. Default <see cref="ReclaimMechanism.PageOut"/>, which never discards a
-    /// byte even where the regions are remapped while the call runs; <see cref="ReclaimMechanism.DontNeed"/> drops pages
-    /// the kernel would keep with it (files the process may not write, pages mapped elsewhere too), faster, when no thread
-    /// remaps the regions while the call runs.
+    /// byte; use <see cref="ReclaimMechanism.DontNeed"/> only where no thread remaps the regions while the call runs.
     /// </summary>
     /// <exception cref="ArgumentOutOfRangeException">The value is not a defined <see cref="ReclaimMechanism"/>.</exception>
     public ReclaimMechanism Mechanism { get => _mechanism; init => _mechanism = ThrowHelper.Defined(value); }

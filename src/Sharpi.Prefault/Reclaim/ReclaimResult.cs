@@ -18,18 +18,12 @@ public sealed class ReclaimResult
     public long BytesRequested { get; internal init; }
 
     /// <summary>
-    /// Bytes of the whole pages inside the regions that this process no longer maps after the call, whether they were
-    /// resident before or not. Less than <see cref="BytesRequested"/> by the partial pages at the regions' edges and by
-    /// <see cref="Skipped"/>: with <see cref="ReclaimMechanism.PageOut"/> that includes the pages the kernel kept mapped
-    /// (read back from /proc/self/pagemap); with <see cref="ReclaimMechanism.DontNeed"/> every page advised counts.
+    /// Bytes of whole pages inside the regions that this process no longer maps after the call; less than
+    /// <see cref="BytesRequested"/> by the partial pages at the edges and by <see cref="Skipped"/>.
     /// </summary>
     public long BytesReleased { get; internal init; }
 
-    /// <summary>
-    /// The regions (or parts) left resident, and why: locked, smaller than a page, a failed call, or (with
-    /// <see cref="ReclaimMechanism.PageOut"/>) pages the kernel kept mapped: mapped elsewhere too, or of a file this
-    /// process may not write.
-    /// </summary>
+    /// <summary>The regions (or parts) left resident, and why.</summary>
     public IReadOnlyList<RegionFailure> Skipped { get; internal init; } = [];
 
     /// <summary>Number of regions after merging.</summary>

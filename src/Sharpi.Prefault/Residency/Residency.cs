@@ -3,20 +3,11 @@ using System.Runtime.Versioning;
 
 namespace Sharpi.Prefault;
 
-/// <summary>
-/// Measures residency without touching a page: for file mappings on Linux 6.5+ with <c>cachestat</c> on the file
-/// (a folio at a time), elsewhere with <c>mincore</c> (Linux, macOS; a bit per page, milliseconds per GiB).
-/// </summary>
-/// <remarks>
-/// On Windows residency is this process's working set, read with <c>QueryWorkingSetEx</c>: the pages mapped into
-/// this process, which a read reaches without a fault.
-/// </remarks>
+/// <summary>Measures how much of mapped memory or a file is resident, without touching a page.</summary>
+/// <remarks>On Windows residency is this process's working set, not the file cache.</remarks>
 public static class Residency
 {
-    /// <summary>
-    /// True where residency of mapped memory can be measured: Linux, macOS, FreeBSD (page cache) and Windows (this
-    /// process's working set; see the remarks on <see cref="Residency"/>).
-    /// </summary>
+    /// <summary>True where residency of mapped memory can be measured: Linux, macOS, FreeBSD and Windows.</summary>
     [SupportedOSPlatformGuard("linux")]
     [SupportedOSPlatformGuard("macos")]
     [SupportedOSPlatformGuard("freebsd")]
@@ -30,7 +21,6 @@ public static class Residency
     /// <summary>Residency of regions, merged first so overlapping regions count once.</summary>
     /// <exception cref="ArgumentNullException"><paramref name="regions"/> is null.</exception>
     /// <exception cref="ArgumentOutOfRangeException">A region has a negative length.</exception>
-    /// <remarks>One shape for every caller: arrays, lists, the library's own region lists and C# 12 collection expressions bind to it (docs/architecture.md, "The public API").</remarks>
     public static ResidencyInfo Measure(IReadOnlyList<PrefaultRegion> regions)
         => Measure(RegionList.AsSpan(regions));
 
@@ -57,14 +47,10 @@ public static class Residency
         return new ResidencyInfo(total, resident, true, error) { UnknownBytes = unknown };
     }
 
-    /// <summary>
-    /// Residency of each region on its own (not merged: overlapping regions each count their bytes), with one setup for
-    /// all of them.
-    /// </summary>
+    /// <summary>Residency of each region on its own (not merged), with one setup for all of them.</summary>
     /// <returns>One figure per region, in the order given; an empty region gives an empty figure.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="regions"/> is null.</exception>
     /// <exception cref="ArgumentOutOfRangeException">A region has a negative length.</exception>
-    /// <remarks>One shape for every caller: arrays, lists, the library's own region lists and C# 12 collection expressions bind to it (docs/architecture.md, "The public API").</remarks>
     public static ResidencyInfo[] MeasureEach(IReadOnlyList<PrefaultRegion> regions)
         => MeasureEach(RegionList.AsSpan(regions));
 
@@ -105,8 +91,7 @@ public static class Residency
     }
 
     /// <summary>
-    /// Page-cache residency of a whole file (like <c>fincore</c>), measured through a temporary read-only mapping.
-    /// On Windows the figure reports <see cref="ResidencyInfo.IsSupported"/> false: see the remarks on <see cref="Residency"/>.
+    /// Page-cache residency of a whole file (like <c>fincore</c>); on Windows <see cref="ResidencyInfo.IsSupported"/> is false.
     /// </summary>
     /// <exception cref="FileNotFoundException">The file does not exist.</exception>
     /// <exception cref="IOException">The file cannot be opened or mapped.</exception>

@@ -10,16 +10,10 @@ public readonly struct ResidencyInfo(long bytes, long residentBytes, bool isSupp
     /// <summary>Bytes measured (after merging overlapping regions).</summary>
     public long Bytes { get; init; } = bytes;
 
-    /// <summary>
-    /// Of those, bytes on pages that are resident: page-cache pages, mapped or not, for file mappings on Linux and macOS;
-    /// on Windows pages in this process's working set (mapped into this process), not the file cache.
-    /// </summary>
+    /// <summary>Of those, bytes on resident pages (on Windows, in this process's working set).</summary>
     public long ResidentBytes { get; init; } = residentBytes;
 
-    /// <summary>
-    /// False where the platform has no residency query for the figure, the counts then 0: a platform other than Linux,
-    /// macOS, FreeBSD and Windows, or a whole file's cache (<see cref="Residency.OfFile(string)"/>) on Windows.
-    /// </summary>
+    /// <summary>False where the platform has no residency query for the figure; the counts are then 0.</summary>
     public bool IsSupported { get; init; } = isSupported;
 
     /// <summary>
@@ -29,14 +23,11 @@ public readonly struct ResidencyInfo(long bytes, long residentBytes, bool isSupp
     public string? Error { get; init; } = error;
 
     /// <summary>
-    /// Of <see cref="Bytes"/>, those whose residency the kernel would not tell; not counted in <see cref="ResidentBytes"/>,
-    /// so <see cref="Fraction"/> never counts them. On Linux the page cache of a file is hidden from a process that
-    /// could not open it for writing (not its owner, not root, not a writer: a service user reading root-owned 0644
-    /// weights, or a file on a read-only mount): cachestat refuses, and mincore reports every page resident, which this
-    /// library does not believe. Of such a file only the pages this process maps (its page tables say so) count as
-    /// resident, and the rest is unknown: a fresh mapping of a file is all unknown. Run as the file's owner or root, or
-    /// give the user write access, to measure it.
+    /// Of <see cref="Bytes"/>, those whose residency the kernel would not tell; not in <see cref="ResidentBytes"/>.
     /// </summary>
+    /// <remarks>
+    /// Linux hides a file's page cache from a process that could not open it for writing; run as its owner or root to measure it.
+    /// </remarks>
     public long UnknownBytes { get; init; }
 
     /// <summary>Resident share, 0 to 1 (0 for no bytes).</summary>

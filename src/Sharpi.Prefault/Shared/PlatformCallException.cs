@@ -1,10 +1,6 @@
 namespace Sharpi.Prefault;
 
-/// <summary>
-/// A system call on a file failed: the exception carries the call and its error (<see cref="Error"/>), so a message
-/// never has to guess which call it was ("mmap: errno 13 (Permission denied)", not "permission denied" after an open
-/// that succeeded).
-/// </summary>
+/// <summary>A system call on a file failed; <see cref="Error"/> names the call and its error number.</summary>
 internal sealed class PlatformCallException : IOException
 {
     internal PlatformCallException(PlatformError error, string path, string? detail = null)

@@ -2,10 +2,7 @@ using System.Runtime.InteropServices;
 
 namespace Sharpi.Prefault;
 
-/// <summary>
-/// A system call that failed: its name, the kind of error number it set (errno or Win32) and the number, so that a
-/// failure says which call failed and a Win32 code is never read as an errno.
-/// </summary>
+/// <summary>A system call that failed: its name and the error number it set (errno or Win32, never confused).</summary>
 public readonly struct PlatformError
 {
     private readonly string? _call;
@@ -32,10 +29,7 @@ public readonly struct PlatformError
     /// <summary>True when a system call failed.</summary>
     public bool IsError => Kind != PlatformErrorKind.None;
 
-    /// <summary>
-    /// The platform's text for <see cref="Code"/> (strerror, FormatMessage); empty for <see cref="None"/>, and for a
-    /// code of the other platform's kind, whose number would name a different error here.
-    /// </summary>
+    /// <summary>The platform's text for <see cref="Code"/>; empty for <see cref="None"/> or another platform's code.</summary>
     public string Message => IsNative ? Marshal.GetPInvokeErrorMessage(Code) : string.Empty;
 
     /// <summary>The error with the call that failed: <c>madvise(MADV_POPULATE_READ): errno 14 (Bad address)</c>; <c>no error</c> for <see cref="None"/>.</summary>

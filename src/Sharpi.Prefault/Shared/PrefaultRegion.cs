@@ -6,13 +6,10 @@ namespace Sharpi.Prefault;
 /// <summary>
 /// A range of mapped memory an engine will read: a tensor, a layer, or a whole mapped file.
 /// </summary>
-/// <param name="address">First byte of the range. Need not be page-aligned.</param>
-/// <param name="length">Length in bytes. Zero-length regions (and regions at address zero) are skipped.</param>
-/// <param name="name">Optional name used in logs and failure reports (for example a tensor name).</param>
-/// <remarks>
-/// A region is a raw pointer: the caller keeps the mapping alive (and unmapped memory out of it) for as long as a
-/// prefault over it is running.
-/// </remarks>
+/// <param name="address">First byte of the range; need not be page-aligned.</param>
+/// <param name="length">Length in bytes.</param>
+/// <param name="name">Optional name for logs and failure reports.</param>
+/// <remarks>A raw pointer: the caller keeps the mapping alive while a prefault over it runs.</remarks>
 public readonly struct PrefaultRegion(nint address, long length, string? name = null)
 {
     /// <summary>First byte of the range. Need not be page-aligned.</summary>
@@ -30,10 +27,7 @@ public readonly struct PrefaultRegion(nint address, long length, string? name = 
     /// <summary>True when the region covers nothing (zero length or a null address).</summary>
     public bool IsEmpty => Length == 0 || Address == 0;
 
-    /// <summary>
-    /// Builds a region over <paramref name="length"/> bytes at <paramref name="offset"/> of an accessor's view
-    /// (offsets are relative to the accessor's start, as for <see cref="UnmanagedMemoryAccessor.Read{T}(long, out T)"/>).
-    /// </summary>
+    /// <summary>Builds a region over <paramref name="length"/> bytes at <paramref name="offset"/> from the accessor's start.</summary>
     /// <exception cref="ArgumentNullException"><paramref name="accessor"/> is null.</exception>
     /// <exception cref="ArgumentOutOfRangeException">The range does not lie inside the view.</exception>
     /// <exception cref="ObjectDisposedException">The accessor was disposed.</exception>

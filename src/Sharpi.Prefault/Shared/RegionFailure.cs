@@ -21,10 +21,7 @@ public sealed class RegionFailure
     /// <summary>Bytes of the part that failed.</summary>
     public long Length { get; }
 
-    /// <summary>
-    /// The system call that failed, with its errno or Win32 code; <see cref="PlatformError.None"/> when the failure was
-    /// found without one (the RAM gate's budget, a range past its file's end in /proc/self/maps, a copy-on-write view).
-    /// </summary>
+    /// <summary>The system call that failed and its error; <see cref="PlatformError.None"/> where no call failed (the RAM budget, say).</summary>
     public PlatformError Error { get; }
 
     /// <summary>What went wrong and what to do, with the OS's text for the error.</summary>
