@@ -1,24 +1,24 @@
 namespace Sharpi.Prefault;
 
 /// <summary>
-/// Which page ranges this process holds locked through <see cref="MmapLock"/>, with a count per range. mlock and
-/// VirtualLock do not count: one munlock undoes any number of locks of a page.
+/// The page ranges this process holds locked through <see cref="MmapLock"/>, counted per range: one munlock undoes
+/// any number of mlocks of a page.
 /// </summary>
 internal sealed class LockRegistry
 {
     private readonly object _gate = new();
     private List<HeldRange> _held = [];
 
-    /// <summary>The registry of this process: every lease registers here.</summary>
+    /// <summary>This process's registry.</summary>
     internal static LockRegistry Process { get; } = new();
 
-    /// <summary>Held entries and caller's ranges walked by all updates so far: the tests read it to prove updates linear.</summary>
+    /// <summary>Entries and ranges walked by all updates so far (tests prove updates linear).</summary>
     internal long EntriesWalked { get; private set; }
 
     /// <summary>Counts [start, end) as held once more.</summary>
     internal void Acquire(nint start, nint end) => Acquire([(start, end)]);
 
-    /// <summary>Counts each of the disjoint <paramref name="ranges"/> (any order) as held once more.</summary>
+    /// <summary>Counts each of the disjoint <paramref name="ranges"/> as held once more.</summary>
     internal void Acquire(ReadOnlySpan<(nint Start, nint End)> ranges)
     {
         (nint Start, nint End)[] sorted = Sorted(ranges);
@@ -29,8 +29,8 @@ internal sealed class LockRegistry
     }
 
     /// <summary>
-    /// Counts as held once more the parts of the disjoint <paramref name="ranges"/> (any order) that nobody outside the
-    /// registry has locked, and returns those parts, sorted by address.
+    /// Counts as held once more the parts of <paramref name="ranges"/> that nobody outside the registry has locked, and
+    /// returns them sorted.
     /// </summary>
     internal (nint Start, nint End)[] AcquireUnlocked(ReadOnlySpan<(nint Start, nint End)> ranges, Func<nint, nint, (nint Start, nint End)[]> lockedNow)
     {
@@ -66,7 +66,7 @@ internal sealed class LockRegistry
         }
     }
 
-    /// <summary>The parts of <paramref name="ranges"/> outside every one of <paramref name="cut"/>; both sorted and disjoint, the result too.</summary>
+    /// <summary><paramref name="ranges"/> less <paramref name="cut"/>; inputs and result sorted and disjoint.</summary>
     internal static (nint Start, nint End)[] Subtract((nint Start, nint End)[] ranges, (nint Start, nint End)[] cut)
     {
         if (cut.Length == 0)
@@ -107,9 +107,8 @@ internal sealed class LockRegistry
     internal void Release(nint start, nint end, Action<nint, nint> unlock) => Release([(start, end)], unlock);
 
     /// <summary>
-    /// Counts each of the disjoint <paramref name="ranges"/> as held once less and calls <paramref name="unlock"/> for
-    /// each part no longer held by anyone (touching parts joined into one call), inside the registry's lock so that no
-    /// lease can lock those pages again between the count and the unlock.
+    /// Counts each of <paramref name="ranges"/> as held once less and unlocks the parts no one holds any more, inside the
+    /// registry's lock so that no lease relocks them in between.
     /// </summary>
     internal void Release(ReadOnlySpan<(nint Start, nint End)> ranges, Action<nint, nint> unlock)
     {
@@ -133,7 +132,7 @@ internal sealed class LockRegistry
         }
     }
 
-    /// <summary>The held ranges, sorted by address, disjoint, touching ones joined.</summary>
+    /// <summary>The held ranges, sorted, disjoint, touching ones joined.</summary>
     internal (nint Start, nint End)[] Held()
     {
         lock (_gate)
@@ -162,9 +161,8 @@ internal sealed class LockRegistry
         return sorted;
     }
 
-    // Rebuilds the sorted, disjoint held list with the count of every range changed by delta, in one merge pass over
-    // both sorted lists. Parts of a range nobody holds become new entries (delta > 0) or change nothing (delta < 0);
-    // entries whose count reaches zero go to `free`.
+    // Rebuilds the held list with every range's count changed by delta, in one merge pass; unheld parts become entries
+    // (delta > 0) or are ignored (delta < 0); entries reaching zero go to `free`.
     private void Apply((nint Start, nint End)[] ranges, int delta, List<HeldRange>? free)
     {
         EntriesWalked += _held.Count + ranges.Length;

@@ -15,10 +15,7 @@ internal static unsafe class PopulateSupport
         return Probed.IsSupported;
     }
 
-    /// <summary>
-    /// The probe, run once by the runtime's class constructor (thread-safe, as Lazy was, without the Lazy over a
-    /// value tuple that a ReadyToRun image cannot hold and an engine's first call had to compile: 7 methods).
-    /// </summary>
+    /// <summary>The probe, run once by the class constructor: thread-safe without a Lazy a ReadyToRun image cannot hold.</summary>
     private static class Probed
     {
         internal static readonly bool IsSupported;

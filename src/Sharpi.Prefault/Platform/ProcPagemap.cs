@@ -4,7 +4,7 @@ using Microsoft.Win32.SafeHandles;
 
 namespace Sharpi.Prefault;
 
-/// <summary>A run of pages still mapped into this process, all mapped elsewhere too (<see cref="IsShared"/>) or all only here.</summary>
+/// <summary>A run of pages mapped into this process, all also mapped elsewhere (<see cref="IsShared"/>) or all only here.</summary>
 internal readonly record struct MappedRun(nint Start, nint End, bool IsShared)
 {
     internal long Length => End - Start;
@@ -12,13 +12,12 @@ internal readonly record struct MappedRun(nint Start, nint End, bool IsShared)
 
 
 /// <summary>
-/// The pages of a range that this process's page tables map, from <c>/proc/self/pagemap</c> (bit 63, "present", and bit
-/// 56, "exclusively mapped"; no privilege needed for them, only the frame numbers are hidden): a page mapped here is in
-/// memory, and unlike mincore (which answers for the page cache) it is what RSS counts.
+/// The pages of a range that this process maps, from /proc/self/pagemap's present and exclusive bits (no privilege
+/// needed): what RSS counts, where mincore answers for the page cache.
 /// </summary>
 internal sealed class ProcPagemap : IDisposable
 {
-    // One read covers this many pages (32 MiB of 4 KiB pages; 64 KiB of entries from the shared pool).
+    // Pages per read (64 KiB of entries from the shared pool).
     private const int PagesPerRead = 8 * 1024;
     private const ulong Present = 1UL << 63;
     private const ulong Exclusive = 1UL << 56;
@@ -27,8 +26,7 @@ internal sealed class ProcPagemap : IDisposable
     private bool _unavailable;
 
     /// <summary>
-    /// The bytes of [start, end) on pages this process maps; false where /proc/self/pagemap cannot be read (not Linux,
-    /// no /proc, a masked one, a read error), and then nothing is known of the range.
+    /// The bytes of [start, end) on pages this process maps; false where pagemap cannot be read, and nothing is known.
     /// </summary>
     internal bool TryCountPresent(nint start, nint end, out long presentBytes)
     {
@@ -65,7 +63,7 @@ internal sealed class ProcPagemap : IDisposable
                     presentPages += (long)(entries[i] >> 63);
                 }
 
-                // A range that starts or ends inside a page cannot claim more than its own bytes.
+                // A range starting or ending inside a page claims no more than its own bytes.
                 if (at == alignedStart && (entries[0] & Present) != 0)
                 {
                     presentBytes -= start - alignedStart;
@@ -88,8 +86,8 @@ internal sealed class ProcPagemap : IDisposable
     }
 
     /// <summary>
-    /// Adds to <paramref name="runs"/> the runs of [<paramref name="start"/>, <paramref name="end"/>) (page-aligned) that
-    /// this process maps now; false, adding nothing, where pagemap could not be read.
+    /// Adds the runs of page-aligned [<paramref name="start"/>, <paramref name="end"/>) that this process maps now to
+    /// <paramref name="runs"/>; false, adding nothing, where pagemap cannot be read.
     /// </summary>
     internal bool TryFind(nint start, nint end, List<MappedRun> runs)
     {
