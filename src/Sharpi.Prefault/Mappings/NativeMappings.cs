@@ -1,38 +1,19 @@
 
 namespace Sharpi.Prefault;
 
-/// <summary>
-/// Regions over mappings this library did not make: an engine's native code (llama.cpp, a safetensors loader in C++ or
-/// Rust) maps the weights, and these calls find where, so <see cref="MmapPrefault"/> can prefault them.
-/// </summary>
-/// <remarks>
-/// Linux reads /proc/self/maps; macOS walks the task's regions with <c>mach_vm_region</c> and names each with
-/// <c>proc_regionfilename</c>; Windows walks the address space with <c>VirtualQuery</c> and names each view with
-/// <c>K32GetMappedFileNameW</c>.
-/// </remarks>
-/// <example>
-/// <code>
-/// // After the engine has mapped the model:
-/// TensorIndex index = TensorIndex.Read("model.gguf");
-/// var hot = new TensorSelection(include: ["token_embd.*", "blk.0.*"]);
-/// PrefaultResult result = MmapPrefault.Run(NativeMappings.OfTensors(index, hot, TensorSelection.All));
-/// </code>
-/// </example>
+/// <summary>Regions over mappings an engine's native loader made, to prefault.</summary>
 public static class NativeMappings
 {
-    /// <summary>True on the OSes where this process's mappings can be found: Linux, macOS and Windows.</summary>
+    /// <summary>True on Linux, macOS and Windows.</summary>
     public static bool IsSupported => MappingFinder.IsSupported;
 
     /// <summary>
-    /// The address ranges of this process that map <paramref name="path"/>, one region per mapping in address order,
-    /// each named by the file's full path and ending at the file's end (pages mapped past it hold no file data).
-    /// Empty when nothing maps the file.
+    /// This process's mappings of <paramref name="path"/>, one region each in address order, named by the full path and
+    /// ending at the file's end.
     /// </summary>
-    /// <param name="path">The mapped file, by any path that reaches it.</param>
     /// <exception cref="ArgumentException"><paramref name="path"/> is null or empty.</exception>
-    /// <exception cref="FileNotFoundException">No file is at <paramref name="path"/>.</exception>
-    /// <exception cref="IOException"><paramref name="path"/> names a directory, a FIFO, a device or a socket, or cannot be read.</exception>
-    /// <exception cref="PlatformNotSupportedException">The OS is not one of Linux, macOS and Windows (<see cref="IsSupported"/>).</exception>
+    /// <exception cref="IOException">No regular file is there (<see cref="FileNotFoundException"/>: nothing), or it is unreadable.</exception>
+    /// <exception cref="PlatformNotSupportedException"><see cref="IsSupported"/> is false.</exception>
     public static IReadOnlyList<PrefaultRegion> OfFile(string path)
     {
         ArgumentException.ThrowIfNullOrEmpty(path);
@@ -53,19 +34,12 @@ public static class NativeMappings
     }
 
     /// <summary>
-    /// The address ranges of this process that map the selected tensors, hot first: the first selection's tensors in
-    /// file order, then each later selection's tensors that no earlier one chose (with no selection: every tensor).
+    /// This process's mappings of the selected tensors, hot first: the first selection's in file order, then each later
+    /// one's new tensors (none given: all).
     /// </summary>
-    /// <param name="index">The model's tensors; its <see cref="TensorIndex.Files"/> are the files looked for.</param>
-    /// <param name="selectionsInOrder">The selections, hottest first; none for every tensor.</param>
-    /// <exception cref="ArgumentNullException"><paramref name="index"/>, <paramref name="selectionsInOrder"/> or one of its selections is null.</exception>
-    /// <exception cref="ArgumentException">An include pattern of a selection matches no tensor of the index (as for <see cref="MappedModel.Regions"/>).</exception>
-    /// <exception cref="FileNotFoundException">A file of the index no longer exists.</exception>
-    /// <exception cref="IOException">A file of the index is no longer a regular file, or cannot be read.</exception>
-    /// <exception cref="PlatformNotSupportedException">
-    /// Windows, which does not tell the file offset a mapped view starts at (use <see cref="OfFile(string)"/> there),
-    /// or an OS other than Linux and macOS.
-    /// </exception>
+    /// <exception cref="ArgumentException">An argument or selection is null, or an include pattern matches no tensor.</exception>
+    /// <exception cref="IOException">An index file is gone (<see cref="FileNotFoundException"/>), not regular, or unreadable.</exception>
+    /// <exception cref="PlatformNotSupportedException">Windows (no view file offsets), or an unsupported OS.</exception>
     public static IReadOnlyList<PrefaultRegion> OfTensors(TensorIndex index, params TensorSelection[] selectionsInOrder)
     {
         ArgumentNullException.ThrowIfNull(index);
