@@ -3,13 +3,10 @@ using System.Runtime.InteropServices;
 
 namespace Sharpi.Prefault;
 
-/// <summary>The list and array overloads of every feature's entry points, turned into the span overload they forward to.</summary>
+/// <summary>The list and array overloads' regions as the span their span overload takes.</summary>
 internal static class RegionList
 {
-    /// <summary>
-    /// The regions a public list overload was given, as the span its span overload takes: without copying where the
-    /// list is an array or a List, a copy otherwise. Throws <see cref="ArgumentNullException"/> for null.
-    /// </summary>
+    /// <summary>The regions as a span, copied only where no array or List; <see cref="ArgumentNullException"/> for null.</summary>
     internal static ReadOnlySpan<PrefaultRegion> AsSpan(IReadOnlyList<PrefaultRegion> regions, [CallerArgumentExpression(nameof(regions))] string? name = null)
     {
         ArgumentNullException.ThrowIfNull(regions, name);
