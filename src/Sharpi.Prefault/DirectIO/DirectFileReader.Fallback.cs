@@ -1,12 +1,12 @@
 namespace Sharpi.Prefault;
 
-/// <summary>The fallback: a read that Direct I/O refuses reopens the file buffered, for good.</summary>
+// The fallback: a read that Direct I/O refuses reopens the file buffered, for good.
 public sealed unsafe partial class DirectFileReader
 {
     private static bool IsRefusal(int errno) =>
         OperatingSystem.IsWindows() ? errno == Interop.Kernel32.ERROR_INVALID_PARAMETER : errno == Interop.LinuxConstants.EINVAL;
 
-    /// <summary>Direct I/O was refused by a read (CoW or FUSE filesystems): reopen buffered, for good, and say so once.</summary>
+    /// <summary>A read refused Direct I/O (CoW or FUSE file systems): reopens buffered for good, and logs it once.</summary>
     private void FallBack(int errno, long fileOffset)
     {
         string error = ThrowHelper.DescribeOSError(errno);

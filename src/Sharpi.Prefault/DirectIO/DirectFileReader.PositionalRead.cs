@@ -4,13 +4,10 @@ using Microsoft.Win32.SafeHandles;
 
 namespace Sharpi.Prefault;
 
-/// <summary>The read at a file offset, per OS: pread on Linux, ReadFile (through RandomAccess) on Windows and elsewhere.</summary>
+// The read at a file offset, per OS: pread on Linux, ReadFile (through RandomAccess) elsewhere.
 public sealed unsafe partial class DirectFileReader
 {
-    /// <summary>
-    /// Reads up to <paramref name="want"/> bytes at <paramref name="fileOffset"/>, retrying short reads. Returns the
-    /// bytes read (fewer at the end of the file) and the OS error, 0 when none.
-    /// </summary>
+    /// <summary>Reads up to <paramref name="want"/> bytes, retrying short reads: the bytes read (fewer at end of file) and the OS error (0: none).</summary>
     private int Fill(byte* target, int want, long fileOffset, bool staged, out int errno)
     {
         errno = 0;
@@ -52,7 +49,7 @@ public sealed unsafe partial class DirectFileReader
 
             done += n;
 
-            // A Direct read that stops off the alignment stopped at the end of the file; another would be misaligned.
+            // A Direct read stopping off the alignment hit the end of the file; another would be misaligned.
             if (staged && (done & (_offsetAlignment - 1)) != 0)
             {
                 break;
@@ -62,7 +59,7 @@ public sealed unsafe partial class DirectFileReader
         return done;
     }
 
-    /// <summary>One pread, retried on EINTR. Returns the bytes read, or 0 and the errno.</summary>
+    /// <summary>One pread, retried on EINTR: the bytes read, or 0 and the errno.</summary>
     [SupportedOSPlatform("linux")]
     private static int ReadAtLinux(SafeFileHandle handle, byte* target, int count, long fileOffset, out int errno)
     {
@@ -84,8 +81,8 @@ public sealed unsafe partial class DirectFileReader
     }
 
     /// <summary>
-    /// One unbuffered ReadFile. Returns the bytes read, or 0 and ERROR_INVALID_PARAMETER where the volume rejects the
-    /// alignment (the caller falls back); any other error throws RandomAccess's IOException.
+    /// One unbuffered ReadFile: the bytes read, or 0 and ERROR_INVALID_PARAMETER where the volume rejects the alignment;
+    /// other errors throw RandomAccess's IOException.
     /// </summary>
     [SupportedOSPlatform("windows")]
     private static int ReadUnbufferedAtWindows(SafeFileHandle handle, byte* target, int count, long fileOffset, out int error)
