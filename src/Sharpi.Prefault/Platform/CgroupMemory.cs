@@ -2,23 +2,17 @@ using System.Globalization;
 
 namespace Sharpi.Prefault;
 
-/// <summary>
-/// The memory limit and unreclaimable use (0 when unreadable) of this process's cgroup (v2 or v1) that leaves it the
-/// least room.
-/// </summary>
+/// <summary>The memory limit and unreclaimable use (0: unreadable) of the cgroup leaving this process the least room.</summary>
 internal readonly record struct CgroupMemory(long LimitBytes, long UsedBytes)
 {
     internal const string ProcSelfCgroupPath = "/proc/self/cgroup";
 
     internal long RoomBytes => Math.Max(0, LimitBytes - UsedBytes);
 
-    /// <summary>The group that limits this process most, from the real files; null for none.</summary>
+    /// <summary>From the real files; null for none.</summary>
     internal static CgroupMemory? ReadCurrent() => Read(KernelFile.TryReadText(ProcSelfCgroupPath), KernelFile.TryReadText);
 
-    /// <summary>
-    /// The group that limits this process most, walking from its group in <paramref name="procSelfCgroup"/> up to the root
-    /// (v2 memory.max/current, or v1's memory controller).
-    /// </summary>
+    /// <summary>The group limiting this process most, from its group in <paramref name="procSelfCgroup"/> up to the root (v2 or v1).</summary>
     internal static CgroupMemory? Read(string? procSelfCgroup, Func<string, string?> readFile)
     {
         if (procSelfCgroup is null)
@@ -56,7 +50,7 @@ internal readonly record struct CgroupMemory(long LimitBytes, long UsedBytes)
 
     private static CgroupMemory? WalkUp(string root, string groupPath, CgroupFiles files, Func<string, string?> readFile)
     {
-        // In a container the group path is often "/" or not visible: walk to the root and take the tightest group.
+        // In a container the group path is often "/" or not visible: walk to the root, take the tightest.
         CgroupMemory? best = null;
         string path = groupPath.TrimEnd('/');
         while (true)
@@ -80,9 +74,7 @@ internal readonly record struct CgroupMemory(long LimitBytes, long UsedBytes)
         }
     }
 
-    /// <summary>
-    /// The group's file page cache, which the kernel reclaims before it fails a charge (active_file + inactive_file).
-    /// </summary>
+    /// <summary>The group's file page cache, reclaimed before a charge fails.</summary>
     internal static long ReclaimableFileBytes(string? memoryStat)
     {
         if (memoryStat is null)
@@ -127,7 +119,7 @@ internal readonly record struct CgroupMemory(long LimitBytes, long UsedBytes)
             return null;
         }
 
-        // cgroup v1 reports "no limit" as a page-rounded LONG_MAX; anything at or past 2^60 is no limit.
+        // v1's "no limit" is a page-rounded LONG_MAX: 2^60 and up is no limit.
         return long.TryParse(text, NumberStyles.None, CultureInfo.InvariantCulture, out long value) && value < (1L << 60)
             ? value
             : null;

@@ -4,12 +4,12 @@ using Microsoft.Win32.SafeHandles;
 
 namespace Sharpi.Prefault;
 
-// Files whose page cache the kernel hides from this process, and how they are counted instead.
+// Files whose page cache the kernel hides from this process.
 internal sealed unsafe partial class FileCacheProbe
 {
     /// <summary>
-    /// True when the kernel hides the page cache of <paramref name="handle"/>'s file from this process (one it could not
-    /// open for writing): cachestat's EPERM where it exists, else the kernel's own rule re-checked (docs/why/platform.md).
+    /// True when the kernel hides the file's page cache from this process (it could not open it for writing):
+    /// cachestat's EPERM, or the kernel's rule re-checked (docs/why/platform.md).
     /// </summary>
     [SupportedOSPlatform("linux")]
     internal static bool HidesCache(SafeFileHandle handle, string path)
@@ -28,7 +28,7 @@ internal sealed unsafe partial class FileCacheProbe
             {
                 if (!FilterRefusesCachestat())
                 {
-                    return true; // the kernel's own check: it hides this file's cache from this process
+                    return true; // the kernel's own check
                 }
 
                 Volatile.Write(ref s_unsupported, 1);
@@ -43,7 +43,7 @@ internal sealed unsafe partial class FileCacheProbe
         return !MayWrite(handle, path);
     }
 
-    /// <summary>Whether a seccomp filter refuses cachestat, asked once (on no descriptor).</summary>
+    /// <summary>Whether a seccomp filter refuses cachestat, asked once.</summary>
     [SupportedOSPlatform("linux")]
     private static bool FilterRefusesCachestat()
     {
@@ -62,10 +62,7 @@ internal sealed unsafe partial class FileCacheProbe
         return known == 1;
     }
 
-    /// <summary>
-    /// Whether this process could open the file for writing, as the kernel decides whether mincore may tell: owner,
-    /// CAP_FOWNER, or a writer by faccessat.
-    /// </summary>
+    /// <summary>Whether this process could open the file for writing, as the kernel decides (owner, CAP_FOWNER, faccessat).</summary>
     [SupportedOSPlatform("linux")]
     private static bool MayWrite(SafeFileHandle handle, string path)
     {
@@ -74,7 +71,7 @@ internal sealed unsafe partial class FileCacheProbe
             || Interop.Libc.Faccessat(Interop.LinuxConstants.AT_FDCWD, path, Interop.LinuxConstants.W_OK, Interop.LinuxConstants.AT_EACCESS) == 0;
     }
 
-    /// <summary>Whether <paramref name="euid"/> owns the file; false where statx cannot tell.</summary>
+    /// <summary>False where statx cannot tell.</summary>
     [SupportedOSPlatform("linux")]
     private static bool OwnedBy(SafeFileHandle handle, uint euid)
     {
@@ -89,10 +86,7 @@ internal sealed unsafe partial class FileCacheProbe
         }
     }
 
-    /// <summary>
-    /// After mincore counted [start, end), recounts from the page tables each piece whose file hides its cache (mincore
-    /// called it resident whole).
-    /// </summary>
+    /// <summary>Recounts from the page tables each piece of a hidden file, which mincore counted resident whole.</summary>
     private void CountHiddenAgain(nint start, nint end, ref long residentBytes, ref long unknownBytes)
     {
         for (int i = AddressRanges.FirstEndingAfter<FilePiece>(_pieces, start); i < _pieces.Length && (nuint)_pieces[i].Start < (nuint)end; i++)
@@ -108,7 +102,7 @@ internal sealed unsafe partial class FileCacheProbe
         }
     }
 
-    /// <summary>Counts a piece that hides its cache: pages this process maps are resident, the rest unknown.</summary>
+    /// <summary>Pages this process maps are resident, the rest unknown.</summary>
     private void CountMapped(nint start, nint end, ref long residentBytes, ref long unknownBytes)
     {
         long present = 0;

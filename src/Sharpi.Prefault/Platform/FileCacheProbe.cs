@@ -6,12 +6,10 @@ using Microsoft.Win32.SafeHandles;
 
 namespace Sharpi.Prefault;
 
-/// <summary>
-/// Counts the resident bytes of mapped ranges: cachestat on the mapped file where Linux 6.5+ has it, else mincore.
-/// </summary>
+/// <summary>Counts resident bytes of mapped ranges: cachestat per file on Linux 6.5+, else mincore.</summary>
 internal sealed unsafe partial class FileCacheProbe : IDisposable
 {
-    /// <summary>True where mapped memory's residency can be counted (mincore, or QueryWorkingSetEx on Windows).</summary>
+    /// <summary>True where mapped memory's residency can be counted.</summary>
     [SupportedOSPlatformGuard("linux")]
     [SupportedOSPlatformGuard("macos")]
     [SupportedOSPlatformGuard("freebsd")]
@@ -19,19 +17,19 @@ internal sealed unsafe partial class FileCacheProbe : IDisposable
     internal static bool IsSupported =>
         OperatingSystem.IsLinux() || OperatingSystem.IsMacOS() || OperatingSystem.IsFreeBSD() || OperatingSystem.IsWindows();
 
-    private static int s_unsupported; // 1 once cachestat answered ENOSYS or a seccomp filter refused it
-    private static int s_filterRefuses; // 0 not asked yet, 1 a seccomp filter refuses cachestat, 2 it does not
+    private static int s_unsupported; // 1: cachestat answered ENOSYS or is filtered
+    private static int s_filterRefuses; // 0 not asked, 1 seccomp refuses cachestat, 2 not
 
     private readonly FilePiece[] _pieces;
     private readonly FileIdentity[] _files;
     private ProcPagemap? _mappedPages;
 
-    // The one file open at a time (-1: none yet; a null handle: not the mapped file).
+    // The one file open at a time (-1: none; null handle: not the mapped file).
     private int _openFile = -1;
     private SafeFileHandle? _openHandle;
     private bool _openHidesCache;
 
-    // The last cachestat and its answer: tiny neighbour regions share their pages.
+    // The last cachestat: tiny neighbour regions share pages.
     private int _lastFile = -1;
     private Interop.Libc.CachestatRange _lastRange;
     private ulong _lastCached;
@@ -45,7 +43,7 @@ internal sealed unsafe partial class FileCacheProbe : IDisposable
     /// <summary>A probe of the file mappings in <paramref name="maps"/> under <paramref name="regions"/>; opens nothing yet.</summary>
     internal static FileCacheProbe Create(MergedRegion[] regions, ProcMapEntry[] maps)
     {
-        // Pieces even without cachestat: mincore then counts, and the pieces say which files hide their cache from it.
+        // Pieces even without cachestat: they say which files hide their cache from mincore.
         if (!OperatingSystem.IsLinux() || maps.Length == 0)
         {
             return new FileCacheProbe([], []);
@@ -63,7 +61,7 @@ internal sealed unsafe partial class FileCacheProbe : IDisposable
             }
         }
 
-        // String keys, not tuples: the framework's string-keyed dictionary is precompiled (docs/why/platform.md).
+        // String keys, not tuples: precompiled (docs/why/platform.md).
         var files = new Dictionary<string, int>(StringComparer.Ordinal);
         var keys = new ArrayBuilder<FileIdentity>();
         var pieces = new ArrayBuilder<FilePiece>();
@@ -82,15 +80,15 @@ internal sealed unsafe partial class FileCacheProbe : IDisposable
                 keys.Add(new FileIdentity(m.Path, m.Inode));
             }
 
-            pieces.Add(new FilePiece(m.Start, m.End, file, m.Offset)); // in address order, as the maps are
+            pieces.Add(new FilePiece(m.Start, m.End, file, m.Offset)); // in address order
         }
 
         return new FileCacheProbe(pieces.ToArray(), keys.ToArray());
     }
 
     /// <summary>
-    /// Resident bytes of <paramref name="ranges"/> (each range's count into <paramref name="each"/> when given); a range
-    /// that cannot be counted adds nothing, and bytes whose residency is hidden go to <paramref name="unknownBytes"/>.
+    /// Resident bytes of <paramref name="ranges"/>, each range's count into <paramref name="each"/> when given; an
+    /// uncountable range adds nothing, bytes the kernel hides go to <paramref name="unknownBytes"/>.
     /// </summary>
     internal static long CountResident(MergedRegion[] ranges, ProcMapEntry[] maps, out long unknownBytes, RangeResidency[]? each = null)
     {
@@ -125,9 +123,7 @@ internal sealed unsafe partial class FileCacheProbe : IDisposable
     internal static long CountResident(MergedRegion[] ranges, ProcMapEntry[] maps, RangeResidency[]? each = null)
         => CountResident(ranges, maps, out _, each);
 
-    /// <summary>
-    /// Resident bytes of [start, end) and those the kernel would not tell; false with the failed call (ENOMEM: not mapped).
-    /// </summary>
+    /// <summary>Resident and untold bytes of [start, end); false with the failed call (ENOMEM: not mapped).</summary>
     [SupportedOSPlatform("linux")]
     [SupportedOSPlatform("macos")]
     [SupportedOSPlatform("freebsd")]
@@ -156,7 +152,7 @@ internal sealed unsafe partial class FileCacheProbe : IDisposable
         {
             if (Mincore.TryCountResident(start, end, out residentBytes, out int errno))
             {
-                // mincore claims every page of a file that hides its cache: count those from the page tables.
+                // mincore claims every page of a hidden file: recount those from the page tables.
                 CountHiddenAgain(start, end, ref residentBytes, ref unknownBytes);
                 return true;
             }
@@ -165,7 +161,7 @@ internal sealed unsafe partial class FileCacheProbe : IDisposable
             return false;
         }
 
-        // Not reached; tells the platform analyzer so.
+        // Not reached; for the platform analyzer.
         return false;
     }
 
@@ -184,13 +180,13 @@ internal sealed unsafe partial class FileCacheProbe : IDisposable
     {
         residentBytes = 0;
         unknownBytes = 0;
-        // Empty off Linux (see Create); the check tells the platform analyzer so.
+        // Empty off Linux; the check is for the platform analyzer.
         if (!OperatingSystem.IsLinux() || _pieces.Length == 0 || Volatile.Read(ref s_unsupported) != 0)
         {
             return false;
         }
 
-        // The pieces are disjoint and sorted; the range must be covered without a gap.
+        // Pieces are disjoint and sorted; the range must be covered without a gap.
         int i = AddressRanges.FirstEndingAfter<FilePiece>(_pieces, start);
         nint at = start;
         long total = 0, unknown = 0;
@@ -239,7 +235,7 @@ internal sealed unsafe partial class FileCacheProbe : IDisposable
                 CachestatCalls++;
             }
 
-            // Whole pages are counted; a range that starts or ends inside a page cannot claim more than its bytes.
+            // Whole pages counted; a range inside a page claims no more than its bytes.
             total += Math.Min((long)_lastCached * Pages.Size, stop - at);
             at = stop;
             i++;
@@ -250,11 +246,11 @@ internal sealed unsafe partial class FileCacheProbe : IDisposable
         return true;
     }
 
-    /// <summary>Opens the path when it still names the mapped regular file (same inode); null otherwise.</summary>
+    /// <summary>The path opened where it still names the mapped regular file (same inode); null otherwise.</summary>
     [SupportedOSPlatform("linux")]
     internal static SafeFileHandle? OpenIfSameFile(string path, long inode) => OpenIfSameFile(path, inode, out _);
 
-    /// <summary>As <see cref="OpenIfSameFile(string, long)"/>, with the opened file's length (0 where none).</summary>
+    /// <summary>As <see cref="OpenIfSameFile(string, long)"/>, with the file's length (0 where none).</summary>
     [SupportedOSPlatform("linux")]
     internal static SafeFileHandle? OpenIfSameFile(string path, long inode, out long length)
     {
@@ -266,7 +262,7 @@ internal sealed unsafe partial class FileCacheProbe : IDisposable
                 return null;
             }
 
-            // open(2), not File.OpenHandle: the framework's share-mode lock costs a first run more than the open.
+            // open(2), not File.OpenHandle: its share-mode lock costs a first run more than the open.
             if (FileOpener.TryOpenRead(path, out _) is not SafeFileHandle handle)
             {
                 return null;
@@ -292,7 +288,7 @@ internal sealed unsafe partial class FileCacheProbe : IDisposable
         }
     }
 
-    /// <summary>The file at index <paramref name="file"/>, open (the one before closed); false where its path no longer names the mapped file.</summary>
+    /// <summary>The file at index <paramref name="file"/>, opened in place of the last; false where its path no longer names it.</summary>
     [SupportedOSPlatform("linux")]
     private bool TryOpen(int file, [NotNullWhen(true)] out SafeFileHandle? handle, out bool hidesCache)
     {
@@ -310,10 +306,9 @@ internal sealed unsafe partial class FileCacheProbe : IDisposable
         return handle is not null;
     }
 
-    // File: the index into _files.
     private readonly record struct FilePiece(nint Start, nint End, int File, long FileOffset) : IAddressRange;
 
-    /// <summary>A key for a mapped file's path and inode: two files can show one path (a mount over its folder).</summary>
+    /// <summary>A key for a mapped file's path and inode (one path can show two files: a mount over its folder).</summary>
     internal static string FileKey(string path, long inode) =>
         string.Concat(inode.ToString(CultureInfo.InvariantCulture), "\0", path);
 

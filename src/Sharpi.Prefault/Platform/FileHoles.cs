@@ -4,13 +4,11 @@ using Microsoft.Win32.SafeHandles;
 
 namespace Sharpi.Prefault;
 
-/// <summary>The holes of a sparse file, by lseek's SEEK_DATA and SEEK_HOLE (file systems without extents report none).</summary>
+/// <summary>A sparse file's holes, by lseek's SEEK_DATA and SEEK_HOLE.</summary>
 [SupportedOSPlatform("linux")]
 internal static class FileHoles
 {
-    /// <summary>
-    /// Whether <paramref name="file"/> has a hole anywhere (one SEEK_HOLE from 0); false where the file system cannot tell.
-    /// </summary>
+    /// <summary>Whether the file has a hole; false where the file system cannot tell.</summary>
     internal static bool HasAny(SafeFileHandle file, long length)
     {
         long hole = Interop.Libc.Lseek(file, 0, Interop.LinuxConstants.SEEK_HOLE);
@@ -18,8 +16,8 @@ internal static class FileHoles
     }
 
     /// <summary>
-    /// Adds the holes of [<paramref name="from"/>, <paramref name="to"/>) to <paramref name="holes"/> as file offsets, in
-    /// order; false, adding nothing, where the file system cannot tell, and the caller reads the range as data.
+    /// Adds the holes of [<paramref name="from"/>, <paramref name="to"/>) as file offsets, in order; false, adding nothing,
+    /// where the file system cannot tell (the caller reads it as data).
     /// </summary>
     internal static bool TryFind(SafeFileHandle file, long from, long to, List<(long Start, long End)> holes)
     {
@@ -35,7 +33,7 @@ internal static class FileHoles
                     return false;
                 }
 
-                data = to; // no data after 'at': a hole to the end
+                data = to; // a hole to the end
             }
 
             if (data > at)

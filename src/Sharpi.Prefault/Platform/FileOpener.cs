@@ -4,17 +4,14 @@ using Microsoft.Win32.SafeHandles;
 
 namespace Sharpi.Prefault;
 
-/// <summary>
-/// The one way to open a path this process did not create, without ever blocking: O_NONBLOCK until the descriptor is
-/// known to be a regular file, since a FIFO renamed in after a check by path would block the open.
-/// </summary>
+/// <summary>Opens paths without ever blocking: O_NONBLOCK until the descriptor is known regular (a FIFO may be renamed in).</summary>
 internal static class FileOpener
 {
     private const FileShare ReadersAndWriters = FileShare.ReadWrite | FileShare.Delete;
 
     /// <summary>
-    /// Opens <paramref name="path"/> for reading, following symlinks, as a descriptor the caller owns; devices only where
-    /// <paramref name="allowDevices"/>. <paramref name="share"/> applies on Windows only.
+    /// Opens <paramref name="path"/> (symlinks followed) for reading; devices only where <paramref name="allowDevices"/>,
+    /// <paramref name="share"/> on Windows only.
     /// </summary>
     /// <exception cref="FileNotFoundException">ENOENT or ENOTDIR (in the inner exception).</exception>
     /// <exception cref="UnauthorizedAccessException">EACCES or EPERM (in the inner exception).</exception>
@@ -31,7 +28,7 @@ internal static class FileOpener
             SafeFileHandle handle = TryOpenUnix(path, 0, allowDevices, out int errno, out FileKind refused) ?? throw Refused(path, errno, refused);
             if (OperatingSystem.IsLinux() && hint is FileOptions.RandomAccess or FileOptions.SequentialScan)
             {
-                // Advice only: a refusal changes only how far the kernel reads ahead.
+                // Advice: a refusal changes only the read-ahead.
                 _ = Interop.Libc.PosixFadvise(handle, 0, 0, hint == FileOptions.RandomAccess
                     ? Interop.LinuxConstants.POSIX_FADV_RANDOM
                     : Interop.LinuxConstants.POSIX_FADV_SEQUENTIAL);
@@ -60,10 +57,7 @@ internal static class FileOpener
         }
     }
 
-    /// <summary>
-    /// Opens a regular file read-only with <paramref name="directFlag"/> (O_DIRECT); null with open's errno where it fails
-    /// (EINVAL: the file system refuses O_DIRECT), so the caller can fall back.
-    /// </summary>
+    /// <summary>Opens a regular file with <paramref name="directFlag"/>; null with open's errno (EINVAL: O_DIRECT refused).</summary>
     /// <exception cref="IOException">The descriptor is no regular file, or fcntl failed.</exception>
     [SupportedOSPlatform("linux")]
     internal static SafeFileHandle? TryOpenDirect(string path, int directFlag, out int errno)
@@ -82,10 +76,7 @@ internal static class FileOpener
         return handle;
     }
 
-    /// <summary>
-    /// <see cref="OpenRead"/> that never throws: null with <paramref name="errno"/> where open fails, or with 0 where the
-    /// descriptor is no regular file.
-    /// </summary>
+    /// <summary><see cref="OpenRead"/> that never throws: null with open's errno, or with 0 for no regular file.</summary>
     [SupportedOSPlatform("linux")]
     [SupportedOSPlatform("macos")]
     internal static SafeFileHandle? TryOpenRead(string path, out int errno)
@@ -102,15 +93,15 @@ internal static class FileOpener
         }
         catch (PlatformCallException e)
         {
-            // fcntl could not clear O_NONBLOCK (the descriptor is closed): a failed open to these callers.
+            // fcntl failed (the descriptor is closed): a failed open to these callers.
             errno = e.HResult;
             return null;
         }
     }
 
     /// <summary>
-    /// Opens <paramref name="path"/> with the caller's <paramref name="flags"/> plus O_CLOEXEC, as non-blocking as
-    /// <see cref="OpenRead"/>, for a file the tool keeps (a pid file); the caller checks its kind. Null with open's errno.
+    /// Opens with the caller's <paramref name="flags"/> (a pid file), as non-blocking as <see cref="OpenRead"/>; the caller
+    /// checks the kind. Null with open's errno.
     /// </summary>
     /// <exception cref="IOException">fcntl failed to clear O_NONBLOCK (a <see cref="PlatformCallException"/>).</exception>
     [SupportedOSPlatform("linux")]
@@ -159,7 +150,7 @@ internal static class FileOpener
             FileKind kind = FileStatus.Of(handle).Kind;
             if (kind == FileKind.Missing)
             {
-                // No statx (glibc < 2.28): the kind is unknown, so O_NONBLOCK stays; a FIFO's read then returns at once.
+                // No statx (glibc < 2.28): O_NONBLOCK stays, and a FIFO's read returns at once.
                 return handle;
             }
 
@@ -228,10 +219,7 @@ internal static class FileOpener
         return OpenFailed(path, errno);
     }
 
-    /// <summary>
-    /// open's errno as the exception .NET's own open throws (so callers' catches hold), carrying a
-    /// <see cref="PlatformCallException"/> as itself or as the inner exception.
-    /// </summary>
+    /// <summary>open's errno as the exception .NET's own open throws, with a <see cref="PlatformCallException"/> in it.</summary>
     internal static Exception OpenFailed(string path, int errno)
     {
         var failure = new PlatformCallException(PlatformError.FromErrno("open", errno), path);
@@ -249,10 +237,7 @@ internal static class FileOpener
         return denied ? new UnauthorizedAccessException($"Access to the path '{path}' is denied ({failure.Error}).", failure) : failure;
     }
 
-    /// <summary>
-    /// mmap's errno for a refused map of a readable file, which MemoryMappedFile reports only as "access denied"; null
-    /// where mmap now succeeds (released at once), and the framework's exception stands.
-    /// </summary>
+    /// <summary>mmap's errno for a map MemoryMappedFile refused as "access denied"; null where mmap now succeeds.</summary>
     [SupportedOSPlatform("linux")]
     [SupportedOSPlatform("macos")]
     internal static unsafe PlatformCallException? MmapRefusal(SafeFileHandle handle, long length, string path)
@@ -262,7 +247,7 @@ internal static class FileOpener
             return null;
         }
 
-        const int ProtRead = 0x1, MapShared = 0x1; // the same on Linux and macOS
+        const int ProtRead = 0x1, MapShared = 0x1; // same on Linux and macOS
         void* address = Interop.Libc.Mmap(null, (nuint)length, ProtRead, MapShared, handle, 0);
         if (address != (void*)-1)
         {

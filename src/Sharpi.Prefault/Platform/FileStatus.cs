@@ -4,7 +4,7 @@ using Microsoft.Win32.SafeHandles;
 
 namespace Sharpi.Prefault;
 
-/// <summary>What a path names, told without opening it (opening a FIFO blocks until a writer appears).</summary>
+/// <summary>What a path names, told without opening it (a FIFO's open blocks).</summary>
 internal enum FileKind
 {
     Missing,
@@ -15,26 +15,22 @@ internal enum FileKind
     BlockDevice,
     Socket,
 
-    /// <summary>A symbolic link, told only where links are not followed.</summary>
+    /// <summary>Told only where links are not followed.</summary>
     Symlink,
     Other,
 }
 
 /// <summary>
-/// The kind, identity and length of the file a path names, symlinks followed; identity is the (device, inode) that
-/// /proc/self/maps reports, 0 where unknown (Linux device: major in the high 32 bits, minor in the low).
+/// A file's kind, identity (device and inode as /proc/self/maps reports them; 0: unknown) and length, symlinks followed.
 /// </summary>
 internal readonly record struct FileStatus(FileKind Kind, ulong Device, ulong Inode, long Length)
 {
     internal bool HasIdentity => Inode != 0;
 
-    /// <summary>Device and inode: two paths to one file share it.</summary>
+    /// <summary>Two paths to one file share it.</summary>
     internal (ulong Device, ulong Inode) Identity => (Device, Inode);
 
-    /// <summary>
-    /// The status of <paramref name="path"/>; never throws: what stat cannot see is <see cref="FileKind.Missing"/>, with
-    /// its errno on Linux (0 elsewhere).
-    /// </summary>
+    /// <summary>The status of <paramref name="path"/>; never throws: Missing with its errno (Linux) where stat fails.</summary>
     internal static FileStatus Of(string path, bool followLinks, out int errno)
     {
         errno = 0;
@@ -51,7 +47,7 @@ internal readonly record struct FileStatus(FileKind Kind, ulong Device, ulong In
         return TryOf(path) ?? default;
     }
 
-    /// <summary>The status of an open file; <see langword="default"/> (Missing) where it cannot be read.</summary>
+    /// <summary>The status of an open file; <see langword="default"/> where it cannot be read.</summary>
     internal static unsafe FileStatus Of(SafeFileHandle handle)
     {
         if (OperatingSystem.IsMacOS())
@@ -74,11 +70,11 @@ internal readonly record struct FileStatus(FileKind Kind, ulong Device, ulong In
         }
         catch (EntryPointNotFoundException)
         {
-            return default; // no statx in the C library (glibc < 2.28)
+            return default; // no statx (glibc < 2.28)
         }
     }
 
-    /// <summary>The status of the file <paramref name="path"/> names (symlinks followed), by stat, never open.</summary>
+    /// <summary>The status of the file <paramref name="path"/> names, by stat, never open.</summary>
     /// <exception cref="IOException">stat failed other than for a missing file.</exception>
     internal static FileStatus Of(string path)
     {
@@ -95,7 +91,7 @@ internal readonly record struct FileStatus(FileKind Kind, ulong Device, ulong In
         return OfManaged(path);
     }
 
-    /// <summary>The status of <paramref name="path"/>, or null where stat fails.</summary>
+    /// <summary>The status, or null where stat fails.</summary>
     internal static FileStatus? TryOf(string path)
     {
         try
@@ -108,13 +104,10 @@ internal readonly record struct FileStatus(FileKind Kind, ulong Device, ulong In
         }
     }
 
-    /// <summary>The length of the regular file at <paramref name="path"/>; null for anything else or where stat fails.</summary>
+    /// <summary>The regular file's length; null for anything else or where stat fails.</summary>
     internal static long? TryRegularLength(string path) => TryOf(path) is { Kind: FileKind.Regular } status ? status.Length : null;
 
-    /// <summary>
-    /// Throws unless <paramref name="path"/> names a regular file: FileNotFoundException when nothing is there, IOException
-    /// naming what is.
-    /// </summary>
+    /// <summary>Throws unless a regular file is there: FileNotFoundException for nothing, else IOException naming it.</summary>
     internal static FileStatus RequireRegular(string path)
     {
         FileStatus status = Of(path);
@@ -132,8 +125,8 @@ internal readonly record struct FileStatus(FileKind Kind, ulong Device, ulong In
     }
 
     /// <summary>
-    /// Refuses a directory, FIFO, socket or (unless <paramref name="allowDevices"/>) device before an open: a FIFO's open
-    /// blocks until a writer appears, a device can be endless. A missing path or a failed stat passes.
+    /// Refuses a directory, FIFO, socket or device (unless <paramref name="allowDevices"/>) before an open that could
+    /// block or never end; a missing path or failed stat passes.
     /// </summary>
     /// <exception cref="IOException">The path names what is refused, or holds a NUL.</exception>
     internal static void ThrowIfNotRegular(string path, bool allowDevices = false)
@@ -179,14 +172,14 @@ internal readonly record struct FileStatus(FileKind Kind, ulong Device, ulong In
         return status;
     }
 
-    // Null where the C library has no statx (glibc < 2.28).
+    // Null where there is no statx (glibc < 2.28).
     [SupportedOSPlatform("linux")]
     private static unsafe FileStatus? StatxLinux(string path, int flags, out int errno)
     {
         errno = 0;
         Interop.Libc.StatxBuffer stx;
         int result;
-        // AT_FDCWD travels in a handle that never closes it.
+        // AT_FDCWD in a handle that never closes it.
         using (var cwd = new SafeFileHandle(Interop.LinuxConstants.AT_FDCWD, ownsHandle: false))
         {
             try
@@ -231,7 +224,7 @@ internal readonly record struct FileStatus(FileKind Kind, ulong Device, ulong In
         return new FileStatus(kind, (uint)st.Device, st.Inode, st.Size);
     }
 
-    // S_IF* values are the same on Linux and macOS.
+    // S_IF* values match on Linux and macOS.
     private static FileKind KindOf(int type) => type switch
     {
         Interop.LinuxConstants.S_IFREG => FileKind.Regular,
@@ -244,7 +237,7 @@ internal readonly record struct FileStatus(FileKind Kind, ulong Device, ulong In
         _ => FileKind.Other,
     };
 
-    // Windows names no FIFOs in the file system, so existence and directories are what is left to tell.
+    // Windows names no FIFOs in the file system: existence and directories are left to tell.
     private static FileStatus OfManaged(string path)
     {
         if (Directory.Exists(path))

@@ -6,16 +6,13 @@ using Microsoft.Win32.SafeHandles;
 
 namespace Sharpi.Prefault;
 
-/// <summary>
-/// Reads the small text files the kernel generates (/proc, /sys); never throws: a file missing, unreadable or refused
-/// reads as null, since every figure read from one is optional.
-/// </summary>
+/// <summary>Reads kernel text files (/proc, /sys); never throws: missing, unreadable or refused reads as null.</summary>
 internal static class KernelFile
 {
-    /// <summary>The most bytes read from one file: far above any the library reads, below a pooled buffer's int overflow.</summary>
+    /// <summary>Far above any file read, below a pooled buffer's int overflow.</summary>
     internal const int MaxBytes = 256 * 1024 * 1024;
 
-    /// <summary>The text of <paramref name="path"/>, or null where it does not exist or cannot be read.</summary>
+    /// <summary>The text, or null where missing or unreadable.</summary>
     internal static string? TryReadText(string path)
     {
         if (OperatingSystem.IsLinux())
@@ -34,7 +31,7 @@ internal static class KernelFile
 
         try
         {
-            // Spares the common "not here" a first-chance exception.
+            // Spares "not here" a first-chance exception.
             return FileStatus.TryOf(path) is { Kind: FileKind.Regular } ? File.ReadAllText(path) : null;
         }
         catch (IOException)
@@ -48,8 +45,8 @@ internal static class KernelFile
     }
 
     /// <summary>
-    /// Reads the regular file <paramref name="path"/> into <paramref name="buffer"/> (pooled; grown by swapping for a larger
-    /// rented one): the bytes read, or -1 where missing, refused, not regular or over <see cref="MaxBytes"/>. Never throws.
+    /// Reads a regular file into <paramref name="buffer"/> (pooled, swapped for a larger one as needed): the bytes read, or
+    /// -1 where missing, refused, not regular or over <see cref="MaxBytes"/>. Never throws.
     /// </summary>
     [SupportedOSPlatform("linux")]
     internal static unsafe int TryReadAll(string path, ref byte[] buffer)
@@ -59,7 +56,7 @@ internal static class KernelFile
             return -1;
         }
 
-        // Checked to be a regular file; where the C library cannot tell, the cap below still ends an endless read.
+        // Checked regular; where the C library cannot tell, the cap ends an endless read.
         using SafeFileHandle? file = FileOpener.TryOpenRead(path, out _);
         if (file is null)
         {

@@ -1,21 +1,16 @@
 namespace Sharpi.Prefault;
 
-/// <summary>
-/// The page ranges this process holds locked through <see cref="MmapLock"/>, counted per range: one munlock undoes
-/// any number of mlocks of a page.
-/// </summary>
+/// <summary>The page ranges this process locks through <see cref="MmapLock"/>, counted: one munlock undoes any number of mlocks.</summary>
 internal sealed class LockRegistry
 {
     private readonly object _gate = new();
     private List<HeldRange> _held = [];
 
-    /// <summary>This process's registry.</summary>
     internal static LockRegistry Process { get; } = new();
 
-    /// <summary>Entries and ranges walked by all updates so far (tests prove updates linear).</summary>
+    /// <summary>Entries and ranges walked by all updates (tests prove updates linear).</summary>
     internal long EntriesWalked { get; private set; }
 
-    /// <summary>Counts [start, end) as held once more.</summary>
     internal void Acquire(nint start, nint end) => Acquire([(start, end)]);
 
     /// <summary>Counts each of the disjoint <paramref name="ranges"/> as held once more.</summary>
@@ -28,10 +23,7 @@ internal sealed class LockRegistry
         }
     }
 
-    /// <summary>
-    /// Counts as held once more the parts of <paramref name="ranges"/> that nobody outside the registry has locked, and
-    /// returns them sorted.
-    /// </summary>
+    /// <summary>Counts as held once more the parts of <paramref name="ranges"/> no one else has locked, and returns them sorted.</summary>
     internal (nint Start, nint End)[] AcquireUnlocked(ReadOnlySpan<(nint Start, nint End)> ranges, Func<nint, nint, (nint Start, nint End)[]> lockedNow)
     {
         (nint Start, nint End)[] sorted = Sorted(ranges);
@@ -107,8 +99,8 @@ internal sealed class LockRegistry
     internal void Release(nint start, nint end, Action<nint, nint> unlock) => Release([(start, end)], unlock);
 
     /// <summary>
-    /// Counts each of <paramref name="ranges"/> as held once less and unlocks the parts no one holds any more, inside the
-    /// registry's lock so that no lease relocks them in between.
+    /// Counts each range as held once less and unlocks the parts no one holds, inside the registry's lock so that no lease
+    /// relocks them in between.
     /// </summary>
     internal void Release(ReadOnlySpan<(nint Start, nint End)> ranges, Action<nint, nint> unlock)
     {
@@ -161,14 +153,13 @@ internal sealed class LockRegistry
         return sorted;
     }
 
-    // Rebuilds the held list with every range's count changed by delta, in one merge pass; unheld parts become entries
-    // (delta > 0) or are ignored (delta < 0); entries reaching zero go to `free`.
+    // Rebuilds the held list with every range's count changed by delta in one merge pass; entries reaching zero go to `free`.
     private void Apply((nint Start, nint End)[] ranges, int delta, List<HeldRange>? free)
     {
         EntriesWalked += _held.Count + ranges.Length;
         var next = new List<HeldRange>(_held.Count + (2 * ranges.Length) + 1);
         int j = 0;
-        nint at = ranges.Length > 0 ? ranges[0].Start : 0; // the part of ranges[j] not yet applied starts here
+        nint at = ranges.Length > 0 ? ranges[0].Start : 0; // start of ranges[j]'s unapplied part
         foreach (HeldRange h in _held)
         {
             // Ranges wholly before this entry: parts nobody holds.
@@ -178,7 +169,7 @@ internal sealed class LockRegistry
                 NextRange(ranges, ref j, ref at);
             }
 
-            nint rest = h.Start; // the part of h not yet copied starts here
+            nint rest = h.Start; // start of h's uncopied part
             while (j < ranges.Length && (nuint)ranges[j].Start < (nuint)h.End)
             {
                 if ((nuint)at < (nuint)rest)
@@ -208,7 +199,7 @@ internal sealed class LockRegistry
                 at = overlapEnd;
                 if (ranges[j].End != overlapEnd)
                 {
-                    break; // the range runs on past this entry
+                    break; // the range runs past this entry
                 }
 
                 NextRange(ranges, ref j, ref at);

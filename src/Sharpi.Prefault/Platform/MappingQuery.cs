@@ -5,23 +5,20 @@ using Microsoft.Win32.SafeHandles;
 
 namespace Sharpi.Prefault;
 
-/// <summary>
-/// The mappings overlapping some ranges, sorted (gaps between them unmapped); <c>IsHugetlb</c> index for index, and
-/// whether PROCMAP_QUERY answered (<c>FromQuery</c>) or one read of /proc/self/maps.
-/// </summary>
+/// <summary>Mappings overlapping some ranges, sorted; hugetlb flags index for index; whether PROCMAP_QUERY answered.</summary>
 internal sealed record MappingSnapshot(ProcMapEntry[] Entries, bool[] IsHugetlb, bool FromQuery)
 {
     internal static readonly MappingSnapshot Empty = new([], [], false);
 }
 
 /// <summary>
-/// Looks up the mappings under a few ranges at the cost of those mappings, not the whole process: PROCMAP_QUERY
-/// (Linux 6.11+), else one read of /proc/self/maps for every range of the call.
+/// Looks up the mappings under a few ranges at their cost, not the whole process's: PROCMAP_QUERY (Linux 6.11+), else
+/// one read of /proc/self/maps.
 /// </summary>
 [SupportedOSPlatform("linux")]
 internal static class MappingQuery
 {
-    /// <summary>The mappings overlapping any of <paramref name="ranges"/>, sorted, disjoint; empty when /proc is unreadable.</summary>
+    /// <summary>The mappings overlapping <paramref name="ranges"/>, sorted; empty when /proc is unreadable.</summary>
     internal static MappingSnapshot Read(MergedRegion[] ranges, bool useQuery = true)
     {
         if (ranges.Length == 0)
@@ -47,7 +44,6 @@ internal static class MappingQuery
         return new MappingSnapshot(entries, HugetlbByFileSystem(entries), FromQuery: false);
     }
 
-    /// <summary>Whether this kernel answers PROCMAP_QUERY (Linux 6.11+).</summary>
     internal static unsafe bool IsQuerySupported
     {
         get
@@ -66,10 +62,7 @@ internal static class MappingQuery
         }
     }
 
-    /// <summary>
-    /// Every mapping under the ranges, one ioctl per mapping (a range inside the last one found asks nothing); null where
-    /// the kernel has no PROCMAP_QUERY.
-    /// </summary>
+    /// <summary>Every mapping under the ranges, one ioctl per mapping; null where the kernel has no PROCMAP_QUERY.</summary>
     private static unsafe MappingSnapshot? TryQuery(SafeFileHandle maps, MergedRegion[] ranges)
     {
         var entries = new List<ProcMapEntry>();
@@ -100,7 +93,7 @@ internal static class MappingQuery
                         break; // nothing mapped at or above `at`
                     }
 
-                    return null; // ENOTTY/EINVAL: before 6.11; anything else: the maps walk answers
+                    return null; // ENOTTY/EINVAL: before 6.11; otherwise the maps walk answers
                 }
 
                 if ((nuint)q.VmaStart >= (nuint)r.End)
@@ -143,7 +136,7 @@ internal static class MappingQuery
         }
     }
 
-    /// <summary>Whether a file mapping is hugetlb memory: its file lives on hugetlbfs (fstatfs, once per path).</summary>
+    /// <summary>A file mapping is hugetlb where its file is on hugetlbfs (fstatfs, once per path).</summary>
     private static unsafe bool[] HugetlbByFileSystem(ProcMapEntry[] entries)
     {
         bool[] hugetlb = new bool[entries.Length];

@@ -2,21 +2,19 @@ using System.Globalization;
 
 namespace Sharpi.Prefault;
 
-/// <summary>
-/// How many more mappings this process may make under <c>vm.max_map_count</c>, less a margin left to the runtime.
-/// </summary>
+/// <summary>How many more mappings this process may make under vm.max_map_count, less a margin left to the runtime.</summary>
 internal sealed class MappingRoom
 {
     internal const string MaxMapCountPath = "/proc/sys/vm/max_map_count";
 
-    /// <summary>The most mappings left to the runtime (a quarter of a small limit) for its heap, code and stacks.</summary>
+    /// <summary>The most mappings left to the runtime (a quarter of a small limit).</summary>
     internal const int MaxMargin = 4096;
 
     private readonly Func<long> _countMappings;
     private bool _exhausted;
 
-    /// <param name="limit">vm.max_map_count; null where there is none.</param>
-    /// <param name="countMappings">The process's mappings now; negative when it cannot count.</param>
+    /// <param name="limit">vm.max_map_count; null: none.</param>
+    /// <param name="countMappings">The mappings now; negative when it cannot count.</param>
     internal MappingRoom(long? limit, Func<long> countMappings)
     {
         Limit = limit;
@@ -25,14 +23,14 @@ internal sealed class MappingRoom
         Recount();
     }
 
-    /// <summary>vm.max_map_count; null where unreadable, and then the room is unbounded.</summary>
+    /// <summary>Null where unreadable: the room is unbounded.</summary>
     internal long? Limit { get; }
 
     internal long Margin { get; }
 
     internal long Count { get; private set; }
 
-    /// <summary>Mappings that may still be made (negative past the margin); <see cref="long.MaxValue"/> when unbounded.</summary>
+    /// <summary>Mappings still to make (negative past the margin); <see cref="long.MaxValue"/> when unbounded.</summary>
     internal long Free { get; private set; }
 
     internal bool IsBounded => Free != long.MaxValue;
@@ -40,7 +38,6 @@ internal sealed class MappingRoom
     internal static MappingRoom Current() =>
         OperatingSystem.IsLinux() ? new MappingRoom(ReadLimit(), CountSelfMappings) : new MappingRoom(null, static () => -1);
 
-    /// <summary>Counts again and returns the room now.</summary>
     internal long Recount()
     {
         long count = Limit is null ? -1 : _countMappings();
@@ -50,8 +47,8 @@ internal sealed class MappingRoom
     }
 
     /// <summary>
-    /// Takes <paramref name="mappings"/>, counting again first when the estimate runs short; false, taking nothing, when
-    /// there is no room, and from then on without counting (one count for a long list past the limit).
+    /// Takes <paramref name="mappings"/>, recounting first when short; false, taking nothing, when there is no room, and
+    /// from then on without recounting.
     /// </summary>
     internal bool TryTake(long mappings)
     {
@@ -70,19 +67,18 @@ internal sealed class MappingRoom
         return true;
     }
 
-    /// <summary>A failure's message: why nothing was taken and what to do.</summary>
+    /// <summary>A failure's message: why, and what to do.</summary>
     internal string Describe(string what) =>
         string.Create(CultureInfo.InvariantCulture, $"{what}: this process has {Count} mappings and vm.max_map_count is {Limit}, less {Margin} left to the .NET runtime, ")
         + "which aborts the process when it cannot map memory. Work on fewer files or regions at once, or raise the limit "
         + "(sysctl -w vm.max_map_count=262144).";
 
-    /// <summary>vm.max_map_count, or null where unreadable.</summary>
     internal static long? ReadLimit() =>
         long.TryParse(KernelFile.TryReadText(MaxMapCountPath).AsSpan().Trim(), NumberStyles.None, CultureInfo.InvariantCulture, out long limit) && limit > 0
             ? limit
             : null;
 
-    /// <summary>The lines of /proc/self/maps, counted without parsing; -1 where unreadable.</summary>
+    /// <summary>The lines of /proc/self/maps, unparsed; -1 where unreadable.</summary>
     internal static long CountSelfMappings()
     {
         try

@@ -6,13 +6,12 @@ using System.Runtime.Versioning;
 
 namespace Sharpi.Prefault;
 
-/// <summary>Residency of mapped memory by mincore, whose ENOMEM also says a range is not mapped.</summary>
+/// <summary>Residency by mincore, whose ENOMEM also says a range is not mapped.</summary>
 internal static class Mincore
 {
-    // Pages per call; the vector comes from the shared pool.
     private const int PagesPerCall = 64 * 1024;
 
-    /// <summary>The resident bytes of [start, end), never touching them; false with ENOMEM where not all of it is mapped.</summary>
+    /// <summary>Resident bytes of [start, end), untouched; false with ENOMEM where not all mapped.</summary>
     [SupportedOSPlatform("linux")]
     [SupportedOSPlatform("macos")]
     [SupportedOSPlatform("freebsd")]
@@ -66,7 +65,6 @@ internal static class Mincore
         }
     }
 
-    /// <summary>Counts the vector entries with the low (resident) bit set.</summary>
     private static unsafe long CountResident(byte* vec, int count)
     {
         const ulong LowBits = 0x0101010101010101UL;

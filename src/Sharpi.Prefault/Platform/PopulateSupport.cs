@@ -2,20 +2,20 @@ using System.Runtime.InteropServices;
 
 namespace Sharpi.Prefault;
 
-/// <summary>Whether this kernel supports MADV_POPULATE_READ (Linux 5.14+).</summary>
+/// <summary>Whether MADV_POPULATE_READ works (Linux 5.14+).</summary>
 internal static unsafe class PopulateSupport
 {
-    /// <summary>The call, as failures and logs name it.</summary>
+    /// <summary>As failures and logs name it.</summary>
     internal const string Call = "madvise(MADV_POPULATE_READ)";
 
-    /// <summary>True where MADV_POPULATE_READ works; else false with the probe's failed call (None off Linux).</summary>
+    /// <summary>False with the probe's failed call (None off Linux).</summary>
     internal static bool IsSupported(out PlatformError probeError)
     {
         probeError = Probed.Error;
         return Probed.IsSupported;
     }
 
-    /// <summary>The probe, run once by the class constructor: thread-safe without a Lazy a ReadyToRun image cannot hold.</summary>
+    /// <summary>Probed once by the class constructor: no Lazy, which ReadyToRun cannot hold.</summary>
     private static class Probed
     {
         internal static readonly bool IsSupported;

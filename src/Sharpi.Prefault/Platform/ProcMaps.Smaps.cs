@@ -3,24 +3,24 @@ using System.Globalization;
 namespace Sharpi.Prefault;
 
 /// <summary>
-/// The figures of one smaps mapping that decide whether its pages may be dropped (bytes; <c>AnonymousBytes</c>: pages
-/// written since it was mapped; <c>LockedFlag</c>: VM_LOCKED, even with no page resident).
+/// One smaps mapping's figures that decide whether its pages may be dropped (bytes; Anonymous: pages written since
+/// mapped; LockedFlag: VM_LOCKED).
 /// </summary>
 internal readonly record struct SmapsFigures(long RssBytes, long AnonymousBytes, long LockedBytes, bool LockedFlag)
 {
-    /// <summary>Hugetlb memory: counted in neither Rss nor Anonymous, and a private one's written pages exist nowhere else.</summary>
+    /// <summary>In neither Rss nor Anonymous; a private one's written pages exist nowhere else.</summary>
     internal bool IsHugetlb { get; init; }
 
-    /// <summary>Private copies in swap (<c>Swap</c>, or <c>SwapPss</c> where larger).</summary>
+    /// <summary>Swap, or SwapPss where larger.</summary>
     internal long SwapBytes { get; init; }
 
     internal bool IsLocked => LockedFlag || LockedBytes > 0;
 
-    /// <summary>Bytes that exist only in this mapping, resident or swapped out.</summary>
+    /// <summary>Bytes only this mapping holds, resident or swapped.</summary>
     internal long PrivateDataBytes => AnonymousBytes + SwapBytes;
 }
 
-/// <summary>/proc/self/smaps: the maps lines and, index for index, each mapping's figures.</summary>
+/// <summary>The maps lines and, index for index, each mapping's figures.</summary>
 internal sealed record SmapsSnapshot(ProcMapEntry[] Maps, SmapsFigures[] Figures)
 {
     internal static readonly SmapsSnapshot Empty = new([], []);
@@ -30,11 +30,11 @@ internal static partial class ProcMaps
 {
     internal const string SelfSmapsPath = "/proc/self/smaps";
 
-    /// <summary>This process's mappings with their figures, sorted; empty when /proc is unreadable.</summary>
+    /// <summary>Sorted; empty when /proc is unreadable.</summary>
     internal static SmapsSnapshot ReadSelfSmaps() =>
         KernelFile.TryReadText(SelfSmapsPath) is string text ? ParseSmaps(text) : SmapsSnapshot.Empty;
 
-    // A mapping is its maps line followed by "Key:   value kB" lines and one "VmFlags: rd mr me ms" line.
+    // A mapping: its maps line, "Key:   value kB" lines, one "VmFlags: rd mr" line.
     internal static SmapsSnapshot ParseSmaps(string text)
     {
         var maps = new List<ProcMapEntry>();

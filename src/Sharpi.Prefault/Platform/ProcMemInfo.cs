@@ -7,10 +7,10 @@ internal static class ProcMemInfo
 {
     internal const string Path = "/proc/meminfo";
 
-    /// <summary>MemAvailable in bytes; null where unreadable or absent.</summary>
+    /// <summary>In bytes; null where unreadable or absent.</summary>
     internal static long? ReadAvailable() => ParseAvailable(KernelFile.TryReadText(Path));
 
-    /// <summary>MemAvailable (kB in the text) in bytes; null when absent.</summary>
+    /// <summary>In bytes (kB in the text); null when absent.</summary>
     internal static long? ParseAvailable(string? meminfo)
     {
         if (meminfo is null)

@@ -4,20 +4,17 @@ using Microsoft.Win32.SafeHandles;
 
 namespace Sharpi.Prefault;
 
-/// <summary>A run of pages mapped into this process, all also mapped elsewhere (<see cref="IsShared"/>) or all only here.</summary>
+/// <summary>A run of pages mapped here, all also mapped elsewhere (<see cref="IsShared"/>) or all only here.</summary>
 internal readonly record struct MappedRun(nint Start, nint End, bool IsShared)
 {
     internal long Length => End - Start;
 }
 
 
-/// <summary>
-/// The pages of a range that this process maps, from /proc/self/pagemap's present and exclusive bits (no privilege
-/// needed): what RSS counts, where mincore answers for the page cache.
-/// </summary>
+/// <summary>The pages this process maps, from /proc/self/pagemap (no privilege needed): what RSS counts.</summary>
 internal sealed class ProcPagemap : IDisposable
 {
-    // Pages per read (64 KiB of entries from the shared pool).
+    // Pages per read (entries from the shared pool).
     private const int PagesPerRead = 8 * 1024;
     private const ulong Present = 1UL << 63;
     private const ulong Exclusive = 1UL << 56;
@@ -25,9 +22,7 @@ internal sealed class ProcPagemap : IDisposable
     private SafeFileHandle? _pagemap;
     private bool _unavailable;
 
-    /// <summary>
-    /// The bytes of [start, end) on pages this process maps; false where pagemap cannot be read, and nothing is known.
-    /// </summary>
+    /// <summary>The bytes of [start, end) on pages this process maps; false where pagemap cannot be read.</summary>
     internal bool TryCountPresent(nint start, nint end, out long presentBytes)
     {
         presentBytes = 0;
@@ -63,7 +58,7 @@ internal sealed class ProcPagemap : IDisposable
                     presentPages += (long)(entries[i] >> 63);
                 }
 
-                // A range starting or ending inside a page claims no more than its own bytes.
+                // A range inside a page claims no more than its bytes.
                 if (at == alignedStart && (entries[0] & Present) != 0)
                 {
                     presentBytes -= start - alignedStart;
@@ -85,10 +80,7 @@ internal sealed class ProcPagemap : IDisposable
         }
     }
 
-    /// <summary>
-    /// Adds the runs of page-aligned [<paramref name="start"/>, <paramref name="end"/>) that this process maps now to
-    /// <paramref name="runs"/>; false, adding nothing, where pagemap cannot be read.
-    /// </summary>
+    /// <summary>Adds the mapped runs of page-aligned [start, end) to <paramref name="runs"/>; false, adding nothing, where pagemap is unreadable.</summary>
     internal bool TryFind(nint start, nint end, List<MappedRun> runs)
     {
         if (Open() is not SafeFileHandle pagemap)

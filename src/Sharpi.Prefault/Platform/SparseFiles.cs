@@ -3,15 +3,12 @@ using Microsoft.Win32.SafeHandles;
 
 namespace Sharpi.Prefault;
 
-/// <summary>
-/// Cuts the holes of sparse files out of the regions before anything is measured or read (Linux): a hole reads as
-/// zeros, and bringing it in is not free.
-/// </summary>
+/// <summary>Cuts sparse files' holes out of the regions before anything is read (Linux): a hole reads as zeros.</summary>
 internal static class SparseFiles
 {
     /// <summary>
-    /// The regions without the holes of the files mapped under them, pieces keeping their region's name and order;
-    /// <paramref name="merged"/> itself where there is no hole.
+    /// The regions less the holes of their files, pieces keeping their region's name and order; <paramref name="merged"/>
+    /// itself where there is no hole.
     /// </summary>
     internal static MergedRegion[] WithoutHoles(MergedRegion[] merged, ProcMapEntry[] maps, out long holeBytes)
     {
@@ -26,7 +23,7 @@ internal static class SparseFiles
         for (int i = 0; i < merged.Length; i++)
         {
             MergedRegion r = merged[i];
-            nint keptFrom = r.Start; // start of the piece of r not yet added
+            nint keptFrom = r.Start;
             foreach (MapPiece piece in ProcMaps.Pieces(maps, r.Start, r.End))
             {
                 if (piece.IsGap || holes[piece.Index] is not { } mappingHoles)
@@ -68,7 +65,7 @@ internal static class SparseFiles
         return kept is null ? merged : [.. kept];
     }
 
-    /// <summary>Per mapping: its holes as whole pages of address space, in order (null: none known).</summary>
+    /// <summary>Per mapping: its holes as whole pages, in order (null: none known).</summary>
     private static (nint Start, nint End)[]?[] HolesOf(MergedRegion[] merged, ProcMapEntry[] maps)
     {
         var holes = new (nint Start, nint End)[]?[maps.Length];
@@ -84,9 +81,9 @@ internal static class SparseFiles
             }
         }
 
-        // Files without holes, or that cannot be asked, are asked once, keyed by path and inode (FileCacheProbe.FileKey).
+        // Files without holes, or unaskable, are asked once (keyed as FileCacheProbe.FileKey).
         var solid = new HashSet<string>(StringComparer.Ordinal);
-        List<(long Start, long End)>? fileHoles = null; // made for the first file with holes: most have none
+        List<(long Start, long End)>? fileHoles = null; // most files have none
         for (int i = 0; i < maps.Length; i++)
         {
             ProcMapEntry m = maps[i];
@@ -109,7 +106,7 @@ internal static class SparseFiles
         return holes;
     }
 
-    /// <summary>The holes of <paramref name="m"/> as whole pages of its address range; null where it has none.</summary>
+    /// <summary>The holes of <paramref name="m"/> as whole pages; null where none.</summary>
     [SupportedOSPlatform("linux")]
     private static (nint Start, nint End)[]? HolesOf(ProcMapEntry m, ref List<(long Start, long End)>? fileHoles, out bool fileIsSolid)
     {
@@ -137,7 +134,7 @@ internal static class SparseFiles
         var pages = new List<(nint Start, nint End)>(fileHoles.Count);
         foreach ((long start, long end) in fileHoles)
         {
-            // Whole pages only: a page holding a byte of data is read; a hole to the end of file takes the last page along.
+            // Whole pages only: a page holding data is read; a hole to the end takes the last page along.
             nint from = Pages.Ceiling(m.Start + (nint)(start - m.Offset));
             nint to = end == length ? Pages.Ceiling(m.Start + (nint)(end - m.Offset)) : Pages.Floor(m.Start + (nint)(end - m.Offset));
             to = (nuint)to < (nuint)m.End ? to : m.End;

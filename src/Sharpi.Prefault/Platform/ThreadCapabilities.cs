@@ -2,18 +2,16 @@ using System.Globalization;
 
 namespace Sharpi.Prefault;
 
-/// <summary>
-/// The calling thread's effective capabilities (CapEff): a container or namespace may have dropped any, root's too.
-/// </summary>
+/// <summary>The calling thread's effective capabilities: a container may drop any, root's too.</summary>
 internal static class ThreadCapabilities
 {
-    /// <summary>CAP_FOWNER: the kernel's test before it shows a file's page cache.</summary>
+    /// <summary>The kernel's test before it shows a file's page cache.</summary>
     internal const int Fowner = 3;
 
-    /// <summary>CAP_IPC_LOCK: lock memory past RLIMIT_MEMLOCK.</summary>
+    /// <summary>Lock memory past RLIMIT_MEMLOCK.</summary>
     internal const int IpcLock = 14;
 
-    /// <summary>Whether the calling thread holds CAP_* number <paramref name="capability"/>.</summary>
+    /// <summary>Whether the calling thread holds CAP_* <paramref name="capability"/>.</summary>
     internal static bool Has(int capability)
     {
         foreach (string line in (KernelFile.TryReadText("/proc/thread-self/status") ?? string.Empty).Split('\n'))

@@ -3,19 +3,14 @@ using System.Runtime.Versioning;
 
 namespace Sharpi.Prefault;
 
-/// <summary>
-/// Gives a sweep thread its caller's priority, on Linux as its nice value too: Thread.Priority alone leaves an
-/// unprivileged thread at nice 0.
-/// </summary>
+/// <summary>Gives a sweep thread its priority, on Linux as a nice value too: Thread.Priority alone leaves nice 0.</summary>
 internal static class WorkerPriority
 {
-    /// <summary>Nice of <see cref="ThreadPriority.BelowNormal"/> workers on Linux.</summary>
     internal const int BelowNormalNice = 10;
 
-    /// <summary>Nice of <see cref="ThreadPriority.Lowest"/> workers on Linux.</summary>
     internal const int LowestNice = 19;
 
-    /// <summary>Applies <paramref name="priority"/> to the calling thread; never throws (a refusal leaves it as it was).</summary>
+    /// <summary>Never throws: a refusal leaves the thread as it was.</summary>
     internal static void ApplyToCurrentThread(ThreadPriority priority)
     {
         if (priority == ThreadPriority.Normal)
@@ -28,7 +23,7 @@ internal static class WorkerPriority
             Thread.CurrentThread.Priority = priority;
             if (OperatingSystem.IsLinux() && priority < ThreadPriority.Normal)
             {
-                _ = TrySetNice(priority == ThreadPriority.Lowest ? LowestNice : BelowNormalNice, out _); // refused: normal priority
+                _ = TrySetNice(priority == ThreadPriority.Lowest ? LowestNice : BelowNormalNice, out _);
             }
         }
 #pragma warning disable CA1031 // A priority is a wish: whatever refuses it, the sweep runs as it is.
@@ -38,7 +33,7 @@ internal static class WorkerPriority
         }
     }
 
-    /// <summary>Sets the calling thread's nice value; false with the errno when refused.</summary>
+    /// <summary>False with the errno when refused.</summary>
     [SupportedOSPlatform("linux")]
     internal static bool TrySetNice(int nice, out int errno)
     {

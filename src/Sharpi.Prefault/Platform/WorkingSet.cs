@@ -4,17 +4,13 @@ using System.Runtime.Versioning;
 
 namespace Sharpi.Prefault;
 
-/// <summary>Residency on Windows: QueryWorkingSetEx's bit per page, set where a read would not fault.</summary>
+/// <summary>Residency on Windows, by QueryWorkingSetEx.</summary>
 [SupportedOSPlatform("windows")]
 internal static unsafe class WorkingSet
 {
-    // Pages per call (a 128 KiB pooled buffer).
     private const int PagesPerCall = 8 * 1024;
 
-    /// <summary>
-    /// The bytes of [start, end) in the working set (an unmapped range counts 0); false with the Win32 error only when the
-    /// query fails.
-    /// </summary>
+    /// <summary>The bytes of [start, end) in the working set (unmapped: 0); false with the Win32 error when the query fails.</summary>
     internal static bool TryCountResident(nint start, nint end, out long residentBytes, out int error)
     {
         residentBytes = 0;
@@ -58,7 +54,7 @@ internal static unsafe class WorkingSet
                         }
                     }
 
-                    // A range starting or ending inside a page claims no more than its own bytes.
+                    // A range inside a page claims no more than its bytes.
                     if (at == alignedStart && entries[0].IsValid)
                     {
                         residentBytes -= start - alignedStart;
@@ -81,7 +77,7 @@ internal static unsafe class WorkingSet
         }
     }
 
-    /// <summary>True when all of [start, end) is committed (VirtualQuery); else ERROR_INVALID_ADDRESS.</summary>
+    /// <summary>True when all of [start, end) is committed; else ERROR_INVALID_ADDRESS.</summary>
     internal static bool IsCommitted(nint start, nint end, out int error)
     {
         error = 0;
