@@ -1,6 +1,6 @@
 namespace Sharpi.Prefault;
 
-/// <summary>An address range ending at <see cref="End"/> (exclusive).</summary>
+/// <summary>A range ending at <see cref="End"/> (exclusive).</summary>
 internal interface IAddressRange
 {
     nint End { get; }
@@ -32,9 +32,9 @@ internal static class AddressRanges
 
     /// <inheritdoc cref="FirstEndingAfter{T}(T[], nint)"/>
     internal static int FirstEndingAfter(ReadOnlySpan<(nint Start, nint End)> ranges, nint address) =>
-        ~ranges.BinarySearch(new EndsAfter(address)); // never equal: where the search stopped
+        ~ranges.BinarySearch(new EndsAfter(address));
 
-    /// <summary>A range ending at or below <c>address</c> (unsigned) orders before it; never equal.</summary>
+    /// <summary>Never equal, so the search ends where the first range ending above address lies.</summary>
     private readonly struct EndsAfter(nint address) : IComparable<(nint Start, nint End)>
     {
         public int CompareTo((nint Start, nint End) other) => (nuint)other.End <= (nuint)address ? 1 : -1;

@@ -1,15 +1,12 @@
 namespace Sharpi.Prefault;
 
-/// <summary>A page range to lock (named after its first-listed member), made of one piece per member from <see cref="FirstPiece"/>.</summary>
+/// <summary>A page range to lock, named after its first-listed member, of one piece per member from <see cref="FirstPiece"/>.</summary>
 internal readonly record struct PageGroup(MergedRegion Range, int FirstPiece, int PieceCount);
 
-/// <summary>Rounds merged regions to whole pages: outward to lock them, inward to release them.</summary>
+/// <summary>Rounds merged regions to pages: outward to lock, inward to release.</summary>
 internal static class PageRanges
 {
-    /// <summary>
-    /// Each region grown to whole pages, those then overlapping grouped, in the caller's order so that a limit running out
-    /// spares the regions listed first.
-    /// </summary>
+    /// <summary>Regions grown to whole pages, overlaps grouped, in the caller's order (a limit spares those listed first).</summary>
     internal static PageGroup[] Outward(MergedRegion[] regions, out MergedRegion[] pieces)
     {
         MergedRegion[] byAddress = [.. regions];
@@ -48,8 +45,8 @@ internal static class PageRanges
     }
 
     /// <summary>
-    /// Touching ranges joined, then shrunk to the whole pages inside (a page shared with bytes outside stays); ranges with
-    /// no whole page go to <paramref name="tooSmall"/>.
+    /// Touching ranges joined, then shrunk to their whole pages (a page shared with other bytes stays); ranges without one
+    /// go to <paramref name="tooSmall"/>.
     /// </summary>
     internal static MergedRegion[] Inward(MergedRegion[] regions, List<MergedRegion> tooSmall)
     {
@@ -72,7 +69,7 @@ internal static class PageRanges
         return [.. inner];
     }
 
-    // Sorts by address and joins touching ranges (merged regions never overlap).
+    // Sorts by address, joining touching ranges.
     private static MergedRegion[] JoinTouching(MergedRegion[] ranges)
     {
         if (ranges.Length == 0)

@@ -1,14 +1,12 @@
 namespace Sharpi.Prefault;
 
-/// <summary>The OS page size, and addresses and byte counts rounded to it.</summary>
+/// <summary>The OS page size, and rounding to it.</summary>
 internal static class Pages
 {
-    /// <summary>A power of two.</summary>
     internal static readonly nint Size = Environment.SystemPageSize;
 
     internal static nint Floor(nint address) => address & ~(Size - 1);
 
-    /// <summary>The first page boundary at or after <paramref name="address"/>.</summary>
     internal static nint Ceiling(nint address) => (address + Size - 1) & ~(Size - 1);
 
     internal static long Floor(long bytes) => bytes & ~((long)Size - 1);

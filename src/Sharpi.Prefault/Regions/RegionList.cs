@@ -3,10 +3,10 @@ using System.Runtime.InteropServices;
 
 namespace Sharpi.Prefault;
 
-/// <summary>The list and array overloads' regions as the span their span overload takes.</summary>
+/// <summary>The list and array overloads' regions as a span.</summary>
 internal static class RegionList
 {
-    /// <summary>The regions as a span, copied only where no array or List; <see cref="ArgumentNullException"/> for null.</summary>
+    /// <summary>Copied only where no array or List; <see cref="ArgumentNullException"/> for null.</summary>
     internal static ReadOnlySpan<PrefaultRegion> AsSpan(IReadOnlyList<PrefaultRegion> regions, [CallerArgumentExpression(nameof(regions))] string? name = null)
     {
         ArgumentNullException.ThrowIfNull(regions, name);

@@ -1,12 +1,12 @@
 namespace Sharpi.Prefault;
 
 /// <summary>
-/// Turns the caller's regions into disjoint ranges, empty ones dropped and overlaps merged, in the caller's order
-/// (a merged range takes its earliest member's place): engines pass hot regions first.
+/// Merges the caller's regions into disjoint ranges, empty ones dropped, kept in the caller's order: engines pass hot
+/// regions first.
 /// </summary>
 internal static class RegionSet
 {
-    /// <summary>Throws on a negative length or a range past the address space: a programming error.</summary>
+    /// <summary>Throws on a negative length or a range past the address space.</summary>
     internal static void Validate(ReadOnlySpan<PrefaultRegion> regions, string paramName)
     {
         for (int i = 0; i < regions.Length; i++)
@@ -27,7 +27,7 @@ internal static class RegionSet
     /// <summary>Merges validated regions, in the caller's order.</summary>
     internal static MergedRegion[] Merge(ReadOnlySpan<PrefaultRegion> regions) => Merge(regions, memberOf: null);
 
-    /// <summary>As <see cref="Merge(ReadOnlySpan{PrefaultRegion})"/>, each region's merged index into <paramref name="memberOf"/> (-1: empty).</summary>
+    /// <summary>Also writes each region's merged index into <paramref name="memberOf"/> (-1: empty).</summary>
     internal static MergedRegion[] Merge(ReadOnlySpan<PrefaultRegion> regions, int[]? memberOf)
     {
         memberOf?.AsSpan().Fill(-1);
@@ -59,7 +59,7 @@ internal static class RegionSet
         SortUnlessSorted(byAddress, default(ByAddress));
 
         int merged = 0;
-        int groupStart = 0; // the range being built is byAddress[groupStart..i)
+        int groupStart = 0; // the range built is byAddress[groupStart..i)
         MergedRegion current = byAddress[0];
         for (int i = 1; i < byAddress.Length; i++)
         {
@@ -85,7 +85,7 @@ internal static class RegionSet
         byAddress[merged++] = current;
         if (merged < byAddress.Length)
         {
-            // Array.Copy, not Array.Resize: a ReadyToRun image cannot hold the generic resize over this struct.
+            // Array.Copy: ReadyToRun cannot hold Array.Resize over this struct.
             var shorter = new MergedRegion[merged];
             Array.Copy(byAddress, shorter, merged);
             byAddress = shorter;
@@ -95,7 +95,7 @@ internal static class RegionSet
         return byAddress;
     }
 
-    /// <summary>Sorts with an inlined struct comparer, and not at all when already in order (tensors in file order).</summary>
+    /// <summary>Sorts with an inlined struct comparer, unless already in order.</summary>
     private static void SortUnlessSorted<TComparer>(MergedRegion[] regions, TComparer comparer)
         where TComparer : struct, IComparer<MergedRegion>
     {
@@ -120,7 +120,7 @@ internal static class RegionSet
         public int Compare(MergedRegion a, MergedRegion b) => a.Order.CompareTo(b.Order);
     }
 
-    // Members keep the caller's index as Order until the group closes; the merged range is written at or before groupStart.
+    // Members keep the caller's index as Order until the group closes (written at or before groupStart).
     private static void RecordMembers(MergedRegion[] byAddress, int from, int to, int order, int[]? memberOf)
     {
         if (memberOf is null)
@@ -134,7 +134,7 @@ internal static class RegionSet
         }
     }
 
-    /// <summary>The lowest start (unsigned), or 0 for none.</summary>
+    /// <summary>Unsigned; 0 for none.</summary>
     internal static nint Lowest(MergedRegion[] regions)
     {
         nuint low = nuint.MaxValue;
@@ -146,7 +146,7 @@ internal static class RegionSet
         return regions.Length == 0 ? 0 : (nint)low;
     }
 
-    /// <summary>The highest end (unsigned), or 0 for none.</summary>
+    /// <summary>Unsigned; 0 for none.</summary>
     internal static nint Highest(MergedRegion[] regions)
     {
         nuint high = 0;
