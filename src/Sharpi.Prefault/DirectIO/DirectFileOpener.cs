@@ -6,14 +6,14 @@ using Microsoft.Win32.SafeHandles;
 
 namespace Sharpi.Prefault;
 
-/// <summary>An open file and how to read it: mode, Direct I/O alignment, and why it is buffered.</summary>
+/// <summary>An open file and how to read it: mode, alignment, and why buffered.</summary>
 internal readonly record struct OpenedFile(SafeFileHandle Handle, DirectReadMode Mode, int OffsetAlignment, int MemoryAlignment,
     string AlignmentSource, string? FallbackReason);
 
 /// <summary>Opens a file past the page cache where the OS and file system allow it, buffered otherwise.</summary>
 internal static class DirectFileOpener
 {
-    /// <summary>Where the OS reports no alignment: both 512-byte and 4 KiB blocks divide it.</summary>
+    /// <summary>Where the OS reports no alignment: 512-byte and 4 KiB blocks both divide it.</summary>
     internal const int SafeAlignment = 4096;
 
     /// <exception cref="IOException">
@@ -67,7 +67,7 @@ internal static class DirectFileOpener
         SafeFileHandle? handle = FileOpener.TryOpenDirect(path, oDirect, out int errno);
         if (handle is null)
         {
-            // EINVAL: the file system refuses O_DIRECT; other errors the buffered open throws as .NET's usual exceptions.
+            // EINVAL: O_DIRECT refused; other errors the buffered open throws as usual.
             return OpenBuffered(path, errno == Interop.LinuxConstants.EINVAL
                 ? $"the filesystem refuses O_DIRECT (open: {Errno.Describe(errno)})"
                 : $"open with O_DIRECT failed: {Errno.Describe(errno)}");
@@ -98,7 +98,7 @@ internal static class DirectFileOpener
         return new OpenedFile(handle, DirectReadMode.Direct, offsetAlignment, memoryAlignment, source, null);
     }
 
-    /// <summary>A procfs file, whose size reads 0 whatever it holds: a reader sized by it would read nothing.</summary>
+    /// <summary>A procfs file, whose size reads 0 whatever it holds.</summary>
     [SupportedOSPlatform("linux")]
     private static unsafe bool IsEmptyLookingProcFile(SafeFileHandle handle)
     {
@@ -106,7 +106,7 @@ internal static class DirectFileOpener
         return Interop.Libc.Fstatfs(handle, &fs) == 0 && fs.Type == Interop.LinuxConstants.PROC_SUPER_MAGIC && RandomAccess.GetLength(handle) == 0;
     }
 
-    /// <summary>tmpfs or ramfs, which keep the file cached even under O_DIRECT: a Direct read would only add a copy.</summary>
+    /// <summary>tmpfs or ramfs, cached even under O_DIRECT: a Direct read only adds a copy.</summary>
     [SupportedOSPlatform("linux")]
     private static unsafe string? InMemoryFilesystem(SafeFileHandle handle)
     {
@@ -124,9 +124,7 @@ internal static class DirectFileOpener
         };
     }
 
-    /// <summary>
-    /// Why a btrfs file reads through the cache even under O_DIRECT (compressed or inline extents); null where it does not.
-    /// </summary>
+    /// <summary>Why a btrfs file reads through the cache even under O_DIRECT; null where it does not.</summary>
     [SupportedOSPlatform("linux")]
     private static unsafe string? ReadThroughTheCache(SafeFileHandle handle)
     {
@@ -238,7 +236,7 @@ internal static class DirectFileOpener
 
         if (!BitOperations.IsPow2(stx.DioOffsetAlign) || !BitOperations.IsPow2(stx.DioMemAlign) || stx.DioOffsetAlign > DirectReadOptions.MinBlockSize)
         {
-            // Not seen in practice; 4096 (a misaligned first read falls back) is safer than trusting it.
+            // Not seen in practice; 4096 is safer than trusting it (a misaligned read falls back).
             return (SafeAlignment, SafeAlignment, Fallback, null);
         }
 

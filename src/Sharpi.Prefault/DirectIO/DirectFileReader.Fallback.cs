@@ -1,12 +1,12 @@
 namespace Sharpi.Prefault;
 
-// The fallback: a read that Direct I/O refuses reopens the file buffered, for good.
+// A read that Direct I/O refuses reopens the file buffered, for good.
 public sealed unsafe partial class DirectFileReader
 {
     private static bool IsRefusal(int errno) =>
         OperatingSystem.IsWindows() ? errno == Interop.Kernel32.ERROR_INVALID_PARAMETER : errno == Interop.LinuxConstants.EINVAL;
 
-    /// <summary>A read refused Direct I/O (CoW or FUSE file systems): reopens buffered for good, and logs it once.</summary>
+    /// <summary>Reopens buffered for good after a refused read (CoW or FUSE file systems); logs it once.</summary>
     private void FallBack(int errno, long fileOffset)
     {
         string error = ThrowHelper.DescribeOSError(errno);

@@ -4,10 +4,10 @@ using Microsoft.Win32.SafeHandles;
 
 namespace Sharpi.Prefault;
 
-// The read at a file offset, per OS: pread on Linux, ReadFile (through RandomAccess) elsewhere.
+// The read at an offset, per OS.
 public sealed unsafe partial class DirectFileReader
 {
-    /// <summary>Reads up to <paramref name="want"/> bytes, retrying short reads: the bytes read (fewer at end of file) and the OS error (0: none).</summary>
+    /// <summary>Reads up to <paramref name="want"/> bytes, retrying short reads: the bytes read and the OS error (0: none).</summary>
     private int Fill(byte* target, int want, long fileOffset, bool staged, out int errno)
     {
         errno = 0;
@@ -49,7 +49,7 @@ public sealed unsafe partial class DirectFileReader
 
             done += n;
 
-            // A Direct read stopping off the alignment hit the end of the file; another would be misaligned.
+            // Stopping off the alignment means end of file; another read would be misaligned.
             if (staged && (done & (_offsetAlignment - 1)) != 0)
             {
                 break;
@@ -80,10 +80,7 @@ public sealed unsafe partial class DirectFileReader
         }
     }
 
-    /// <summary>
-    /// One unbuffered ReadFile: the bytes read, or 0 and ERROR_INVALID_PARAMETER where the volume rejects the alignment;
-    /// other errors throw RandomAccess's IOException.
-    /// </summary>
+    /// <summary>One unbuffered ReadFile: the bytes read, or 0 and ERROR_INVALID_PARAMETER for a rejected alignment; else throws.</summary>
     [SupportedOSPlatform("windows")]
     private static int ReadUnbufferedAtWindows(SafeFileHandle handle, byte* target, int count, long fileOffset, out int error)
     {

@@ -2,10 +2,10 @@ using System.Runtime.ExceptionServices;
 
 namespace Sharpi.Prefault;
 
-// Parallel read scheduling: a read is one pass (Direct or buffered), or two when Direct I/O is refused part-way.
+// Parallel reads: one pass, or two when Direct I/O is refused part-way.
 public sealed unsafe partial class DirectFileReader
 {
-    /// <summary>Direct while the reader is Direct, else buffered; null when there is nothing to read.</summary>
+    /// <summary>Direct while the reader is, else buffered; null when nothing is to read.</summary>
     private ReadJob? FirstPass(long offset, nint destination, long length, CancellationToken cancellationToken)
     {
         long fileLength = RandomAccess.GetLength(_handle);
@@ -18,7 +18,7 @@ public sealed unsafe partial class DirectFileReader
         return NewPass(offset, end, destination, staged: _mode == DirectReadMode.Direct, cancellationToken);
     }
 
-    /// <summary>Staged: aligned blocks covering [offset, end), through the staging buffers or straight where aligned.</summary>
+    /// <summary>Staged: aligned blocks through the staging buffers, or straight where aligned.</summary>
     private ReadJob NewPass(long offset, long end, nint destination, bool staged, CancellationToken cancellationToken)
     {
         long mask = staged ? _offsetAlignment - 1 : 0;
@@ -38,25 +38,25 @@ public sealed unsafe partial class DirectFileReader
         };
     }
 
-    /// <summary>Runs a pass on the calling thread and the reader's threads; returns when every worker has stopped.</summary>
+    /// <summary>Runs a pass here and on the reader's threads; returns when all workers have stopped.</summary>
     private void Run(ReadJob pass)
     {
         int unserved = _workers.Start(pass, pass.Workers - 1);
         pass.RunOneWorker();
-        RunUnserved(pass, unserved); // no thread could start: the calling thread read every block
+        RunUnserved(pass, unserved); // no thread started: every block read here
 
         // Waits only for the reader's own threads, never for thread-pool work.
         pass.Completion.Wait();
     }
 
-    /// <summary>Starts a pass on the reader's threads only; the task completes (never faults) when all have stopped.</summary>
+    /// <summary>Starts a pass on the reader's threads; the task completes (never faults) when all have stopped.</summary>
     private Task StartOnWorkers(ReadJob pass)
     {
         RunUnserved(pass, _workers.Start(pass, pass.Workers));
         return pass.Completion;
     }
 
-    /// <summary>Runs on the calling thread the workers no thread could be started for, and logs it once.</summary>
+    /// <summary>Runs here the workers no thread could start for; logs it once.</summary>
     private void RunUnserved(ReadJob pass, int workers)
     {
         if (workers == 0)
@@ -77,7 +77,7 @@ public sealed unsafe partial class DirectFileReader
 
     /// <summary>
     /// Throws a finished pass's failure or cancellation; after a refused Direct pass, falls back and returns the buffered
-    /// pass over the same range; else null.
+    /// pass; else null.
     /// </summary>
     private ReadJob? NextPass(ReadJob pass)
     {
@@ -102,7 +102,7 @@ public sealed unsafe partial class DirectFileReader
         return null;
     }
 
-    /// <summary>One worker: reads blocks until none is left, copying out the requested part.</summary>
+    /// <summary>Reads blocks until none is left, copying out the requested part.</summary>
     private void Work(int slot, ReadJob job)
     {
         try
@@ -127,7 +127,7 @@ public sealed unsafe partial class DirectFileReader
                 int want = (int)Math.Min(_blockSize, job.ReadEnd - blockStart);
                 byte* direct = (byte*)job.Destination + (blockStart - job.Offset);
 
-                // A block inside the range whose destination is aligned is read straight there, with no copy.
+                // A block inside the range with an aligned destination is read straight there.
                 bool copy = job.Staged
                     && (blockStart < job.Offset || blockStart + want > job.End || ((nint)direct & (_memoryAlignment - 1)) != 0);
                 int got;
@@ -189,7 +189,7 @@ public sealed unsafe partial class DirectFileReader
         internal volatile bool Cancelled;
         internal ExceptionDispatchInfo? Failure;
 
-        /// <summary>The reads in flight, or fewer when the pass has fewer blocks.</summary>
+        /// <summary>Reads in flight, or fewer for fewer blocks.</summary>
         internal int Workers { get; } = workers;
 
         /// <summary>Completes (never faults) when the last worker stops; read <see cref="Failure"/> and <see cref="Errno"/> then.</summary>
@@ -211,10 +211,10 @@ public sealed unsafe partial class DirectFileReader
 
         internal required CancellationToken Token { get; init; }
 
-        /// <summary>The bytes of [Offset, End) read: all, or up to where the file turned out to end.</summary>
+        /// <summary>All of [Offset, End), or up to where the file turned out to end.</summary>
         internal long BytesRead => Math.Max(0, Math.Min(End, Interlocked.Read(ref ShortEnd)) - Offset);
 
-        /// <summary>Runs one worker on the calling thread; called exactly <see cref="Workers"/> times in all.</summary>
+        /// <summary>Runs one worker on the calling thread; called <see cref="Workers"/> times in all.</summary>
         internal void RunOneWorker()
         {
             try

@@ -2,22 +2,19 @@ using System.Runtime.CompilerServices;
 
 namespace Sharpi.Prefault;
 
-// The reader's own threads, which run the workers of its reads.
+// The reader's own threads.
 public sealed partial class DirectFileReader
 {
-    /// <summary>Reader threads of all readers that may idle for a next read (tests bound them by it).</summary>
+    /// <summary>Idle threads all readers may keep (tests bound them by it).</summary>
     internal static int MaxParkedThreads => WorkerThreads.MaxParkedThreads;
 
-    /// <summary>
-    /// Dedicated threads, started on first need, at most one per read in flight: workers block in pread as long as the
-    /// disk takes, and on the pool they would starve it or wait for it.
-    /// </summary>
+    /// <summary>Dedicated threads, one per read in flight at most: workers blocking in pread would starve the pool.</summary>
     private sealed class WorkerThreads
     {
-        /// <summary>How long a thread idles before it ends.</summary>
+        /// <summary>Idle time before a thread ends.</summary>
         internal static readonly TimeSpan IdleTimeout = TimeSpan.FromSeconds(10);
 
-        /// <summary>Threads of all readers that may idle; more end at once.</summary>
+        /// <summary>Idle threads all readers may keep; more end at once.</summary>
         internal static readonly int MaxParkedThreads = Math.Max(64, 4 * Environment.ProcessorCount);
 
         private static int s_parked;
@@ -28,12 +25,12 @@ public sealed partial class DirectFileReader
         private ReadJob? _pass;
         private bool _stopping;
 
-        /// <summary>Threads of all readers idle now.</summary>
+        /// <summary>Idle threads of all readers now.</summary>
         internal static int Parked => Volatile.Read(ref s_parked);
 
         /// <summary>
-        /// Has <paramref name="workers"/> threads each run one worker of <paramref name="pass"/>, starting those missing;
-        /// returns the workers no thread will run (all when not one thread can run, else none), for the caller to run.
+        /// Has <paramref name="workers"/> threads each run a worker of <paramref name="pass"/>; returns those no thread will
+        /// run (all or none), for the caller.
         /// </summary>
         internal int Start(ReadJob pass, int workers)
         {
@@ -55,7 +52,7 @@ public sealed partial class DirectFileReader
             int failed = 0;
             for (int i = 0; i < missing; i++)
             {
-                // Not "Sharpi.Prefault ...": Linux cuts names to 15 characters, and that prefix marks the sweep's lower-priority threads.
+                // Not "Sharpi.Prefault ...": Linux cuts names to 15 characters, and that prefix is the sweep's.
                 var thread = new Thread(Loop, maxStackSize: 256 * 1024)
                 {
                     IsBackground = true,
@@ -67,7 +64,7 @@ public sealed partial class DirectFileReader
                 }
                 catch (OutOfMemoryException)
                 {
-                    // No thread left to start (say a pids cgroup at pids.max): the reader reads on fewer.
+                    // No thread left (a pids cgroup at pids.max): read on fewer.
                     failed = missing - i;
                     break;
                 }
@@ -86,7 +83,7 @@ public sealed partial class DirectFileReader
                     return 0;
                 }
 
-                // Not one thread: take the claims back, and the caller runs them.
+                // Not one thread: the claims go back to the caller.
                 _claims -= workers;
                 _pass = null;
                 return workers;
@@ -121,7 +118,7 @@ public sealed partial class DirectFileReader
                 {
                     if (!Park())
                     {
-                        _started--; // under the lock, no claim waiting: Start counts this thread out
+                        _started--; // under the lock, no claim waiting
                         return false;
                     }
                 }
@@ -132,7 +129,7 @@ public sealed partial class DirectFileReader
                     return false;
                 }
 
-                // A pass completes only after all its claims ran, so a claim taken here belongs to the pass published now.
+                // A pass completes only after all its claims ran: a claim taken here is the published pass's.
                 pass = _pass!;
                 if (--_claims == 0)
                 {

@@ -2,10 +2,7 @@ using System.Runtime.InteropServices;
 
 namespace Sharpi.Prefault;
 
-/// <summary>
-/// A reader's aligned staging buffers: one per read in flight, allocated on first use, reused, freed by
-/// <see cref="Dispose"/> or the finalizer.
-/// </summary>
+/// <summary>A reader's aligned staging buffers, one per read in flight, allocated on first use, freed by <see cref="Dispose"/>.</summary>
 internal sealed unsafe class StagingBuffers : IDisposable
 {
     private readonly nint[] _slots;
@@ -37,13 +34,13 @@ internal sealed unsafe class StagingBuffers : IDisposable
         }
     }
 
-    /// <summary>The most staging bytes in flight at one time.</summary>
+    /// <summary>The most staging bytes in flight at once.</summary>
     internal long PeakBytesInFlight => Interlocked.Read(ref _peakBytesInFlight);
 
-    /// <summary>At least this large: backed by 2 MiB pages where the OS has them.</summary>
+    /// <summary>From this size, backed by 2 MiB pages where the OS has them.</summary>
     private const int HugePage = 2 * 1024 * 1024;
 
-    /// <summary>The buffer of <paramref name="slot"/>, allocated on first use, kept until dispose.</summary>
+    /// <summary>Allocated on first use, kept until dispose.</summary>
     internal byte* Get(int slot)
     {
         if (_slots[slot] == 0)
@@ -54,10 +51,7 @@ internal sealed unsafe class StagingBuffers : IDisposable
         return (byte*)_slots[slot];
     }
 
-    /// <summary>
-    /// An aligned buffer; on Linux one of 2 MiB or more is huge-page backed: 4 KiB pages cap an O_DIRECT request at the
-    /// disk's segment count (docs/why/direct-io.md).
-    /// </summary>
+    /// <summary>An aligned buffer, huge-page backed on Linux from 2 MiB: 4 KiB pages cap an O_DIRECT request (docs/why/direct-io.md).</summary>
     private byte* Allocate()
     {
         if (!OperatingSystem.IsLinux() || _blockSize < HugePage)
@@ -66,7 +60,7 @@ internal sealed unsafe class StagingBuffers : IDisposable
         }
 
         byte* buffer = (byte*)NativeMemory.AlignedAlloc((nuint)_blockSize, HugePage);
-        _ = Interop.Libc.Madvise(buffer, (nuint)_blockSize, Interop.LinuxConstants.MADV_HUGEPAGE); // best effort: THP may be off
+        _ = Interop.Libc.Madvise(buffer, (nuint)_blockSize, Interop.LinuxConstants.MADV_HUGEPAGE); // best effort
         for (long at = 0; at < _blockSize; at += Pages.Size)
         {
             buffer[at] = 0; // fault in now, not inside the first read
