@@ -10,7 +10,7 @@ internal static class SharpiMeter
 
     internal const string LabelAttribute = "sharpi.prefault.label";
 
-    /// <summary>populate, touch, hint or none.</summary>
+    /// <summary>Values: populate, touch, hint, none.</summary>
     internal const string MethodAttribute = "sharpi.prefault.method";
 
     internal const string OutcomeAttribute = "sharpi.prefault.outcome";
