@@ -51,13 +51,13 @@ public sealed class CliTouchResidentAfterTests
     [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public async Task Touch_OfAFileTruncatedWhileItRuns_SaysTheFileShrank_NotThatMemoryIsShort()
     {
-        // A race: the truncation lands while the sweep runs (once 64 MiB are in), and a run whose sweep had not yet counted
+        // A race: the truncation lands while the sweep runs (once 384 MiB of 512 are in), and a run whose sweep had not yet counted
         // the pages the truncation took leaves no shortfall to explain (the pages past the new end fail instead, named
         // on stderr); up to 8 tries for one that does.
         var runs = new List<string>();
         for (int attempt = 0; attempt < 8; attempt++)
         {
-            using TestFile file = TestFile.Create(256 * TestFile.MiB);
+            using TestFile file = TestFile.Create(512 * TestFile.MiB);
             using var output = new StringWriter();
             using var error = new StringWriter();
             using var truncator = new TruncateOnceItFills(file.Path, TestFile.MiB);
@@ -97,7 +97,7 @@ public sealed class CliTouchResidentAfterTests
             {
                 while (!_stop)
                 {
-                    if (Residency.OfFile(path).ResidentBytes >= 64 * TestFile.MiB) // whole 32 MiB chunks counted already
+                    if (Residency.OfFile(path).ResidentBytes >= 384 * TestFile.MiB) // past the first eight 32 MiB chunks in flight: some were counted already
                     {
                         using var stream = new FileStream(path, FileMode.Open, FileAccess.Write, FileShare.ReadWrite | FileShare.Delete);
                         stream.SetLength(length);

@@ -2,13 +2,9 @@ using Microsoft.Extensions.Logging;
 
 namespace Sharpi.Prefault;
 
-/// <summary>Every log message of the library, declared once through the source generator.</summary>
 internal static partial class Log
 {
-    /// <summary>
-    /// The system call behind a failure, as structured fields: <c>Call</c> (as written in C), <c>ErrorKind</c> (Errno or
-    /// Win32: the same number means different errors), <c>ErrorCode</c> and <c>ErrorMessage</c> (the platform's text).
-    /// </summary>
+    /// <summary>ErrorKind tells errno from Win32: one number, two errors.</summary>
     internal static void CallFailed(ILogger logger, string label, nint address, long length, PlatformError error)
     {
         if (logger.IsEnabled(LogLevel.Debug))

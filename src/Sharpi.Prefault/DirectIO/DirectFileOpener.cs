@@ -6,21 +6,18 @@ using Microsoft.Win32.SafeHandles;
 
 namespace Sharpi.Prefault;
 
-/// <summary>An open file and how it must be read: the mode, the alignment Direct I/O needs, and why it is buffered.</summary>
+/// <summary>An open file and how to read it: mode, alignment, and why buffered.</summary>
 internal readonly record struct OpenedFile(SafeFileHandle Handle, DirectReadMode Mode, int OffsetAlignment, int MemoryAlignment,
     string AlignmentSource, string? FallbackReason);
 
-/// <summary>
-/// Opens a file past the page cache where the OS and the filesystem allow it, and buffered otherwise.
-/// </summary>
+/// <summary>Opens a file past the page cache where the OS and file system allow it, buffered otherwise.</summary>
 internal static class DirectFileOpener
 {
-    /// <summary>Used where the OS does not report an alignment: a multiple of both 512-byte and 4 KiB logical blocks.</summary>
+    /// <summary>Where the OS reports no alignment: 512-byte and 4 KiB blocks both divide it.</summary>
     internal const int SafeAlignment = 4096;
 
     /// <exception cref="IOException">
-    /// The path names a FIFO, a directory, a socket or a device (refused before it is opened: opening a FIFO for
-    /// reading blocks until a writer comes), or a procfs file, whose size reads 0 whatever it holds.
+    /// A FIFO, directory, socket or device (refused before an open that could block), or a procfs file (its size reads 0).
     /// </exception>
     internal static OpenedFile Open(string path, bool useDirectIO)
     {
@@ -70,8 +67,7 @@ internal static class DirectFileOpener
         SafeFileHandle? handle = FileOpener.TryOpenDirect(path, oDirect, out int errno);
         if (handle is null)
         {
-            // EINVAL: the filesystem refuses O_DIRECT (procfs, sysfs, tmpfs before Linux 6.6, some FUSE). Any other
-            // error (no such file, no permission) the buffered open throws as the usual .NET exception.
+            // EINVAL: O_DIRECT refused; other errors the buffered open throws as usual.
             return OpenBuffered(path, errno == Interop.LinuxConstants.EINVAL
                 ? $"the filesystem refuses O_DIRECT (open: {Errno.Describe(errno)})"
                 : $"open with O_DIRECT failed: {Errno.Describe(errno)}");
@@ -102,10 +98,7 @@ internal static class DirectFileOpener
         return new OpenedFile(handle, DirectReadMode.Direct, offsetAlignment, memoryAlignment, source, null);
     }
 
-    /// <summary>
-    /// procfs files report a size of 0 whatever they hold (their bytes are generated on read), so a reader sized by the
-    /// file would read nothing and say nothing. sysfs files report their page size and read correctly.
-    /// </summary>
+    /// <summary>A procfs file, whose size reads 0 whatever it holds.</summary>
     [SupportedOSPlatform("linux")]
     private static unsafe bool IsEmptyLookingProcFile(SafeFileHandle handle)
     {
@@ -113,10 +106,7 @@ internal static class DirectFileOpener
         return Interop.Libc.Fstatfs(handle, &fs) == 0 && fs.Type == Interop.LinuxConstants.PROC_SUPER_MAGIC && RandomAccess.GetLength(handle) == 0;
     }
 
-    /// <summary>
-    /// tmpfs and ramfs accept O_DIRECT since Linux 6.6 but keep the file in the page cache anyway: a Direct read there
-    /// bypasses nothing and only adds a copy through the staging buffer, so those files read buffered.
-    /// </summary>
+    /// <summary>tmpfs or ramfs, cached even under O_DIRECT: a Direct read only adds a copy.</summary>
     [SupportedOSPlatform("linux")]
     private static unsafe string? InMemoryFilesystem(SafeFileHandle handle)
     {
@@ -134,11 +124,7 @@ internal static class DirectFileOpener
         };
     }
 
-    /// <summary>
-    /// btrfs reads compressed and inline extents through the page cache even for an O_DIRECT descriptor (its direct-I/O
-    /// path hands them to the buffered one), and says nothing of it: statx reports no compressed attribute for a file
-    /// compressed by the mount's <c>compress=</c> option, and no Direct I/O alignment.
-    /// </summary>
+    /// <summary>Why a btrfs file reads through the cache even under O_DIRECT; null where it does not.</summary>
     [SupportedOSPlatform("linux")]
     private static unsafe string? ReadThroughTheCache(SafeFileHandle handle)
     {
@@ -156,7 +142,7 @@ internal static class DirectFileOpener
             : null;
     }
 
-    /// <summary>The file offset of the file's first encoded (compressed) or inline extent, by FIEMAP; null where none, or where FIEMAP is refused.</summary>
+    /// <summary>The offset of the first encoded or inline extent (FIEMAP); null where none or refused.</summary>
     [SupportedOSPlatform("linux")]
     private static unsafe long? FirstEncodedExtent(SafeFileHandle handle, long length)
     {
@@ -195,7 +181,7 @@ internal static class DirectFileOpener
                     ulong next = last.Logical + last.Length;
                     if (next <= at)
                     {
-                        return null; // no progress: a filesystem answering oddly
+                        return null; // no progress: a file system answering oddly
                     }
 
                     at = next;
@@ -210,10 +196,7 @@ internal static class DirectFileOpener
         }
     }
 
-    /// <summary>
-    /// The file's Direct I/O alignment from statx(STATX_DIOALIGN) (Linux 6.1+, on ext4, xfs, f2fs, btrfs and more);
-    /// elsewhere 4096, which every 512-byte or 4 KiB logical block divides.
-    /// </summary>
+    /// <summary>The Direct I/O alignment from statx(STATX_DIOALIGN), Linux 6.1+; else 4096.</summary>
     [SupportedOSPlatform("linux")]
     private static unsafe (int Offset, int Memory, string Source, string? Refusal) QueryAlignment(SafeFileHandle handle)
     {
@@ -227,7 +210,7 @@ internal static class DirectFileOpener
         }
         catch (EntryPointNotFoundException)
         {
-            // A C library older than statx (glibc < 2.28, musl < 1.2.5).
+            // No statx in the C library (glibc < 2.28, musl < 1.2.5).
             return (SafeAlignment, SafeAlignment, Fallback, null);
         }
 
@@ -253,7 +236,7 @@ internal static class DirectFileOpener
 
         if (!BitOperations.IsPow2(stx.DioOffsetAlign) || !BitOperations.IsPow2(stx.DioMemAlign) || stx.DioOffsetAlign > DirectReadOptions.MinBlockSize)
         {
-            // Not seen in practice; 4096 or a misaligned first read (which falls back) is safer than trusting it.
+            // Not seen in practice; 4096 is safer than trusting it (a misaligned read falls back).
             return (SafeAlignment, SafeAlignment, Fallback, null);
         }
 
@@ -273,7 +256,7 @@ internal static class DirectFileOpener
             return OpenBuffered(path, $"CreateFileW with FILE_FLAG_NO_BUFFERING failed: error {error} ({Marshal.GetPInvokeErrorMessage(error)})");
         }
 
-        // Sectors are 512 bytes or 4 KiB; 4096-aligned offsets, lengths and buffers satisfy both.
+        // Sectors are 512 bytes or 4 KiB; 4096 alignment satisfies both.
         return new OpenedFile(handle, DirectReadMode.Direct, SafeAlignment, SafeAlignment, "4096, a multiple of 512-byte and 4 KiB sectors", null);
     }
 }

@@ -6,7 +6,7 @@ public sealed unsafe partial class DirectFileReader
     private static bool IsRefusal(int errno) =>
         OperatingSystem.IsWindows() ? errno == Interop.Kernel32.ERROR_INVALID_PARAMETER : errno == Interop.LinuxConstants.EINVAL;
 
-    /// <summary>Direct I/O was refused by a read (CoW or FUSE filesystems): reopen buffered, for good, and say so once.</summary>
+    /// <summary>Reopens buffered for good after a refused read (CoW or FUSE file systems); logs it once.</summary>
     private void FallBack(int errno, long fileOffset)
     {
         string error = ThrowHelper.DescribeOSError(errno);

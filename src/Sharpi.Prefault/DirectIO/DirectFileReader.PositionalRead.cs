@@ -7,10 +7,7 @@ namespace Sharpi.Prefault;
 // The read at a file offset, per OS: pread on Linux, ReadFile (through RandomAccess) elsewhere.
 public sealed unsafe partial class DirectFileReader
 {
-    /// <summary>
-    /// Reads up to <paramref name="want"/> bytes at <paramref name="fileOffset"/>, retrying short reads. Returns the
-    /// bytes read (fewer at the end of the file) and the OS error, 0 when none.
-    /// </summary>
+    /// <summary>Reads up to <paramref name="want"/> bytes, retrying short reads: the bytes read and the OS error (0: none).</summary>
     private int Fill(byte* target, int want, long fileOffset, bool staged, out int errno)
     {
         errno = 0;
@@ -52,7 +49,7 @@ public sealed unsafe partial class DirectFileReader
 
             done += n;
 
-            // A Direct read that stops off the alignment stopped at the end of the file; another would be misaligned.
+            // Stopping off the alignment means end of file; another read would be misaligned.
             if (staged && (done & (_offsetAlignment - 1)) != 0)
             {
                 break;
@@ -62,7 +59,7 @@ public sealed unsafe partial class DirectFileReader
         return done;
     }
 
-    /// <summary>One pread, retried on EINTR. Returns the bytes read, or 0 and the errno.</summary>
+    /// <summary>One pread, retried on EINTR: the bytes read, or 0 and the errno.</summary>
     [SupportedOSPlatform("linux")]
     private static int ReadAtLinux(SafeFileHandle handle, byte* target, int count, long fileOffset, out int errno)
     {
@@ -83,10 +80,7 @@ public sealed unsafe partial class DirectFileReader
         }
     }
 
-    /// <summary>
-    /// One unbuffered ReadFile. Returns the bytes read, or 0 and ERROR_INVALID_PARAMETER where the volume rejects the
-    /// alignment (the caller falls back); any other error throws RandomAccess's IOException.
-    /// </summary>
+    /// <summary>One unbuffered ReadFile: the bytes read, or 0 and ERROR_INVALID_PARAMETER for a rejected alignment; else throws.</summary>
     [SupportedOSPlatform("windows")]
     private static int ReadUnbufferedAtWindows(SafeFileHandle handle, byte* target, int count, long fileOffset, out int error)
     {

@@ -5,7 +5,7 @@ namespace Sharpi.Prefault;
 // Parallel read scheduling: a read is one pass over its range, or two when Direct I/O is refused part-way.
 public sealed unsafe partial class DirectFileReader
 {
-    /// <summary>The first pass of a read: Direct while the reader is Direct, else buffered; null when there is nothing to read.</summary>
+    /// <summary>Direct while the reader is, else buffered; null when nothing is to read.</summary>
     private ReadJob? FirstPass(long offset, nint destination, long length, CancellationToken cancellationToken)
     {
         long fileLength = RandomAccess.GetLength(_handle);
@@ -18,10 +18,7 @@ public sealed unsafe partial class DirectFileReader
         return NewPass(offset, end, destination, staged: _mode == DirectReadMode.Direct, cancellationToken);
     }
 
-    /// <summary>
-    /// Staged: aligned blocks that cover [offset, end), through the staging buffers (or straight into the destination
-    /// where it is aligned).
-    /// </summary>
+    /// <summary>Staged: aligned blocks through the staging buffers, or straight where aligned.</summary>
     private ReadJob NewPass(long offset, long end, nint destination, bool staged, CancellationToken cancellationToken)
     {
         long mask = staged ? _offsetAlignment - 1 : 0;
@@ -41,27 +38,25 @@ public sealed unsafe partial class DirectFileReader
         };
     }
 
-    /// <summary>Runs a pass on the calling thread and on the reader's threads; returns when every worker has stopped.</summary>
+    /// <summary>Runs a pass here and on the reader's threads; returns when all workers have stopped.</summary>
     private void Run(ReadJob pass)
     {
         int unserved = _workers.Start(pass, pass.Workers - 1);
         pass.RunOneWorker();
-        RunUnserved(pass, unserved); // no thread could start: the calling thread read every block already
+        RunUnserved(pass, unserved); // no thread started: every block read here
 
-        // The calling thread waits only for the reader's own threads, never for thread-pool work.
+        // Waits only for the reader's own threads, never for thread-pool work.
         pass.Completion.Wait();
     }
 
-    /// <summary>
-    /// Starts a pass on the reader's threads only; the task completes (never faults) when every worker has stopped.
-    /// </summary>
+    /// <summary>Starts a pass on the reader's threads; the task completes (never faults) when all have stopped.</summary>
     private Task StartOnWorkers(ReadJob pass)
     {
         RunUnserved(pass, _workers.Start(pass, pass.Workers));
         return pass.Completion;
     }
 
-    /// <summary>Runs on the calling thread the workers no reader thread will run (none could be started), and says so once.</summary>
+    /// <summary>Runs here the workers no thread could start for; logs it once.</summary>
     private void RunUnserved(ReadJob pass, int workers)
     {
         if (workers == 0)
@@ -81,8 +76,8 @@ public sealed unsafe partial class DirectFileReader
     }
 
     /// <summary>
-    /// After a pass has run: throws its failure or cancellation; after a refused Direct pass, falls back and returns the
-    /// buffered pass that reads the range again; otherwise null (the read is done).
+    /// Throws a finished pass's failure or cancellation; after a refused Direct pass, falls back and returns the buffered
+    /// pass; else null.
     /// </summary>
     private ReadJob? NextPass(ReadJob pass)
     {
@@ -107,9 +102,7 @@ public sealed unsafe partial class DirectFileReader
         return null;
     }
 
-    /// <summary>
-    /// One worker of a pass: takes the next block until none is left, reads it, and copies out the requested part.
-    /// </summary>
+    /// <summary>Reads blocks until none is left, copying out the requested part.</summary>
     private void Work(int slot, ReadJob job)
     {
         try
@@ -134,8 +127,7 @@ public sealed unsafe partial class DirectFileReader
                 int want = (int)Math.Min(_blockSize, job.ReadEnd - blockStart);
                 byte* direct = (byte*)job.Destination + (blockStart - job.Offset);
 
-                // A block wholly inside the range whose place in the destination is aligned for Direct I/O is read
-                // straight there: no staging, no copy (the usual case for page-aligned engine buffers).
+                // A block inside the range with an aligned destination is read straight there.
                 bool copy = job.Staged
                     && (blockStart < job.Offset || blockStart + want > job.End || ((nint)direct & (_memoryAlignment - 1)) != 0);
                 int got;
@@ -197,10 +189,10 @@ public sealed unsafe partial class DirectFileReader
         internal volatile bool Cancelled;
         internal ExceptionDispatchInfo? Failure;
 
-        /// <summary>How many workers run this pass: the reads in flight, or fewer when the pass has fewer blocks.</summary>
+        /// <summary>Reads in flight, or fewer for fewer blocks.</summary>
         internal int Workers { get; } = workers;
 
-        /// <summary>Completes (never faults) when the last worker has stopped; read <see cref="Failure"/> and <see cref="Errno"/> then.</summary>
+        /// <summary>Completes (never faults) when the last worker stops; read <see cref="Failure"/> and <see cref="Errno"/> then.</summary>
         internal Task Completion => _completion.Task;
 
         internal required long Offset { get; init; }
@@ -219,10 +211,10 @@ public sealed unsafe partial class DirectFileReader
 
         internal required CancellationToken Token { get; init; }
 
-        /// <summary>The bytes of [Offset, End) the pass read: all of them, or up to where the file turned out to end.</summary>
+        /// <summary>All of [Offset, End), or up to where the file turned out to end.</summary>
         internal long BytesRead => Math.Max(0, Math.Min(End, Interlocked.Read(ref ShortEnd)) - Offset);
 
-        /// <summary>Runs one of the <see cref="Workers"/> workers on the calling thread; called exactly that many times in all.</summary>
+        /// <summary>Runs one worker on the calling thread; called <see cref="Workers"/> times in all.</summary>
         internal void RunOneWorker()
         {
             try

@@ -5,20 +5,16 @@ namespace Sharpi.Prefault;
 // The reader's own threads, which run the workers of its reads.
 public sealed partial class DirectFileReader
 {
-    /// <summary>Reader threads of all readers that may wait idle for a next read (the tests read it to bound them).</summary>
+    /// <summary>Idle threads all readers may keep (tests bound them by it).</summary>
     internal static int MaxParkedThreads => WorkerThreads.MaxParkedThreads;
 
-    /// <summary>
-    /// Dedicated threads, started on first need (never more than the reads in flight), as the prefault sweep runs on
-    /// its own threads: a read's workers block in pread for as long as the disk takes, and on thread-pool threads they
-    /// would starve the pool, or wait for it.
-    /// </summary>
+    /// <summary>Dedicated threads, one per read in flight at most: workers blocking in pread would starve the pool.</summary>
     private sealed class WorkerThreads
     {
-        /// <summary>How long a thread waits for the next read before it ends.</summary>
+        /// <summary>Idle time before a thread ends.</summary>
         internal static readonly TimeSpan IdleTimeout = TimeSpan.FromSeconds(10);
 
-        /// <summary>Threads of all readers that may wait, idle, for a next read; more end at once (and start again when needed).</summary>
+        /// <summary>Idle threads all readers may keep; more end at once.</summary>
         internal static readonly int MaxParkedThreads = Math.Max(64, 4 * Environment.ProcessorCount);
 
         private static int s_parked;
@@ -29,14 +25,12 @@ public sealed partial class DirectFileReader
         private ReadJob? _pass;
         private bool _stopping;
 
-        /// <summary>Threads of all readers waiting for a read now.</summary>
+        /// <summary>Idle threads of all readers now.</summary>
         internal static int Parked => Volatile.Read(ref s_parked);
 
         /// <summary>
-        /// Has <paramref name="workers"/> of the threads each run one worker of <paramref name="pass"/>, starting those
-        /// missing. Returns the workers no thread will run, which the caller runs itself: all of them when not one
-        /// thread can be started or is left (the process or its pids cgroup is out of threads), else none (the
-        /// threads there are run the claims in turn).
+        /// Has <paramref name="workers"/> threads each run a worker of <paramref name="pass"/>; returns those no thread will
+        /// run (all or none), for the caller.
         /// </summary>
         internal int Start(ReadJob pass, int workers)
         {
@@ -58,8 +52,7 @@ public sealed partial class DirectFileReader
             int failed = 0;
             for (int i = 0; i < missing; i++)
             {
-                // Not "Sharpi.Prefault ...": Linux shows a thread's name cut to 15 characters, and those are the
-                // prefault sweep's threads, which run at a lower priority than these.
+                // Not "Sharpi.Prefault ...": Linux cuts names to 15 characters, and that prefix is the sweep's.
                 var thread = new Thread(Loop, maxStackSize: 256 * 1024)
                 {
                     IsBackground = true,
@@ -71,7 +64,7 @@ public sealed partial class DirectFileReader
                 }
                 catch (OutOfMemoryException)
                 {
-                    // No thread left to start (a pids cgroup at pids.max, say): the reader reads on fewer.
+                    // No thread left (a pids cgroup at pids.max): read on fewer.
                     failed = missing - i;
                     break;
                 }
@@ -90,14 +83,14 @@ public sealed partial class DirectFileReader
                     return 0;
                 }
 
-                // Not one thread: take the claims back (none was taken), and the caller runs them.
+                // Not one thread: the claims go back to the caller.
                 _claims -= workers;
                 _pass = null;
                 return workers;
             }
         }
 
-        /// <summary>Lets every thread end. Only between passes.</summary>
+        /// <summary>Lets every thread end; only between passes.</summary>
         internal void Stop()
         {
             lock (_lock)
@@ -114,10 +107,7 @@ public sealed partial class DirectFileReader
             }
         }
 
-        /// <summary>
-        /// Waits for a claim and runs it; false when the threads are stopping, or this one has been idle long enough or
-        /// would park beside too many others.
-        /// </summary>
+        /// <summary>Waits for a claim and runs it; false when stopping, idle too long, or too many others idle.</summary>
         [MethodImpl(MethodImplOptions.NoInlining)]
         private bool RunNextWorker()
         {
@@ -128,7 +118,7 @@ public sealed partial class DirectFileReader
                 {
                     if (!Park())
                     {
-                        _started--; // under the lock, with no claim waiting: Start counts this thread out
+                        _started--; // under the lock, no claim waiting
                         return false;
                     }
                 }
@@ -139,8 +129,7 @@ public sealed partial class DirectFileReader
                     return false;
                 }
 
-                // Claims are added with their pass, and a pass completes only after all its claims have run, so a claim
-                // taken here belongs to the pass published now.
+                // A pass completes only after all its claims ran: a claim taken here is the published pass's.
                 pass = _pass!;
                 if (--_claims == 0)
                 {
@@ -152,7 +141,7 @@ public sealed partial class DirectFileReader
             return true;
         }
 
-        /// <summary>Waits, with the lock held, for a claim or a stop; false when the thread should end instead.</summary>
+        /// <summary>Waits, lock held, for a claim or a stop; false when the thread should end.</summary>
         private bool Park()
         {
             if (Interlocked.Increment(ref s_parked) > MaxParkedThreads)

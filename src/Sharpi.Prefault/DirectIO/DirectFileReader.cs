@@ -208,7 +208,7 @@ public sealed partial class DirectFileReader : IDisposable, IAsyncDisposable
         GC.SuppressFinalize(this);
     }
 
-    /// <summary>The disposal itself, with the read gate held; releases it.</summary>
+    /// <summary>Disposes with the read gate held, and releases it.</summary>
     private void DisposeCore()
     {
         try
@@ -229,10 +229,10 @@ public sealed partial class DirectFileReader : IDisposable, IAsyncDisposable
         }
     }
 
-    /// <summary>A reader that was never disposed still lets its threads end (the buffers and the file handle have their own finalizers).</summary>
+    /// <summary>Lets an undisposed reader's threads end (buffers and handle have their own finalizers).</summary>
     ~DirectFileReader() => _workers.Stop();
 
-    /// <summary>A read, from start to end: wait for the reader, run its pass (two when Direct I/O is refused), count it.</summary>
+    /// <summary>A read: waits for the reader, runs its passes (two when Direct I/O is refused), counts it.</summary>
     private unsafe long ReadCore(long offset, byte* destination, long length, CancellationToken cancellationToken)
     {
         _readGate.Wait(cancellationToken);
@@ -255,7 +255,6 @@ public sealed partial class DirectFileReader : IDisposable, IAsyncDisposable
         }
     }
 
-    /// <summary><see cref="ReadCore"/>, awaiting the reader and the passes.</summary>
     private async ValueTask<int> ReadCoreAsync(long offset, Memory<byte> destination, CancellationToken cancellationToken)
     {
         await _readGate.WaitAsync(cancellationToken).ConfigureAwait(false);
@@ -281,7 +280,7 @@ public sealed partial class DirectFileReader : IDisposable, IAsyncDisposable
 
     private static unsafe nint AddressOf(in MemoryHandle pin) => (nint)pin.Pointer;
 
-    /// <summary>Adds a finished read to the statistics and returns its byte count (the last pass's: a refused Direct pass is read again buffered).</summary>
+    /// <summary>Counts a finished read; returns the last pass's bytes (a refused Direct pass is read again buffered).</summary>
     private long Count(ReadJob? done, long started)
     {
         long read = done?.BytesRead ?? 0;

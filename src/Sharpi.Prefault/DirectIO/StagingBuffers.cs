@@ -2,10 +2,7 @@ using System.Runtime.InteropServices;
 
 namespace Sharpi.Prefault;
 
-/// <summary>
-/// A reader's aligned staging buffers for Direct I/O: one slot per read in flight, each allocated on its first use,
-/// reused by every later read, and freed by <see cref="Dispose"/> (or the finalizer).
-/// </summary>
+/// <summary>A reader's aligned staging buffers, one per read in flight, allocated on first use, freed by <see cref="Dispose"/>.</summary>
 internal sealed unsafe class StagingBuffers : IDisposable
 {
     private readonly nint[] _slots;
@@ -23,7 +20,6 @@ internal sealed unsafe class StagingBuffers : IDisposable
 
     ~StagingBuffers() => Free();
 
-    /// <summary>Bytes of the buffers allocated now.</summary>
     internal long AllocatedBytes
     {
         get
@@ -38,13 +34,13 @@ internal sealed unsafe class StagingBuffers : IDisposable
         }
     }
 
-    /// <summary>The most staging bytes that had reads in flight at one time.</summary>
+    /// <summary>The most staging bytes in flight at once.</summary>
     internal long PeakBytesInFlight => Interlocked.Read(ref _peakBytesInFlight);
 
-    /// <summary>Buffers at least this large are backed by 2 MiB pages where the OS has them.</summary>
+    /// <summary>From this size, backed by 2 MiB pages where the OS has them.</summary>
     private const int HugePage = 2 * 1024 * 1024;
 
-    /// <summary>The buffer of <paramref name="slot"/>, allocated on its first use and kept until dispose.</summary>
+    /// <summary>Allocated on first use, kept until dispose.</summary>
     internal byte* Get(int slot)
     {
         if (_slots[slot] == 0)
@@ -55,10 +51,7 @@ internal sealed unsafe class StagingBuffers : IDisposable
         return (byte*)_slots[slot];
     }
 
-    /// <summary>
-    /// An aligned buffer; on Linux, one of 2 MiB or more is 2 MiB-aligned, advised MADV_HUGEPAGE and written once:
-    /// 4 KiB pages cap an O_DIRECT request at the disk's segment count (docs/why/direct-io.md#stagingbufferscs).
-    /// </summary>
+    /// <summary>An aligned buffer, huge-page backed on Linux from 2 MiB: 4 KiB pages cap an O_DIRECT request (docs/why/direct-io.md).</summary>
     private byte* Allocate()
     {
         if (!OperatingSystem.IsLinux() || _blockSize < HugePage)
@@ -67,16 +60,15 @@ internal sealed unsafe class StagingBuffers : IDisposable
         }
 
         byte* buffer = (byte*)NativeMemory.AlignedAlloc((nuint)_blockSize, HugePage);
-        _ = Interop.Libc.Madvise(buffer, (nuint)_blockSize, Interop.LinuxConstants.MADV_HUGEPAGE); // best effort: THP may be off
+        _ = Interop.Libc.Madvise(buffer, (nuint)_blockSize, Interop.LinuxConstants.MADV_HUGEPAGE); // best effort
         for (long at = 0; at < _blockSize; at += Pages.Size)
         {
-            buffer[at] = 0; // fault it in now, as huge pages where THP allows, not inside the first read
+            buffer[at] = 0; // fault in now, not inside the first read
         }
 
         return buffer;
     }
 
-    /// <summary>A read of <paramref name="bytes"/> into a staging buffer starts.</summary>
     internal void BeginRead(int bytes)
     {
         long now = Interlocked.Add(ref _bytesInFlight, bytes);
@@ -93,7 +85,6 @@ internal sealed unsafe class StagingBuffers : IDisposable
         }
     }
 
-    /// <summary>A read of <paramref name="bytes"/> into a staging buffer is done.</summary>
     internal void EndRead(int bytes) => Interlocked.Add(ref _bytesInFlight, -bytes);
 
     public void Dispose()

@@ -5,10 +5,7 @@ namespace Sharpi.Prefault;
 
 internal static partial class ThrowHelper
 {
-    /// <summary>
-    /// A failed read at an offset: the message names the file, the range and the OS error; <see cref="Exception.HResult"/>
-    /// carries the error as .NET's own file APIs do (the errno on Unix, HRESULT_FROM_WIN32 on Windows).
-    /// </summary>
+    /// <summary>A failed read: the message names file, range and OS error; HResult carries it as .NET's file APIs do.</summary>
     [DoesNotReturn]
     internal static void ThrowReadFailed(string path, long offset, long length, int error) =>
         throw new IOException($"Reading {length} bytes at offset {offset} of '{path}' failed: {DescribeOSError(error)}.", HResultFromOSError(error));
@@ -21,7 +18,7 @@ internal static partial class ThrowHelper
     internal static string DescribeOSError(int error) =>
         OperatingSystem.IsWindows() ? $"error {error} ({Marshal.GetPInvokeErrorMessage(error)})" : Errno.Describe(error);
 
-    /// <summary>The HResult .NET gives an IOException for this OS error: the errno itself on Unix, 0x8007xxxx on Windows.</summary>
+    /// <summary>The HResult .NET gives an IOException: errno on Unix, 0x8007xxxx on Windows.</summary>
     internal static int HResultFromOSError(int error) =>
         OperatingSystem.IsWindows() && error > 0 ? unchecked((int)0x80070000 | (error & 0xFFFF)) : error;
 

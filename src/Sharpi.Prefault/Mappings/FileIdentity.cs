@@ -1,7 +1,4 @@
 namespace Sharpi.Prefault;
 
-/// <summary>
-/// What names a file whatever path reaches it: device and inode on Linux and macOS, volume serial number and file index
-/// on Windows.
-/// </summary>
+/// <summary>A file by device and inode (Windows: volume serial and file index), whatever path reaches it.</summary>
 internal readonly record struct FileIdentity(ulong Volume, ulong Index);

@@ -2,14 +2,11 @@ using System.Runtime.Versioning;
 
 namespace Sharpi.Prefault;
 
-/// <summary>
-/// Finds a file's mappings in /proc/self/maps by the device and inode each line names (the file mapped, whatever path
-/// it was mapped through).
-/// </summary>
+/// <summary>Finds mappings in /proc/self/maps by device and inode, whatever path mapped them.</summary>
 [SupportedOSPlatform("linux")]
 internal static class LinuxMappingFinder
 {
-    /// <summary>The readable mappings of each file, in address order, pieces of one mapping merged.</summary>
+    /// <inheritdoc cref="MappingFinder.Find"/>
     internal static List<MappedRange>[] Find(FileIdentity[] files)
     {
         Dictionary<ulong, List<int>> byInode = MappingFinder.Group(files, static f => f.Index, out List<MappedRange>[] found);

@@ -3,16 +3,13 @@ using System.Text;
 
 namespace Sharpi.Prefault;
 
-/// <summary>
-/// Finds a file's mappings on macOS: walks this task's regions with mach_vm_region, asks proc_regionfilename which
-/// file each maps, and matches that path's device and inode (stat) against the file's.
-/// </summary>
+/// <summary>Finds mappings on macOS: mach_vm_region, named by proc_regionfilename, matched by stat.</summary>
 [SupportedOSPlatform("macos")]
 internal static class MacMappingFinder
 {
     private const int VmProtRead = 1;
 
-    /// <summary>The readable mappings of each file, in address order, pieces of one mapping merged.</summary>
+    /// <inheritdoc cref="MappingFinder.Find"/>
     internal static unsafe List<MappedRange>[] Find(FileIdentity[] files)
     {
         Dictionary<FileIdentity, List<int>> byIdentity = MappingFinder.Group(files, static f => f, out List<MappedRange>[] found);

@@ -4,12 +4,12 @@ using Microsoft.Win32.SafeHandles;
 
 namespace Sharpi.Prefault;
 
-/// <summary>Finds the address ranges of this process that map given files, with the OS's own view of its mappings.</summary>
+/// <summary>Finds the address ranges mapping given files, from the OS's view of this process.</summary>
 internal static class MappingFinder
 {
     internal static bool IsSupported => OperatingSystem.IsLinux() || OperatingSystem.IsMacOS() || OperatingSystem.IsWindows();
 
-    /// <summary>The identity of a regular file whose status was just read (Windows: read through a handle).</summary>
+    /// <summary>A regular file's identity (Windows: read through a handle).</summary>
     internal static FileIdentity IdentityOf(string fullPath, FileStatus status)
     {
         if (OperatingSystem.IsWindows())
@@ -21,7 +21,7 @@ internal static class MappingFinder
         return new FileIdentity(status.Device, status.Inode);
     }
 
-    /// <summary>The readable mappings of each file, in address order; one list per file.</summary>
+    /// <summary>The readable mappings of each file, in address order, a mapping's pieces merged.</summary>
     internal static List<MappedRange>[] Find(FileIdentity[] files)
     {
         if (OperatingSystem.IsLinux())
@@ -42,10 +42,7 @@ internal static class MappingFinder
         throw new PlatformNotSupportedException("Finding a file's mappings needs Linux (/proc/self/maps), macOS (mach_vm_region) or Windows (VirtualQuery).");
     }
 
-    /// <summary>
-    /// An empty result list per file, and the files' indexes grouped by <paramref name="key"/> (the same file may be
-    /// asked for twice): what each platform's finder starts from.
-    /// </summary>
+    /// <summary>An empty list per file, and file indexes grouped by <paramref name="key"/> (a file may repeat).</summary>
     internal static Dictionary<TKey, List<int>> Group<TKey>(FileIdentity[] files, Func<FileIdentity, TKey> key, out List<MappedRange>[] found)
         where TKey : notnull
     {
@@ -65,7 +62,7 @@ internal static class MappingFinder
         return groups;
     }
 
-    /// <summary>Appends a range, merged into the last one when it continues it (one mapping listed in pieces).</summary>
+    /// <summary>Appends a range, merged into the last one it continues.</summary>
     internal static void AddMerged(List<MappedRange> ranges, MappedRange range)
     {
         if (ranges.Count > 0 && ranges[^1].IsContinuedBy(range))
@@ -78,7 +75,7 @@ internal static class MappingFinder
         }
     }
 
-    /// <summary>The identity of the file a mapping's path names now (stat), cached per path; null when it cannot be read.</summary>
+    /// <summary>The identity of the file at a path now, cached; null when unreadable.</summary>
     internal static FileIdentity? IdentityOfPath(string path, Dictionary<string, FileIdentity?> cache)
     {
         if (!cache.TryGetValue(path, out FileIdentity? identity))

@@ -15,18 +15,16 @@ namespace Sharpi.Prefault;
 /// </example>
 public static class NativeMappings
 {
-    /// <summary>True on the OSes where this process's mappings can be found: Linux, macOS and Windows.</summary>
+    /// <summary>True on Linux, macOS and Windows.</summary>
     public static bool IsSupported => MappingFinder.IsSupported;
 
     /// <summary>
     /// The ranges of this process that map <paramref name="path"/>, one region per mapping in address order, each
     /// ending at the file's end. Empty when nothing maps the file.
     /// </summary>
-    /// <param name="path">The mapped file, by any path that reaches it.</param>
     /// <exception cref="ArgumentException"><paramref name="path"/> is null or empty.</exception>
-    /// <exception cref="FileNotFoundException">No file is at <paramref name="path"/>.</exception>
-    /// <exception cref="IOException"><paramref name="path"/> names a directory, a FIFO, a device or a socket, or cannot be read.</exception>
-    /// <exception cref="PlatformNotSupportedException">The OS is not one of Linux, macOS and Windows (<see cref="IsSupported"/>).</exception>
+    /// <exception cref="IOException">No regular file is there (<see cref="FileNotFoundException"/>: nothing), or it is unreadable.</exception>
+    /// <exception cref="PlatformNotSupportedException"><see cref="IsSupported"/> is false.</exception>
     public static IReadOnlyList<PrefaultRegion> OfFile(string path)
     {
         ArgumentException.ThrowIfNullOrEmpty(path);

@@ -5,15 +5,11 @@ using Microsoft.Win32.SafeHandles;
 
 namespace Sharpi.Prefault;
 
-/// <summary>
-/// Finds a file's mapped views on Windows: walks this process's address space with VirtualQuery, asks
-/// K32GetMappedFileNameW which file each mapped view shows, and matches that file's volume serial number and file index
-/// (GetFileInformationByHandle) against the file's.
-/// </summary>
+/// <summary>Finds views on Windows: VirtualQuery, named by K32GetMappedFileNameW, matched by file index.</summary>
 [SupportedOSPlatform("windows")]
 internal static class WindowsMappingFinder
 {
-    /// <summary>The readable mapped views of each file, in address order, pieces of one view merged.</summary>
+    /// <inheritdoc cref="MappingFinder.Find"/>
     internal static unsafe List<MappedRange>[] Find(FileIdentity[] files)
     {
         Dictionary<FileIdentity, List<int>> byIdentity = MappingFinder.Group(files, static f => f, out List<MappedRange>[] found);
@@ -40,7 +36,7 @@ internal static class WindowsMappingFinder
                         var range = new MappedRange((nint)info.BaseAddress, (nint)info.BaseAddress + (nint)info.RegionSize, -1);
                         foreach (int file in matches)
                         {
-                            // No file offsets: pieces of one view (one allocation) are merged by address alone.
+                            // No file offsets: a view's pieces merge by address alone.
                             List<MappedRange> ranges = found[file];
                             if (ranges.Count > 0 && ranges[^1].End == range.Start && lastAllocation == (nint)info.AllocationBase)
                             {
@@ -69,7 +65,7 @@ internal static class WindowsMappingFinder
         return found;
     }
 
-    /// <summary>The volume serial number and file index of an open file; null when they cannot be read.</summary>
+    /// <summary>An open file's identity; null when unreadable.</summary>
     internal static unsafe FileIdentity? IdentityOf(SafeHandle file)
     {
         Interop.Kernel32.BY_HANDLE_FILE_INFORMATION information;
@@ -81,7 +77,7 @@ internal static class WindowsMappingFinder
         return new FileIdentity(information.VolumeSerialNumber, ((ulong)information.FileIndexHigh << 32) | information.FileIndexLow);
     }
 
-    /// <summary>Opens an NT device path (\Device\HarddiskVolume3\...) for its identity only (no access rights asked), cached per path.</summary>
+    /// <summary>An NT device path's identity, opened with no access rights, cached.</summary>
     private static FileIdentity? IdentityOfDevicePath(string devicePath, Dictionary<string, FileIdentity?> cache)
     {
         if (!cache.TryGetValue(devicePath, out FileIdentity? identity))

@@ -2,25 +2,17 @@ using System.Globalization;
 
 namespace Sharpi.Prefault;
 
-/// <summary>
-/// A cgroup's memory limit and what it uses that the kernel cannot reclaim (0 when its usage is not readable), read
-/// for <see cref="MemoryFigures.CgroupLimitBytes"/> and <see cref="MemoryFigures.CgroupUsedBytes"/>: the group of
-/// this process that leaves it the least room, cgroup v2 or v1.
-/// </summary>
+/// <summary>The memory limit and unreclaimable use (0: unreadable) of the cgroup leaving this process the least room.</summary>
 internal readonly record struct CgroupMemory(long LimitBytes, long UsedBytes)
 {
     internal const string ProcSelfCgroupPath = "/proc/self/cgroup";
 
     internal long RoomBytes => Math.Max(0, LimitBytes - UsedBytes);
 
-    /// <summary>The group that limits this process most (see <see cref="Read"/>), from the real files; null for none.</summary>
+    /// <summary>From the real files; null for none.</summary>
     internal static CgroupMemory? ReadCurrent() => Read(KernelFile.TryReadText(ProcSelfCgroupPath), KernelFile.TryReadText);
 
-    /// <summary>
-    /// Finds the cgroup that limits this process most from the text of /proc/self/cgroup: cgroup v2 (<c>0::/path</c>,
-    /// <c>memory.max</c>, <c>memory.current</c>) or v1 (the <c>memory</c> controller's <c>memory.limit_in_bytes</c>,
-    /// <c>memory.usage_in_bytes</c>), walking from the group up to the root.
-    /// </summary>
+    /// <summary>The group limiting this process most, from its group in <paramref name="procSelfCgroup"/> up to the root (v2 or v1).</summary>
     internal static CgroupMemory? Read(string? procSelfCgroup, Func<string, string?> readFile)
     {
         if (procSelfCgroup is null)
@@ -58,8 +50,7 @@ internal readonly record struct CgroupMemory(long LimitBytes, long UsedBytes)
 
     private static CgroupMemory? WalkUp(string root, string groupPath, CgroupFiles files, Func<string, string?> readFile)
     {
-        // Inside a container the group path is often "/" (cgroup namespace) or names a group not visible
-        // in the container's mount; walk from the group to the root and take the tightest group found.
+        // In a container the group path is often "/" or not visible: walk to the root, take the tightest.
         CgroupMemory? best = null;
         string path = groupPath.TrimEnd('/');
         while (true)
@@ -83,10 +74,7 @@ internal readonly record struct CgroupMemory(long LimitBytes, long UsedBytes)
         }
     }
 
-    /// <summary>
-    /// The group's file-backed page cache, which the kernel reclaims before it fails a charge: <c>active_file</c> +
-    /// <c>inactive_file</c> (v1's hierarchical <c>total_</c> figures where present).
-    /// </summary>
+    /// <summary>The group's file page cache, reclaimed before a charge fails.</summary>
     internal static long ReclaimableFileBytes(string? memoryStat)
     {
         if (memoryStat is null)
@@ -131,7 +119,7 @@ internal readonly record struct CgroupMemory(long LimitBytes, long UsedBytes)
             return null;
         }
 
-        // cgroup v1 reports "no limit" as a page-rounded LONG_MAX; anything at or past 2^60 is no limit.
+        // v1's "no limit" is a page-rounded LONG_MAX: 2^60 and up is no limit.
         return long.TryParse(text, NumberStyles.None, CultureInfo.InvariantCulture, out long value) && value < (1L << 60)
             ? value
             : null;

@@ -4,15 +4,12 @@ using Microsoft.Win32.SafeHandles;
 
 namespace Sharpi.Prefault;
 
-// Files whose page cache the kernel hides from this process, and how their pieces are counted instead.
+// Files whose page cache the kernel hides from this process.
 internal sealed unsafe partial class FileCacheProbe
 {
     /// <summary>
-    /// True when the kernel hides the page cache of <paramref name="handle"/>'s file from this process (a file it could not
-    /// open for writing, docs/why/platform.md): cachestat refuses it with EPERM (Linux 6.5+, where the kernel has its permission check); where
-    /// the kernel has no cachestat, told from who may write the file as the kernel's check is (the owner, root, or a
-    /// writer by faccessat: the mode bits, ACLs and a read-only mount all count; faccessat also refuses a read-only
-    /// bind mount, which the kernel's check allows, so such a file counts unknown there, never resident).
+    /// True when the kernel hides the file's page cache from this process (it could not open it for writing):
+    /// cachestat's EPERM, or the kernel's rule re-checked (docs/why/platform.md).
     /// </summary>
     [SupportedOSPlatform("linux")]
     internal static bool HidesCache(SafeFileHandle handle, string path)
@@ -31,7 +28,7 @@ internal sealed unsafe partial class FileCacheProbe
             {
                 if (!FilterRefusesCachestat())
                 {
-                    return true; // the kernel's own check: it hides this file's cache from this process
+                    return true; // the kernel's own check
                 }
 
                 Volatile.Write(ref s_unsupported, 1);
@@ -46,7 +43,7 @@ internal sealed unsafe partial class FileCacheProbe
         return !MayWrite(handle, path);
     }
 
-    /// <summary>Whether a seccomp filter refuses cachestat, asked once: cachestat on no descriptor at all.</summary>
+    /// <summary>Whether a seccomp filter refuses cachestat, asked once.</summary>
     [SupportedOSPlatform("linux")]
     private static bool FilterRefusesCachestat()
     {
@@ -65,12 +62,7 @@ internal sealed unsafe partial class FileCacheProbe
         return known == 1;
     }
 
-    /// <summary>
-    /// Whether this process could open the file for writing, as the kernel decides whether mincore may tell
-    /// (inode_owner_or_capable, then a write permission check): its owner, a thread with CAP_FOWNER (root's, unless a
-    /// container or a user namespace dropped it: root alone is not enough), or a writer by faccessat (which counts
-    /// CAP_DAC_OVERRIDE).
-    /// </summary>
+    /// <summary>Whether this process could open the file for writing, as the kernel decides (owner, CAP_FOWNER, faccessat).</summary>
     [SupportedOSPlatform("linux")]
     private static bool MayWrite(SafeFileHandle handle, string path)
     {
@@ -79,7 +71,7 @@ internal sealed unsafe partial class FileCacheProbe
             || Interop.Libc.Faccessat(Interop.LinuxConstants.AT_FDCWD, path, Interop.LinuxConstants.W_OK, Interop.LinuxConstants.AT_EACCESS) == 0;
     }
 
-    /// <summary>Whether <paramref name="euid"/> owns the file; false where statx cannot tell (a C library without it: glibc before 2.28, musl before 1.2.5).</summary>
+    /// <summary>False where statx cannot tell.</summary>
     [SupportedOSPlatform("linux")]
     private static bool OwnedBy(SafeFileHandle handle, uint euid)
     {
@@ -94,10 +86,7 @@ internal sealed unsafe partial class FileCacheProbe
         }
     }
 
-    /// <summary>
-    /// After mincore counted [start, end): every piece of a file that hides its cache was counted resident whole (that
-    /// is what mincore answers there), so each is taken out again and counted from the page tables.
-    /// </summary>
+    /// <summary>Recounts from the page tables each piece of a hidden file, which mincore counted resident whole.</summary>
     private void CountHiddenAgain(nint start, nint end, ref long residentBytes, ref long unknownBytes)
     {
         for (int i = AddressRanges.FirstEndingAfter<FilePiece>(_pieces, start); i < _pieces.Length && (nuint)_pieces[i].Start < (nuint)end; i++)
@@ -113,7 +102,7 @@ internal sealed unsafe partial class FileCacheProbe
         }
     }
 
-    /// <summary>Counts [start, end) of a piece that hides its cache: pages this process maps are resident, the rest unknown.</summary>
+    /// <summary>Pages this process maps are resident, the rest unknown.</summary>
     private void CountMapped(nint start, nint end, ref long residentBytes, ref long unknownBytes)
     {
         long present = 0;

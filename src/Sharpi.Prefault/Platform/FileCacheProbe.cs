@@ -6,16 +6,10 @@ using Microsoft.Win32.SafeHandles;
 
 namespace Sharpi.Prefault;
 
-/// <summary>
-/// Counts the resident bytes of mapped ranges: cachestat on the mapped file where Linux 6.5+ has it (a folio at a time,
-/// not a page), else mincore; a file whose cache the kernel hides is counted from this process's page tables.
-/// </summary>
+/// <summary>Counts resident bytes of mapped ranges: cachestat per file on Linux 6.5+, else mincore.</summary>
 internal sealed unsafe partial class FileCacheProbe : IDisposable
 {
-    /// <summary>
-    /// True where residency of mapped memory can be counted: mincore (Linux, macOS, FreeBSD) or QueryWorkingSetEx
-    /// (Windows, this process's working set).
-    /// </summary>
+    /// <summary>True where mapped memory's residency can be counted.</summary>
     [SupportedOSPlatformGuard("linux")]
     [SupportedOSPlatformGuard("macos")]
     [SupportedOSPlatformGuard("freebsd")]
@@ -23,21 +17,19 @@ internal sealed unsafe partial class FileCacheProbe : IDisposable
     internal static bool IsSupported =>
         OperatingSystem.IsLinux() || OperatingSystem.IsMacOS() || OperatingSystem.IsFreeBSD() || OperatingSystem.IsWindows();
 
-    private static int s_unsupported; // 1 once the kernel answered ENOSYS, or a seccomp filter refused cachestat
-    private static int s_filterRefuses; // whether a seccomp filter refuses cachestat: 0 not asked yet, 1 yes, 2 no
+    private static int s_unsupported; // 1: cachestat answered ENOSYS or is filtered
+    private static int s_filterRefuses; // 0 not asked, 1 seccomp refuses cachestat, 2 not
 
     private readonly FilePiece[] _pieces;
     private readonly FileIdentity[] _files;
     private ProcPagemap? _mappedPages;
 
-    // The one file open at a time: its index in _files (-1: none yet), its handle (null: it could not be opened as the
-    // mapped file) and whether it hides its cache. Pieces come in address order, so a file's pieces mostly follow each other.
+    // The one file open at a time (-1: none; null handle: not the mapped file).
     private int _openFile = -1;
     private SafeFileHandle? _openHandle;
     private bool _openHidesCache;
 
-    // The last cachestat asked and its answer: tiny neighbour regions (tensors of a few bytes) share their pages, and
-    // a million of them would otherwise ask about the same page a hundred times over.
+    // The last cachestat: tiny neighbour regions share pages.
     private int _lastFile = -1;
     private Interop.Libc.CachestatRange _lastRange;
     private ulong _lastCached;
@@ -48,13 +40,10 @@ internal sealed unsafe partial class FileCacheProbe : IDisposable
         _files = files;
     }
 
-    /// <summary>
-    /// A probe for <paramref name="regions"/>: the file mappings under them in <paramref name="maps"/> (a snapshot of
-    /// /proc/self/maps covering them, see <see cref="ProcMaps.ReadFor"/>).
-    /// </summary>
+    /// <summary>A probe of the file mappings in <paramref name="maps"/> under <paramref name="regions"/>; opens nothing yet.</summary>
     internal static FileCacheProbe Create(MergedRegion[] regions, ProcMapEntry[] maps)
     {
-        // Pieces even without cachestat: mincore then counts, and the pieces say which files hide their cache from it.
+        // Pieces even without cachestat: they say which files hide their cache from mincore.
         if (!OperatingSystem.IsLinux() || maps.Length == 0)
         {
             return new FileCacheProbe([], []);
@@ -72,8 +61,7 @@ internal sealed unsafe partial class FileCacheProbe : IDisposable
             }
         }
 
-        // Keyed by FileKey's string, not a (path, inode) tuple: the framework's shared code for string keys is precompiled,
-        // while a dictionary over a tuple with a long in it is compiled by the JIT at an engine's first call (27 methods).
+        // String keys, not tuples: precompiled (docs/why/platform.md).
         var files = new Dictionary<string, int>(StringComparer.Ordinal);
         var keys = new ArrayBuilder<FileIdentity>();
         var pieces = new ArrayBuilder<FilePiece>();
@@ -92,19 +80,15 @@ internal sealed unsafe partial class FileCacheProbe : IDisposable
                 keys.Add(new FileIdentity(m.Path, m.Inode));
             }
 
-            pieces.Add(new FilePiece(m.Start, m.End, file, m.Offset)); // in address order, as the maps are
+            pieces.Add(new FilePiece(m.Start, m.End, file, m.Offset)); // in address order
         }
 
         return new FileCacheProbe(pieces.ToArray(), keys.ToArray());
     }
 
     /// <summary>
-    /// The residency count every feature uses (a run's plan before its sweep and after it,
-    /// <see cref="Residency.Measure(ReadOnlySpan{PrefaultRegion})"/>,
-    /// <see cref="Residency.MeasureEach(ReadOnlySpan{PrefaultRegion})"/>, the lock's RAM gate): a probe of the files
-    /// mapped under <paramref name="ranges"/> in <paramref name="maps"/> (empty: mincore alone), each range counted
-    /// with <see cref="TryCountResident"/>, its count written to <paramref name="each"/> when that is given (one entry
-    /// per range), and the sum of the bytes counted resident returned.
+    /// Resident bytes of <paramref name="ranges"/>, each range's count into <paramref name="each"/> when given; an
+    /// uncountable range adds nothing, bytes the kernel hides go to <paramref name="unknownBytes"/>.
     /// </summary>
     internal static long CountResident(MergedRegion[] ranges, ProcMapEntry[] maps, out long unknownBytes, RangeResidency[]? each = null)
     {
@@ -139,11 +123,7 @@ internal sealed unsafe partial class FileCacheProbe : IDisposable
     internal static long CountResident(MergedRegion[] ranges, ProcMapEntry[] maps, RangeResidency[]? each = null)
         => CountResident(ranges, maps, out _, each);
 
-    /// <summary>
-    /// Resident bytes of [start, end), and those whose residency the kernel would not tell
-    /// (<paramref name="unknownBytes"/>, not counted resident); false with the call that failed (mincore's ENOMEM when
-    /// the range is not mapped; QueryWorkingSetEx's Win32 error on Windows).
-    /// </summary>
+    /// <summary>Resident and untold bytes of [start, end); false with the failed call (ENOMEM: not mapped).</summary>
     [SupportedOSPlatform("linux")]
     [SupportedOSPlatform("macos")]
     [SupportedOSPlatform("freebsd")]
@@ -172,7 +152,7 @@ internal sealed unsafe partial class FileCacheProbe : IDisposable
         {
             if (Mincore.TryCountResident(start, end, out residentBytes, out int errno))
             {
-                // mincore said "resident" for every page of a file that hides its cache: count those from the page tables.
+                // mincore claims every page of a hidden file: recount those from the page tables.
                 CountHiddenAgain(start, end, ref residentBytes, ref unknownBytes);
                 return true;
             }
@@ -181,7 +161,7 @@ internal sealed unsafe partial class FileCacheProbe : IDisposable
             return false;
         }
 
-        // Not reached: the attributes above list every platform; the guard says so to the platform analyzer.
+        // Not reached; for the platform analyzer.
         return false;
     }
 
@@ -193,20 +173,20 @@ internal sealed unsafe partial class FileCacheProbe : IDisposable
         _mappedPages?.Dispose();
     }
 
-    /// <summary>cachestat calls this probe made (the tests read it: neighbours sharing a page ask once).</summary>
+    /// <summary>cachestat calls made (tests: neighbours sharing a page ask once).</summary>
     internal long CachestatCalls { get; private set; }
 
     internal bool TryCachestat(nint start, nint end, out long residentBytes, out long unknownBytes)
     {
         residentBytes = 0;
         unknownBytes = 0;
-        // The pieces are empty off Linux (see Create); the check says so to the platform analyzer.
+        // Empty off Linux; the check is for the platform analyzer.
         if (!OperatingSystem.IsLinux() || _pieces.Length == 0 || Volatile.Read(ref s_unsupported) != 0)
         {
             return false;
         }
 
-        // The pieces are disjoint and sorted; the range must be covered without a gap.
+        // Pieces are disjoint and sorted; the range must be covered without a gap.
         int i = AddressRanges.FirstEndingAfter<FilePiece>(_pieces, start);
         nint at = start;
         long total = 0, unknown = 0;
@@ -255,7 +235,7 @@ internal sealed unsafe partial class FileCacheProbe : IDisposable
                 CachestatCalls++;
             }
 
-            // Whole pages are counted; a range that starts or ends inside a page cannot claim more than its bytes.
+            // Whole pages counted; a range inside a page claims no more than its bytes.
             total += Math.Min((long)_lastCached * Pages.Size, stop - at);
             at = stop;
             i++;
@@ -266,14 +246,11 @@ internal sealed unsafe partial class FileCacheProbe : IDisposable
         return true;
     }
 
-    /// <summary>Opens the path when it still names the mapped regular file (same inode); null otherwise.</summary>
+    /// <summary>The path opened where it still names the mapped regular file (same inode); null otherwise.</summary>
     [SupportedOSPlatform("linux")]
     internal static SafeFileHandle? OpenIfSameFile(string path, long inode) => OpenIfSameFile(path, inode, out _);
 
-    /// <inheritdoc cref="OpenIfSameFile(string, long)"/>
-    /// <param name="path">The mapped file's path.</param>
-    /// <param name="inode">The mapped file's inode.</param>
-    /// <param name="length">The opened file's length now (0 where it is not opened).</param>
+    /// <summary>As <see cref="OpenIfSameFile(string, long)"/>, with the file's length (0 where none).</summary>
     [SupportedOSPlatform("linux")]
     internal static SafeFileHandle? OpenIfSameFile(string path, long inode, out long length)
     {
@@ -285,8 +262,7 @@ internal sealed unsafe partial class FileCacheProbe : IDisposable
                 return null;
             }
 
-            // FileOpener's open(2), not File.OpenHandle: the framework's handle takes a share-mode lock and costs an
-            // engine's first run more than the open.
+            // open(2), not File.OpenHandle: its share-mode lock costs a first run more than the open.
             if (FileOpener.TryOpenRead(path, out _) is not SafeFileHandle handle)
             {
                 return null;
@@ -312,10 +288,7 @@ internal sealed unsafe partial class FileCacheProbe : IDisposable
         }
     }
 
-    /// <summary>
-    /// The file of <paramref name="file"/> (an index into the files), open: the one already open, or opened now in its
-    /// place (the one before is closed). False where the path no longer names the mapped regular file.
-    /// </summary>
+    /// <summary>The file at index <paramref name="file"/>, opened in place of the last; false where its path no longer names it.</summary>
     [SupportedOSPlatform("linux")]
     private bool TryOpen(int file, [NotNullWhen(true)] out SafeFileHandle? handle, out bool hidesCache)
     {
@@ -333,16 +306,11 @@ internal sealed unsafe partial class FileCacheProbe : IDisposable
         return handle is not null;
     }
 
-    // File: the mapped file's index in the probe's files, opened when a count needs it.
     private readonly record struct FilePiece(nint Start, nint End, int File, long FileOffset) : IAddressRange;
 
-    /// <summary>
-    /// One string for a mapped file's path and inode, for the sets and maps that tell files apart: two files can show one
-    /// path in /proc/self/maps (a file system mounted over the folder of a mapped file).
-    /// </summary>
+    /// <summary>A key for a mapped file's path and inode (one path can show two files: a mount over its folder).</summary>
     internal static string FileKey(string path, long inode) =>
         string.Concat(inode.ToString(CultureInfo.InvariantCulture), "\0", path);
 
-    /// <summary>A mapped file as /proc/self/maps names it: its path and inode.</summary>
     private readonly record struct FileIdentity(string Path, long Inode);
 }

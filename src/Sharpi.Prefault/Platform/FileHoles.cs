@@ -4,18 +4,11 @@ using Microsoft.Win32.SafeHandles;
 
 namespace Sharpi.Prefault;
 
-/// <summary>
-/// The holes of a sparse file, asked of the file system with <c>lseek(SEEK_DATA)</c> and <c>lseek(SEEK_HOLE)</c> (Linux
-/// 3.1+; ext4, xfs, btrfs and tmpfs answer from their extents, the others report the whole file as data).
-/// </summary>
+/// <summary>A sparse file's holes, by lseek's SEEK_DATA and SEEK_HOLE.</summary>
 [SupportedOSPlatform("linux")]
 internal static class FileHoles
 {
-    /// <summary>
-    /// Whether <paramref name="file"/> (<paramref name="length"/> bytes long) has a hole anywhere: one
-    /// <c>SEEK_HOLE</c> from 0, which lands on the end of the file (the implicit hole there) when there is none. False
-    /// where the file system cannot tell.
-    /// </summary>
+    /// <summary>Whether the file has a hole; false where the file system cannot tell.</summary>
     internal static bool HasAny(SafeFileHandle file, long length)
     {
         long hole = Interop.Libc.Lseek(file, 0, Interop.LinuxConstants.SEEK_HOLE);
@@ -23,10 +16,8 @@ internal static class FileHoles
     }
 
     /// <summary>
-    /// Adds the holes of [<paramref name="from"/>, <paramref name="to"/>) of <paramref name="file"/> to
-    /// <paramref name="holes"/> as file offsets, in order (<paramref name="to"/> at most the file's length). Returns
-    /// false, and adds nothing, where the file system cannot tell (an error other than "no more data"): the caller
-    /// then reads the range as data.
+    /// Adds the holes of [<paramref name="from"/>, <paramref name="to"/>) as file offsets, in order; false, adding nothing,
+    /// where the file system cannot tell (the caller reads it as data).
     /// </summary>
     internal static bool TryFind(SafeFileHandle file, long from, long to, List<(long Start, long End)> holes)
     {
@@ -42,7 +33,7 @@ internal static class FileHoles
                     return false;
                 }
 
-                data = to; // no data after 'at': a hole to the end
+                data = to; // a hole to the end
             }
 
             if (data > at)

@@ -4,26 +4,18 @@ using Microsoft.Win32.SafeHandles;
 
 namespace Sharpi.Prefault;
 
-/// <summary>
-/// The one way the library and the tool open a path they did not create, for reading, without ever blocking: a "regular
-/// file" check by path and an open after it race with a rename (a FIFO swapped in between blocks the open until a
-/// writer appears, maybe never).
-/// </summary>
+/// <summary>Opens paths without ever blocking: O_NONBLOCK until the descriptor is known regular (a FIFO may be renamed in).</summary>
 internal static class FileOpener
 {
     private const FileShare ReadersAndWriters = FileShare.ReadWrite | FileShare.Delete;
 
-    /// <summary>Opens <paramref name="path"/> for reading, as a descriptor the caller owns.</summary>
-    /// <param name="path">The path; symlinks are followed.</param>
-    /// <param name="allowDevices">Accept a character or block device too (a caller that only fsyncs and advises).</param>
-    /// <param name="hint">Read-ahead advice; other options are ignored on Linux and macOS.</param>
-    /// <param name="share">Windows' share mode (ignored elsewhere, where sharing is not enforced).</param>
-    /// <exception cref="FileNotFoundException">Nothing is there (open's ENOENT or ENOTDIR, in the inner exception).</exception>
-    /// <exception cref="UnauthorizedAccessException">open refused the access (its EACCES or EPERM, in the inner exception).</exception>
-    /// <exception cref="IOException">
-    /// The descriptor is no regular file (a FIFO, a directory, a socket, or a device unless allowed), the path holds a
-    /// NUL, or open or fcntl failed otherwise (<see cref="PlatformCallException"/>, naming the call).
-    /// </exception>
+    /// <summary>
+    /// Opens <paramref name="path"/> (symlinks followed) for reading; devices only where <paramref name="allowDevices"/>,
+    /// <paramref name="share"/> on Windows only.
+    /// </summary>
+    /// <exception cref="FileNotFoundException">ENOENT or ENOTDIR (in the inner exception).</exception>
+    /// <exception cref="UnauthorizedAccessException">EACCES or EPERM (in the inner exception).</exception>
+    /// <exception cref="IOException">No regular file, a NUL in the path, or open or fcntl failed (a <see cref="PlatformCallException"/>).</exception>
     internal static SafeFileHandle OpenRead(string path, bool allowDevices = false, FileOptions hint = FileOptions.None, FileShare share = ReadersAndWriters)
     {
         if (path.Contains('\0', StringComparison.Ordinal))
@@ -36,7 +28,7 @@ internal static class FileOpener
             SafeFileHandle handle = TryOpenUnix(path, 0, allowDevices, out int errno, out FileKind refused) ?? throw Refused(path, errno, refused);
             if (OperatingSystem.IsLinux() && hint is FileOptions.RandomAccess or FileOptions.SequentialScan)
             {
-                // Advice, as FileStream gives it for a path: a refusal changes only how far the kernel reads ahead.
+                // Advice: a refusal changes only the read-ahead.
                 _ = Interop.Libc.PosixFadvise(handle, 0, 0, hint == FileOptions.RandomAccess
                     ? Interop.LinuxConstants.POSIX_FADV_RANDOM
                     : Interop.LinuxConstants.POSIX_FADV_SEQUENTIAL);
@@ -49,10 +41,7 @@ internal static class FileOpener
         return File.OpenHandle(path, FileMode.Open, FileAccess.Read, share, hint & (FileOptions.RandomAccess | FileOptions.SequentialScan));
     }
 
-    /// <summary>
-    /// <see cref="OpenRead"/> wrapped in a read-only FileStream that owns the descriptor; a <paramref name="bufferSize"/>
-    /// of 0 or 1 reads unbuffered.
-    /// </summary>
+    /// <summary><see cref="OpenRead"/> in a FileStream that owns the descriptor; a <paramref name="bufferSize"/> of 0 or 1 is unbuffered.</summary>
     /// <inheritdoc cref="OpenRead" path="/exception"/>
     internal static FileStream OpenReadStream(string path, int bufferSize, FileOptions hint = FileOptions.None)
     {
@@ -68,10 +57,7 @@ internal static class FileOpener
         }
     }
 
-    /// <summary>
-    /// Opens a regular file with O_DIRECT (plus O_CLOEXEC; read-only) on Linux; null with open's errno where open
-    /// fails (EINVAL: the file system refuses O_DIRECT), so the caller can fall back to a buffered open.
-    /// </summary>
+    /// <summary>Opens a regular file with <paramref name="directFlag"/>; null with open's errno (EINVAL: O_DIRECT refused).</summary>
     /// <exception cref="IOException">The descriptor is no regular file, or fcntl failed.</exception>
     [SupportedOSPlatform("linux")]
     internal static SafeFileHandle? TryOpenDirect(string path, int directFlag, out int errno)
@@ -90,11 +76,7 @@ internal static class FileOpener
         return handle;
     }
 
-    /// <summary>
-    /// <see cref="OpenRead"/> for the callers that must never throw (an engine's first run, kernel files): null where
-    /// open fails (<paramref name="errno"/> set) or where the descriptor is no regular file (<paramref name="errno"/>
-    /// 0).
-    /// </summary>
+    /// <summary><see cref="OpenRead"/> that never throws: null with open's errno, or with 0 for no regular file.</summary>
     [SupportedOSPlatform("linux")]
     [SupportedOSPlatform("macos")]
     internal static SafeFileHandle? TryOpenRead(string path, out int errno)
@@ -111,17 +93,15 @@ internal static class FileOpener
         }
         catch (PlatformCallException e)
         {
-            // fcntl could not clear O_NONBLOCK (the descriptor is closed): a failed open to these callers.
+            // fcntl failed (the descriptor is closed): a failed open to these callers.
             errno = e.HResult;
             return null;
         }
     }
 
     /// <summary>
-    /// Opens <paramref name="path"/> with the caller's <paramref name="flags"/> (access mode, O_CREAT, O_EXCL,
-    /// O_NOFOLLOW: a file the tool keeps, such as a pid file) plus O_CLOEXEC, by the same non-blocking open as
-    /// <see cref="OpenRead"/>; the caller checks the descriptor's kind before it reads or writes. Null with open's
-    /// errno where open fails.
+    /// Opens with the caller's <paramref name="flags"/> (a pid file), as non-blocking as <see cref="OpenRead"/>; the caller
+    /// checks the kind. Null with open's errno.
     /// </summary>
     /// <exception cref="IOException">fcntl failed to clear O_NONBLOCK (a <see cref="PlatformCallException"/>).</exception>
     [SupportedOSPlatform("linux")]
@@ -151,7 +131,7 @@ internal static class FileOpener
         }
     }
 
-    // Null with the errno where open fails, or with the kind of a descriptor the caller does not accept (closed then).
+    // Null with open's errno, or with the kind of a descriptor refused (and closed).
     [SupportedOSPlatform("linux")]
     [SupportedOSPlatform("macos")]
     private static SafeFileHandle? TryOpenUnix(string path, int extraFlags, bool allowDevices, out int errno, out FileKind refused)
@@ -170,8 +150,7 @@ internal static class FileOpener
             FileKind kind = FileStatus.Of(handle).Kind;
             if (kind == FileKind.Missing)
             {
-                // No statx in this C library (glibc < 2.28): the kind cannot be told, so O_NONBLOCK stays set. A regular
-                // file reads the same with it; a FIFO's read then returns at once instead of blocking.
+                // No statx (glibc < 2.28): O_NONBLOCK stays, and a FIFO's read returns at once.
                 return handle;
             }
 
@@ -192,7 +171,7 @@ internal static class FileOpener
         }
     }
 
-    // open(2) with O_CLOEXEC and O_NONBLOCK added to flags: the one open call; null with its errno where it fails.
+    // The one open(2) call, with O_CLOEXEC and O_NONBLOCK added; null with its errno.
     [SupportedOSPlatform("linux")]
     [SupportedOSPlatform("macos")]
     private static SafeFileHandle? OpenNonBlocking(string path, int flags, int mode, out int errno)
@@ -240,11 +219,7 @@ internal static class FileOpener
         return OpenFailed(path, errno);
     }
 
-    /// <summary>
-    /// open's failure as the exception .NET's own open throws for it (so callers' catches stay), with the call and
-    /// errno in a <see cref="PlatformCallException"/>: the exception itself, or the inner one of a not-found or
-    /// access-denied exception.
-    /// </summary>
+    /// <summary>open's errno as the exception .NET's own open throws, with a <see cref="PlatformCallException"/> in it.</summary>
     internal static Exception OpenFailed(string path, int errno)
     {
         var failure = new PlatformCallException(PlatformError.FromErrno("open", errno), path);
@@ -262,12 +237,7 @@ internal static class FileOpener
         return denied ? new UnauthorizedAccessException($"Access to the path '{path}' is denied ({failure.Error}).", failure) : failure;
     }
 
-    /// <summary>
-    /// The error for a refused mmap of a file this process could open for reading: .NET's MemoryMappedFile says only
-    /// "access denied" for mmap's EACCES or EPERM, so the map is tried again with mmap itself to read the errno (a sysfs
-    /// file can be opened and refuse a shared mapping). Null where that mmap succeeds (its mapping is released): the
-    /// framework's exception then stands.
-    /// </summary>
+    /// <summary>mmap's errno for a map MemoryMappedFile refused as "access denied"; null where mmap now succeeds.</summary>
     [SupportedOSPlatform("linux")]
     [SupportedOSPlatform("macos")]
     internal static unsafe PlatformCallException? MmapRefusal(SafeFileHandle handle, long length, string path)
@@ -277,7 +247,7 @@ internal static class FileOpener
             return null;
         }
 
-        const int ProtRead = 0x1, MapShared = 0x1; // the same on Linux and macOS
+        const int ProtRead = 0x1, MapShared = 0x1; // same on Linux and macOS
         void* address = Interop.Libc.Mmap(null, (nuint)length, ProtRead, MapShared, handle, 0);
         if (address != (void*)-1)
         {

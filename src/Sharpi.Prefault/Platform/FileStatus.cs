@@ -4,7 +4,7 @@ using Microsoft.Win32.SafeHandles;
 
 namespace Sharpi.Prefault;
 
-/// <summary>What a path names, told without opening it (opening a FIFO for reading blocks until a writer appears).</summary>
+/// <summary>What a path names, told without opening it (a FIFO's open blocks).</summary>
 internal enum FileKind
 {
     Missing,
@@ -15,31 +15,22 @@ internal enum FileKind
     BlockDevice,
     Socket,
 
-    /// <summary>A symbolic link, told only where links are not followed (<see cref="FileStatus.Of(string, bool, out int)"/>).</summary>
+    /// <summary>Told only where links are not followed.</summary>
     Symlink,
     Other,
 }
 
 /// <summary>
-/// The kind, identity (device and inode, where the OS has them) and length of the file a path names, symlinks
-/// followed: the identity /proc/self/maps and mach_vm_region report a mapping by, so a symlink or a rename still matches.
+/// A file's kind, identity (device and inode as /proc/self/maps reports them; 0: unknown) and length, symlinks followed.
 /// </summary>
-/// <param name="Kind">What the path names.</param>
-/// <param name="Device">The device number (Linux: major in the high 32 bits, minor in the low; macOS: st_dev); 0 when unknown.</param>
-/// <param name="Inode">The inode number; 0 when unknown.</param>
-/// <param name="Length">The length in bytes (regular files).</param>
 internal readonly record struct FileStatus(FileKind Kind, ulong Device, ulong Inode, long Length)
 {
     internal bool HasIdentity => Inode != 0;
 
-    /// <summary>Which file this is, whatever path reached it (device and inode): two paths to one file share it.</summary>
+    /// <summary>Two paths to one file share it.</summary>
     internal (ulong Device, ulong Inode) Identity => (Device, Inode);
 
-    /// <summary>
-    /// The status of <paramref name="path"/>, never throwing: a path stat cannot see (nothing there, no permission, too
-    /// long, a symlink loop) has kind <see cref="FileKind.Missing"/> and its errno in <paramref name="errno"/> (Linux;
-    /// 0 elsewhere).
-    /// </summary>
+    /// <summary>The status of <paramref name="path"/>; never throws: Missing with its errno (Linux) where stat fails.</summary>
     internal static FileStatus Of(string path, bool followLinks, out int errno)
     {
         errno = 0;
@@ -56,10 +47,7 @@ internal readonly record struct FileStatus(FileKind Kind, ulong Device, ulong In
         return TryOf(path) ?? default;
     }
 
-    /// <summary>
-    /// The status of an open file (Linux: statx of the descriptor; macOS: fstat); <see langword="default"/> (kind
-    /// <see cref="FileKind.Missing"/>) elsewhere, where the call fails, or where the C library has no statx.
-    /// </summary>
+    /// <summary>The status of an open file; <see langword="default"/> where it cannot be read.</summary>
     internal static unsafe FileStatus Of(SafeFileHandle handle)
     {
         if (OperatingSystem.IsMacOS())
@@ -82,12 +70,12 @@ internal readonly record struct FileStatus(FileKind Kind, ulong Device, ulong In
         }
         catch (EntryPointNotFoundException)
         {
-            return default; // a C library with no statx (glibc < 2.28), as for a path
+            return default; // no statx (glibc < 2.28)
         }
     }
 
-    /// <summary>The status of the file <paramref name="path"/> names (symlinks followed), read with stat, never open.</summary>
-    /// <exception cref="IOException">stat failed for a reason other than a missing file.</exception>
+    /// <summary>The status of the file <paramref name="path"/> names, by stat, never open.</summary>
+    /// <exception cref="IOException">stat failed other than for a missing file.</exception>
     internal static FileStatus Of(string path)
     {
         if (OperatingSystem.IsLinux())
@@ -103,10 +91,7 @@ internal readonly record struct FileStatus(FileKind Kind, ulong Device, ulong In
         return OfManaged(path);
     }
 
-    /// <summary>
-    /// The status of <paramref name="path"/>, or null where stat fails (nothing there, no permission, an I/O error):
-    /// for the callers that only ask, and treat a file they cannot see as one they know nothing about.
-    /// </summary>
+    /// <summary>The status, or null where stat fails.</summary>
     internal static FileStatus? TryOf(string path)
     {
         try
@@ -119,15 +104,10 @@ internal readonly record struct FileStatus(FileKind Kind, ulong Device, ulong In
         }
     }
 
-    /// <summary>
-    /// The length of the regular file at <paramref name="path"/>; null for anything else or where stat fails.
-    /// </summary>
+    /// <summary>The regular file's length; null for anything else or where stat fails.</summary>
     internal static long? TryRegularLength(string path) => TryOf(path) is { Kind: FileKind.Regular } status ? status.Length : null;
 
-    /// <summary>
-    /// Throws unless <paramref name="path"/> names a regular file: FileNotFoundException when nothing is there,
-    /// IOException naming what is there otherwise (a directory, a FIFO, a device, a socket).
-    /// </summary>
+    /// <summary>Throws unless a regular file is there: FileNotFoundException for nothing, else IOException naming it.</summary>
     internal static FileStatus RequireRegular(string path)
     {
         FileStatus status = Of(path);
@@ -145,16 +125,10 @@ internal readonly record struct FileStatus(FileKind Kind, ulong Device, ulong In
     }
 
     /// <summary>
-    /// Refuses what is not a regular file before it is opened: <c>open(O_RDONLY)</c> on a FIFO blocks until a writer
-    /// appears (forever, for a model path someone replaced with <c>mkfifo</c>), a device can be endless, and a
-    /// directory reads as "access denied" on some paths.
+    /// Refuses a directory, FIFO, socket or device (unless <paramref name="allowDevices"/>) before an open that could
+    /// block or never end; a missing path or failed stat passes.
     /// </summary>
-    /// <param name="path">The path about to be opened.</param>
-    /// <param name="allowDevices">
-    /// Let devices through, for a caller that opens without reading (<see cref="PageCache.Evict(string)"/>: fsync then
-    /// says what the device makes of it). FIFOs, sockets and directories are refused always.
-    /// </param>
-    /// <exception cref="IOException">The path names a directory, a FIFO, a socket or a device, or holds a NUL character.</exception>
+    /// <exception cref="IOException">The path names what is refused, or holds a NUL.</exception>
     internal static void ThrowIfNotRegular(string path, bool allowDevices = false)
     {
         if (path.Contains('\0', StringComparison.Ordinal))
@@ -198,14 +172,14 @@ internal readonly record struct FileStatus(FileKind Kind, ulong Device, ulong In
         return status;
     }
 
-    // Null where the C library has no statx (glibc < 2.28): no identity then, and a FIFO reads as a file.
+    // Null where there is no statx (glibc < 2.28).
     [SupportedOSPlatform("linux")]
     private static unsafe FileStatus? StatxLinux(string path, int flags, out int errno)
     {
         errno = 0;
         Interop.Libc.StatxBuffer stx;
         int result;
-        // AT_FDCWD is a constant, not a descriptor this code owns: it travels in a handle that never closes it.
+        // AT_FDCWD in a handle that never closes it.
         using (var cwd = new SafeFileHandle(Interop.LinuxConstants.AT_FDCWD, ownsHandle: false))
         {
             try
@@ -250,7 +224,7 @@ internal readonly record struct FileStatus(FileKind Kind, ulong Device, ulong In
         return new FileStatus(kind, (uint)st.Device, st.Inode, st.Size);
     }
 
-    // S_IF* values are the same on Linux and macOS.
+    // S_IF* values match on Linux and macOS.
     private static FileKind KindOf(int type) => type switch
     {
         Interop.LinuxConstants.S_IFREG => FileKind.Regular,
@@ -263,8 +237,7 @@ internal readonly record struct FileStatus(FileKind Kind, ulong Device, ulong In
         _ => FileKind.Other,
     };
 
-    // Windows names no FIFOs in the file system (pipes live under \\.\pipe\, and FileStream refuses non-disk
-    // handles), so existence and directories are what is left to tell.
+    // Windows names no FIFOs in the file system: existence and directories are left to tell.
     private static FileStatus OfManaged(string path)
     {
         if (Directory.Exists(path))

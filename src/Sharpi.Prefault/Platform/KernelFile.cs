@@ -6,19 +6,13 @@ using Microsoft.Win32.SafeHandles;
 
 namespace Sharpi.Prefault;
 
-/// <summary>
-/// Reads the small text files the kernel generates (/proc, /sys): a file that is missing, unreadable or refused reads
-/// as null, never as an exception, since every figure read from one is optional (an unknown figure never blocks).
-/// </summary>
+/// <summary>Reads kernel text files (/proc, /sys); never throws: missing, unreadable or refused reads as null.</summary>
 internal static class KernelFile
 {
-    /// <summary>
-    /// The most bytes read from one file: far above any /proc or /sys file the library reads (the smaps of a process
-    /// with 30,000 mappings is about 21 MiB), and below the pooled buffer's doubling overflowing an int.
-    /// </summary>
+    /// <summary>Far above any file read, below a pooled buffer's int overflow.</summary>
     internal const int MaxBytes = 256 * 1024 * 1024;
 
-    /// <summary>The whole text of <paramref name="path"/>, or null where it does not exist or cannot be read.</summary>
+    /// <summary>The text, or null where missing or unreadable.</summary>
     internal static string? TryReadText(string path)
     {
         if (OperatingSystem.IsLinux())
@@ -37,7 +31,7 @@ internal static class KernelFile
 
         try
         {
-            // The check keeps the common "not here" from throwing, and so from costing a first-chance exception per file.
+            // Spares "not here" a first-chance exception.
             return FileStatus.TryOf(path) is { Kind: FileKind.Regular } ? File.ReadAllText(path) : null;
         }
         catch (IOException)
@@ -51,10 +45,8 @@ internal static class KernelFile
     }
 
     /// <summary>
-    /// Reads all of the regular file <paramref name="path"/> into <paramref name="buffer"/> (rented from
-    /// <see cref="ArrayPool{T}.Shared"/>; where the file does not fit, a larger rented one takes its place and the
-    /// smaller goes back): the bytes read, or -1 where the path is missing, refused, no regular file or over
-    /// <see cref="MaxBytes"/>. Never throws.
+    /// Reads a regular file into <paramref name="buffer"/> (pooled, swapped for a larger one as needed): the bytes read, or
+    /// -1 where missing, refused, not regular or over <see cref="MaxBytes"/>. Never throws.
     /// </summary>
     [SupportedOSPlatform("linux")]
     internal static unsafe int TryReadAll(string path, ref byte[] buffer)
@@ -64,8 +56,7 @@ internal static class KernelFile
             return -1;
         }
 
-        // The descriptor is checked to be a regular file (where the C library cannot tell, the cap below still ends a
-        // read that would not).
+        // Checked regular; where the C library cannot tell, the cap ends an endless read.
         using SafeFileHandle? file = FileOpener.TryOpenRead(path, out _);
         if (file is null)
         {

@@ -1,24 +1,19 @@
 namespace Sharpi.Prefault;
 
-/// <summary>
-/// Which page ranges this process holds locked through <see cref="MmapLock"/>, with a count per range. mlock and
-/// VirtualLock do not count: one munlock undoes any number of locks of a page.
-/// </summary>
+/// <summary>The page ranges this process locks through <see cref="MmapLock"/>, counted: one munlock undoes any number of mlocks.</summary>
 internal sealed class LockRegistry
 {
     private readonly object _gate = new();
     private List<HeldRange> _held = [];
 
-    /// <summary>The registry of this process: every lease registers here.</summary>
     internal static LockRegistry Process { get; } = new();
 
-    /// <summary>Held entries and caller's ranges walked by all updates so far: the tests read it to prove updates linear.</summary>
+    /// <summary>Entries and ranges walked by all updates (tests prove updates linear).</summary>
     internal long EntriesWalked { get; private set; }
 
-    /// <summary>Counts [start, end) as held once more.</summary>
     internal void Acquire(nint start, nint end) => Acquire([(start, end)]);
 
-    /// <summary>Counts each of the disjoint <paramref name="ranges"/> (any order) as held once more.</summary>
+    /// <summary>Counts each of the disjoint <paramref name="ranges"/> as held once more.</summary>
     internal void Acquire(ReadOnlySpan<(nint Start, nint End)> ranges)
     {
         (nint Start, nint End)[] sorted = Sorted(ranges);
@@ -28,10 +23,7 @@ internal sealed class LockRegistry
         }
     }
 
-    /// <summary>
-    /// Counts as held once more the parts of the disjoint <paramref name="ranges"/> (any order) that nobody outside the
-    /// registry has locked, and returns those parts, sorted by address.
-    /// </summary>
+    /// <summary>Counts as held once more the parts of <paramref name="ranges"/> no one else has locked, and returns them sorted.</summary>
     internal (nint Start, nint End)[] AcquireUnlocked(ReadOnlySpan<(nint Start, nint End)> ranges, Func<nint, nint, (nint Start, nint End)[]> lockedNow)
     {
         (nint Start, nint End)[] sorted = Sorted(ranges);
@@ -66,7 +58,7 @@ internal sealed class LockRegistry
         }
     }
 
-    /// <summary>The parts of <paramref name="ranges"/> outside every one of <paramref name="cut"/>; both sorted and disjoint, the result too.</summary>
+    /// <summary><paramref name="ranges"/> less <paramref name="cut"/>; inputs and result sorted and disjoint.</summary>
     internal static (nint Start, nint End)[] Subtract((nint Start, nint End)[] ranges, (nint Start, nint End)[] cut)
     {
         if (cut.Length == 0)
@@ -107,9 +99,8 @@ internal sealed class LockRegistry
     internal void Release(nint start, nint end, Action<nint, nint> unlock) => Release([(start, end)], unlock);
 
     /// <summary>
-    /// Counts each of the disjoint <paramref name="ranges"/> as held once less and calls <paramref name="unlock"/> for
-    /// each part no longer held by anyone (touching parts joined into one call), inside the registry's lock so that no
-    /// lease can lock those pages again between the count and the unlock.
+    /// Counts each range as held once less and unlocks the parts no one holds, inside the registry's lock so that no lease
+    /// relocks them in between.
     /// </summary>
     internal void Release(ReadOnlySpan<(nint Start, nint End)> ranges, Action<nint, nint> unlock)
     {
@@ -133,7 +124,7 @@ internal sealed class LockRegistry
         }
     }
 
-    /// <summary>The held ranges, sorted by address, disjoint, touching ones joined.</summary>
+    /// <summary>The held ranges, sorted, disjoint, touching ones joined.</summary>
     internal (nint Start, nint End)[] Held()
     {
         lock (_gate)
@@ -162,15 +153,13 @@ internal sealed class LockRegistry
         return sorted;
     }
 
-    // Rebuilds the sorted, disjoint held list with the count of every range changed by delta, in one merge pass over
-    // both sorted lists. Parts of a range nobody holds become new entries (delta > 0) or change nothing (delta < 0);
-    // entries whose count reaches zero go to `free`.
+    // Rebuilds the held list with every range's count changed by delta in one merge pass; entries reaching zero go to `free`.
     private void Apply((nint Start, nint End)[] ranges, int delta, List<HeldRange>? free)
     {
         EntriesWalked += _held.Count + ranges.Length;
         var next = new List<HeldRange>(_held.Count + (2 * ranges.Length) + 1);
         int j = 0;
-        nint at = ranges.Length > 0 ? ranges[0].Start : 0; // the part of ranges[j] not yet applied starts here
+        nint at = ranges.Length > 0 ? ranges[0].Start : 0; // start of ranges[j]'s unapplied part
         foreach (HeldRange h in _held)
         {
             // Ranges wholly before this entry: parts nobody holds.
@@ -180,7 +169,7 @@ internal sealed class LockRegistry
                 NextRange(ranges, ref j, ref at);
             }
 
-            nint rest = h.Start; // the part of h not yet copied starts here
+            nint rest = h.Start; // start of h's uncopied part
             while (j < ranges.Length && (nuint)ranges[j].Start < (nuint)h.End)
             {
                 if ((nuint)at < (nuint)rest)
@@ -210,7 +199,7 @@ internal sealed class LockRegistry
                 at = overlapEnd;
                 if (ranges[j].End != overlapEnd)
                 {
-                    break; // the range runs on past this entry
+                    break; // the range runs past this entry
                 }
 
                 NextRange(ranges, ref j, ref at);

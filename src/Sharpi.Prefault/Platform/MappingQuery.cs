@@ -5,27 +5,20 @@ using Microsoft.Win32.SafeHandles;
 
 namespace Sharpi.Prefault;
 
-/// <summary>The mappings a look-up found under some ranges, sorted by address, and where the answer came from.</summary>
-/// <param name="Entries">The mappings that overlap the ranges asked about, sorted by address (gaps between them are unmapped).</param>
-/// <param name="IsHugetlb">Index for index: the mapping is hugetlb memory (its page size is not the base page size).</param>
-/// <param name="FromQuery">True when PROCMAP_QUERY answered; false when one read of /proc/self/maps did.</param>
+/// <summary>Mappings overlapping some ranges, sorted; hugetlb flags index for index; whether PROCMAP_QUERY answered.</summary>
 internal sealed record MappingSnapshot(ProcMapEntry[] Entries, bool[] IsHugetlb, bool FromQuery)
 {
     internal static readonly MappingSnapshot Empty = new([], [], false);
 }
 
 /// <summary>
-/// Looks up the mappings under a few address ranges at the cost of those mappings, not of the whole process: the
-/// kernel's PROCMAP_QUERY ioctl on /proc/self/maps (Linux 6.11+) answers one address from the VMA tree; elsewhere one
-/// read of /proc/self/maps (its lines only: no page-table walk, unlike /proc/self/smaps) serves every range of the call.
+/// Looks up the mappings under a few ranges at their cost, not the whole process's: PROCMAP_QUERY (Linux 6.11+), else
+/// one read of /proc/self/maps.
 /// </summary>
 [SupportedOSPlatform("linux")]
 internal static class MappingQuery
 {
-    /// <summary>
-    /// The mappings overlapping any of <paramref name="ranges"/> (sorted by start, disjoint). Empty when /proc is not
-    /// readable.
-    /// </summary>
+    /// <summary>The mappings overlapping <paramref name="ranges"/>, sorted; empty when /proc is unreadable.</summary>
     internal static MappingSnapshot Read(MergedRegion[] ranges, bool useQuery = true)
     {
         if (ranges.Length == 0)
@@ -51,7 +44,6 @@ internal static class MappingQuery
         return new MappingSnapshot(entries, HugetlbByFileSystem(entries), FromQuery: false);
     }
 
-    /// <summary>Whether this kernel answers PROCMAP_QUERY (Linux 6.11+).</summary>
     internal static unsafe bool IsQuerySupported
     {
         get
@@ -70,10 +62,7 @@ internal static class MappingQuery
         }
     }
 
-    /// <summary>
-    /// Every mapping under the ranges, one ioctl per mapping: a range inside the mapping found last asks nothing
-    /// (the tensors of one model file share one mapping). Null where the kernel has no PROCMAP_QUERY (ENOTTY, EINVAL).
-    /// </summary>
+    /// <summary>Every mapping under the ranges, one ioctl per mapping; null where the kernel has no PROCMAP_QUERY.</summary>
     private static unsafe MappingSnapshot? TryQuery(SafeFileHandle maps, MergedRegion[] ranges)
     {
         var entries = new List<ProcMapEntry>();
@@ -101,10 +90,10 @@ internal static class MappingQuery
                     int errno = Marshal.GetLastPInvokeError();
                     if (errno == Interop.LinuxConstants.ENOENT)
                     {
-                        break; // nothing mapped at or above `at`: the rest of the range is a gap
+                        break; // nothing mapped at or above `at`
                     }
 
-                    return null; // ENOTTY/EINVAL: a kernel before 6.11; anything else: let the maps walk answer
+                    return null; // ENOTTY/EINVAL: before 6.11; otherwise the maps walk answers
                 }
 
                 if ((nuint)q.VmaStart >= (nuint)r.End)
@@ -147,10 +136,7 @@ internal static class MappingQuery
         }
     }
 
-    /// <summary>
-    /// /proc/self/maps does not say a mapping's page size: a file mapping is hugetlb memory where its file lives on
-    /// hugetlbfs (fstatfs, once per path).
-    /// </summary>
+    /// <summary>A file mapping is hugetlb where its file is on hugetlbfs (fstatfs, once per path).</summary>
     private static unsafe bool[] HugetlbByFileSystem(ProcMapEntry[] entries)
     {
         bool[] hugetlb = new bool[entries.Length];

@@ -6,19 +6,12 @@ using System.Runtime.Versioning;
 
 namespace Sharpi.Prefault;
 
-/// <summary>
-/// Residency of mapped memory with <c>mincore</c> (Linux, macOS, FreeBSD): a bit per page, and ENOMEM for a range
-/// that is not mapped, so it doubles as the mapping check where /proc/self/maps is not available.
-/// </summary>
+/// <summary>Residency by mincore, whose ENOMEM also says a range is not mapped.</summary>
 internal static class Mincore
 {
-    // One mincore call covers this many pages (256 MiB of 4 KiB pages); the vector comes from the shared pool.
     private const int PagesPerCall = 64 * 1024;
 
-    /// <summary>
-    /// Counts the resident bytes of [start, end) with mincore. False with the errno when the range is not
-    /// (entirely) mapped: ENOMEM. Never touches the pages.
-    /// </summary>
+    /// <summary>Resident bytes of [start, end), untouched; false with ENOMEM where not all mapped.</summary>
     [SupportedOSPlatform("linux")]
     [SupportedOSPlatform("macos")]
     [SupportedOSPlatform("freebsd")]
@@ -72,7 +65,6 @@ internal static class Mincore
         }
     }
 
-    /// <summary>Counts the vector entries whose low bit (resident) is set, eight at a time.</summary>
     private static unsafe long CountResident(byte* vec, int count)
     {
         const ulong LowBits = 0x0101010101010101UL;

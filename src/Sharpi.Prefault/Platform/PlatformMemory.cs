@@ -2,13 +2,10 @@ using System.Runtime.Versioning;
 
 namespace Sharpi.Prefault;
 
-/// <summary>The per-OS pieces of the sweep: mapping checks and read-ahead hints.</summary>
+/// <summary>The sweep's per-OS mapping checks and read-ahead hints.</summary>
 internal static unsafe class PlatformMemory
 {
-    /// <summary>
-    /// True when [start, end) is mapped and readable, as far as the platform can tell without a read: mincore (ENOMEM
-    /// means unmapped) on Unix, VirtualQuery on Windows.
-    /// </summary>
+    /// <summary>True when [start, end) is mapped and readable, as far as the OS tells without a read.</summary>
     internal static bool IsReadable(nint start, nint end, out PlatformError error, out string why)
     {
         error = PlatformError.None;
@@ -55,11 +52,7 @@ internal static unsafe class PlatformMemory
         return true;
     }
 
-    /// <summary>
-    /// Issues the platform's read-ahead hint over the regions, rounded outward to pages: MADV_WILLNEED
-    /// (Linux and macOS; on Linux only when the caller asked for hint-only, see the sweep) or PrefetchVirtualMemory
-    /// (Windows 8+). Returns the failures; never throws.
-    /// </summary>
+    /// <summary>Hints read-ahead over the regions, rounded out to pages; adds failures, never throws.</summary>
     internal static void Hint(MergedRegion[] regions, List<RegionFailure> failures)
     {
         if (OperatingSystem.IsWindows())
@@ -99,8 +92,7 @@ internal static unsafe class PlatformMemory
     [SupportedOSPlatform("windows6.2")]
     private static void PrefetchWindows(MergedRegion[] regions, List<RegionFailure> failures)
     {
-        // Nothing left to hint (every region failed the VirtualQuery check, for one): PrefetchVirtualMemory refuses
-        // 0 entries with ERROR_INVALID_PARAMETER, which would read as a failure of the run.
+        // PrefetchVirtualMemory refuses 0 entries: a false failure.
         if (regions.Length == 0)
         {
             return;

@@ -2,7 +2,7 @@ using System.Runtime.InteropServices;
 
 namespace Sharpi.Prefault;
 
-/// <summary>Whether this kernel supports MADV_POPULATE_READ (Linux 5.14+).</summary>
+/// <summary>Whether MADV_POPULATE_READ works (Linux 5.14+).</summary>
 internal static unsafe class PopulateSupport
 {
     internal const string Call = "madvise(MADV_POPULATE_READ)";

@@ -1,6 +1,6 @@
 namespace Sharpi.Prefault;
 
-/// <summary>Part of a range: inside mapping <see cref="Index"/> of the entries walked, or, with Index -1, a gap no mapping covers.</summary>
+/// <summary>Part of a range inside mapping <see cref="Index"/>, or a gap (Index -1).</summary>
 internal readonly record struct MapPiece(nint Start, nint End, int Index)
 {
     internal bool IsGap => Index < 0;
@@ -8,13 +8,10 @@ internal readonly record struct MapPiece(nint Start, nint End, int Index)
 
 internal static partial class ProcMaps
 {
-    /// <summary>
-    /// Splits [start, end) at the mappings' edges (entries sorted by address), gaps included, in address order.
-    /// </summary>
+    /// <summary>Splits [start, end) at the sorted mappings' edges, gaps included.</summary>
     internal static MapPieces Pieces(ProcMapEntry[] entries, nint start, nint end) => new(entries, start, end);
 }
 
-/// <summary>The pieces of one range (see <see cref="ProcMaps.Pieces"/>): its own enumerator.</summary>
 internal struct MapPieces(ProcMapEntry[] entries, nint start, nint end)
 {
     private nint _at = start;

@@ -2,31 +2,25 @@ using System.Globalization;
 
 namespace Sharpi.Prefault;
 
-/// <summary>The figures of one /proc/self/smaps mapping that decide whether its pages may be dropped.</summary>
-/// <param name="RssBytes">Bytes of the mapping mapped into this process now.</param>
-/// <param name="AnonymousBytes">Bytes of private copies: in a file mapping, pages written since it was mapped (copy-on-write).</param>
-/// <param name="LockedBytes">Bytes locked in memory (mlock).</param>
-/// <param name="LockedFlag">The mapping carries VM_LOCKED (VmFlags "lo"), locked even where no page is resident yet.</param>
+/// <summary>
+/// One smaps mapping's figures that decide whether its pages may be dropped (bytes; Anonymous: pages written since
+/// mapped; LockedFlag: VM_LOCKED).
+/// </summary>
 internal readonly record struct SmapsFigures(long RssBytes, long AnonymousBytes, long LockedBytes, bool LockedFlag)
 {
-    /// <summary>
-    /// The mapping is hugetlb memory (VmFlags <c>ht</c>, or <c>Private_Hugetlb</c>/<c>Shared_Hugetlb</c> bytes): its
-    /// pages are counted in neither Rss nor Anonymous, and a private one's written pages exist nowhere else.
-    /// </summary>
+    /// <summary>In neither Rss nor Anonymous; a private one's written pages exist nowhere else.</summary>
     internal bool IsHugetlb { get; init; }
 
-    /// <summary>
-    /// Bytes of the mapping's private copies that sit in swap (smaps <c>Swap</c>, or <c>SwapPss</c> where larger).
-    /// </summary>
+    /// <summary>Swap, or SwapPss where larger.</summary>
     internal long SwapBytes { get; init; }
 
     internal bool IsLocked => LockedFlag || LockedBytes > 0;
 
-    /// <summary>Bytes that exist only in this mapping (resident private copies, or their swapped-out copies).</summary>
+    /// <summary>Bytes only this mapping holds, resident or swapped.</summary>
     internal long PrivateDataBytes => AnonymousBytes + SwapBytes;
 }
 
-/// <summary>/proc/self/smaps: the maps lines (parsed by the same parser) and, index for index, each mapping's figures.</summary>
+/// <summary>The maps lines and, index for index, each mapping's figures.</summary>
 internal sealed record SmapsSnapshot(ProcMapEntry[] Maps, SmapsFigures[] Figures)
 {
     internal static readonly SmapsSnapshot Empty = new([], []);
@@ -36,11 +30,11 @@ internal static partial class ProcMaps
 {
     internal const string SelfSmapsPath = "/proc/self/smaps";
 
-    /// <summary>This process's mappings with their smaps figures, sorted by address. Empty when /proc is not readable.</summary>
+    /// <summary>Sorted; empty when /proc is unreadable.</summary>
     internal static SmapsSnapshot ReadSelfSmaps() =>
         KernelFile.TryReadText(SelfSmapsPath) is string text ? ParseSmaps(text) : SmapsSnapshot.Empty;
 
-    // A mapping is its maps line followed by "Key:   value kB" lines and one "VmFlags: rd mr me ms" line.
+    // A mapping: its maps line, "Key:   value kB" lines, one "VmFlags: rd mr" line.
     internal static SmapsSnapshot ParseSmaps(string text)
     {
         var maps = new List<ProcMapEntry>();

@@ -9,35 +9,26 @@ namespace Sharpi.Prefault;
 internal readonly record struct ProcMapEntry(nint Start, nint End, bool Readable, bool Writable, bool Shared, long Offset, long Inode, string Path, ulong Device = 0)
     : IAddressRange
 {
-    /// <summary>A mapping of a file (as opposed to anonymous memory, the heap, stacks or [vdso]-style pseudo files).</summary>
+    /// <summary>A file, not anonymous memory or a pseudo file such as [vdso].</summary>
     internal bool IsFileBacked => Inode != 0 && Path.StartsWith('/');
 
-    /// <summary>The file was unlinked after it was mapped; the path no longer names it.</summary>
+    /// <summary>Unlinked after it was mapped.</summary>
     internal bool IsDeleted => Path.EndsWith(" (deleted)", StringComparison.Ordinal);
 }
 
-/// <summary>
-/// Reads /proc/self/maps (Linux): which address ranges are mapped, with what permissions, backed by which file at which
-/// offset.
-/// </summary>
+/// <summary>Reads /proc/self/maps (Linux).</summary>
 internal static partial class ProcMaps
 {
     internal const string SelfMapsPath = "/proc/self/maps";
 
-    /// <summary>
-    /// The mappings under <paramref name="regions"/> (Linux; empty elsewhere or when /proc is not readable): the one
-    /// snapshot a run shares between its residency count and its touch-safety check.
-    /// </summary>
+    /// <summary>The mappings under <paramref name="regions"/> (empty without /proc): one snapshot for a run.</summary>
     internal static ProcMapEntry[] ReadFor(MergedRegion[] regions) =>
         OperatingSystem.IsLinux() && regions.Length > 0 ? ReadSelf(RegionSet.Lowest(regions), RegionSet.Highest(regions)) : [];
 
-    /// <summary>This process's mappings, sorted by address. Empty when /proc is not readable.</summary>
+    /// <summary>Sorted; empty when /proc is unreadable.</summary>
     internal static ProcMapEntry[] ReadSelf() => ReadSelf(0, -1);
 
-    /// <summary>
-    /// This process's mappings that overlap [<paramref name="low"/>, <paramref name="high"/>) (unsigned), sorted by
-    /// address.
-    /// </summary>
+    /// <summary>The mappings overlapping [<paramref name="low"/>, <paramref name="high"/>) (unsigned), sorted.</summary>
     internal static ProcMapEntry[] ReadSelf(nint low, nint high)
     {
         if (!OperatingSystem.IsLinux())
@@ -75,7 +66,7 @@ internal static partial class ProcMaps
         }
     }
 
-    /// <summary>Whether a maps line's "start-end" range overlaps [low, high), read without allocating.</summary>
+    /// <summary>Whether a line's range overlaps [low, high), allocating nothing.</summary>
     private static bool Overlaps(ReadOnlySpan<byte> line, nint low, nint high)
     {
         int dash = line.IndexOf((byte)'-');
@@ -100,10 +91,7 @@ internal static partial class ProcMaps
         return entries.ToArray();
     }
 
-    /// <summary>
-    /// The path field as the file's name: the kernel writes a newline in a name as "\012" and escapes nothing else, so
-    /// a name holding those four characters reads the same.
-    /// </summary>
+    /// <summary>The path field as a file name (the kernel escapes only a newline, as "\012").</summary>
     private static string UnescapePath(ReadOnlySpan<char> path, long inode)
     {
         string raw = path.ToString();
@@ -139,7 +127,7 @@ internal static partial class ProcMaps
             return false;
         }
 
-        // The device is "major:minor" in hex; packed as FileStatus packs statx's (major in the high 32 bits).
+        // "major:minor" in hex, packed as FileStatus packs it.
         ReadOnlySpan<char> dev = line[fields[3]];
         int colon = dev.IndexOf(':');
         ulong device = colon > 0
@@ -148,8 +136,7 @@ internal static partial class ProcMaps
             ? ((ulong)major << 32) | minor
             : 0;
 
-        // The path is everything after the inode field, spaces included (a name may end in one), with the one escape
-        // the kernel writes undone where that names the mapped file (see UnescapePath).
+        // The rest of the line, spaces included, unescaped where that names the mapped file.
         string path = count >= 6 ? UnescapePath(line[fields[5].Start..], inode) : string.Empty;
         entry = new ProcMapEntry((nint)start, (nint)end, perms[0] == 'r', perms[1] == 'w', perms[3] == 's', offset, inode, path, device);
         return true;

@@ -2,15 +2,15 @@ using System.Globalization;
 
 namespace Sharpi.Prefault;
 
-/// <summary><c>/proc/meminfo</c>, read for <see cref="MemoryFigures.AvailableBytes"/>.</summary>
+/// <summary>/proc/meminfo's MemAvailable.</summary>
 internal static class ProcMemInfo
 {
     internal const string Path = "/proc/meminfo";
 
-    /// <summary>This machine's <c>MemAvailable</c> in bytes; null where /proc/meminfo cannot be read or lacks it.</summary>
+    /// <summary>In bytes; null where unreadable or absent.</summary>
     internal static long? ReadAvailable() => ParseAvailable(KernelFile.TryReadText(Path));
 
-    /// <summary>Parses <c>MemAvailable</c> (kB) from the text of /proc/meminfo; null when absent.</summary>
+    /// <summary>In bytes (kB in the text); null when absent.</summary>
     internal static long? ParseAvailable(string? meminfo)
     {
         if (meminfo is null)

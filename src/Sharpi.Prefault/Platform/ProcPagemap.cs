@@ -4,21 +4,17 @@ using Microsoft.Win32.SafeHandles;
 
 namespace Sharpi.Prefault;
 
-/// <summary>A run of pages still mapped into this process, all mapped elsewhere too (<see cref="IsShared"/>) or all only here.</summary>
+/// <summary>A run of pages mapped here, all also mapped elsewhere (<see cref="IsShared"/>) or all only here.</summary>
 internal readonly record struct MappedRun(nint Start, nint End, bool IsShared)
 {
     internal long Length => End - Start;
 }
 
 
-/// <summary>
-/// The pages of a range that this process's page tables map, from <c>/proc/self/pagemap</c> (bit 63, "present", and bit
-/// 56, "exclusively mapped"; no privilege needed for them, only the frame numbers are hidden): a page mapped here is in
-/// memory, and unlike mincore (which answers for the page cache) it is what RSS counts.
-/// </summary>
+/// <summary>The pages this process maps, from /proc/self/pagemap (no privilege needed): what RSS counts.</summary>
 internal sealed class ProcPagemap : IDisposable
 {
-    // One read covers this many pages (32 MiB of 4 KiB pages; 64 KiB of entries from the shared pool).
+    // Pages per read (entries from the shared pool).
     private const int PagesPerRead = 8 * 1024;
     private const ulong Present = 1UL << 63;
     private const ulong Exclusive = 1UL << 56;
@@ -26,10 +22,7 @@ internal sealed class ProcPagemap : IDisposable
     private SafeFileHandle? _pagemap;
     private bool _unavailable;
 
-    /// <summary>
-    /// The bytes of [start, end) on pages this process maps; false where /proc/self/pagemap cannot be read (not Linux,
-    /// no /proc, a masked one, a read error), and then nothing is known of the range.
-    /// </summary>
+    /// <summary>The bytes of [start, end) on pages this process maps; false where pagemap cannot be read.</summary>
     internal bool TryCountPresent(nint start, nint end, out long presentBytes)
     {
         presentBytes = 0;
@@ -65,7 +58,7 @@ internal sealed class ProcPagemap : IDisposable
                     presentPages += (long)(entries[i] >> 63);
                 }
 
-                // A range that starts or ends inside a page cannot claim more than its own bytes.
+                // A range inside a page claims no more than its bytes.
                 if (at == alignedStart && (entries[0] & Present) != 0)
                 {
                     presentBytes -= start - alignedStart;
@@ -87,10 +80,7 @@ internal sealed class ProcPagemap : IDisposable
         }
     }
 
-    /// <summary>
-    /// Adds to <paramref name="runs"/> the runs of [<paramref name="start"/>, <paramref name="end"/>) (page-aligned) that
-    /// this process maps now; false, adding nothing, where pagemap could not be read.
-    /// </summary>
+    /// <summary>Adds the mapped runs of page-aligned [start, end) to <paramref name="runs"/>; false, adding nothing, where pagemap is unreadable.</summary>
     internal bool TryFind(nint start, nint end, List<MappedRun> runs)
     {
         if (Open() is not SafeFileHandle pagemap)

@@ -3,15 +3,12 @@ using Microsoft.Win32.SafeHandles;
 
 namespace Sharpi.Prefault;
 
-/// <summary>
-/// Cuts the holes of sparse files out of the regions before anything is measured, gated or read (Linux): a hole reads
-/// as zeros, so there is nothing to bring in, and bringing it in is not free.
-/// </summary>
+/// <summary>Cuts sparse files' holes out of the regions before anything is read (Linux): a hole reads as zeros.</summary>
 internal static class SparseFiles
 {
     /// <summary>
-    /// The regions without the holes of the files mapped under them (in <paramref name="maps"/>, the plan's snapshot),
-    /// each kept piece with its region's name and order; <paramref name="merged"/> itself where there is no hole.
+    /// The regions less the holes of their files, pieces keeping their region's name and order; <paramref name="merged"/>
+    /// itself where there is no hole.
     /// </summary>
     internal static MergedRegion[] WithoutHoles(MergedRegion[] merged, ProcMapEntry[] maps, out long holeBytes)
     {
@@ -26,7 +23,7 @@ internal static class SparseFiles
         for (int i = 0; i < merged.Length; i++)
         {
             MergedRegion r = merged[i];
-            nint keptFrom = r.Start; // the start of the piece of r not yet added
+            nint keptFrom = r.Start;
             foreach (MapPiece piece in ProcMaps.Pieces(maps, r.Start, r.End))
             {
                 if (piece.IsGap || holes[piece.Index] is not { } mappingHoles)
@@ -68,10 +65,7 @@ internal static class SparseFiles
         return kept is null ? merged : [.. kept];
     }
 
-    /// <summary>
-    /// Per mapping under the regions: its holes as whole pages of address space, in address order (null: none, or none
-    /// known).
-    /// </summary>
+    /// <summary>Per mapping: its holes as whole pages, in order (null: none known).</summary>
     private static (nint Start, nint End)[]?[] HolesOf(MergedRegion[] merged, ProcMapEntry[] maps)
     {
         var holes = new (nint Start, nint End)[]?[maps.Length];
@@ -87,10 +81,9 @@ internal static class SparseFiles
             }
         }
 
-        // Files with no hole, or that cannot be asked: asked once. By path and inode: two files can show one path (a file
-        // system mounted over the folder of a mapped file), and the one that cannot be opened again must not speak for the other.
-        var solid = new HashSet<string>(StringComparer.Ordinal); // FileCacheProbe.FileKey: precompiled, where a tuple set is not
-        List<(long Start, long End)>? fileHoles = null; // made for the first file with holes: most models have none
+        // Files without holes, or unaskable, are asked once (keyed as FileCacheProbe.FileKey).
+        var solid = new HashSet<string>(StringComparer.Ordinal);
+        List<(long Start, long End)>? fileHoles = null; // most files have none
         for (int i = 0; i < maps.Length; i++)
         {
             ProcMapEntry m = maps[i];
@@ -113,9 +106,7 @@ internal static class SparseFiles
         return holes;
     }
 
-    /// <summary>
-    /// The holes of mapping <paramref name="m"/> as whole pages of its address range; null where it has none.
-    /// </summary>
+    /// <summary>The holes of <paramref name="m"/> as whole pages; null where none.</summary>
     [SupportedOSPlatform("linux")]
     private static (nint Start, nint End)[]? HolesOf(ProcMapEntry m, ref List<(long Start, long End)>? fileHoles, out bool fileIsSolid)
     {
@@ -143,8 +134,7 @@ internal static class SparseFiles
         var pages = new List<(nint Start, nint End)>(fileHoles.Count);
         foreach ((long start, long end) in fileHoles)
         {
-            // Whole pages only: a page that holds a byte of data is read. A hole that runs to the end of the file
-            // takes the page holding the end along (its tail past the end reads as zeros too).
+            // Whole pages only: a page holding data is read; a hole to the end takes the last page along.
             nint from = Pages.Ceiling(m.Start + (nint)(start - m.Offset));
             nint to = end == length ? Pages.Ceiling(m.Start + (nint)(end - m.Offset)) : Pages.Floor(m.Start + (nint)(end - m.Offset));
             to = (nuint)to < (nuint)m.End ? to : m.End;

@@ -2,19 +2,16 @@ using System.Globalization;
 
 namespace Sharpi.Prefault;
 
-/// <summary>
-/// The calling thread's effective capabilities (<c>CapEff</c> in /proc/thread-self/status: capabilities are a thread's,
-/// and a container or a user namespace may have dropped any of them, root's included).
-/// </summary>
+/// <summary>The calling thread's effective capabilities: a container may drop any, root's too.</summary>
 internal static class ThreadCapabilities
 {
-    /// <summary>CAP_FOWNER: act as the owner of any file (the kernel's test before it shows a file's page cache).</summary>
+    /// <summary>The kernel's test before it shows a file's page cache.</summary>
     internal const int Fowner = 3;
 
-    /// <summary>CAP_IPC_LOCK: lock memory past RLIMIT_MEMLOCK.</summary>
+    /// <summary>Lock memory past RLIMIT_MEMLOCK.</summary>
     internal const int IpcLock = 14;
 
-    /// <summary>Whether the calling thread holds <paramref name="capability"/> (a CAP_* number) in its effective set.</summary>
+    /// <summary>Whether the calling thread holds CAP_* <paramref name="capability"/>.</summary>
     internal static bool Has(int capability)
     {
         foreach (string line in (KernelFile.TryReadText("/proc/thread-self/status") ?? string.Empty).Split('\n'))

@@ -4,20 +4,13 @@ using System.Runtime.Versioning;
 
 namespace Sharpi.Prefault;
 
-/// <summary>
-/// Residency on Windows with <c>QueryWorkingSetEx</c>: a bit per page saying whether the page is in this process's
-/// working set, that is mapped into this process so a read does not fault.
-/// </summary>
+/// <summary>Residency on Windows, by QueryWorkingSetEx.</summary>
 [SupportedOSPlatform("windows")]
 internal static unsafe class WorkingSet
 {
-    // One QueryWorkingSetEx call covers this many pages (32 MiB of 4 KiB pages, a 128 KiB pooled buffer).
     private const int PagesPerCall = 8 * 1024;
 
-    /// <summary>
-    /// Counts the bytes of [start, end) on pages in the working set. Never fails for an unmapped range (its pages
-    /// are simply not valid); false with the Win32 error only when the query itself fails.
-    /// </summary>
+    /// <summary>The bytes of [start, end) in the working set (unmapped: 0); false with the Win32 error when the query fails.</summary>
     internal static bool TryCountResident(nint start, nint end, out long residentBytes, out int error)
     {
         residentBytes = 0;
@@ -61,7 +54,7 @@ internal static unsafe class WorkingSet
                         }
                     }
 
-                    // A range that starts or ends inside a page cannot claim more than its own bytes.
+                    // A range inside a page claims no more than its bytes.
                     if (at == alignedStart && entries[0].IsValid)
                     {
                         residentBytes -= start - alignedStart;
@@ -84,7 +77,7 @@ internal static unsafe class WorkingSet
         }
     }
 
-    /// <summary>True when every page of [start, end) is committed memory (VirtualQuery); else ERROR_INVALID_ADDRESS.</summary>
+    /// <summary>True when all of [start, end) is committed; else ERROR_INVALID_ADDRESS.</summary>
     internal static bool IsCommitted(nint start, nint end, out int error)
     {
         error = 0;

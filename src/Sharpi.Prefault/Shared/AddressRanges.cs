@@ -1,15 +1,15 @@
 namespace Sharpi.Prefault;
 
-/// <summary>A range of the address space that ends at <see cref="End"/> (exclusive).</summary>
+/// <summary>A range ending at <see cref="End"/> (exclusive).</summary>
 internal interface IAddressRange
 {
     nint End { get; }
 }
 
-/// <summary>Searches over address ranges sorted by address and disjoint (/proc/self/maps entries, a file's mapped pieces).</summary>
+/// <summary>Searches over sorted, disjoint address ranges.</summary>
 internal static class AddressRanges
 {
-    /// <summary>Index of the first range whose end lies above <paramref name="address"/> (unsigned), or the count.</summary>
+    /// <summary>Index of the first range ending above <paramref name="address"/> (unsigned), or the count.</summary>
     internal static int FirstEndingAfter<T>(T[] ranges, nint address)
         where T : IAddressRange
     {
@@ -32,9 +32,9 @@ internal static class AddressRanges
 
     /// <inheritdoc cref="FirstEndingAfter{T}(T[], nint)"/>
     internal static int FirstEndingAfter(ReadOnlySpan<(nint Start, nint End)> ranges, nint address) =>
-        ~ranges.BinarySearch(new EndsAfter(address)); // never equal: the complement of where the search stopped
+        ~ranges.BinarySearch(new EndsAfter(address));
 
-    /// <summary>Orders a range after <c>address</c> when it ends at or below it (unsigned), before it otherwise; never equal.</summary>
+    /// <summary>Never equal, so the search ends where the first range ending above address lies.</summary>
     private readonly struct EndsAfter(nint address) : IComparable<(nint Start, nint End)>
     {
         public int CompareTo((nint Start, nint End) other) => (nuint)other.End <= (nuint)address ? 1 : -1;

@@ -1,9 +1,8 @@
 namespace Sharpi.Prefault;
 
 /// <summary>
-/// A list that only grows, then becomes an array, for this assembly's value types on the first call's path: a
-/// ReadyToRun image holds its code for them (it is this assembly's generic over this assembly's type), where it can
-/// hold none of <c>List&lt;T&gt;</c>'s, so an engine's first <c>Run</c> compiled 8 of List's methods per type.
+/// A grow-only list that becomes an array, for this assembly's structs on the first call's path: a ReadyToRun image
+/// holds its code for them, where it holds none of List&lt;T&gt;'s.
 /// </summary>
 internal struct ArrayBuilder<T>
 {

@@ -1,19 +1,12 @@
 namespace Sharpi.Prefault;
 
-/// <summary>
-/// A page range to lock: merged regions grown to whole pages (<see cref="Range"/>, named after the member listed
-/// first), made of <see cref="PieceCount"/> pieces, one per member, from <see cref="FirstPiece"/> on.
-/// </summary>
+/// <summary>A page range to lock, named after its first-listed member, of one piece per member from <see cref="FirstPiece"/>.</summary>
 internal readonly record struct PageGroup(MergedRegion Range, int FirstPiece, int PieceCount);
 
-/// <summary>Rounds merged regions to whole pages: outward to lock them, inward to release them.</summary>
+/// <summary>Rounds merged regions to pages: outward to lock, inward to release.</summary>
 internal static class PageRanges
 {
-    /// <summary>
-    /// Each region grown to the pages it touches, and regions whose pages then overlap (neighbour tensors sharing an
-    /// edge page) grouped into one range, named after the member listed first; the groups kept in the caller's order,
-    /// so a limit that runs out mid-way spares the regions listed first.
-    /// </summary>
+    /// <summary>Regions grown to whole pages, overlaps grouped, in the caller's order (a limit spares those listed first).</summary>
     internal static PageGroup[] Outward(MergedRegion[] regions, out MergedRegion[] pieces)
     {
         MergedRegion[] byAddress = [.. regions];
@@ -52,8 +45,8 @@ internal static class PageRanges
     }
 
     /// <summary>
-    /// Ranges that touch joined first (both sides are released, so the page they share may go), then each shrunk to the
-    /// whole pages inside it: a page shared with bytes outside the regions stays.
+    /// Touching ranges joined, then shrunk to their whole pages (a page shared with other bytes stays); ranges without one
+    /// go to <paramref name="tooSmall"/>.
     /// </summary>
     internal static MergedRegion[] Inward(MergedRegion[] regions, List<MergedRegion> tooSmall)
     {
@@ -76,7 +69,7 @@ internal static class PageRanges
         return [.. inner];
     }
 
-    // Sorts in place by address and joins ranges that touch (they never overlap: they come from merged regions).
+    // Sorts by address, joining touching ranges.
     private static MergedRegion[] JoinTouching(MergedRegion[] ranges)
     {
         if (ranges.Length == 0)

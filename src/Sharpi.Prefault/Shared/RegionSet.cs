@@ -1,13 +1,12 @@
 namespace Sharpi.Prefault;
 
 /// <summary>
-/// Turns the caller's regions into disjoint ranges: empty ones dropped, overlapping and duplicate ones merged
-/// (the same tensor passed twice counts once), and the result kept in the caller's order (a merged range takes
-/// the place of its earliest member) because engines pass hot regions first.
+/// Merges the caller's regions into disjoint ranges, empty ones dropped, kept in the caller's order: engines pass hot
+/// regions first.
 /// </summary>
 internal static class RegionSet
 {
-    /// <summary>Validates the caller's regions: a negative length or a range past the address space is a programming error.</summary>
+    /// <summary>Throws on a negative length or a range past the address space.</summary>
     internal static void Validate(ReadOnlySpan<PrefaultRegion> regions, string paramName)
     {
         for (int i = 0; i < regions.Length; i++)
@@ -25,10 +24,10 @@ internal static class RegionSet
         }
     }
 
-    /// <summary>Merges the regions (already validated) and returns them in the caller's order.</summary>
+    /// <summary>Merges validated regions, in the caller's order.</summary>
     internal static MergedRegion[] Merge(ReadOnlySpan<PrefaultRegion> regions) => Merge(regions, memberOf: null);
 
-    /// <summary>Merges the regions (already validated) and returns them in the caller's order.</summary>
+    /// <summary>Also writes each region's merged index into <paramref name="memberOf"/> (-1: empty).</summary>
     internal static MergedRegion[] Merge(ReadOnlySpan<PrefaultRegion> regions, int[]? memberOf)
     {
         memberOf?.AsSpan().Fill(-1);
@@ -60,14 +59,14 @@ internal static class RegionSet
         SortUnlessSorted(byAddress, default(ByAddress));
 
         int merged = 0;
-        int groupStart = 0; // the members of the range being built are byAddress[groupStart..i)
+        int groupStart = 0; // the range built is byAddress[groupStart..i)
         MergedRegion current = byAddress[0];
         for (int i = 1; i < byAddress.Length; i++)
         {
             MergedRegion next = byAddress[i];
             if ((nuint)next.Start < (nuint)current.End)
             {
-                // Overlap: one range; it keeps the name and place of whichever member the caller listed first.
+                // Overlap: one range, named and placed as its first-listed member.
                 nint end = (nuint)next.End > (nuint)current.End ? next.End : current.End;
                 current = next.Order < current.Order
                     ? current with { End = end, Name = next.Name, Order = next.Order }
@@ -86,8 +85,7 @@ internal static class RegionSet
         byAddress[merged++] = current;
         if (merged < byAddress.Length)
         {
-            // Array.Copy, not Array.Resize: the generic resize over the library's struct is compiled by the JIT at an
-            // engine's first call (a ReadyToRun image cannot hold it).
+            // Array.Copy: ReadyToRun cannot hold Array.Resize over this struct.
             var shorter = new MergedRegion[merged];
             Array.Copy(byAddress, shorter, merged);
             byAddress = shorter;
@@ -97,10 +95,7 @@ internal static class RegionSet
         return byAddress;
     }
 
-    /// <summary>
-    /// Sorts with a struct comparer (inlined: a million regions sort in a fraction of a delegate's time), and not at
-    /// all when the regions already come in that order, as a model's tensors in file order do.
-    /// </summary>
+    /// <summary>Sorts with an inlined struct comparer, unless already in order.</summary>
     private static void SortUnlessSorted<TComparer>(MergedRegion[] regions, TComparer comparer)
         where TComparer : struct, IComparer<MergedRegion>
     {
@@ -125,8 +120,7 @@ internal static class RegionSet
         public int Compare(MergedRegion a, MergedRegion b) => a.Order.CompareTo(b.Order);
     }
 
-    // Members are still unmerged entries (their Order is the caller's index) until the group closes: groupStart only
-    // moves past a member after it was recorded, and the merged range is written at or before groupStart.
+    // Members keep the caller's index as Order until the group closes (written at or before groupStart).
     private static void RecordMembers(MergedRegion[] byAddress, int from, int to, int order, int[]? memberOf)
     {
         if (memberOf is null)
@@ -140,7 +134,7 @@ internal static class RegionSet
         }
     }
 
-    /// <summary>The lowest start of the regions (unsigned), or 0 for none.</summary>
+    /// <summary>Unsigned; 0 for none.</summary>
     internal static nint Lowest(MergedRegion[] regions)
     {
         nuint low = nuint.MaxValue;
@@ -152,7 +146,7 @@ internal static class RegionSet
         return regions.Length == 0 ? 0 : (nint)low;
     }
 
-    /// <summary>The highest end of the regions (unsigned), or 0 for none.</summary>
+    /// <summary>Unsigned; 0 for none.</summary>
     internal static nint Highest(MergedRegion[] regions)
     {
         nuint high = 0;

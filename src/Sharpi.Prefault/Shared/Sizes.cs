@@ -2,7 +2,7 @@ using System.Globalization;
 
 namespace Sharpi.Prefault;
 
-/// <summary>Byte counts in words ("1.50 GiB") for reasons, messages and tables: the one formatter.</summary>
+/// <summary>Byte counts in words ("1.50 GiB"): the one formatter.</summary>
 internal static class Sizes
 {
     internal const double GiB = 1L << 30;

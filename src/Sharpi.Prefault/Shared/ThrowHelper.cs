@@ -3,7 +3,7 @@ using System.Runtime.CompilerServices;
 
 namespace Sharpi.Prefault;
 
-/// <summary>Cold throw paths, kept out of the callers' bodies. Partial: each feature adds its own in its own file.</summary>
+/// <summary>Cold throw paths, out of the callers' bodies; each feature adds its own part.</summary>
 internal static partial class ThrowHelper
 {
     internal static void ThrowIfRangeOutside(long offset, long length, long capacity, string offsetName, string lengthName)
@@ -19,21 +19,21 @@ internal static partial class ThrowHelper
         }
     }
 
-    /// <summary>The value, once checked that it is not null, empty or white space (an options setter's check).</summary>
+    /// <summary>The value, checked not null, empty or white space.</summary>
     internal static string NotBlank(string value, [CallerArgumentExpression(nameof(value))] string? name = null)
     {
         ArgumentException.ThrowIfNullOrWhiteSpace(value, name);
         return value;
     }
 
-    /// <summary>The value, once checked that it is a fraction in (0, 1] (an options setter's check).</summary>
+    /// <summary>The value, checked a fraction in (0, 1].</summary>
     internal static double ValidFraction(double value, [CallerArgumentExpression(nameof(value))] string? name = null)
     {
         ThrowIfInvalidFraction(value, name);
         return value;
     }
 
-    /// <summary>The value, once checked that it is a defined member of its enum (an options setter's check).</summary>
+    /// <summary>The value, checked a defined member of its enum.</summary>
     internal static TEnum Defined<TEnum>(TEnum value, [CallerArgumentExpression(nameof(value))] string? name = null)
         where TEnum : struct, Enum
     {
@@ -41,7 +41,7 @@ internal static partial class ThrowHelper
         return value;
     }
 
-    /// <summary>Throws when a known figure of <paramref name="memory"/> is negative (a byte count never is).</summary>
+    /// <summary>Throws when a known figure of <paramref name="memory"/> is negative.</summary>
     internal static void ThrowIfNegativeFigures(MemoryFigures memory, [CallerArgumentExpression(nameof(memory))] string? name = null)
     {
         if (memory.AvailableBytes < 0 || memory.CgroupLimitBytes < 0 || memory.CgroupUsedBytes < 0)

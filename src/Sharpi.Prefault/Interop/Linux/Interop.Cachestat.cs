@@ -5,10 +5,10 @@ internal static partial class Interop
 {
     internal static unsafe partial class Libc
     {
-        /// <summary>The cachestat system call number: 451 on x86-64 and in the generic table (arm64, riscv64).</summary>
+        /// <summary>451 on x86-64 and in the generic table (arm64, riscv64).</summary>
         internal const long SYS_cachestat = 451;
 
-        /// <summary>struct cachestat_range { __u64 off; __u64 len; } (len 0: to the end of the file).</summary>
+        /// <summary>struct cachestat_range (len 0: to the end of the file).</summary>
         [SupportedOSPlatform("linux")]
         [StructLayout(LayoutKind.Sequential)]
         internal struct CachestatRange
@@ -17,7 +17,7 @@ internal static partial class Interop
             internal ulong Length;
         }
 
-        /// <summary>struct cachestat: page counts of the range, in pages.</summary>
+        /// <summary>struct cachestat, in pages.</summary>
         [SupportedOSPlatform("linux")]
         [StructLayout(LayoutKind.Sequential)]
         internal struct Cachestat
@@ -30,10 +30,8 @@ internal static partial class Interop
         }
 
         /// <summary>
-        /// long syscall(SYS_cachestat, unsigned int fd, struct cachestat_range *range, struct cachestat *cstat,
-        /// unsigned int flags); Linux 6.5+. glibc has no wrapper; its syscall() takes the arguments in registers,
-        /// so a fixed prototype is safe on x86-64 and arm64. The descriptor travels as the SafeHandle (pointer-sized;
-        /// the kernel reads its low 32 bits), which stays referenced for the length of the call.
+        /// syscall(SYS_cachestat, fd, range, cstat, flags), Linux 6.5+: glibc has no wrapper, and syscall()'s register
+        /// arguments make a fixed prototype safe on x86-64 and arm64.
         /// </summary>
         [SupportedOSPlatform("linux")]
         [LibraryImport(Libraries.Libc, EntryPoint = "syscall", SetLastError = true)]

@@ -7,16 +7,16 @@ internal static partial class Interop
     {
         internal const int O_RDONLY = 0;
 
-        /// <summary>02000000 octal on x86-64, arm64 and the asm-generic architectures.</summary>
+        /// <summary>02000000 octal on x86-64, arm64 and asm-generic.</summary>
         internal const int O_CLOEXEC = 0x80000;
 
-        /// <summary>04000 octal on x86-64, arm64 and the asm-generic architectures: an open of a FIFO returns at once.</summary>
+        /// <summary>04000 octal on x86-64, arm64 and asm-generic: opening a FIFO returns at once.</summary>
         internal const int O_NONBLOCK = 0x800;
 
         internal const int S_IFMT = 0xF000;
         internal const int S_IFREG = 0x8000;
 
-        /// <summary>Since Linux 6.1: the file's Direct I/O alignment (stx_dio_mem_align, stx_dio_offset_align).</summary>
+        /// <summary>Linux 6.1+: the file's Direct I/O alignment.</summary>
         internal const uint STATX_DIOALIGN = 0x2000;
 
         internal const long TMPFS_MAGIC = 0x01021994;
@@ -24,15 +24,14 @@ internal static partial class Interop
         internal const long PROC_SUPER_MAGIC = 0x9fa0;
         internal const long BTRFS_SUPER_MAGIC = 0x9123683E;
 
-        /// <summary>fiemap_extent flags: the last extent of the file; data stored encoded (btrfs: compressed); data inline in the metadata.</summary>
+        /// <summary>fiemap_extent flags.</summary>
         internal const uint FIEMAP_EXTENT_LAST = 0x1;
         internal const uint FIEMAP_EXTENT_ENCODED = 0x8;
         internal const uint FIEMAP_EXTENT_DATA_INLINE = 0x200;
 
         /// <summary>
-        /// O_DIRECT differs per architecture: 040000 octal on x86 and asm-generic (riscv64, loongarch64, s390x),
-        /// 0200000 on arm and arm64, 0400000 on powerpc. Zero where this library does not know the value, so the
-        /// caller reads buffered rather than pass a flag that means something else.
+        /// O_DIRECT, which differs per architecture; 0 where unknown, so the caller reads buffered rather than pass a flag that
+        /// means something else.
         /// </summary>
         internal static int O_DIRECT => RuntimeInformation.ProcessArchitecture switch
         {

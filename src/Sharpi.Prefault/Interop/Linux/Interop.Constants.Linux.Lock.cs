@@ -2,10 +2,9 @@ internal static partial class Interop
 {
     internal static partial class LinuxConstants
     {
-        /// <summary>getrlimit resource: bytes of memory that may be locked (mlock) without CAP_IPC_LOCK.</summary>
+        /// <summary>Bytes that may be locked without CAP_IPC_LOCK.</summary>
         internal const int RLIMIT_MEMLOCK = 8;
 
-        /// <summary>RLIM_INFINITY: (rlim_t)-1.</summary>
         internal const ulong RLIM_INFINITY = ulong.MaxValue;
     }
 }

@@ -1,14 +1,14 @@
 internal static partial class Interop
 {
-    /// <summary>Linux values for finding a file's mappings and checking a path names a regular file.</summary>
+    /// <summary>Linux values for finding a file's mappings and its kind.</summary>
     internal static partial class LinuxConstants
     {
-        /// <summary>statx's directory descriptor meaning "the working directory" (ignored for an absolute path).</summary>
+        /// <summary>"The working directory" as a directory descriptor.</summary>
         internal const int AT_FDCWD = -100;
 
         internal const uint STATX_SIZE = 0x200;
 
-        /// <summary>statx's flag: a symlink itself, not what it points at.</summary>
+        /// <summary>A symlink itself, not its target.</summary>
         internal const int AT_SYMLINK_NOFOLLOW = 0x100;
 
         internal const int ENOENT = 2;

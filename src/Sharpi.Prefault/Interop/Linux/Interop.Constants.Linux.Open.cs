@@ -1,13 +1,13 @@
 internal static partial class Interop
 {
-    /// <summary>Linux values for opening a file without blocking (FileOpener); O_RDONLY, O_CLOEXEC and O_NONBLOCK sit with DirectIO's.</summary>
+    /// <summary>Linux values for FileOpener's non-blocking open (O_RDONLY, O_CLOEXEC, O_NONBLOCK sit with DirectIO's).</summary>
     internal static partial class LinuxConstants
     {
-        /// <summary>fcntl commands: read and set the file status flags (O_NONBLOCK among them).</summary>
+        /// <summary>fcntl: read and set the file status flags.</summary>
         internal const int F_GETFL = 3;
         internal const int F_SETFL = 4;
 
-        /// <summary>posix_fadvise: no read-ahead (FileOptions.RandomAccess), or twice the read-ahead (SequentialScan).</summary>
+        /// <summary>FileOptions.RandomAccess's and SequentialScan's advice.</summary>
         internal const int POSIX_FADV_RANDOM = 1;
         internal const int POSIX_FADV_SEQUENTIAL = 2;
 

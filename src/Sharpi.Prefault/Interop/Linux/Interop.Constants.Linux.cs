@@ -1,41 +1,39 @@
 internal static partial class Interop
 {
-    /// <summary>Linux values (asm-generic; x86-64 and arm64 agree on all of these).</summary>
+    /// <summary>Linux values (asm-generic; x86-64 and arm64 agree).</summary>
     internal static partial class LinuxConstants
     {
         internal const int MADV_WILLNEED = 3;
         internal const int MADV_DONTNEED = 4;
-        /// <summary>Allow transparent huge pages in the range; on a file mapping, page-cache folios of PMD size per fault.</summary>
+        /// <summary>On a file mapping: page-cache folios of PMD size per fault.</summary>
         internal const int MADV_HUGEPAGE = 14;
         internal const int MADV_NOHUGEPAGE = 15;
-        /// <summary>Since Linux 5.4: reclaim the pages now, without discarding data (a file page mapped only here, an anonymous one to swap).</summary>
+        /// <summary>Linux 5.4+: reclaim now without discarding data.</summary>
         internal const int MADV_PAGEOUT = 21;
-        /// <summary>Since Linux 5.14: fault in pages readable, like a read of each; EFAULT past a file's end.</summary>
+        /// <summary>Linux 5.14+: fault pages in readable; EFAULT past a file's end.</summary>
         internal const int MADV_POPULATE_READ = 22;
-        /// <summary>Since Linux 5.14: fault in pages writable, like a write of each (the benchmarks back free memory with it).</summary>
+        /// <summary>Linux 5.14+: fault pages in writable.</summary>
         internal const int MADV_POPULATE_WRITE = 23;
 
         internal const int POSIX_FADV_WILLNEED = 3;
         internal const int POSIX_FADV_DONTNEED = 4;
 
-        /// <summary>lseek: the next offset at or after the one given that holds data, or that is a hole (Linux 3.1+).</summary>
+        /// <summary>Linux 3.1+.</summary>
         internal const int SEEK_DATA = 3;
         internal const int SEEK_HOLE = 4;
 
-        /// <summary>statfs f_type of hugetlbfs (include/uapi/linux/magic.h).</summary>
+        /// <summary>statfs f_type of hugetlbfs.</summary>
         internal const long HUGETLBFS_MAGIC = unchecked((int)0x958458f6);
 
-        /// <summary>mmap: pages may be read; a view shared with the page cache (no private copies).</summary>
         internal const int PROT_READ = 0x1;
         internal const int MAP_SHARED = 0x01;
 
-        /// <summary>statx of the descriptor itself (an empty path), for DirectIO's alignment and Residency's same-file check.</summary>
         internal const int AT_EMPTY_PATH = 0x1000;
         internal const uint STATX_TYPE = 0x1;
         internal const uint STATX_INO = 0x100;
         internal const uint STATX_UID = 0x8;
 
-        /// <summary>faccessat: may the file be written; checked with the effective ids (as the kernel's own checks are).</summary>
+        /// <summary>Checked with the effective ids, as the kernel's own checks are (with AT_EACCESS).</summary>
         internal const int W_OK = 2;
         internal const int AT_EACCESS = 0x200;
 

@@ -5,7 +5,6 @@ internal static partial class Interop
 {
     internal static partial class Libc
     {
-        /// <summary>int faccessat(int dirfd, const char *pathname, int mode, int flags); Linux.</summary>
         [SupportedOSPlatform("linux")]
         [LibraryImport(Libraries.Libc, EntryPoint = "faccessat", StringMarshalling = StringMarshalling.Utf8, SetLastError = true)]
         internal static partial int Faccessat(int directoryFileDescriptor, string path, int mode, int flags);

@@ -5,10 +5,10 @@ internal static partial class Interop
 {
     internal static unsafe partial class Libc
     {
-        /// <summary>FS_IOC_FIEMAP, _IOWR('f', 11, struct fiemap): the same on x86-64, arm64 and the asm-generic architectures.</summary>
+        /// <summary>_IOWR('f', 11, struct fiemap) on x86-64, arm64 and asm-generic.</summary>
         internal const uint FS_IOC_FIEMAP = 0xC020660B;
 
-        /// <summary>struct fiemap of include/uapi/linux/fiemap.h, 32 bytes; the extents follow it in the same buffer.</summary>
+        /// <summary>struct fiemap, 32 bytes, followed by its extents in the same buffer.</summary>
         [SupportedOSPlatform("linux")]
         [StructLayout(LayoutKind.Sequential)]
         internal struct Fiemap
@@ -37,7 +37,7 @@ internal static partial class Interop
             internal uint Reserved4;
         }
 
-        /// <summary>int ioctl(int fd, FS_IOC_FIEMAP, struct fiemap *); Linux.</summary>
+        /// <summary>ioctl(fd, FS_IOC_FIEMAP, struct fiemap *).</summary>
         [SupportedOSPlatform("linux")]
         [LibraryImport(Libraries.Libc, EntryPoint = "ioctl", SetLastError = true)]
         internal static partial int IoctlFiemap(SafeHandle fileDescriptor, nuint request, Fiemap* map);

@@ -5,16 +5,13 @@ internal static partial class Interop
 {
     internal static unsafe partial class Libc
     {
-        /// <summary>
-        /// PROCMAP_QUERY: _IOWR('f', 17, struct procmap_query) of include/uapi/linux/fs.h (Linux 6.11+), asked of a
-        /// descriptor of /proc/PID/maps.
-        /// </summary>
+        /// <summary>_IOWR('f', 17, struct procmap_query), Linux 6.11+, asked of /proc/PID/maps.</summary>
         internal const uint PROCMAP_QUERY = (3u << 30) | (104u << 16) | (0x66u << 8) | 17u;
 
-        /// <summary>query_flags: the mapping that holds query_addr, or else the next one above it.</summary>
+        /// <summary>The mapping holding query_addr, or else the next one above.</summary>
         internal const ulong PROCMAP_QUERY_COVERING_OR_NEXT_VMA = 0x10;
 
-        /// <summary>vma_flags bits (and query_flags filters) of a found mapping.</summary>
+        /// <summary>vma_flags bits (and query_flags filters).</summary>
         internal const ulong PROCMAP_QUERY_VMA_READABLE = 0x01;
 
         internal const ulong PROCMAP_QUERY_VMA_WRITABLE = 0x02;
@@ -23,10 +20,7 @@ internal static partial class Interop
 
         internal const ulong PROCMAP_QUERY_VMA_SHARED = 0x08;
 
-        /// <summary>
-        /// struct procmap_query (104 bytes): <see cref="Size"/> and the in fields set by the caller, the rest filled by
-        /// the kernel.
-        /// </summary>
+        /// <summary>struct procmap_query (104 bytes): Size and the in fields set by the caller.</summary>
         [SupportedOSPlatform("linux")]
         [StructLayout(LayoutKind.Sequential)]
         internal struct ProcmapQuery
@@ -48,10 +42,7 @@ internal static partial class Interop
             internal ulong BuildIdAddress;
         }
 
-        /// <summary>
-        /// int ioctl(int fd, PROCMAP_QUERY, struct procmap_query *arg): the mapping of one address, answered from the
-        /// process's VMA tree (no walk of /proc/PID/maps, no page tables).
-        /// </summary>
+        /// <summary>ioctl(fd, PROCMAP_QUERY, arg): one address's mapping, from the VMA tree.</summary>
         [SupportedOSPlatform("linux")]
         [LibraryImport(Libraries.Libc, EntryPoint = "ioctl", SetLastError = true)]
         internal static partial int IoctlProcmapQuery(SafeHandle fd, nuint request, ProcmapQuery* query);

@@ -6,12 +6,10 @@ internal static partial class Interop
 {
     internal static partial class Libc
     {
-        /// <summary>MFD_CLOEXEC: the descriptor is closed across exec, so a child the engine starts never inherits it.</summary>
+        /// <summary>A child the engine starts never inherits the descriptor.</summary>
         internal const uint MFD_CLOEXEC = 0x0001;
 
-        /// <summary>
-        /// int memfd_create(const char *name, unsigned int flags); Linux 3.17+, glibc 2.27+, musl 1.1.20+.
-        /// </summary>
+        /// <summary>memfd_create; Linux 3.17+, glibc 2.27+, musl 1.1.20+.</summary>
         [LibraryImport(Libraries.Libc, EntryPoint = "memfd_create", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
         [SupportedOSPlatform("linux")]
         internal static partial SafeFileHandle MemfdCreate(string name, uint flags);

@@ -5,10 +5,7 @@ internal static partial class Interop
 {
     internal static unsafe partial class Libc
     {
-        /// <summary>
-        /// struct statx (256 bytes, the same on every Linux architecture); only the fields this library reads are
-        /// named, at the offsets of include/uapi/linux/stat.h.
-        /// </summary>
+        /// <summary>struct statx (256 bytes on every architecture); only the fields read are named.</summary>
         [SupportedOSPlatform("linux")]
         [StructLayout(LayoutKind.Explicit, Size = 256)]
         internal struct StatxBuffer
@@ -25,10 +22,7 @@ internal static partial class Interop
             [FieldOffset(156)] internal uint DioOffsetAlign;
         }
 
-        /// <summary>
-        /// int statx(int dirfd, const char *pathname, int flags, unsigned int mask, struct statx *statxbuf); glibc
-        /// 2.28+.
-        /// </summary>
+        /// <summary>statx; glibc 2.28+.</summary>
         [SupportedOSPlatform("linux")]
         [LibraryImport(Libraries.Libc, EntryPoint = "statx", StringMarshalling = StringMarshalling.Utf8, SetLastError = true)]
         internal static partial int Statx(SafeHandle directoryFileDescriptor, string path, int flags, uint mask, StatxBuffer* buffer);

@@ -1,17 +1,16 @@
 internal static partial class Interop
 {
-    /// <summary>macOS (XNU) values for finding a file's mappings and checking a path names a regular file.</summary>
+    /// <summary>macOS values for finding a file's mappings.</summary>
     internal static partial class OSXConstants
     {
         internal const int KERN_SUCCESS = 0;
 
-        /// <summary>VM_REGION_BASIC_INFO_64 (mach/vm_region.h).</summary>
         internal const int VM_REGION_BASIC_INFO_64 = 9;
 
-        /// <summary>VM_REGION_BASIC_INFO_COUNT_64: sizeof(vm_region_basic_info_data_64_t) / sizeof(int).</summary>
+        /// <summary>sizeof(vm_region_basic_info_data_64_t) / sizeof(int).</summary>
         internal const uint VM_REGION_BASIC_INFO_COUNT_64 = 9;
 
-        /// <summary>MAXPATHLEN (sys/param.h): the buffer proc_regionfilename fills.</summary>
+        /// <summary>The buffer proc_regionfilename fills.</summary>
         internal const int MAXPATHLEN = 1024;
 
         internal const int ENOENT = 2;

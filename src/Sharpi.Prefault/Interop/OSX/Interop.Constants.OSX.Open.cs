@@ -1,6 +1,6 @@
 internal static partial class Interop
 {
-    /// <summary>macOS (XNU, sys/fcntl.h) values for opening a file without blocking (FileOpener).</summary>
+    /// <summary>macOS values for FileOpener's non-blocking open.</summary>
     internal static partial class OSXConstants
     {
         internal const int O_RDONLY = 0;

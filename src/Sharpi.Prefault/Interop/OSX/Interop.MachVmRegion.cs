@@ -5,10 +5,7 @@ internal static partial class Interop
 {
     internal static unsafe partial class Libc
     {
-        /// <summary>
-        /// vm_region_basic_info_data_64_t (mach/vm_region.h), declared under <c>#pragma pack(4)</c>: 36 bytes, the
-        /// 64-bit <c>offset</c> at 20.
-        /// </summary>
+        /// <summary>vm_region_basic_info_data_64_t under #pragma pack(4): 36 bytes, offset at 20.</summary>
         [SupportedOSPlatform("macos")]
         [StructLayout(LayoutKind.Explicit, Size = 36)]
         internal struct VmRegionBasicInfo64
@@ -23,11 +20,7 @@ internal static partial class Interop
             [FieldOffset(32)] internal ushort UserWiredCount;
         }
 
-        /// <summary>
-        /// kern_return_t mach_vm_region(vm_map_read_t target_task, mach_vm_address_t *address, mach_vm_size_t *size,
-        /// vm_region_flavor_t flavor, vm_region_info_t info, mach_msg_type_number_t *infoCnt, mach_port_t
-        /// *object_name); macOS.
-        /// </summary>
+        /// <summary>mach_vm_region (macOS).</summary>
         [SupportedOSPlatform("macos")]
         [LibraryImport(Libraries.Libc, EntryPoint = "mach_vm_region")]
         internal static partial int MachVmRegion(uint targetTask, ulong* address, ulong* size, int flavor, VmRegionBasicInfo64* info,

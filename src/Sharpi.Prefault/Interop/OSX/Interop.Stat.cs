@@ -5,10 +5,7 @@ internal static partial class Interop
 {
     internal static unsafe partial class Libc
     {
-        /// <summary>
-        /// struct stat with 64-bit inodes (sys/stat.h, __DARWIN_64_BIT_INO_T: the only layout on arm64, and the one
-        /// <c>stat$INODE64</c> fills on x86-64): 144 bytes; only the fields this library reads are named.
-        /// </summary>
+        /// <summary>struct stat with 64-bit inodes (arm64's only layout, x86-64's stat$INODE64), 144 bytes; read fields named.</summary>
         [SupportedOSPlatform("macos")]
         [StructLayout(LayoutKind.Explicit, Size = 144)]
         internal struct OSXStatBuffer
@@ -19,22 +16,17 @@ internal static partial class Interop
             [FieldOffset(96)] internal long Size;
         }
 
-        /// <summary>
-        /// int stat(const char *path, struct stat *buf); macOS arm64, where stat has 64-bit inodes. Follows symlinks.
-        /// </summary>
+        /// <summary>stat on macOS arm64 (64-bit inodes); follows symlinks.</summary>
         [SupportedOSPlatform("macos")]
         [LibraryImport(Libraries.Libc, EntryPoint = "stat", StringMarshalling = StringMarshalling.Utf8, SetLastError = true)]
         internal static partial int StatArm64(string path, OSXStatBuffer* buffer);
 
-        /// <summary>
-        /// int stat(const char *path, struct stat *buf) as <c>stat$INODE64</c>; macOS x86-64, where plain <c>stat</c>
-        /// is the legacy 32-bit-inode layout.
-        /// </summary>
+        /// <summary>stat$INODE64 on macOS x86-64, where plain stat has 32-bit inodes.</summary>
         [SupportedOSPlatform("macos")]
         [LibraryImport(Libraries.Libc, EntryPoint = "stat$INODE64", StringMarshalling = StringMarshalling.Utf8, SetLastError = true)]
         internal static partial int StatX64(string path, OSXStatBuffer* buffer);
 
-        /// <summary>stat with the 64-bit-inode layout on either macOS architecture.</summary>
+        /// <summary>stat with 64-bit inodes on either architecture.</summary>
         [SupportedOSPlatform("macos")]
         internal static int OSXStat(string path, OSXStatBuffer* buffer) =>
             RuntimeInformation.ProcessArchitecture == Architecture.X64 ? StatX64(path, buffer) : StatArm64(path, buffer);

@@ -5,32 +5,23 @@ internal static partial class Interop
 {
     internal static unsafe partial class Libc
     {
-        /// <summary>
-        /// int fcntl(int fd, int cmd, ...) with an int argument (F_GETFL ignores it, F_SETFL takes the flags); Linux and
-        /// macOS x86-64, where a variadic int travels in the register of a fixed one. Returns -1 with errno set.
-        /// </summary>
+        /// <summary>fcntl with an int argument where a variadic int travels as a fixed one (Linux, macOS x86-64); -1 with errno.</summary>
         [SupportedOSPlatform("linux")]
         [SupportedOSPlatform("macos")]
         [LibraryImport(Libraries.Libc, EntryPoint = "fcntl", SetLastError = true)]
         internal static partial int Fcntl(SafeHandle fileDescriptor, int command, nint argument);
 
-        /// <summary>
-        /// fcntl as macOS arm64 calls it: a variadic argument travels on the stack, not in a register (Apple's arm64
-        /// calling convention).
-        /// </summary>
+        /// <summary>fcntl on macOS arm64, where a variadic argument travels on the stack.</summary>
         [SupportedOSPlatform("macos")]
         [LibraryImport(Libraries.Libc, EntryPoint = "fcntl", SetLastError = true)]
         internal static partial int FcntlVariadicArm64(SafeHandle fileDescriptor, int command, nint x2, nint x3, nint x4, nint x5, nint x6, nint x7, nint argument);
 
-        /// <summary>
-        /// int fcntl(int fd, int cmd, struct flock *lock) for the open-file-description locks (F_OFD_GETLK,
-        /// F_OFD_SETLK); Linux, where a variadic pointer travels in the register of a fixed one.
-        /// </summary>
+        /// <summary>fcntl with a struct flock* for open-file-description locks (Linux).</summary>
         [SupportedOSPlatform("linux")]
         [LibraryImport(Libraries.Libc, EntryPoint = "fcntl", SetLastError = true)]
         internal static partial int Fcntl(SafeHandle fileDescriptor, int command, FileLock* fileLock);
 
-        /// <summary>struct flock on 64-bit Linux: l_type, l_whence, l_start, l_len, l_pid (0 for an OFD lock); 32 bytes.</summary>
+        /// <summary>struct flock on 64-bit Linux (l_pid 0 for an OFD lock).</summary>
         [StructLayout(LayoutKind.Explicit, Size = 32)]
         internal struct FileLock
         {
@@ -41,7 +32,7 @@ internal static partial class Interop
             [FieldOffset(24)] public int Pid;
         }
 
-        /// <summary>fcntl with its int argument passed as the platform's C calling convention passes a variadic one.</summary>
+        /// <summary>fcntl with its int argument passed as this platform passes a variadic one.</summary>
         [SupportedOSPlatform("linux")]
         [SupportedOSPlatform("macos")]
         internal static int FcntlInt(SafeHandle fileDescriptor, int command, int argument) =>

@@ -5,7 +5,6 @@ internal static partial class Interop
 {
     internal static partial class Libc
     {
-        /// <summary>int fsync(int fd); Linux and macOS. The descriptor travels as a pointer-sized SafeHandle.</summary>
         [SupportedOSPlatform("linux")]
         [SupportedOSPlatform("macos")]
         [LibraryImport(Libraries.Libc, EntryPoint = "fsync", SetLastError = true)]

@@ -5,7 +5,7 @@ internal static partial class Interop
 {
     internal static unsafe partial class Libc
     {
-        /// <summary>struct rlimit: rlim_t is unsigned long on Linux and a 64-bit unsigned on (64-bit only) macOS.</summary>
+        /// <summary>struct rlimit: two 64-bit unsigned values on Linux and macOS.</summary>
         [SupportedOSPlatform("linux")]
         [SupportedOSPlatform("macos")]
         [StructLayout(LayoutKind.Sequential)]
@@ -15,7 +15,7 @@ internal static partial class Interop
             internal nuint Maximum;
         }
 
-        /// <summary>int getrlimit(int resource, struct rlimit *rlim); the resource numbers differ per OS (see the constants files).</summary>
+        /// <summary>getrlimit; resource numbers differ per OS (the constants files).</summary>
         [SupportedOSPlatform("linux")]
         [SupportedOSPlatform("macos")]
         [LibraryImport(Libraries.Libc, EntryPoint = "getrlimit", SetLastError = true)]

@@ -5,7 +5,6 @@ internal static partial class Interop
 {
     internal static unsafe partial class Libc
     {
-        /// <summary>int mincore(void *addr, size_t length, unsigned char *vec); Linux, macOS and FreeBSD (Residency supports all three).</summary>
         [SupportedOSPlatform("linux")]
         [SupportedOSPlatform("macos")]
         [SupportedOSPlatform("freebsd")]

@@ -5,7 +5,6 @@ internal static partial class Interop
 {
     internal static unsafe partial class Libc
     {
-        /// <summary>int mlock(const void *addr, size_t len); Linux and macOS.</summary>
         [SupportedOSPlatform("linux")]
         [SupportedOSPlatform("macos")]
         [LibraryImport(Libraries.Libc, EntryPoint = "mlock", SetLastError = true)]

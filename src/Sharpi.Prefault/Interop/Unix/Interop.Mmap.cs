@@ -5,10 +5,7 @@ internal static partial class Interop
 {
     internal static unsafe partial class Libc
     {
-        /// <summary>
-        /// void *mmap(void *addr, size_t length, int prot, int flags, int fd, off_t offset); off_t is 64-bit on the
-        /// 64-bit targets this library ships for. Returns MAP_FAILED ((void*)-1) with errno set on failure.
-        /// </summary>
+        /// <summary>mmap (64-bit off_t on the targets shipped); MAP_FAILED ((void*)-1) with errno on failure.</summary>
         [SupportedOSPlatform("linux")]
         [SupportedOSPlatform("macos")]
         [SupportedOSPlatform("freebsd")]

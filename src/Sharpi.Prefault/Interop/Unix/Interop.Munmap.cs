@@ -5,7 +5,6 @@ internal static partial class Interop
 {
     internal static unsafe partial class Libc
     {
-        /// <summary>int munmap(void *addr, size_t length); Linux, macOS and FreeBSD.</summary>
         [SupportedOSPlatform("linux")]
         [SupportedOSPlatform("macos")]
         [SupportedOSPlatform("freebsd")]

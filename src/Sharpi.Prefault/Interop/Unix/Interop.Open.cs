@@ -6,10 +6,7 @@ internal static partial class Interop
 {
     internal static partial class Libc
     {
-        /// <summary>
-        /// int open(const char *pathname, int flags, mode_t mode); Linux and macOS (off_t is 64-bit on the 64-bit
-        /// targets, so open is open64).
-        /// </summary>
+        /// <summary>open (open64 on the 64-bit targets).</summary>
         [SupportedOSPlatform("linux")]
         [SupportedOSPlatform("macos")]
         [LibraryImport(Libraries.Libc, EntryPoint = "open", StringMarshalling = StringMarshalling.Utf8, SetLastError = true)]

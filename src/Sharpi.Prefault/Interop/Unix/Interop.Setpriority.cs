@@ -7,7 +7,6 @@ internal static partial class Interop
     {
         internal const int PRIO_PROCESS = 0;
 
-        /// <summary>int setpriority(int which, id_t who, int prio).</summary>
         [LibraryImport(Libraries.Libc, EntryPoint = "setpriority", SetLastError = true)]
         [SupportedOSPlatform("linux")]
         internal static partial int Setpriority(int which, uint who, int priority);

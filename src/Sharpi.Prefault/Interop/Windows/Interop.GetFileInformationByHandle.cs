@@ -5,9 +5,9 @@ internal static partial class Interop
 {
     internal static unsafe partial class Kernel32
     {
-        /// <summary>BY_HANDLE_FILE_INFORMATION (fileapi.h): 52 bytes; the volume serial and file index name a file.</summary>
+        /// <summary>BY_HANDLE_FILE_INFORMATION, 52 bytes; volume serial and file index name a file.</summary>
         [SupportedOSPlatform("windows")]
-        // FILETIME is two DWORDs: 4-byte aligned, hence Pack = 4 for the ulong stand-ins.
+        // FILETIME is 4-byte aligned, hence Pack = 4 for the ulong stand-ins.
         [StructLayout(LayoutKind.Sequential, Pack = 4)]
         internal struct BY_HANDLE_FILE_INFORMATION
         {
@@ -23,7 +23,6 @@ internal static partial class Interop
             internal uint FileIndexLow;
         }
 
-        /// <summary>BOOL GetFileInformationByHandle(HANDLE hFile, LPBY_HANDLE_FILE_INFORMATION lpFileInformation).</summary>
         [SupportedOSPlatform("windows")]
         [LibraryImport(Libraries.Kernel32, EntryPoint = "GetFileInformationByHandle", SetLastError = true)]
         [return: MarshalAs(UnmanagedType.Bool)]

@@ -5,9 +5,6 @@ internal static partial class Interop
 {
     internal static unsafe partial class Kernel32
     {
-        /// <summary>
-        /// DWORD K32GetMappedFileNameW(HANDLE hProcess, LPVOID lpv, LPWSTR lpFilename, DWORD nSize); Windows 7+.
-        /// </summary>
         [SupportedOSPlatform("windows")]
         [LibraryImport(Libraries.Kernel32, EntryPoint = "K32GetMappedFileNameW", SetLastError = true)]
         internal static partial uint K32GetMappedFileName(SafeHandle process, void* address, char* fileName, uint size);

@@ -5,7 +5,7 @@ internal static partial class Interop
 {
     internal static unsafe partial class Kernel32
     {
-        /// <summary>WIN32_MEMORY_RANGE_ENTRY: { PVOID VirtualAddress; SIZE_T NumberOfBytes; }, 16 bytes on x64.</summary>
+        /// <summary>WIN32_MEMORY_RANGE_ENTRY, 16 bytes on x64.</summary>
         [SupportedOSPlatform("windows")]
         [StructLayout(LayoutKind.Sequential)]
         internal struct WIN32_MEMORY_RANGE_ENTRY
@@ -14,12 +14,12 @@ internal static partial class Interop
             internal nuint NumberOfBytes;
         }
 
-        /// <summary>BOOL PrefetchVirtualMemory(HANDLE, ULONG_PTR, PWIN32_MEMORY_RANGE_ENTRY, ULONG); Windows 8+.</summary>
+        /// <summary>Windows 8+.</summary>
         [SupportedOSPlatform("windows6.2")]
         [LibraryImport(Libraries.Kernel32, EntryPoint = "PrefetchVirtualMemory", SetLastError = true)]
         internal static partial int PrefetchVirtualMemory(nint process, nuint numberOfEntries, WIN32_MEMORY_RANGE_ENTRY* virtualAddresses, uint flags);
 
-        /// <summary>HANDLE GetCurrentProcess(void): the pseudo-handle -1.</summary>
+        /// <summary>GetCurrentProcess()'s pseudo-handle.</summary>
         internal static nint CurrentProcess => -1;
     }
 }

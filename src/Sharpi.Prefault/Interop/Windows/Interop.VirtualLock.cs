@@ -5,12 +5,11 @@ internal static partial class Interop
 {
     internal static unsafe partial class Kernel32
     {
-        /// <summary>BOOL VirtualLock(LPVOID lpAddress, SIZE_T dwSize).</summary>
         [SupportedOSPlatform("windows")]
         [LibraryImport(Libraries.Kernel32, EntryPoint = "VirtualLock", SetLastError = true)]
         internal static partial int VirtualLock(void* address, nuint size);
 
-        /// <summary>VirtualLock failed because the lock would pass the working set's minimum size.</summary>
+        /// <summary>The lock would pass the working set's minimum size.</summary>
         internal const int ERROR_WORKING_SET_QUOTA = 1453;
     }
 }

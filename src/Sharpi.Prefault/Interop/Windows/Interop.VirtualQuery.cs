@@ -24,7 +24,6 @@ internal static partial class Interop
             internal uint Type;
         }
 
-        /// <summary>SIZE_T VirtualQuery(LPCVOID, PMEMORY_BASIC_INFORMATION, SIZE_T).</summary>
         [SupportedOSPlatform("windows")]
         [LibraryImport(Libraries.Kernel32, EntryPoint = "VirtualQuery", SetLastError = true)]
         internal static partial nuint VirtualQuery(void* address, MEMORY_BASIC_INFORMATION* buffer, nuint length);

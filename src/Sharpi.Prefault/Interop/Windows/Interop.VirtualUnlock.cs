@@ -5,7 +5,6 @@ internal static partial class Interop
 {
     internal static unsafe partial class Kernel32
     {
-        /// <summary>BOOL VirtualUnlock(LPVOID lpAddress, SIZE_T dwSize).</summary>
         [SupportedOSPlatform("windows")]
         [LibraryImport(Libraries.Kernel32, EntryPoint = "VirtualUnlock", SetLastError = true)]
         internal static partial int VirtualUnlock(void* address, nuint size);
