@@ -3,7 +3,6 @@ using System.Runtime.InteropServices;
 
 namespace Sharpi.Prefault;
 
-<<<<<<< HEAD:src/Sharpi.Prefault/Shared/RegionList.cs
 /// <summary>The region list every feature's entry point takes, as the span its implementation reads.</summary>
 internal static class RegionList
 {
@@ -11,12 +10,6 @@ internal static class RegionList
     /// The regions an entry point was given, as a span: without copying where the
     /// list is an array or a List, a copy otherwise. Throws <see cref="ArgumentNullException"/> for null.
     /// </summary>
-=======
-/// <summary>The list and array overloads' regions as a span.</summary>
-internal static class RegionList
-{
-    /// <summary>Copied only where no array or List; <see cref="ArgumentNullException"/> for null.</summary>
->>>>>>> comments-a:src/Sharpi.Prefault/Regions/RegionList.cs
     internal static ReadOnlySpan<PrefaultRegion> AsSpan(IReadOnlyList<PrefaultRegion> regions, [CallerArgumentExpression(nameof(regions))] string? name = null)
     {
         ArgumentNullException.ThrowIfNull(regions, name);
