@@ -5,14 +5,6 @@ namespace Sharpi.Prefault;
 /// Finds where an engine's native code mapped the weights (mappings this library did not make), as regions
 /// <see cref="MmapPrefault"/> can prefault.
 /// </summary>
-/// <example>
-/// <code>
-/// // After the engine has mapped the model:
-/// TensorIndex index = TensorIndex.Read("model.gguf");
-/// var hot = new TensorSelection(include: ["token_embd.*", "blk.0.*"]);
-/// PrefaultResult result = MmapPrefault.Run(NativeMappings.OfTensors(index, hot, TensorSelection.All));
-/// </code>
-/// </example>
 public static class NativeMappings
 {
     /// <summary>True on Linux, macOS and Windows.</summary>

@@ -7,13 +7,6 @@ namespace Sharpi.Prefault;
 /// safetensors model, or a plain file.
 /// </summary>
 /// <remarks>Each file's descriptor is closed once it is mapped, so a sharded model holds no open files.</remarks>
-/// <example>
-/// <code>
-/// using MappedModel model = MappedModel.Open("model.gguf");
-/// var hot = new TensorSelection(include: ["token_embd.*", "blk.0.*", "blk.1.*"]);
-/// PrefaultResult result = MmapPrefault.Run(model.Regions(hot, TensorSelection.All));
-/// </code>
-/// </example>
 public sealed class MappedModel : IDisposable
 {
     private readonly MemoryMappedViewAccessor?[] _views;

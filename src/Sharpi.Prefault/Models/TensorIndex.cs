@@ -6,14 +6,6 @@ namespace Sharpi.Prefault;
 /// The tensors of a model (names, dtypes, shapes, where their bytes lie), read from the headers of a GGUF or
 /// safetensors model, never its tensor data.
 /// </summary>
-/// <example>
-/// <code>
-/// TensorIndex index = TensorIndex.Read("model.gguf");
-/// using var map = MemoryMappedFile.CreateFromFile("model.gguf", FileMode.Open, null, 0, MemoryMappedFileAccess.Read);
-/// using var view = map.CreateViewAccessor(0, 0, MemoryMappedFileAccess.Read);
-/// var regions = index.Regions(view, new TensorSelection(include: ["blk.*.ffn_*_exps.weight"]));
-/// </code>
-/// </example>
 public sealed class TensorIndex
 {
     private TensorIndex(string path, TensorFormat format, IReadOnlyList<string> files, IReadOnlyList<TensorInfo> tensors)
@@ -212,7 +204,6 @@ public sealed class TensorIndex
     /// A key to group tensors by in summaries: the name up to its first all-digit segment (the layer), else the name
     /// without its last segment.
     /// </summary>
-    /// <example><c>blk.12.ffn_up.weight</c> -> <c>blk.12</c>; <c>token_embd.weight</c> -> <c>token_embd</c>.</example>
     /// <exception cref="ArgumentNullException"><paramref name="tensorName"/> is null.</exception>
     public static string GroupKey(string tensorName)
     {

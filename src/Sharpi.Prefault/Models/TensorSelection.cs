@@ -4,12 +4,6 @@ namespace Sharpi.Prefault;
 /// Which tensors to take, by glob patterns on their names: a tensor is selected when it matches any include pattern (or
 /// there are none) and no exclude pattern.
 /// </summary>
-/// <example>
-/// <code>
-/// // The routed experts of a GGUF MoE model, but not layer 0's.
-/// var experts = new TensorSelection(include: ["blk.*.ffn_*_exps.weight"], exclude: ["blk.0.*"]);
-/// </code>
-/// </example>
 public sealed class TensorSelection
 {
     private readonly string[] _include;
