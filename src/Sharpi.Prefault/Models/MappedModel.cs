@@ -3,10 +3,8 @@ using System.IO.MemoryMappedFiles;
 namespace Sharpi.Prefault;
 
 /// <summary>
-/// A model mapped read-only, as an engine maps its weights: a GGUF or safetensors file, every shard of a sharded
-/// safetensors model, or a plain file.
+/// A GGUF, safetensors (sharded or not) or plain file mapped read-only.
 /// </summary>
-/// <remarks>Each file's descriptor is closed once it is mapped, so a sharded model holds no open files.</remarks>
 public sealed class MappedModel : IDisposable
 {
     private readonly MemoryMappedViewAccessor?[] _views;
@@ -28,13 +26,13 @@ public sealed class MappedModel : IDisposable
         }
     }
 
-    /// <summary>The full path the model was opened from (the model file, or the index JSON of a sharded model).</summary>
+    /// <summary>The full path the model was opened from.</summary>
     public string Path { get; }
 
     /// <summary>The model's tensors; null for a plain file (neither GGUF nor safetensors).</summary>
     public TensorIndex? Index { get; }
 
-    /// <summary>Full paths of the mapped files: the model file, or the shards in the order the index names them.</summary>
+    /// <summary>Full paths of the mapped files, shards in index order.</summary>
     public IReadOnlyList<string> Files { get; }
 
     /// <summary>The total length in bytes of the mapped files.</summary>
@@ -53,12 +51,9 @@ public sealed class MappedModel : IDisposable
     }
 
     /// <summary>Maps a model read-only.</summary>
-    /// <param name="path">The model file, the index JSON of a sharded model, or a plain file.</param>
     /// <exception cref="ArgumentException"><paramref name="path"/> is null or empty.</exception>
     /// <exception cref="FileNotFoundException">The file, or a shard the index names, does not exist.</exception>
-    /// <exception cref="IOException">
-    /// The path (or a shard) names no regular file (refused unopened: opening a FIFO blocks), or a file cannot be read or mapped.
-    /// </exception>
+    /// <exception cref="IOException">A path names no regular file, or a file cannot be read or mapped.</exception>
     /// <exception cref="UnauthorizedAccessException">A file cannot be opened for reading.</exception>
     /// <exception cref="ModelFormatException">A model header is malformed, or a tensor lies past the end of its file.</exception>
     public static MappedModel Open(string path)
@@ -92,10 +87,10 @@ public sealed class MappedModel : IDisposable
         }
     }
 
-    /// <summary>Maps one file whole, read-only, without reading a header: <see cref="Index"/> is null.</summary>
+    /// <summary>Maps one file whole, read-only; <see cref="Index"/> is null.</summary>
     /// <exception cref="ArgumentException"><paramref name="path"/> is null or empty.</exception>
     /// <exception cref="FileNotFoundException">The file does not exist.</exception>
-    /// <exception cref="IOException">The path names no regular file (refused unopened), or the file cannot be read or mapped.</exception>
+    /// <exception cref="IOException">The path names no regular file, or it cannot be read or mapped.</exception>
     /// <exception cref="UnauthorizedAccessException">The file cannot be opened for reading.</exception>
     public static MappedModel OpenFile(string path)
     {
@@ -105,16 +100,9 @@ public sealed class MappedModel : IDisposable
         return new MappedModel(full, null, [full], [view], [length]);
     }
 
-    /// <summary>
-    /// Regions to prefault, hot first: the first selection's tensors, then each later selection's that no earlier one chose.
-    /// </summary>
-    /// <param name="selectionsInOrder">The selections, hottest first; none for the whole model.</param>
-    /// <returns>A new list each call.</returns>
+    /// <summary>Regions to prefault, hottest selection first; no selection means the whole model.</summary>
     /// <exception cref="ArgumentNullException"><paramref name="selectionsInOrder"/> or one of its selections is null.</exception>
-    /// <exception cref="ArgumentException">
-    /// An include pattern matches no tensor of the model (a typo would otherwise prefault nothing); ask
-    /// <see cref="TensorIndex.Select"/> first for a selection that may match nothing.
-    /// </exception>
+    /// <exception cref="ArgumentException">An include pattern matches no tensor of the model.</exception>
     /// <exception cref="ObjectDisposedException">The model was disposed.</exception>
     public IReadOnlyList<PrefaultRegion> Regions(params TensorSelection[] selectionsInOrder)
     {
@@ -136,7 +124,6 @@ public sealed class MappedModel : IDisposable
     }
 
     /// <summary>The region over one tensor's bytes in the mapping, named by the tensor.</summary>
-    /// <param name="tensor">A tensor of <see cref="Index"/>, or of another index that names a file this model mapped.</param>
     /// <exception cref="ArgumentNullException"><paramref name="tensor"/> is null.</exception>
     /// <exception cref="ArgumentException">The tensor lies in a file this model did not map, or outside it.</exception>
     /// <exception cref="ObjectDisposedException">The model was disposed.</exception>
@@ -154,7 +141,6 @@ public sealed class MappedModel : IDisposable
     }
 
     /// <summary>The region over one whole mapped file, named by its path; empty for an empty file.</summary>
-    /// <param name="file">One of <see cref="Files"/>; a relative path is taken from the working directory.</param>
     /// <exception cref="ArgumentNullException"><paramref name="file"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="file"/> is not one of <see cref="Files"/>.</exception>
     /// <exception cref="ObjectDisposedException">The model was disposed.</exception>
@@ -170,7 +156,7 @@ public sealed class MappedModel : IDisposable
         return FileRegion(index);
     }
 
-    /// <summary>Unmaps every file. Regions handed out before point at unmapped memory afterwards.</summary>
+    /// <summary>Unmaps every file; regions handed out before become invalid.</summary>
     public void Dispose()
     {
         if (_disposed)
@@ -210,7 +196,7 @@ public sealed class MappedModel : IDisposable
     private PrefaultRegion FileRegion(int file) =>
         _views[file] is { } view ? PrefaultRegion.FromView(view, 0, _lengths[file], Files[file]) : default;
 
-    /// <summary>A tensor's region; its bounds were checked against the mapped file when the model was opened.</summary>
+    /// <summary>A tensor's region (bounds checked at open).</summary>
     private PrefaultRegion TensorRegion(TensorInfo tensor)
     {
         int file = _fileIndex[tensor.FilePath];
@@ -219,7 +205,7 @@ public sealed class MappedModel : IDisposable
             : new PrefaultRegion(0, 0, tensor.Name);
     }
 
-    /// <summary>The header was read before the file was mapped: a file cut short in between must fail here, not fault later.</summary>
+    /// <summary>Fails a file cut short between header read and map.</summary>
     private void ThrowIfTensorPastEnd()
     {
         if (Index is null)
@@ -241,8 +227,7 @@ public sealed class MappedModel : IDisposable
     {
         if (TensorFormats.IsShardIndex(full))
         {
-            // The index is read once; every shard it names is checked to be a regular file before the reader opens it
-            // by path: a shard that is a FIFO would block that open forever.
+            // Shards are checked to be regular files first: opening a FIFO blocks forever.
             List<(string Tensor, string Shard)> map = SafetensorsIndexReader.Read(full);
             foreach (string shard in SafetensorsIndexReader.ShardPaths(map, full))
             {
@@ -256,10 +241,7 @@ public sealed class MappedModel : IDisposable
         return TensorFormats.Detect(stream, full) != TensorFormat.Unknown || TensorFormats.HasModelName(full) ? TensorIndex.Read(stream, full) : null;
     }
 
-    /// <summary>
-    /// Maps a whole file read-only and closes its descriptor: the view keeps the mapping (and the file) alive on its
-    /// own.
-    /// </summary>
+    /// <summary>Maps a whole file read-only and closes its descriptor.</summary>
     private static (MemoryMappedViewAccessor? View, long Length) MapReadOnly(string file)
     {
         FileStatus.RequireRegular(file);
