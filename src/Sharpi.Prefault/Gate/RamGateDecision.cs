@@ -17,7 +17,7 @@ public readonly struct RamGateDecision
     /// <summary>True when at least the first <see cref="BudgetBytes"/> bytes may be taken.</summary>
     public bool ShouldRun { get; }
 
-    /// <summary>True when only part of what was asked fits: the regions in the order given until <see cref="BudgetBytes"/> is used.</summary>
+    /// <summary>True when only part of what was asked fits.</summary>
     public bool IsPartial { get; }
 
     /// <summary>How many bytes may be taken; <see cref="long.MaxValue"/> when unlimited.</summary>
@@ -29,19 +29,12 @@ public readonly struct RamGateDecision
     /// <summary>The decision in words (<see cref="Reason"/>).</summary>
     public override string ToString() => Reason ?? string.Empty;
 
-    // The gate itself, shared by prefault and lock: pure (it reads no environment and touches no memory; the callers read
-    // MemoryFigures and count residency), and deaf to the operators' mode, which OperatorSettings applies first.
+    // Pure, shared by prefault and lock; OperatorSettings applies the operators' mode first.
 
-    /// <summary>The fraction of the memory that can hold the regions a prefault or a lock may fill, unless the caller or the operators say otherwise.</summary>
+    /// <summary>The default RAM fraction.</summary>
     internal const double DefaultFraction = 0.8;
 
-    /// <summary>
-    /// Run with no limit when the gate is <see cref="RamGate.Always"/>, nothing is needed, or both figures are unknown;
-    /// else the budget is <c>ramFraction * min(MemAvailable + bytesAlreadyResident, cgroup limit - cgroup use)</c> of the
-    /// figures known (saturating at <see cref="long.MaxValue"/>): run in
-    /// full when <paramref name="bytesNeeded"/> fits in it, in part when it is smaller, not at all when it is zero.
-    /// The arguments are the caller's, validated (see <c>MmapPrefault.Decide</c>).
-    /// </summary>
+    /// <summary>Budget = <c>ramFraction * min(MemAvailable + resident, cgroup room)</c>; unlimited for Always or unknown figures.</summary>
     internal static RamGateDecision Decide(long bytesNeeded, long bytesAlreadyResident, MemoryFigures memory, RamGate gate, double ramFraction)
     {
         Debug.Assert(bytesNeeded >= 0 && bytesAlreadyResident >= 0 && ramFraction > 0 && ramFraction <= 1);
@@ -66,8 +59,7 @@ public readonly struct RamGateDecision
 
         if (memory.CgroupLimitBytes is long limit)
         {
-            // The group's room is its limit less what it already uses and cannot reclaim (its own page cache,
-            // the regions' resident pages among it, is reclaimable room).
+            // Room: limit less unreclaimable use (its page cache is reclaimable).
             long used = memory.CgroupUsedBytes ?? 0;
             long room = Math.Max(0, limit - used);
             if (capacity is null || room < capacity)
@@ -99,13 +91,7 @@ public readonly struct RamGateDecision
         return new(true, true, budget, $"does not fit: {frame}; prefaulting regions in the order given up to the budget");
     }
 
-    /// <summary>
-    /// Cuts <paramref name="items"/>, in the order given, to <paramref name="budget"/> bytes of what is not resident yet:
-    /// each item costs its length less its resident bytes; the one that crosses the budget is kept for the bytes left,
-    /// rounded down to a multiple of <paramref name="granularity"/> (a page, for a lock), and nothing after it is kept,
-    /// even an item that would fit. Where the resident pages lie inside an item is not known, so the crossing item's
-    /// part is charged as if none of it were resident: resident pages inside it only make it cheaper, never dearer.
-    /// </summary>
+    /// <summary>Cuts <paramref name="items"/> in order to <paramref name="budget"/> non-resident bytes; nothing after the crossing item.</summary>
     internal static BudgetCut Cut(ReadOnlySpan<BudgetItem> items, long budget, long granularity = 1)
     {
         Debug.Assert(granularity > 0);
@@ -132,13 +118,10 @@ public readonly struct RamGateDecision
     private static long SaturatingAdd(long a, long b) => a > long.MaxValue - b ? long.MaxValue : a + b;
 }
 
-/// <summary>An item of an ordered list the RAM budget cuts: its length, and how much of it is already resident.</summary>
+/// <summary>An item the RAM budget cuts: length and resident bytes.</summary>
 internal readonly record struct BudgetItem(long Length, long ResidentBytes);
 
-/// <summary>
-/// Where a budget cuts an ordered list: the first <see cref="WholeItems"/> items are kept whole, the next one (the one
-/// that crosses the budget) is kept for its first <see cref="CrossingLength"/> bytes (0: not at all), the rest not at all.
-/// </summary>
+/// <summary>Where a budget cuts an ordered list: whole items, then part of the crossing one.</summary>
 internal readonly record struct BudgetCut(int WholeItems, long CrossingLength)
 {
     /// <summary>How many items are kept, whole or in part.</summary>
