@@ -6,15 +6,10 @@ using Microsoft.Win32.SafeHandles;
 
 namespace Sharpi.Prefault;
 
-// Split by job into .Scheduler, .WorkerThreads, .PositionalRead and .Fallback; StagingBuffers holds the aligned buffers.
 /// <summary>
-/// Reads byte ranges of a file past the page cache (Direct I/O) into the caller's memory, for engines that copy
-/// weights into their own buffers.
+/// Reads byte ranges of a file past the page cache (Direct I/O) into the caller's memory.
 /// </summary>
-/// <remarks>
-/// Where Direct I/O is refused the reader falls back to buffered reads and says why in <see cref="FallbackReason"/>.
-/// Thread-safe: reads on one reader run one at a time. Dispose stops its threads, frees the buffers and closes the file.
-/// </remarks>
+/// <remarks>Thread-safe: reads run one at a time. Falls back to buffered reads where Direct I/O is refused.</remarks>
 public sealed partial class DirectFileReader : IDisposable, IAsyncDisposable
 {
     private readonly SemaphoreSlim _readGate = new(1, 1);
@@ -61,10 +56,10 @@ public sealed partial class DirectFileReader : IDisposable, IAsyncDisposable
     /// <summary>The file's path as given to <see cref="Open"/>.</summary>
     public string Path { get; }
 
-    /// <summary><see cref="DirectReadMode.Direct"/> until Direct I/O is refused; then, for good, <see cref="DirectReadMode.Buffered"/>.</summary>
+    /// <summary>Direct until refused, then Buffered for good.</summary>
     public DirectReadMode Mode => _mode;
 
-    /// <summary>Why the reader reads buffered (at open or after a refused read), or null while it reads Direct.</summary>
+    /// <summary>Why the reader reads buffered, or null.</summary>
     public string? FallbackReason => _fallbackReason;
 
     /// <summary>The file's length now, in bytes.</summary>
@@ -86,7 +81,7 @@ public sealed partial class DirectFileReader : IDisposable, IAsyncDisposable
         }
     }
 
-    /// <summary>A snapshot of the mode, the buffer sizes and the bytes and time read so far; it does not wait for a read in progress.</summary>
+    /// <summary>A snapshot of the mode, buffers and bytes read; does not wait.</summary>
     public DirectReadStatistics Statistics
     {
         get
@@ -112,10 +107,7 @@ public sealed partial class DirectFileReader : IDisposable, IAsyncDisposable
         }
     }
 
-    /// <summary>
-    /// Opens <paramref name="path"/> for reading: Direct where the OS and filesystem allow it, buffered (with the reason
-    /// logged and in <see cref="FallbackReason"/>) where not. Allocates no buffer yet.
-    /// </summary>
+    /// <summary>Opens <paramref name="path"/> for Direct reads where allowed, else buffered.</summary>
     /// <exception cref="ArgumentNullException"><paramref name="path"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="path"/> is empty.</exception>
     /// <exception cref="FileNotFoundException">The file does not exist.</exception>
@@ -140,10 +132,7 @@ public sealed partial class DirectFileReader : IDisposable, IAsyncDisposable
         return reader;
     }
 
-    /// <summary>
-    /// Reads the bytes at <paramref name="offset"/> into <paramref name="destination"/> and returns how many: fewer
-    /// than its length only where the file ends first.
-    /// </summary>
+    /// <summary>Reads at <paramref name="offset"/> into <paramref name="destination"/>; returns the bytes read.</summary>
     /// <exception cref="ArgumentOutOfRangeException"><paramref name="offset"/> is negative.</exception>
     /// <exception cref="ObjectDisposedException">The reader is disposed.</exception>
     /// <exception cref="OperationCanceledException">The token was cancelled between blocks.</exception>
@@ -157,10 +146,7 @@ public sealed partial class DirectFileReader : IDisposable, IAsyncDisposable
         }
     }
 
-    /// <summary>
-    /// Reads <paramref name="length"/> bytes at <paramref name="offset"/> into native memory (for destinations past
-    /// 2 GiB) and returns how many: fewer only where the file ends first.
-    /// </summary>
+    /// <summary>Reads into native memory (past 2 GiB); returns the bytes read.</summary>
     /// <exception cref="ArgumentOutOfRangeException"><paramref name="offset"/> or <paramref name="length"/> is negative.</exception>
     /// <exception cref="ArgumentNullException"><paramref name="destination"/> is zero and <paramref name="length"/> is not.</exception>
     /// <exception cref="ObjectDisposedException">The reader is disposed.</exception>
@@ -178,10 +164,7 @@ public sealed partial class DirectFileReader : IDisposable, IAsyncDisposable
         return ReadCore(offset, (byte*)destination, length, cancellationToken);
     }
 
-    /// <summary>
-    /// <see cref="Read(long, Span{byte}, CancellationToken)"/> without holding a thread-pool thread: the reader's own
-    /// threads read while the caller awaits.
-    /// </summary>
+    /// <summary>Reads without holding a thread-pool thread.</summary>
     /// <exception cref="ArgumentOutOfRangeException"><paramref name="offset"/> is negative.</exception>
     /// <exception cref="ObjectDisposedException">The reader is disposed.</exception>
     /// <exception cref="OperationCanceledException">The token was cancelled before the read started or between blocks.</exception>
@@ -192,7 +175,7 @@ public sealed partial class DirectFileReader : IDisposable, IAsyncDisposable
         return ReadCoreAsync(offset, destination, cancellationToken);
     }
 
-    /// <summary>Stops the reader's threads, frees the buffers and closes the file. Waits for a read in progress.</summary>
+    /// <summary>Stops the threads, frees the buffers, closes the file; waits for a read.</summary>
     public void Dispose()
     {
         _readGate.Wait();
@@ -200,7 +183,7 @@ public sealed partial class DirectFileReader : IDisposable, IAsyncDisposable
         GC.SuppressFinalize(this);
     }
 
-    /// <summary><see cref="Dispose"/> for async callers: awaits a read in progress instead of blocking a pool thread.</summary>
+    /// <summary>Disposes, awaiting a read in progress.</summary>
     public async ValueTask DisposeAsync()
     {
         await _readGate.WaitAsync().ConfigureAwait(false);
@@ -229,10 +212,10 @@ public sealed partial class DirectFileReader : IDisposable, IAsyncDisposable
         }
     }
 
-    /// <summary>Lets an undisposed reader's threads end (buffers and handle have their own finalizers).</summary>
+    /// <summary>Lets an undisposed reader's threads end.</summary>
     ~DirectFileReader() => _workers.Stop();
 
-    /// <summary>A read: waits for the reader, runs its passes (two when Direct I/O is refused), counts it.</summary>
+    /// <summary>Runs a read's passes and counts it.</summary>
     private unsafe long ReadCore(long offset, byte* destination, long length, CancellationToken cancellationToken)
     {
         _readGate.Wait(cancellationToken);
@@ -280,7 +263,7 @@ public sealed partial class DirectFileReader : IDisposable, IAsyncDisposable
 
     private static unsafe nint AddressOf(in MemoryHandle pin) => (nint)pin.Pointer;
 
-    /// <summary>Counts a finished read; returns the last pass's bytes (a refused Direct pass is read again buffered).</summary>
+    /// <summary>Counts a finished read; returns the last pass's bytes.</summary>
     private long Count(ReadJob? done, long started)
     {
         long read = done?.BytesRead ?? 0;

@@ -3,8 +3,7 @@ using System.IO.MemoryMappedFiles;
 namespace Sharpi.Prefault;
 
 /// <summary>
-/// The tensors of a model (names, dtypes, shapes, where their bytes lie), read from the headers of a GGUF or
-/// safetensors model, never its tensor data.
+/// The tensors of a GGUF or safetensors model, read from its headers.
 /// </summary>
 public sealed class TensorIndex
 {
@@ -16,21 +15,21 @@ public sealed class TensorIndex
         Tensors = tensors;
     }
 
-    /// <summary>The full path the index was read from (the model file, or the index JSON of a sharded model).</summary>
+    /// <summary>The full path the index was read from.</summary>
     public string Path { get; }
 
     /// <summary>The format the index was read from.</summary>
     public TensorFormat Format { get; }
 
-    /// <summary>Full paths of the files holding tensor data: the model file, or the shards in the order the index names them.</summary>
+    /// <summary>Full paths of the files holding tensor data.</summary>
     public IReadOnlyList<string> Files { get; }
 
-    /// <summary>The tensors in file order: by file (in <see cref="Files"/> order), then by offset.</summary>
+    /// <summary>The tensors by file, then offset.</summary>
     public IReadOnlyList<TensorInfo> Tensors { get; }
 
     /// <summary>Reads the tensor table of a model.</summary>
     /// <exception cref="ArgumentException"><paramref name="path"/> is null or empty.</exception>
-    /// <exception cref="ModelFormatException">A header is malformed, truncated, or describes tensors the file cannot hold.</exception>
+    /// <exception cref="ModelFormatException">A header is malformed or truncated.</exception>
     /// <exception cref="IOException">A file cannot be opened or read (for example a missing shard).</exception>
     public static TensorIndex Read(string path)
     {
@@ -45,7 +44,7 @@ public sealed class TensorIndex
         return Read(stream, full);
     }
 
-    /// <summary>Reads a single-file model from a seekable stream positioned anywhere; <paramref name="path"/> names it in errors.</summary>
+    /// <summary>Reads a single-file model from a seekable stream.</summary>
     internal static TensorIndex Read(Stream stream, string path)
     {
         switch (TensorFormats.Detect(stream, path))
@@ -60,9 +59,7 @@ public sealed class TensorIndex
         }
     }
 
-    /// <summary>
-    /// The tensors <paramref name="selection"/> selects, in <see cref="Tensors"/> order; empty where it selects none.
-    /// </summary>
+    /// <summary>The tensors <paramref name="selection"/> selects.</summary>
     public IReadOnlyList<TensorInfo> Select(TensorSelection? selection)
     {
         if (selection is null || ReferenceEquals(selection, TensorSelection.All))
@@ -82,15 +79,9 @@ public sealed class TensorIndex
         return selected;
     }
 
-    /// <summary>
-    /// Regions over the selected tensors of a single-file model, named by tensor, in file order. The view must map
-    /// the file from offset 0.
-    /// </summary>
+    /// <summary>Regions over the selected tensors of a single-file model; the view maps it from 0.</summary>
     /// <exception cref="ArgumentNullException"><paramref name="view"/> is null.</exception>
-    /// <exception cref="ArgumentException">
-    /// The model is sharded: use the overload that names the file; or an include pattern of <paramref name="selection"/>
-    /// matches no tensor of the model (the message names it).
-    /// </exception>
+    /// <exception cref="ArgumentException">The model is sharded, or an include pattern matches no tensor.</exception>
     /// <exception cref="ArgumentOutOfRangeException">A selected tensor lies outside the view.</exception>
     public IReadOnlyList<PrefaultRegion> Regions(MemoryMappedViewAccessor view, TensorSelection? selection = null)
     {
@@ -103,15 +94,9 @@ public sealed class TensorIndex
         return Regions(Files[0], view, selection);
     }
 
-    /// <summary>
-    /// Regions over the selected tensors that lie in <paramref name="file"/> (one of <see cref="Files"/>), named by
-    /// tensor, in file order. The view must map that file from offset 0.
-    /// </summary>
+    /// <summary>Regions over the selected tensors in <paramref name="file"/>; the view maps it from 0.</summary>
     /// <exception cref="ArgumentNullException">An argument is null.</exception>
-    /// <exception cref="ArgumentException">
-    /// <paramref name="file"/> is not one of <see cref="Files"/>, or an include pattern of <paramref name="selection"/>
-    /// matches no tensor of the model (the message names it).
-    /// </exception>
+    /// <exception cref="ArgumentException"><paramref name="file"/> is not in <see cref="Files"/>, or a pattern matches nothing.</exception>
     /// <exception cref="ArgumentOutOfRangeException">A selected tensor lies outside the view.</exception>
     public IReadOnlyList<PrefaultRegion> Regions(string file, MemoryMappedViewAccessor view, TensorSelection? selection = null)
     {
@@ -143,7 +128,7 @@ public sealed class TensorIndex
         return regions;
     }
 
-    /// <summary>Throws where an include pattern matches no tensor of this index (exclude patterns may match none).</summary>
+    /// <summary>Throws where an include pattern matches no tensor.</summary>
     internal void ThrowIfAPatternMatchesNothing(TensorSelection? selection, int? position, string paramName)
     {
         if (selection is null)
@@ -173,10 +158,7 @@ public sealed class TensorIndex
         return false;
     }
 
-    /// <summary>
-    /// The byte ranges of the selected tensors, per file and by offset, with ranges that touch or overlap merged.
-    /// Empty where the selection selects nothing.
-    /// </summary>
+    /// <summary>The merged byte ranges of the selected tensors, per file.</summary>
     public IReadOnlyList<FileByteRange> Ranges(TensorSelection? selection = null)
     {
         var ranges = new List<FileByteRange>();
@@ -200,10 +182,7 @@ public sealed class TensorIndex
         return ranges;
     }
 
-    /// <summary>
-    /// A key to group tensors by in summaries: the name up to its first all-digit segment (the layer), else the name
-    /// without its last segment.
-    /// </summary>
+    /// <summary>A group key: the name up to its layer number, else less its last segment.</summary>
     /// <exception cref="ArgumentNullException"><paramref name="tensorName"/> is null.</exception>
     public static string GroupKey(string tensorName)
     {
@@ -243,7 +222,7 @@ public sealed class TensorIndex
         return true;
     }
 
-    /// <summary>The tensors of a sharded model, from its index's <paramref name="map"/> (read once, by the caller).</summary>
+    /// <summary>The tensors of a sharded model.</summary>
     internal static TensorIndex ReadSharded(string indexPath, List<(string Tensor, string Shard)> map)
     {
         string directory = System.IO.Path.GetDirectoryName(indexPath)!;
@@ -292,7 +271,6 @@ public sealed class TensorIndex
     {
         if (files.Count == 1)
         {
-            // One file holds every tensor: no list per file, no copy.
             return new TensorIndex(path, format, files, InOffsetOrder(files[0], tensors));
         }
 
