@@ -1,19 +1,13 @@
 
 namespace Sharpi.Prefault;
 
-/// <summary>
-/// Finds where an engine's native code mapped the weights (mappings this library did not make), as regions
-/// <see cref="MmapPrefault"/> can prefault.
-/// </summary>
+/// <summary>Finds where an engine's native code mapped the weights, as regions to prefault.</summary>
 public static class NativeMappings
 {
     /// <summary>True on Linux, macOS and Windows.</summary>
     public static bool IsSupported => MappingFinder.IsSupported;
 
-    /// <summary>
-    /// The ranges of this process that map <paramref name="path"/>, one region per mapping in address order, each
-    /// ending at the file's end. Empty when nothing maps the file.
-    /// </summary>
+    /// <summary>The ranges of this process that map <paramref name="path"/>, in address order.</summary>
     /// <exception cref="ArgumentException"><paramref name="path"/> is null or empty.</exception>
     /// <exception cref="IOException">No regular file is there (<see cref="FileNotFoundException"/>: nothing), or it is unreadable.</exception>
     /// <exception cref="PlatformNotSupportedException"><see cref="IsSupported"/> is false.</exception>
@@ -36,19 +30,12 @@ public static class NativeMappings
         return regions;
     }
 
-    /// <summary>
-    /// The ranges of this process that map the selected tensors, hot first: the first selection's tensors, then each
-    /// later selection's that no earlier one chose (with none: every tensor).
-    /// </summary>
-    /// <param name="index">The model's tensors; its <see cref="TensorIndex.Files"/> are the files looked for.</param>
-    /// <param name="selectionsInOrder">The selections, hottest first; none for every tensor.</param>
+    /// <summary>The ranges of this process that map the selected tensors, hottest selection first.</summary>
     /// <exception cref="ArgumentNullException"><paramref name="index"/>, <paramref name="selectionsInOrder"/> or one of its selections is null.</exception>
-    /// <exception cref="ArgumentException">An include pattern of a selection matches no tensor of the index (as for <see cref="MappedModel.Regions"/>).</exception>
+    /// <exception cref="ArgumentException">An include pattern matches no tensor.</exception>
     /// <exception cref="FileNotFoundException">A file of the index no longer exists.</exception>
     /// <exception cref="IOException">A file of the index is no longer a regular file, or cannot be read.</exception>
-    /// <exception cref="PlatformNotSupportedException">
-    /// Not Linux or macOS (Windows does not tell a view's file offset: use <see cref="OfFile(string)"/> there).
-    /// </exception>
+    /// <exception cref="PlatformNotSupportedException">Not Linux or macOS.</exception>
     public static IReadOnlyList<PrefaultRegion> OfTensors(TensorIndex index, params TensorSelection[] selectionsInOrder)
     {
         ArgumentNullException.ThrowIfNull(index);

@@ -7,7 +7,7 @@ namespace Sharpi.Prefault;
 /// <remarks>On Windows residency is this process's working set, not the file cache.</remarks>
 public static class Residency
 {
-    /// <summary>True where residency of mapped memory can be measured: Linux, macOS, FreeBSD and Windows.</summary>
+    /// <summary>True on Linux, macOS, FreeBSD and Windows.</summary>
     [SupportedOSPlatformGuard("linux")]
     [SupportedOSPlatformGuard("macos")]
     [SupportedOSPlatformGuard("freebsd")]
@@ -47,8 +47,7 @@ public static class Residency
         return new ResidencyInfo(total, resident, true, error) { UnknownBytes = unknown };
     }
 
-    /// <summary>Residency of each region on its own (not merged), with one setup for all of them.</summary>
-    /// <returns>One figure per region, in the order given; an empty region gives an empty figure.</returns>
+    /// <summary>Residency of each region on its own, in order.</summary>
     /// <exception cref="ArgumentNullException"><paramref name="regions"/> is null.</exception>
     /// <exception cref="ArgumentOutOfRangeException">A region has a negative length.</exception>
     public static ResidencyInfo[] MeasureEach(IReadOnlyList<PrefaultRegion> regions)
@@ -68,7 +67,6 @@ public static class Residency
             return results;
         }
 
-        // Each region on its own, through one probe of the files under all of them.
         var ranges = new MergedRegion[regions.Length];
         for (int i = 0; i < regions.Length; i++)
         {
@@ -90,17 +88,12 @@ public static class Residency
         return results;
     }
 
-    /// <summary>
-    /// Page-cache residency of a whole file (like <c>fincore</c>); on Windows <see cref="ResidencyInfo.IsSupported"/> is false.
-    /// </summary>
+    /// <summary>Page-cache residency of a whole file (like <c>fincore</c>).</summary>
     /// <exception cref="FileNotFoundException">The file does not exist.</exception>
     /// <exception cref="IOException">The file cannot be opened or mapped.</exception>
     public static ResidencyInfo OfFile(string path) => OfFile(path, 0, -1);
 
-    /// <summary>
-    /// Page-cache residency of <paramref name="length"/> bytes at <paramref name="offset"/> of a file
-    /// (a length of -1 means to the end of the file).
-    /// </summary>
+    /// <summary>Page-cache residency of a file range; length -1 means to the end.</summary>
     /// <exception cref="ArgumentOutOfRangeException">The range lies outside the file.</exception>
     /// <exception cref="FileNotFoundException">The file does not exist.</exception>
     /// <exception cref="IOException">The file cannot be opened or mapped.</exception>

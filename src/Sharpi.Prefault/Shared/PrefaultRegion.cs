@@ -3,28 +3,23 @@ using Microsoft.Win32.SafeHandles;
 
 namespace Sharpi.Prefault;
 
-/// <summary>
-/// A range of mapped memory an engine will read: a tensor, a layer, or a whole mapped file.
-/// </summary>
-/// <param name="address">First byte of the range; need not be page-aligned.</param>
-/// <param name="length">Length in bytes.</param>
-/// <param name="name">Optional name for logs and failure reports.</param>
-/// <remarks>A raw pointer: the caller keeps the mapping alive while a prefault over it runs.</remarks>
+/// <summary>A range of mapped memory an engine will read.</summary>
+/// <remarks>A raw pointer: keep the mapping alive while a prefault runs.</remarks>
 public readonly struct PrefaultRegion(nint address, long length, string? name = null)
 {
     /// <summary>First byte of the range. Need not be page-aligned.</summary>
     public nint Address { get; init; } = address;
 
-    /// <summary>Length in bytes. Zero-length regions (and regions at address zero) are skipped.</summary>
+    /// <summary>Length in bytes; empty regions are skipped.</summary>
     public long Length { get; init; } = length;
 
-    /// <summary>Optional name used in logs and failure reports (for example a tensor name).</summary>
+    /// <summary>Optional name for logs.</summary>
     public string? Name { get; init; } = name;
 
     /// <summary>One past the last byte of the region.</summary>
     public nint End => Address + (nint)Length;
 
-    /// <summary>True when the region covers nothing (zero length or a null address).</summary>
+    /// <summary>True for zero length or a null address.</summary>
     public bool IsEmpty => Length == 0 || Address == 0;
 
     /// <summary>Builds a region over <paramref name="length"/> bytes at <paramref name="offset"/> from the accessor's start.</summary>
@@ -48,10 +43,7 @@ public readonly struct PrefaultRegion(nint address, long length, string? name = 
         return FromView(accessor, 0, accessor.Capacity, name);
     }
 
-    /// <summary>
-    /// Builds a region over <paramref name="length"/> bytes at <paramref name="offset"/> of a view handle
-    /// (offsets relative to the handle's base, bounded by <see cref="System.Runtime.InteropServices.SafeBuffer.ByteLength"/>).
-    /// </summary>
+    /// <summary>Builds a region at <paramref name="offset"/> of a view handle.</summary>
     /// <exception cref="ArgumentNullException"><paramref name="view"/> is null.</exception>
     /// <exception cref="ArgumentOutOfRangeException">The range does not lie inside the view.</exception>
     /// <exception cref="ObjectDisposedException">The handle was closed.</exception>
@@ -63,9 +55,7 @@ public readonly struct PrefaultRegion(nint address, long length, string? name = 
         return new PrefaultRegion(BaseAddress(view) + (nint)offset, length, name);
     }
 
-    /// <summary>
-    /// The view's base address, read the documented way: AcquirePointer/ReleasePointer, not the raw handle.
-    /// </summary>
+    /// <summary>The view's base address, via AcquirePointer/ReleasePointer.</summary>
     private static unsafe nint BaseAddress(SafeMemoryMappedViewHandle view)
     {
         byte* pointer = null;
