@@ -17,10 +17,7 @@ internal enum PrefaultMode
     Force = 2,
 }
 
-/// <summary>
-/// The one place <c>SHARPI_PREFAULT</c> and <c>SHARPI_PREFAULT_RAM_FRACTION</c> are read, at each run so operators can
-/// flip them live; a bad value never fails a run, it is warned about.
-/// </summary>
+/// <summary>Reads <c>SHARPI_PREFAULT</c> and <c>SHARPI_PREFAULT_RAM_FRACTION</c> at each run; bad values warn, never fail.</summary>
 internal readonly struct OperatorSettings
 {
     internal const string ModeVariable = "SHARPI_PREFAULT";
@@ -51,13 +48,13 @@ internal readonly struct OperatorSettings
     /// <summary>The RAM fraction a prefault may fill: the operators' when valid, else the caller's.</summary>
     internal double RamFraction { get; }
 
-    /// <summary>The operators' decision (off: nothing runs; force: everything, no limit); null under auto.</summary>
+    /// <summary>The operators' decision; null under auto.</summary>
     internal RamGateDecision? Decision { get; }
 
     /// <summary>True when the kill switch is set now (a fresh read, no warning).</summary>
     internal static bool IsOffNow => IsOff(out _);
 
-    /// <summary>Whether a run may go, and how far: the operators' <see cref="Decision"/>, else the RAM-fit gate's.</summary>
+    /// <summary>The operators' decision, else the RAM gate's.</summary>
     internal RamGateDecision Decide(long bytesNeeded, long bytesAlreadyResident, MemoryFigures memory, RamGate gate) =>
         Decision ?? RamGateDecision.Decide(bytesNeeded, bytesAlreadyResident, memory, gate, RamFraction);
 
@@ -115,7 +112,7 @@ internal readonly struct OperatorSettings
         return PrefaultMode.Auto;
     }
 
-    /// <summary>Parses a RAM fraction: null when blank or invalid; <paramref name="valid"/> false unless blank or in (0, 1].</summary>
+    /// <summary>Parses a RAM fraction: null when blank or invalid.</summary>
     internal static double? ParseFraction(string? value, out bool valid)
     {
         valid = true;
@@ -133,7 +130,7 @@ internal readonly struct OperatorSettings
         return null;
     }
 
-    /// <summary>The value with every character a log would not show as itself written as <c>\uXXXX</c>.</summary>
+    /// <summary>The value with unprintable characters as <c>\uXXXX</c>.</summary>
     internal static string Visible(string value)
     {
         StringBuilder? visible = null;

@@ -20,22 +20,13 @@ public sealed class TensorInfo
         FilePath = filePath;
     }
 
-    /// <summary>
-    /// The tensor's name as stored (for example <c>blk.0.attn_q.weight</c>), decoded by <see cref="DecodeName"/>, so two
-    /// names are equal exactly when their bytes are.
-    /// </summary>
+    /// <summary>The tensor's name as stored, decoded by <see cref="DecodeName"/>.</summary>
     public string Name { get; }
 
-    /// <summary>
-    /// The element type as the format spells it: a ggml type name for GGUF (<c>F16</c>, <c>Q4_K</c>, <c>IQ2_XXS</c>),
-    /// the safetensors dtype otherwise (<c>BF16</c>, <c>F8_E4M3</c>).
-    /// </summary>
+    /// <summary>The element type as the format spells it (<c>Q4_K</c>, <c>BF16</c>).</summary>
     public string DType { get; }
 
-    /// <summary>
-    /// The dimensions as stored: GGUF lists the fastest-varying first, safetensors last. Shared between tensors: never
-    /// cast and write it.
-    /// </summary>
+    /// <summary>The dimensions as stored; shared, never cast and write it.</summary>
     public IReadOnlyList<long> Shape { get; }
 
     /// <summary>Absolute byte offset of the tensor's data in <see cref="FilePath"/>.</summary>
@@ -44,16 +35,13 @@ public sealed class TensorInfo
     /// <summary>Length of the tensor's data in bytes.</summary>
     public long Length { get; }
 
-    /// <summary>The file holding the tensor's data (the shard, for sharded models).</summary>
+    /// <summary>The file holding the tensor's data.</summary>
     public string FilePath { get; }
 
     /// <summary>One past the tensor's last byte in <see cref="FilePath"/>.</summary>
     public long End => Offset + Length;
 
-    /// <summary>
-    /// Decodes a tensor name's bytes as <see cref="Name"/> holds them: valid UTF-8 as itself, each invalid byte 0xNN as
-    /// U+DC00+0xNN (Python's <c>surrogateescape</c>), so <see cref="EncodeName"/> gives the bytes back.
-    /// </summary>
+    /// <summary>Decodes name bytes as UTF-8, invalid bytes as U+DC00+0xNN (<c>surrogateescape</c>).</summary>
     public static string DecodeName(ReadOnlySpan<byte> utf8)
     {
         if (System.Text.Unicode.Utf8.IsValid(utf8))
@@ -86,9 +74,7 @@ public sealed class TensorInfo
 
     /// <summary>The bytes a tensor name decoded by <see cref="DecodeName"/> came from.</summary>
     /// <exception cref="ArgumentNullException"><paramref name="name"/> is null.</exception>
-    /// <exception cref="ArgumentException">
-    /// <paramref name="name"/> holds a lone surrogate outside U+DC80..U+DCFF, which no decoded name holds.
-    /// </exception>
+    /// <exception cref="ArgumentException"><paramref name="name"/> holds a lone surrogate outside U+DC80..U+DCFF.</exception>
     public static byte[] EncodeName(string name)
     {
         ArgumentNullException.ThrowIfNull(name);

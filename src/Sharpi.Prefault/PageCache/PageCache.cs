@@ -11,18 +11,16 @@ public static partial class PageCache
     /// <summary>True where <see cref="Evict(string)"/> works (Linux).</summary>
     public static bool IsEvictSupported => OperatingSystem.IsLinux();
 
-    /// <summary>Writes the file's dirty pages back and asks the kernel to drop all its cached pages (fsync + posix_fadvise DONTNEED).</summary>
-    /// <returns>The file's residency after the call: the bytes the kernel kept, 0 when the file is cold.</returns>
+    /// <summary>Drops the file's cached pages (fsync + posix_fadvise DONTNEED).</summary>
+    /// <returns>The file's residency after the call.</returns>
     /// <exception cref="PlatformNotSupportedException">Not on Linux.</exception>
     /// <exception cref="FileNotFoundException">The file does not exist.</exception>
     /// <exception cref="IOException">fsync or posix_fadvise failed; <see cref="Exception.HResult"/> is the errno.</exception>
     [SupportedOSPlatform("linux")]
     public static ResidencyInfo Evict(string path) => Evict(path, 0, 0);
 
-    /// <summary>
-    /// Drops the cached whole pages of <paramref name="length"/> bytes at <paramref name="offset"/> (0: to the end of the file).
-    /// </summary>
-    /// <returns>The range's residency after the call, clipped to the file, as for <see cref="Evict(string)"/>.</returns>
+    /// <summary>Drops the cached pages of a range (length 0: to the end).</summary>
+    /// <returns>The range's residency after the call.</returns>
     /// <exception cref="ArgumentOutOfRangeException"><paramref name="offset"/> or <paramref name="length"/> is negative.</exception>
     /// <exception cref="PlatformNotSupportedException">Not on Linux.</exception>
     /// <exception cref="FileNotFoundException">The file does not exist.</exception>
@@ -90,7 +88,7 @@ public static partial class PageCache
         }
         catch (Exception e) when (e is IOException or UnauthorizedAccessException or ArgumentOutOfRangeException)
         {
-            // The file changed between the eviction and the count (truncated, replaced): the eviction itself was done.
+            // The file changed after the eviction, which was done.
             return new ResidencyInfo(end - start, 0, true, $"the residency after the eviction could not be measured: {e.Message}");
         }
     }

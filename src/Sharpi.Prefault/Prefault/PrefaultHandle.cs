@@ -3,14 +3,8 @@ using Microsoft.Extensions.Logging.Abstractions;
 
 namespace Sharpi.Prefault;
 
-/// <summary>
-/// A prefault running in the background, started by
-/// <see cref="MmapPrefault.Start(IReadOnlyList{PrefaultRegion}, PrefaultOptions?, CancellationToken)"/>.
-/// </summary>
-/// <remarks>
-/// Disposing cancels the sweep and waits for its threads: once <see cref="Dispose"/> returns, nothing touches the
-/// regions and they may be unmapped. From the handle's own progress callback, disposing cancels and returns at once.
-/// </remarks>
+/// <summary>A prefault running in the background.</summary>
+/// <remarks>Once <see cref="Dispose"/> returns, nothing touches the regions and they may be unmapped.</remarks>
 public sealed class PrefaultHandle : IDisposable, IAsyncDisposable
 {
     private readonly CancellationTokenSource _cancel = new();
@@ -51,23 +45,18 @@ public sealed class PrefaultHandle : IDisposable, IAsyncDisposable
         }
     }
 
-    /// <summary>
-    /// Completes with the result when the regions are resident, the sweep was cancelled, or the gate skipped it. Never faults.
-    /// </summary>
+    /// <summary>Completes with the result. Never faults.</summary>
     public Task<PrefaultResult> Completion => _completion.Task;
 
-    /// <summary>
-    /// Completes when the sweep is done with the region at <paramref name="regionIndex"/> in the list given to Start:
-    /// its pages are resident, or the run will not bring them in (<see cref="Completion"/> says why). Never faults.
-    /// </summary>
-    /// <exception cref="ArgumentOutOfRangeException"><paramref name="regionIndex"/> is not an index of the regions given to Start.</exception>
+    /// <summary>Completes when the sweep is done with region <paramref name="regionIndex"/>. Never faults.</summary>
+    /// <exception cref="ArgumentOutOfRangeException"><paramref name="regionIndex"/> is out of range.</exception>
     public Task WhenReady(int regionIndex)
     {
         ThrowHelper.ThrowIfIndexOutOfRange(regionIndex, _readiness.Count);
         return _readiness.WhenReady(regionIndex);
     }
 
-    /// <summary>Asks the sweep to stop after the chunks in flight; <see cref="Completion"/> then reports <see cref="PrefaultResult.IsCanceled"/>.</summary>
+    /// <summary>Asks the sweep to stop after the chunks in flight.</summary>
     public void Cancel()
     {
         if (Volatile.Read(ref _disposed) != 0)
@@ -88,7 +77,7 @@ public sealed class PrefaultHandle : IDisposable, IAsyncDisposable
     /// <summary>Tests check nothing outside the handle keeps it.</summary>
     internal CancellationTokenSource CancellationSource => _cancel;
 
-    /// <summary>Cancels the sweep and blocks until its threads have stopped; every call waits, not only the first.</summary>
+    /// <summary>Cancels the sweep and blocks until its threads stop.</summary>
     public void Dispose()
     {
         bool first = Interlocked.Exchange(ref _disposed, 1) == 0;
@@ -111,7 +100,7 @@ public sealed class PrefaultHandle : IDisposable, IAsyncDisposable
         }
     }
 
-    /// <summary>Cancels the sweep and completes when its threads have stopped; every call waits, as <see cref="Dispose"/>.</summary>
+    /// <summary>Cancels the sweep and completes when its threads stop.</summary>
     public async ValueTask DisposeAsync()
     {
         bool first = Interlocked.Exchange(ref _disposed, 1) == 0;
