@@ -194,8 +194,9 @@ public static partial class MmapPrefault
             }
 
             Log.TrialChose(run.Log, options.Label, mechanism, ran, touchAfter, trial);
-            if (readiness is not null)
+            if (readiness is not null && !trial.IsCutShort)
             {
+                // A region the trial's units took whole is done now; after a cancel, it may not have been swept.
                 for (int i = 0; i < regions.Length; i++)
                 {
                     if (Array.IndexOf(restParent, i) < 0)
