@@ -21,6 +21,9 @@ internal static class MechanismTrial
 
     internal const int MaxUnitsEach = 16;
 
+    /// <summary>A candidate dearer than the cheapest so far by more than this after its first part is not finished.</summary>
+    internal const double StopMargin = 0.5;
+
     /// <summary>A first access costlier than this times a second pays a host's fault, which the sweep then pays.</summary>
     internal const double FirstTouchFactor = 2.0;
 
@@ -36,13 +39,27 @@ internal static class MechanismTrial
         return each < MinUnitsEach ? 0 : (int)Math.Min(each, MaxUnitsEach);
     }
 
+    /// <summary>The units a block sweeps before it may stop: half, and at least two, one for each of two threads.</summary>
+    internal static int FirstPart(int unitsInBlock) => Math.Min(unitsInBlock, Math.Max(2, unitsInBlock / 2));
+
+    /// <summary>True where a part's rate is past the cheapest so far by more than <see cref="StopMargin"/>; never before a rate is known.</summary>
+    internal static bool StopsEarly(double partRate, double bestRate) =>
+        !double.IsNaN(partRate) && !double.IsNaN(bestRate) && partRate > bestRate * (1 + (StopMarginOverride.Value ?? StopMargin));
+
+    /// <summary>Tests: this async flow's stop margin.</summary>
+    internal static readonly AsyncLocal<double?> StopMarginOverride = new();
+
+    /// <summary>ns a byte, the engine's first access included; NaN where nothing was swept.</summary>
+    internal static double Rate(long bytes, long ticks, double engineNanoseconds) =>
+        bytes <= 0 ? double.NaN : ((ticks * (1e9 / Stopwatch.Frequency)) + engineNanoseconds) / bytes;
+
     /// <summary>Each candidate's ns a byte, the engine's first access included; NaN where nothing was swept.</summary>
     internal static double[] Rates(ReadOnlySpan<long> bytes, ReadOnlySpan<long> ticks, ReadOnlySpan<double> engineNanoseconds)
     {
         double[] rates = new double[bytes.Length];
         for (int c = 0; c < rates.Length; c++)
         {
-            rates[c] = bytes[c] <= 0 ? double.NaN : ((ticks[c] * (1e9 / Stopwatch.Frequency)) + engineNanoseconds[c]) / bytes[c];
+            rates[c] = Rate(bytes[c], ticks[c], engineNanoseconds[c]);
         }
 
         return rates;

@@ -195,15 +195,19 @@ internal sealed record SweepMechanism(PrefaultMethod Method, bool HintsFirst, To
             {
                 tried.Append(c == 0 ? string.Empty : ", ").Append(Candidates[c].Name).Append(' ')
                     .Append(double.IsNaN(trial.Rates[c]) ? "not measured" : string.Create(System.Globalization.CultureInfo.InvariantCulture,
-                        $"{trial.Rates[c]:0.00} ns/B ({trial.EngineNanoseconds[c] / 1e6:0.0} ms of it the engine's first access, {PmdShare(trial.Pmd[c], c, trial)} 2 MiB-mapped; touch through the kernel: first {trial.FirstTouchRatios[c]:0.0}x a second)"));
+                        $"{trial.Rates[c]:0.00} ns/B ({Units(trial, c)}, {trial.EngineNanoseconds[c] / 1e6:0.0} ms of it the engine's first access, {PmdShare(trial.Pmd[c], c, trial)} 2 MiB-mapped; touch through the kernel: first {trial.FirstTouchRatios[c]:0.0}x a second)"));
             }
 
             what += string.Create(System.Globalization.CultureInfo.InvariantCulture,
-                $"; trial of {trial.UnitsEach} x {Sizes.Format(MechanismTrial.UnitBytes)} each: {tried}; a first load's extra on this machine: {trial.Probe.Page:0} ns a 4 KiB page, {trial.Probe.HugeMapping:0} ns a 2 MiB mapping, {trial.Probe.PageAfterKernelTouch:0} ns a page after a touch through the kernel; the alternatives cost {MechanismTrial.ExtraNanoseconds(trial.Rates, trial.CandidateBytes) / 1e6:0.0} ms over the first guess");
+                $"; trial of up to {trial.UnitsEach} x {Sizes.Format(MechanismTrial.UnitBytes)} each: {tried}; a first load's extra on this machine: {trial.Probe.Page:0} ns a 4 KiB page, {trial.Probe.HugeMapping:0} ns a 2 MiB mapping, {trial.Probe.PageAfterKernelTouch:0} ns a page after a touch through the kernel; the alternatives cost {MechanismTrial.ExtraNanoseconds(trial.Rates, trial.CandidateBytes) / 1e6:0.0} ms over the first guess");
         }
 
         return TouchFallback.Length == 0 || what.Length == 0 ? what : $"{what}; {TouchFallback}";
     }
+
+    private static string Units(TrialOutcome trial, int candidate) => trial.UnitsSwept[candidate] < trial.UnitsEach
+        ? string.Create(System.Globalization.CultureInfo.InvariantCulture, $"{trial.UnitsSwept[candidate]} units, stopped past {1 + MechanismTrial.StopMargin:0.0}x the cheapest")
+        : $"{trial.UnitsSwept[candidate]} units";
 
     private static string PmdShare(long pmd, int candidate, TrialOutcome trial) =>
         pmd < 0 ? "unknown" : string.Create(System.Globalization.CultureInfo.InvariantCulture, $"{100.0 * pmd / Math.Max(1, trial.CandidateBytes[candidate]):0}%");

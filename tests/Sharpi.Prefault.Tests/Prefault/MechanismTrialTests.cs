@@ -79,4 +79,22 @@ public sealed class MechanismTrialTests
         Assert.Equal(3.0 * MiB, MechanismTrial.ExtraNanoseconds([1.0, 4.0, 0.5], [MiB, MiB, MiB]), 3);
 
     private static long Ticks(double nanoseconds) => (long)(nanoseconds * Stopwatch.Frequency / 1e9);
+
+    [Theory]
+    [InlineData(2, 2)]
+    [InlineData(3, 2)]
+    [InlineData(5, 2)]
+    [InlineData(8, 4)]
+    [InlineData(16, 8)]
+    public void FirstPart_IsHalfABlock_AndAtLeastTwoUnits(int unitsInBlock, int expected) =>
+        Assert.Equal(expected, MechanismTrial.FirstPart(unitsInBlock));
+
+    [Theory]
+    [InlineData(1.6, 1.0, true)]
+    [InlineData(1.5, 1.0, false)] // at the margin: finish the block
+    [InlineData(0.5, 1.0, false)]
+    [InlineData(9.0, double.NaN, false)] // nothing to compare with yet
+    [InlineData(double.NaN, 1.0, false)]
+    public void StopsEarly_OnlyPastTheMarginOverTheCheapestSoFar(double partRate, double bestRate, bool expected) =>
+        Assert.Equal(expected, MechanismTrial.StopsEarly(partRate, bestRate));
 }

@@ -105,4 +105,51 @@ public sealed class TrialSweepTests
 
         Assert.Contains("ns/B", result.MechanismDescription, StringComparison.Ordinal);
     }
+
+    /// <summary>
+    /// A run whose later candidates stop after their first part (a margin below zero, so any rate stops them): the
+    /// units they left are swept with the choice, so the run still reports every byte and leaves the file resident.
+    /// </summary>
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
+    public void Run_WhereCandidatesStopEarly_SweepsTheUnitsTheyLeftWithTheChoice()
+    {
+        const long Bytes = 96 * MiB;
+        using TestFile file = TestFile.Create(Bytes);
+        PrefaultResult result;
+        using (MappedFile view = file.Map(MemoryMappedFileAccess.Read))
+        {
+            try
+            {
+                MechanismTrial.BudgetShareOverride.Value = 0.2;
+                MechanismTrial.StopMarginOverride.Value = -1;
+                result = MmapPrefault.Run([view.Region()], new PrefaultOptions { RamGate = RamGate.Always });
+            }
+            finally
+            {
+                MechanismTrial.BudgetShareOverride.Value = null;
+                MechanismTrial.StopMarginOverride.Value = null;
+            }
+
+            Assert.Equal(100.0, Residency.OfFile(file.Path).Percent);
+        }
+
+        Assert.True(result.Failures.Count == 0, result.Failures.Count > 0 ? result.Failures[0].Message : null);
+        Assert.Equal(Bytes, result.Bytes);
+        Assert.Contains("; trial of up to 4 x ", result.MechanismDescription, StringComparison.Ordinal);
+        Assert.Contains("(2 units, stopped past ", result.MechanismDescription, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void WithUnits_PutsTheLeftUnitsBackInAddressOrder_AndJoinsTouchingPiecesOfOneRegion()
+    {
+        nint unit = (nint)MechanismTrial.UnitBytes;
+        MergedRegion[] units = [new(0, unit, "a", 0), new(unit, 2 * unit, "a", 0), new(2 * unit, 3 * unit, "a", 0), new(20 * unit, 21 * unit, "b", 1)];
+        MergedRegion[] rest = [new(3 * unit, 10 * unit, "a", 0), new(21 * unit, 30 * unit, "b", 1)];
+
+        (MergedRegion[] joined, int[] parents) = TrialSweep.WithUnits(rest, [0, 1], units, [0, 0, 0, 1], [3, 2]);
+
+        Assert.Equal([new MergedRegion(2 * unit, 10 * unit, "a", 0), new MergedRegion(20 * unit, 30 * unit, "b", 1)], joined);
+        Assert.Equal([0, 1], parents);
+        Assert.Same(rest, TrialSweep.WithUnits(rest, [0, 1], units, [0, 0, 0, 1], []).Remainder);
+    }
 }

@@ -35,11 +35,16 @@ internal sealed class TrialSweep : IChunkSweep
             candidateOf[u] = order[Math.Max(0, blockOf[u])];
         }
 
-        // The untimed warm-up unit pays what runs once.
+        // The untimed warm-up unit pays what runs once. Each block runs in two parts; a candidate clearly dearer than
+        // the cheapest so far after its first part leaves the rest of its block to the winner.
         var trial = new TrialSweep(chunks, candidates, units, unitParent, candidateOf);
+        FirstAccessProbe.Costs probe = FirstAccessProbe.Current;
         long[] bytes = new long[candidates.Length];
         long[] ticks = new long[candidates.Length];
         long[] pmd = new long[candidates.Length];
+        int[] swept = new int[candidates.Length];
+        var skipped = new List<int>();
+        double best = double.NaN;
         long done = 0;
         int used = 0;
         bool cutShort = false;
@@ -53,37 +58,64 @@ internal sealed class TrialSweep : IChunkSweep
                 end++;
             }
 
-            trial._offset = first;
-            long pmdBefore = FirstAccessProbe.FilePmdMappedBytes();
-            var sweep = new StrideSweep(units[first..end], MechanismTrial.UnitBytes, trial, regionDone: null, token, clock, bytesBefore: done);
-            long started = System.Diagnostics.Stopwatch.GetTimestamp();
-            used = Math.Max(used, sweep.Execute(threads.Threads, threads.Priority, progress));
-            long elapsed = System.Diagnostics.Stopwatch.GetTimestamp() - started;
-            if (block >= 0)
+            int mid = block < 0 ? end : first + MechanismTrial.FirstPart(end - first);
+            for (int from = first; from < end && !cutShort; from = mid, mid = end)
             {
-                ticks[c] = elapsed;
-                bytes[c] = sweep.BytesDone - done;
-                long pmdAfter = FirstAccessProbe.FilePmdMappedBytes();
-                pmd[c] = pmdBefore < 0 || pmdAfter < 0 ? -1 : Math.Clamp(pmdAfter - pmdBefore, 0, bytes[c]);
+                trial._offset = from;
+                long pmdBefore = FirstAccessProbe.FilePmdMappedBytes();
+                var sweep = new StrideSweep(units[from..mid], MechanismTrial.UnitBytes, trial, regionDone: null, token, clock, bytesBefore: done);
+                long started = System.Diagnostics.Stopwatch.GetTimestamp();
+                used = Math.Max(used, sweep.Execute(threads.Threads, threads.Priority, progress));
+                long elapsed = System.Diagnostics.Stopwatch.GetTimestamp() - started;
+                cutShort = sweep.IsCutShort;
+                if (block >= 0)
+                {
+                    long partBytes = sweep.BytesDone - done;
+                    long pmdAfter = FirstAccessProbe.FilePmdMappedBytes();
+                    ticks[c] += elapsed;
+                    bytes[c] += partBytes;
+                    pmd[c] = pmd[c] < 0 || pmdBefore < 0 || pmdAfter < 0 ? -1 : pmd[c] + Math.Clamp(pmdAfter - pmdBefore, 0, partBytes);
+                    swept[c] += mid - from;
+                }
+
+                done = sweep.BytesDone;
+                double rate = block < 0 ? double.NaN : RateOf(c);
+                if (mid < end && !cutShort && MechanismTrial.StopsEarly(rate, best))
+                {
+                    for (int u = mid; u < end; u++)
+                    {
+                        skipped.Add(u);
+                    }
+
+                    break;
+                }
             }
 
-            done = sweep.BytesDone;
-            cutShort = sweep.IsCutShort;
+            if (block >= 0 && !double.IsNaN(RateOf(c)) && !(RateOf(c) >= best))
+            {
+                best = RateOf(c);
+            }
+
             first = end;
         }
 
-        FirstAccessProbe.Costs probe = FirstAccessProbe.Current;
         double[] engine = new double[candidates.Length];
         for (int c = 0; c < engine.Length; c++)
         {
-            engine[c] = pmd[c] < 0 ? 0 : probe.EngineNanoseconds(bytes[c], pmd[c], Environment.ProcessorCount);
+            engine[c] = EngineOf(c);
         }
 
         double[] rates = MechanismTrial.Rates(bytes, ticks, engine);
         int chosen = MechanismTrial.Pick(rates);
         bool touchesAll = MechanismTrial.TouchesAll(trial._costs, candidateOf, chosen) && probe.KernelTouchPays;
+        (rest, restParent) = WithUnits(rest, restParent, units, unitParent, skipped);
         return new TrialOutcome(chosen, rates, touchesAll, unitsEach, done, used, cutShort, rest, restParent,
-            FirstTouchRatios(trial._costs, candidateOf, candidates.Length), CandidateBytes: bytes, Pmd: pmd, EngineNanoseconds: engine, Probe: probe);
+            FirstTouchRatios(trial._costs, candidateOf, candidates.Length), CandidateBytes: bytes, Pmd: pmd, EngineNanoseconds: engine, Probe: probe,
+            UnitsSwept: swept);
+
+        double EngineOf(int c) => pmd[c] < 0 ? 0 : probe.EngineNanoseconds(bytes[c], pmd[c], Environment.ProcessorCount);
+
+        double RateOf(int c) => MechanismTrial.Rate(bytes[c], ticks[c], EngineOf(c));
     }
 
     public long SweepChunk(int region, nint start, nint end, bool readAhead)
@@ -157,6 +189,45 @@ internal sealed class TrialSweep : IChunkSweep
         return ([.. units], [.. unitParent], [.. blockOf], [.. rest], [.. restParent]);
     }
 
+    /// <summary>The remainder with the units a stopped candidate left, in address order, touching pieces of one region joined.</summary>
+    internal static (MergedRegion[] Remainder, int[] RemainderParent) WithUnits(MergedRegion[] rest, int[] restParent, MergedRegion[] units, int[] unitParent,
+        List<int> skipped)
+    {
+        if (skipped.Count == 0)
+        {
+            return (rest, restParent);
+        }
+
+        var pieces = new List<(MergedRegion Piece, int Parent)>(rest.Length + skipped.Count);
+        for (int i = 0; i < rest.Length; i++)
+        {
+            pieces.Add((rest[i], restParent[i]));
+        }
+
+        foreach (int u in skipped)
+        {
+            pieces.Add((units[u], unitParent[u]));
+        }
+
+        pieces.Sort((a, b) => a.Parent != b.Parent ? a.Parent.CompareTo(b.Parent) : ((nuint)a.Piece.Start).CompareTo((nuint)b.Piece.Start));
+        var joined = new List<MergedRegion>(pieces.Count);
+        var parents = new List<int>(pieces.Count);
+        foreach ((MergedRegion piece, int parent) in pieces)
+        {
+            if (joined.Count > 0 && parents[^1] == parent && joined[^1].End == piece.Start)
+            {
+                joined[^1] = joined[^1] with { End = piece.End };
+            }
+            else
+            {
+                joined.Add(piece);
+                parents.Add(parent);
+            }
+        }
+
+        return ([.. joined], [.. parents]);
+    }
+
     private static int[] SpillOrder(PopulateMechanism[] candidates)
     {
         int[] order = new int[candidates.Length];
@@ -200,4 +271,5 @@ internal sealed class TrialSweep : IChunkSweep
 
 /// <summary>What a trial measured and left; rates are ns a byte, NaN where untried.</summary>
 internal sealed record TrialOutcome(int Chosen, double[] Rates, bool TouchesAll, int UnitsEach, long Bytes, int Threads, bool IsCutShort,
-    MergedRegion[] Rest, int[] RestParent, double[] FirstTouchRatios, long[] CandidateBytes, long[] Pmd, double[] EngineNanoseconds, FirstAccessProbe.Costs Probe);
+    MergedRegion[] Rest, int[] RestParent, double[] FirstTouchRatios, long[] CandidateBytes, long[] Pmd, double[] EngineNanoseconds, FirstAccessProbe.Costs Probe,
+    int[] UnitsSwept);
