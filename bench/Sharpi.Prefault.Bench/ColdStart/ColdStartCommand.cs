@@ -105,21 +105,15 @@ internal sealed class ColdStartCommand
     {
         var self = new ColdStartCommand();
         self._common.AddTo(command);
-        foreach (Option option in (Option[])[self._strategies, self._cache, self._request, self._layers, self._experts, self._tokens, self._topK, self._seed,
+        BenchCommand.Configure(command, self.Invoke, [self._strategies, self._cache, self._request, self._layers, self._experts, self._tokens, self._topK, self._seed,
             self._readAhead, self._settle, self._device, self._threads, self._chunk, self._firstPassThreads, self._limitThreads, self._wide,
-            self._fresh, .. self._hostOptions.All])
-        {
-            command.Options.Add(option);
-        }
-
-        command.SetAction(self.Invoke);
+            self._fresh, .. self._hostOptions.All]);
     }
 
     private int Invoke(ParseResult parse)
     {
-        if (!OperatingSystem.IsLinux())
+        if (!BenchCommand.RunsHere("coldstart", "it evicts the page cache with posix_fadvise and counts resident pages with mincore."))
         {
-            Console.Error.WriteLine("coldstart needs Linux: it evicts the page cache with posix_fadvise and counts resident pages with mincore.");
             return 2;
         }
 

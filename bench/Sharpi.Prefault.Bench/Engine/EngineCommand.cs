@@ -44,20 +44,13 @@ internal sealed class EngineCommand
         var command = new Command("engine",
             "A real engine (ONNX Runtime, CPU) on a cold model: session create, first and second inference, time to the first, with the prefault before or after the session is created or during init, prepacking off and on.");
         self._common.AddTo(command);
-        foreach (Option option in (Option[])[self._prepacking, self._initMs, self._readAhead, self._wide])
-        {
-            command.Options.Add(option);
-        }
-
-        command.SetAction(self.Invoke);
-        return command;
+        return BenchCommand.Configure(command, self.Invoke, [self._prepacking, self._initMs, self._readAhead, self._wide]);
     }
 
     private int Invoke(ParseResult parse)
     {
-        if (!OperatingSystem.IsLinux())
+        if (!BenchCommand.RunsHere("engine", "it evicts the page cache with posix_fadvise and finds the engine's mappings in /proc/self/maps."))
         {
-            Console.Error.WriteLine("engine needs Linux: it evicts the page cache with posix_fadvise and finds the engine's mappings in /proc/self/maps.");
             return 2;
         }
 

@@ -88,21 +88,14 @@ internal sealed class FirstCallCommand
             "(the fixed cost: first and second call, methods the JIT compiled) and a cold one (map + first call against C readers).");
         self._warm.AcceptOnlyFromAmong("prefault", "read");
         self._freePageReporting.AcceptOnlyFromAmong("keep", "suspend");
-        foreach (Option option in (Option[])[self._size, self._file, self._dir, self._cleanup, self._samples, self._hosts, .. self._hostOptions.All, self._warm,
-            self._cache, self._readers, self._readAhead, self._device, self._settle, self._freePageReporting])
-        {
-            command.Options.Add(option);
-        }
-
-        command.SetAction(self.Invoke);
-        return command;
+        return BenchCommand.Configure(command, self.Invoke, [self._size, self._file, self._dir, self._cleanup, self._samples, self._hosts, .. self._hostOptions.All,
+            self._warm, self._cache, self._readers, self._readAhead, self._device, self._settle, self._freePageReporting]);
     }
 
     private int Invoke(ParseResult parse)
     {
-        if (!OperatingSystem.IsLinux())
+        if (!BenchCommand.RunsHere("firstcall", "it evicts the page cache with posix_fadvise and publishes linux-x64 hosts."))
         {
-            Console.Error.WriteLine("firstcall needs Linux: it evicts the page cache with posix_fadvise and publishes linux-x64 hosts.");
             return 2;
         }
 

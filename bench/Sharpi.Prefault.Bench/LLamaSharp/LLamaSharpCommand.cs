@@ -65,14 +65,8 @@ internal sealed class LLamaSharpCommand
         var command = new Command("llamasharp",
             "LLamaSharp (llama.cpp, CPU) loading a 1 GiB Q4_0 llama GGUF per load mode, alone and with Sharpi.Prefault.LLamaSharp: load, ready, tokens, peak RSS, RSS after; a process per row.");
         self._common.FreePageReporting.AcceptOnlyFromAmong("suspend", "keep");
-        foreach (Option option in (Option[])[self._layers, self._rows, self._cache, self._repeat, self._initMs, self._tokens, self._dir, self._readAhead,
-                     self._common.FreePageReporting, self._markdown, self._json])
-        {
-            command.Options.Add(option);
-        }
-
-        command.SetAction(self.Invoke);
-        return command;
+        return BenchCommand.Configure(command, self.Invoke, [self._layers, self._rows, self._cache, self._repeat, self._initMs, self._tokens, self._dir, self._readAhead,
+            self._common.FreePageReporting, self._markdown, self._json]);
     }
 
     /// <summary>The hidden command a row runs in: <c>llamasharp-row ROW MODEL INIT_MS TOKENS</c>.</summary>
@@ -87,9 +81,8 @@ internal sealed class LLamaSharpCommand
 
     private int Invoke(ParseResult parse)
     {
-        if (!OperatingSystem.IsLinux())
+        if (!BenchCommand.RunsHere("llamasharp", "it evicts the page cache and reads /proc."))
         {
-            Console.Error.WriteLine("llamasharp needs Linux: it evicts the page cache and reads /proc.");
             return 2;
         }
 
