@@ -18,6 +18,10 @@ internal static class BenchCommand
         return command;
     }
 
+    /// <summary>An option <paramref name="name"/> that is <paramref name="defaultValue"/> where the command line leaves it out.</summary>
+    internal static Option<T> Defaulted<T>(string name, T defaultValue, string description) =>
+        new(name) { Description = description, DefaultValueFactory = _ => defaultValue };
+
     /// <summary>
     /// True on Linux; elsewhere writes "<paramref name="command"/> needs Linux: <paramref name="why"/>" to stderr, and the
     /// caller exits 2: the measurements evict the page cache and read /proc, which only Linux offers.

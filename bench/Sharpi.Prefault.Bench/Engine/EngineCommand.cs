@@ -17,19 +17,13 @@ internal sealed class EngineCommand
     private readonly CommonOptions _common = new(1L << 30,
         "Bytes of weights of the generated model, in whole layers of 4096 x 4096 float32 (64 MiB each), e.g. 256M, 1G, 2G.", acceptsFile: false);
 
-    private readonly Option<string> _prepacking = new("--prepacking")
-    {
-        Description = "Comma-separated session settings: off (session.disable_prepacking = 1: ONNX Runtime maps the weights and the first inference faults them), " +
-            "on (the default of ONNX Runtime: session creation copies the weights and unmaps the file).",
-        DefaultValueFactory = _ => "off,on",
-    };
+    private readonly Option<string> _prepacking = BenchCommand.Defaulted("--prepacking", "off,on",
+        "Comma-separated session settings: off (session.disable_prepacking = 1: ONNX Runtime maps the weights and the first inference faults them), " +
+        "on (the default of ONNX Runtime: session creation copies the weights and unmaps the file).");
 
-    private readonly Option<int> _initMs = new("--init-ms")
-    {
-        Description = "The engine's other start-up work, run in every row after the session is created: busy CPU work on one thread, calibrated to this many milliseconds. " +
-            "start-during-init prefaults in the background while it runs.",
-        DefaultValueFactory = _ => 200,
-    };
+    private readonly Option<int> _initMs = BenchCommand.Defaulted("--init-ms", 200,
+        "The engine's other start-up work, run in every row after the session is created: busy CPU work on one thread, calibrated to this many milliseconds. " +
+        "start-during-init prefaults in the background while it runs.");
 
     private readonly Option<string?> _readAhead = ReadAheadPasses.CreateOption();
 
