@@ -217,6 +217,18 @@ static void *map_file(int fd, size_t bytes, int huge)
     return m;
 }
 
+/* The file evicted, mapped afresh (huge pages advised), `fill` timed over the mapping into *fill_seconds, then the
+   first pass over it against later ones; unmapped after. */
+static double cold_mapped_pass(int fd, size_t bytes, double (*fill)(const void *, size_t), double *fill_seconds)
+{
+    posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+    void *m = map_file(fd, bytes, 1);
+    *fill_seconds = fill(m, bytes);
+    double ratio = first_over_later(m, bytes, NULL);
+    munmap(m, bytes);
+    return ratio;
+}
+
 static void back_free_memory(void)
 {
     FILE *f = fopen("/proc/meminfo", "r");
@@ -330,21 +342,9 @@ int main(int argc, char **argv)
         m = map_file(fd, bytes, 0);
         ratios[4][i] = first_over_later(m, bytes, NULL);
         munmap(m, bytes);
-        posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
-        m = map_file(fd, bytes, 1);
-        page_read_seconds[i] = read_pages(m, bytes);
-        ratios[6][i] = first_over_later(m, bytes, NULL);
-        munmap(m, bytes);
-        posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
-        m = map_file(fd, bytes, 1);
-        pwritev_seconds[i] = pwritev_pages(m, bytes);
-        ratios[7][i] = first_over_later(m, bytes, NULL);
-        munmap(m, bytes);
-        posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
-        m = map_file(fd, bytes, 1);
-        pwrite_span_seconds[i] = pwrite_spans(m, bytes);
-        ratios[8][i] = first_over_later(m, bytes, NULL);
-        munmap(m, bytes);
+        ratios[6][i] = cold_mapped_pass(fd, bytes, read_pages, &page_read_seconds[i]);
+        ratios[7][i] = cold_mapped_pass(fd, bytes, pwritev_pages, &pwritev_seconds[i]);
+        ratios[8][i] = cold_mapped_pass(fd, bytes, pwrite_spans, &pwrite_span_seconds[i]);
     }
 
     printf("first pass over the median of three later passes, %d iterations, %.2f GiB, %d thread%s:\n", iterations,

@@ -45,12 +45,12 @@ internal sealed class CommonOptions(long defaultSize = CommonOptions.DefaultSize
         Description = "Write the results as a Markdown section (machine, table, Mermaid chart) to this file.",
     };
 
-    internal Option<string> FreePageReporting { get; } = new("--free-page-reporting")
-    {
-        Description = "keep (default): leave a VM's free page reporting as the machine has it. suspend: turn it off for the run, as on bare metal " +
-            "(root; said before it is changed, restored at the end, on errors and on Ctrl+C/SIGTERM).",
-        DefaultValueFactory = _ => "keep",
-    };
+    internal Option<string> FreePageReporting { get; } = FreePageReportingOption();
+
+    /// <summary><c>--free-page-reporting keep|suspend</c>, for a command that takes it without the other common options.</summary>
+    internal static Option<string> FreePageReportingOption() => BenchCommand.Defaulted("--free-page-reporting", "keep",
+        "keep (default): leave a VM's free page reporting as the machine has it. suspend: turn it off for the run, as on bare metal " +
+        "(root; said before it is changed, restored at the end, on errors and on Ctrl+C/SIGTERM).");
 
     internal void AddTo(Command command)
     {

@@ -20,6 +20,24 @@ internal static class CacheControl
 
     internal static string Name(CacheState state) => state == CacheState.Cold ? "cold" : "warm";
 
+    /// <summary>
+    /// <c>--cache</c>'s comma-separated states, each once, in the order given (none for none); an unknown one is a
+    /// <see cref="BenchException"/> that offers <paramref name="choices"/> (each command names its default first).
+    /// </summary>
+    internal static CacheState[] Parse(string? value, string choices) => CommaList.Parse(value, c => c switch
+    {
+        "cold" => CacheState.Cold,
+        "warm" => CacheState.Warm,
+        _ => throw new BenchException($"--cache: unknown state '{c}'; use {choices}."),
+    });
+
+    /// <summary>As <see cref="Parse"/>, and at least one state, or a <see cref="BenchException"/>.</summary>
+    internal static CacheState[] ParseSome(string? value, string choices)
+    {
+        CacheState[] states = Parse(value, choices);
+        return states.Length > 0 ? states : throw new BenchException($"--cache: give {choices}.");
+    }
+
     /// <summary>Sets the state and returns the measured residency in percent.</summary>
     [SupportedOSPlatform("linux")]
     internal static double Establish(WeightsFile file, CacheState state)

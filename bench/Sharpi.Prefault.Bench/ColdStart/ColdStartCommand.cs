@@ -26,68 +26,33 @@ internal sealed class ColdStartCommand
 
     private readonly FreshHostOptions _hostOptions = new();
 
-    private readonly Option<string> _cache = new("--cache")
-    {
-        Description = "Comma-separated cache states: cold, warm.",
-        DefaultValueFactory = _ => "cold,warm",
-    };
+    private readonly Option<string> _cache = BenchCommand.Defaulted("--cache", "cold,warm", "Comma-separated cache states: cold, warm.");
 
-    private readonly Option<int> _threads = new("--threads")
-    {
-        Description = "MaxDegreeOfParallelism of the prefault rows (default: the library's default).",
-        DefaultValueFactory = _ => new PrefaultOptions().MaxDegreeOfParallelism,
-    };
+    private readonly Option<int> _threads = BenchCommand.Defaulted("--threads", new PrefaultOptions().MaxDegreeOfParallelism,
+        "MaxDegreeOfParallelism of the prefault rows (default: the library's default).");
 
     private readonly Option<long> _chunk = CommonOptions.SizeOption("--chunk", new PrefaultOptions().ChunkSize, "ChunkSize of the prefault rows, e.g. 2M, 32M.");
 
-    private readonly Option<int> _firstPassThreads = new("--first-pass-threads")
-    {
-        Description = "Threads of the simulated first request (an engine's worker threads).",
-        DefaultValueFactory = _ => Environment.ProcessorCount,
-    };
+    private readonly Option<int> _firstPassThreads = BenchCommand.Defaulted("--first-pass-threads", Environment.ProcessorCount,
+        "Threads of the simulated first request (an engine's worker threads).");
 
-    private readonly Option<int> _limitThreads = new("--limit-threads")
-    {
-        Description = "Threads of the buffered read limit (limit-buffered); the O_DIRECT limits run 2, 4 and 8 reads in flight.",
-        DefaultValueFactory = _ => Math.Max(2, Environment.ProcessorCount),
-    };
+    private readonly Option<int> _limitThreads = BenchCommand.Defaulted("--limit-threads", Math.Max(2, Environment.ProcessorCount),
+        "Threads of the buffered read limit (limit-buffered); the O_DIRECT limits run 2, 4 and 8 reads in flight.");
 
-    private readonly Option<string> _request = new("--request")
-    {
-        Description = "The first request every row runs: moe (layers x experts, each token's top-k experts per layer, every byte summed), " +
-            "dense (every tensor in layer order, every byte summed) or pages (one byte per page, no compute).",
-        DefaultValueFactory = _ => "moe",
-    };
+    private readonly Option<string> _request = BenchCommand.Defaulted("--request", "moe",
+        "The first request every row runs: moe (layers x experts, each token's top-k experts per layer, every byte summed), " +
+        "dense (every tensor in layer order, every byte summed) or pages (one byte per page, no compute).");
 
-    private readonly Option<int> _layers = new("--layers")
-    {
-        Description = "moe/dense: layers of a generated file (a GGUF or safetensors --file brings its own from its tensor table).",
-        DefaultValueFactory = _ => 48,
-    };
+    private readonly Option<int> _layers = BenchCommand.Defaulted("--layers", 48,
+        "moe/dense: layers of a generated file (a GGUF or safetensors --file brings its own from its tensor table).");
 
-    private readonly Option<int> _experts = new("--experts")
-    {
-        Description = "moe: experts per layer of a generated file.",
-        DefaultValueFactory = _ => 32,
-    };
+    private readonly Option<int> _experts = BenchCommand.Defaulted("--experts", 32, "moe: experts per layer of a generated file.");
 
-    private readonly Option<int> _tokens = new("--tokens")
-    {
-        Description = "moe: tokens of the prefill; each picks --top-k experts per layer.",
-        DefaultValueFactory = _ => 16,
-    };
+    private readonly Option<int> _tokens = BenchCommand.Defaulted("--tokens", 16, "moe: tokens of the prefill; each picks --top-k experts per layer.");
 
-    private readonly Option<int> _topK = new("--top-k")
-    {
-        Description = "moe: experts each token picks per layer.",
-        DefaultValueFactory = _ => 4,
-    };
+    private readonly Option<int> _topK = BenchCommand.Defaulted("--top-k", 4, "moe: experts each token picks per layer.");
 
-    private readonly Option<int> _seed = new("--seed")
-    {
-        Description = "moe: seed of the router's random picks (every row and repetition reads the same experts).",
-        DefaultValueFactory = _ => 2026,
-    };
+    private readonly Option<int> _seed = BenchCommand.Defaulted("--seed", 2026, "moe: seed of the router's random picks (every row and repetition reads the same experts).");
 
     private readonly Option<string?> _readAhead = ReadAheadPasses.CreateOption();
 
@@ -105,21 +70,15 @@ internal sealed class ColdStartCommand
     {
         var self = new ColdStartCommand();
         self._common.AddTo(command);
-        foreach (Option option in (Option[])[self._strategies, self._cache, self._request, self._layers, self._experts, self._tokens, self._topK, self._seed,
+        BenchCommand.Configure(command, self.Invoke, [self._strategies, self._cache, self._request, self._layers, self._experts, self._tokens, self._topK, self._seed,
             self._readAhead, self._settle, self._device, self._threads, self._chunk, self._firstPassThreads, self._limitThreads, self._wide,
-            self._fresh, .. self._hostOptions.All])
-        {
-            command.Options.Add(option);
-        }
-
-        command.SetAction(self.Invoke);
+            self._fresh, .. self._hostOptions.All]);
     }
 
     private int Invoke(ParseResult parse)
     {
-        if (!OperatingSystem.IsLinux())
+        if (!BenchCommand.RunsHere("coldstart", "it evicts the page cache with posix_fadvise and counts resident pages with mincore."))
         {
-            Console.Error.WriteLine("coldstart needs Linux: it evicts the page cache with posix_fadvise and counts resident pages with mincore.");
             return 2;
         }
 
@@ -127,7 +86,7 @@ internal sealed class ColdStartCommand
         try
         {
             List<ColdStartStrategy> strategies = SelectStrategies(parse.GetValue(_strategies), parse.GetValue(_fresh), out List<string> notes);
-            List<CacheState> caches = SelectCaches(parse.GetValue(_cache)!);
+            CacheState[] caches = CacheControl.ParseSome(parse.GetValue(_cache), "cold, warm or cold,warm");
             RequestSpec spec = SelectRequest(parse);
             int[] readAheads = ReadAheadPasses.Parse(parse.GetValue(_readAhead));
             List<DeviceSpec> devices = DeviceSpec.Parse(parse.GetValue(_device)!);
@@ -391,26 +350,6 @@ internal sealed class ColdStartCommand
         }
 
         return available;
-    }
-
-    private static List<CacheState> SelectCaches(string value)
-    {
-        var caches = new List<CacheState>();
-        foreach (string name in value.Split(',', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries))
-        {
-            CacheState state = name switch
-            {
-                "cold" => CacheState.Cold,
-                "warm" => CacheState.Warm,
-                _ => throw new BenchException($"--cache: unknown state '{name}'; use cold, warm or cold,warm."),
-            };
-            if (!caches.Contains(state))
-            {
-                caches.Add(state);
-            }
-        }
-
-        return caches.Count > 0 ? caches : throw new BenchException("--cache: give cold, warm or cold,warm.");
     }
 
     private static int Positive(int value, string name) => value >= 1 ? value : throw new BenchException($"{name} must be at least 1.");

@@ -17,19 +17,13 @@ internal sealed class EngineCommand
     private readonly CommonOptions _common = new(1L << 30,
         "Bytes of weights of the generated model, in whole layers of 4096 x 4096 float32 (64 MiB each), e.g. 256M, 1G, 2G.", acceptsFile: false);
 
-    private readonly Option<string> _prepacking = new("--prepacking")
-    {
-        Description = "Comma-separated session settings: off (session.disable_prepacking = 1: ONNX Runtime maps the weights and the first inference faults them), " +
-            "on (the default of ONNX Runtime: session creation copies the weights and unmaps the file).",
-        DefaultValueFactory = _ => "off,on",
-    };
+    private readonly Option<string> _prepacking = BenchCommand.Defaulted("--prepacking", "off,on",
+        "Comma-separated session settings: off (session.disable_prepacking = 1: ONNX Runtime maps the weights and the first inference faults them), " +
+        "on (the default of ONNX Runtime: session creation copies the weights and unmaps the file).");
 
-    private readonly Option<int> _initMs = new("--init-ms")
-    {
-        Description = "The engine's other start-up work, run in every row after the session is created: busy CPU work on one thread, calibrated to this many milliseconds. " +
-            "start-during-init prefaults in the background while it runs.",
-        DefaultValueFactory = _ => 200,
-    };
+    private readonly Option<int> _initMs = BenchCommand.Defaulted("--init-ms", 200,
+        "The engine's other start-up work, run in every row after the session is created: busy CPU work on one thread, calibrated to this many milliseconds. " +
+        "start-during-init prefaults in the background while it runs.");
 
     private readonly Option<string?> _readAhead = ReadAheadPasses.CreateOption();
 
@@ -44,20 +38,13 @@ internal sealed class EngineCommand
         var command = new Command("engine",
             "A real engine (ONNX Runtime, CPU) on a cold model: session create, first and second inference, time to the first, with the prefault before or after the session is created or during init, prepacking off and on.");
         self._common.AddTo(command);
-        foreach (Option option in (Option[])[self._prepacking, self._initMs, self._readAhead, self._wide])
-        {
-            command.Options.Add(option);
-        }
-
-        command.SetAction(self.Invoke);
-        return command;
+        return BenchCommand.Configure(command, self.Invoke, [self._prepacking, self._initMs, self._readAhead, self._wide]);
     }
 
     private int Invoke(ParseResult parse)
     {
-        if (!OperatingSystem.IsLinux())
+        if (!BenchCommand.RunsHere("engine", "it evicts the page cache with posix_fadvise and finds the engine's mappings in /proc/self/maps."))
         {
-            Console.Error.WriteLine("engine needs Linux: it evicts the page cache with posix_fadvise and finds the engine's mappings in /proc/self/maps.");
             return 2;
         }
 

@@ -24,48 +24,29 @@ internal sealed class FirstCallCommand
 
     private readonly Option<string?> _file = new("--file") { Description = "An existing file to map instead of a generated one; never changed." };
 
-    private readonly Option<string> _dir = new("--dir")
-    {
-        Description = "Directory of the generated file (a disk filesystem: tmpfs cannot be made cold); --device makes its devices in it.",
-        DefaultValueFactory = _ => WeightsFile.DefaultDirectory,
-    };
+    private readonly Option<string> _dir = BenchCommand.Defaulted("--dir", WeightsFile.DefaultDirectory,
+        "Directory of the generated file (a disk filesystem: tmpfs cannot be made cold); --device makes its devices in it.");
 
     private readonly Option<bool> _cleanup = new("--cleanup")
     {
         Description = "Delete the generated file at the end (it is kept and reused otherwise; a --file is never deleted). The hosts stay in --hosts-dir for --reuse-hosts.",
     };
 
-    private readonly Option<int> _samples = new("--samples")
-    {
-        Description = "Fresh processes per host (and C reader) and cache state; medians are reported, with min-max.",
-        DefaultValueFactory = _ => 11,
-    };
+    private readonly Option<int> _samples = BenchCommand.Defaulted("--samples", 11, "Fresh processes per host (and C reader) and cache state; medians are reported, with min-max.");
 
-    private readonly Option<string> _hosts = new("--hosts")
-    {
-        Description = $"Hosts to run, comma-separated: {string.Join(",", FirstCallHosts.All)}.",
-        DefaultValueFactory = _ => string.Join(",", FirstCallHosts.All),
-    };
+    private readonly Option<string> _hosts = BenchCommand.Defaulted("--hosts", string.Join(",", FirstCallHosts.All),
+        $"Hosts to run, comma-separated: {string.Join(",", FirstCallHosts.All)}.");
 
     private readonly FreshHostOptions _hostOptions = new();
 
-    private readonly Option<string> _warm = new("--warm")
-    {
-        Description = "How the file is made warm: prefault (evicted, then read in by MmapPrefault.Run, as the library leaves it) or read (read(2) through the page cache).",
-        DefaultValueFactory = _ => "prefault",
-    };
+    private readonly Option<string> _warm = BenchCommand.Defaulted("--warm", "prefault",
+        "How the file is made warm: prefault (evicted, then read in by MmapPrefault.Run, as the library leaves it) or read (read(2) through the page cache).");
 
-    private readonly Option<string> _cache = new("--cache")
-    {
-        Description = "Comma-separated cache states: warm (the fixed cost alone) and cold (evicted before each sample, against the C readers).",
-        DefaultValueFactory = _ => "warm",
-    };
+    private readonly Option<string> _cache = BenchCommand.Defaulted("--cache", "warm",
+        "Comma-separated cache states: warm (the fixed cost alone) and cold (evicted before each sample, against the C readers).");
 
-    private readonly Option<string> _readers = new("--readers")
-    {
-        Description = $"C readers run beside the hosts in cold samples, comma-separated: {string.Join(",", CReaders.All)}, or none.",
-        DefaultValueFactory = _ => string.Join(",", CReaders.All),
-    };
+    private readonly Option<string> _readers = BenchCommand.Defaulted("--readers", string.Join(",", CReaders.All),
+        $"C readers run beside the hosts in cold samples, comma-separated: {string.Join(",", CReaders.All)}, or none.");
 
     private readonly Option<string?> _readAhead = ReadAheadPasses.CreateOption();
 
@@ -73,12 +54,7 @@ internal sealed class FirstCallCommand
 
     private readonly Option<string> _settle = ReportingSettle.CreateOption();
 
-    private readonly Option<string> _freePageReporting = new("--free-page-reporting")
-    {
-        Description = "keep (default): leave a VM's free page reporting as the machine has it. suspend: turn it off for the run, as on bare metal " +
-            "(root; said before it is changed, restored at the end, on errors and on Ctrl+C/SIGTERM).",
-        DefaultValueFactory = _ => "keep",
-    };
+    private readonly Option<string> _freePageReporting = CommonOptions.FreePageReportingOption();
 
     internal static Command Create()
     {
@@ -88,21 +64,14 @@ internal sealed class FirstCallCommand
             "(the fixed cost: first and second call, methods the JIT compiled) and a cold one (map + first call against C readers).");
         self._warm.AcceptOnlyFromAmong("prefault", "read");
         self._freePageReporting.AcceptOnlyFromAmong("keep", "suspend");
-        foreach (Option option in (Option[])[self._size, self._file, self._dir, self._cleanup, self._samples, self._hosts, .. self._hostOptions.All, self._warm,
-            self._cache, self._readers, self._readAhead, self._device, self._settle, self._freePageReporting])
-        {
-            command.Options.Add(option);
-        }
-
-        command.SetAction(self.Invoke);
-        return command;
+        return BenchCommand.Configure(command, self.Invoke, [self._size, self._file, self._dir, self._cleanup, self._samples, self._hosts, .. self._hostOptions.All,
+            self._warm, self._cache, self._readers, self._readAhead, self._device, self._settle, self._freePageReporting]);
     }
 
     private int Invoke(ParseResult parse)
     {
-        if (!OperatingSystem.IsLinux())
+        if (!BenchCommand.RunsHere("firstcall", "it evicts the page cache with posix_fadvise and publishes linux-x64 hosts."))
         {
-            Console.Error.WriteLine("firstcall needs Linux: it evicts the page cache with posix_fadvise and publishes linux-x64 hosts.");
             return 2;
         }
 
@@ -136,16 +105,7 @@ internal sealed class FirstCallCommand
         string[] kinds = CommaList.Parse(parse.GetValue(_hosts), static k => FirstCallHosts.All.Contains(k)
             ? k
             : throw new BenchException($"--hosts: unknown host '{k}'; use {string.Join(",", FirstCallHosts.All)}."));
-        CacheState[] caches = CommaList.Parse(parse.GetValue(_cache), static c => c switch
-        {
-            "warm" => CacheState.Warm,
-            "cold" => CacheState.Cold,
-            _ => throw new BenchException($"--cache: unknown state '{c}'; use warm, cold or warm,cold."),
-        });
-        if (caches.Length == 0)
-        {
-            throw new BenchException("--cache: give warm, cold or warm,cold.");
-        }
+        CacheState[] caches = CacheControl.ParseSome(parse.GetValue(_cache), "warm, cold or warm,cold");
 
         string readersValue = parse.GetValue(_readers)!;
         string[] modes = readersValue.Trim() == "none" ? [] : CommaList.Parse(readersValue, static m => CReaders.All.Contains(m)

@@ -20,35 +20,21 @@ internal sealed class LLamaSharpCommand
     private const double Mi = 1 << 20;
     private static readonly JsonSerializerOptions Indented = new() { WriteIndented = true };
 
-    private readonly Option<int> _layers = new("--layers")
-    {
-        Description = "Blocks of llama-2-7B's shape (4096 wide, 11008 feed-forward) in Q4_0: 109 MiB each; 10 make a 1.07 GiB model.",
-        DefaultValueFactory = _ => 10,
-    };
+    private readonly Option<int> _layers = BenchCommand.Defaulted("--layers", 10,
+        "Blocks of llama-2-7B's shape (4096 wide, 11008 feed-forward) in Q4_0: 109 MiB each; 10 make a 1.07 GiB model.");
 
-    private readonly Option<string> _rows = new("--rows")
-    {
-        Description = $"Comma-separated rows: {string.Join(", ", LLamaSharpRow.All)}.",
-        DefaultValueFactory = _ => string.Join(',', LLamaSharpRow.All),
-    };
+    private readonly Option<string> _rows = BenchCommand.Defaulted("--rows", string.Join(',', LLamaSharpRow.All), $"Comma-separated rows: {string.Join(", ", LLamaSharpRow.All)}.");
 
-    private readonly Option<string> _cache = new("--cache")
-    {
-        Description = "Comma-separated page-cache states each row starts from: cold (evicted), warm (cached).",
-        DefaultValueFactory = _ => "cold,warm",
-    };
+    private readonly Option<string> _cache = BenchCommand.Defaulted("--cache", "cold,warm", "Comma-separated page-cache states each row starts from: cold (evicted), warm (cached).");
 
-    private readonly Option<int> _repeat = new("--repeat") { Description = "Repetitions of every row (medians are reported).", DefaultValueFactory = _ => 3 };
+    private readonly Option<int> _repeat = BenchCommand.Defaulted("--repeat", 3, "Repetitions of every row (medians are reported).");
 
-    private readonly Option<int> _initMs = new("--init-ms")
-    {
-        Description = "The host's other start-up work before the load: busy CPU on the loading thread for this many milliseconds.",
-        DefaultValueFactory = _ => 200,
-    };
+    private readonly Option<int> _initMs = BenchCommand.Defaulted("--init-ms", 200,
+        "The host's other start-up work before the load: busy CPU on the loading thread for this many milliseconds.");
 
-    private readonly Option<int> _tokens = new("--tokens") { Description = "Tokens decoded greedily per row (the first two are timed; all are compared with read's).", DefaultValueFactory = _ => 8 };
+    private readonly Option<int> _tokens = BenchCommand.Defaulted("--tokens", 8, "Tokens decoded greedily per row (the first two are timed; all are compared with read's).");
 
-    private readonly Option<string> _dir = new("--dir") { Description = "Folder of the generated model.", DefaultValueFactory = _ => WeightsFile.DefaultDirectory };
+    private readonly Option<string> _dir = BenchCommand.Defaulted("--dir", WeightsFile.DefaultDirectory, "Folder of the generated model.");
 
     private readonly Option<string?> _markdown = new("--markdown") { Description = "Also write the report as Markdown to this file." };
 
@@ -65,14 +51,8 @@ internal sealed class LLamaSharpCommand
         var command = new Command("llamasharp",
             "LLamaSharp (llama.cpp, CPU) loading a 1 GiB Q4_0 llama GGUF per load mode, alone and with Sharpi.Prefault.LLamaSharp: load, ready, tokens, peak RSS, RSS after; a process per row.");
         self._common.FreePageReporting.AcceptOnlyFromAmong("suspend", "keep");
-        foreach (Option option in (Option[])[self._layers, self._rows, self._cache, self._repeat, self._initMs, self._tokens, self._dir, self._readAhead,
-                     self._common.FreePageReporting, self._markdown, self._json])
-        {
-            command.Options.Add(option);
-        }
-
-        command.SetAction(self.Invoke);
-        return command;
+        return BenchCommand.Configure(command, self.Invoke, [self._layers, self._rows, self._cache, self._repeat, self._initMs, self._tokens, self._dir, self._readAhead,
+            self._common.FreePageReporting, self._markdown, self._json]);
     }
 
     /// <summary>The hidden command a row runs in: <c>llamasharp-row ROW MODEL INIT_MS TOKENS</c>.</summary>
@@ -87,9 +67,8 @@ internal sealed class LLamaSharpCommand
 
     private int Invoke(ParseResult parse)
     {
-        if (!OperatingSystem.IsLinux())
+        if (!BenchCommand.RunsHere("llamasharp", "it evicts the page cache and reads /proc."))
         {
-            Console.Error.WriteLine("llamasharp needs Linux: it evicts the page cache and reads /proc.");
             return 2;
         }
 
@@ -97,12 +76,7 @@ internal sealed class LLamaSharpCommand
         try
         {
             string[] rows = CommaList.Parse(parse.GetValue(_rows)!, static r => LLamaSharpRow.All.Contains(r) ? r : throw new BenchException($"--rows: unknown row '{r}'."));
-            CacheState[] caches = CommaList.Parse(parse.GetValue(_cache)!, static c => c switch
-            {
-                "cold" => CacheState.Cold,
-                "warm" => CacheState.Warm,
-                _ => throw new BenchException($"--cache: unknown state '{c}'; use cold, warm or cold,warm."),
-            });
+            CacheState[] caches = CacheControl.Parse(parse.GetValue(_cache), "cold, warm or cold,warm");
             int repeat = Math.Max(1, parse.GetValue(_repeat));
             int initMs = Math.Max(0, parse.GetValue(_initMs));
             int tokens = Math.Max(2, parse.GetValue(_tokens));

@@ -15,40 +15,23 @@ internal sealed class OverlapCommand
 {
     private readonly CommonOptions _common = new();
 
-    private readonly Option<int> _initMs = new("--init-ms")
-    {
-        Description = "The simulated engine init: busy CPU work on one thread, calibrated to this many milliseconds.",
-        DefaultValueFactory = _ => 1500,
-    };
+    private readonly Option<int> _initMs = BenchCommand.Defaulted("--init-ms", 1500, "The simulated engine init: busy CPU work on one thread, calibrated to this many milliseconds.");
 
-    private readonly Option<int> _initThreads = new("--init-threads")
-    {
-        Description = "Threads the simulated init's CPU work runs on at once, each doing --init-ms of it (so the init still takes --init-ms " +
-            "when nothing competes); as many as cores keeps every core busy, so a background prefault has none to itself.",
-        DefaultValueFactory = _ => 1,
-    };
+    private readonly Option<int> _initThreads = BenchCommand.Defaulted("--init-threads", 1,
+        "Threads the simulated init's CPU work runs on at once, each doing --init-ms of it (so the init still takes --init-ms " +
+        "when nothing competes); as many as cores keeps every core busy, so a background prefault has none to itself.");
 
     private readonly Option<long> _initRead = CommonOptions.SizeOption("--init-read", 0,
         "Bytes the simulated init also reads, cold, from a side file before its CPU work (a tokenizer, a vocabulary, a second model), e.g. 256M; 0: none. " +
         "Shows what the background prefault's disk use costs an init that reads too.");
 
-    private readonly Option<int> _firstPassThreads = new("--first-pass-threads")
-    {
-        Description = "Threads of the simulated first request.",
-        DefaultValueFactory = _ => Environment.ProcessorCount,
-    };
+    private readonly Option<int> _firstPassThreads = BenchCommand.Defaulted("--first-pass-threads", Environment.ProcessorCount, "Threads of the simulated first request.");
 
-    private readonly Option<int> _layers = new("--layers")
-    {
-        Description = "Layers of the simulated engine: equal slices of the file, walked in order by the request (and one region each for start-layer-by-layer).",
-        DefaultValueFactory = _ => 48,
-    };
+    private readonly Option<int> _layers = BenchCommand.Defaulted("--layers", 48,
+        "Layers of the simulated engine: equal slices of the file, walked in order by the request (and one region each for start-layer-by-layer).");
 
-    private readonly Option<string> _request = new("--request")
-    {
-        Description = "The first request over each layer: pages (one byte per page, no compute) or dense (every byte summed).",
-        DefaultValueFactory = _ => "pages",
-    };
+    private readonly Option<string> _request = BenchCommand.Defaulted("--request", "pages",
+        "The first request over each layer: pages (one byte per page, no compute) or dense (every byte summed).");
 
     private readonly Option<string> _settle = ReportingSettle.CreateOption();
 

@@ -1,6 +1,4 @@
-using System.CommandLine;
 using Microsoft.Extensions.Logging;
-using Sharpi.Prefault.Cli.Output;
 
 namespace Sharpi.Prefault.Cli.Commands;
 

@@ -1,4 +1,3 @@
-using System.CommandLine;
 using System.CommandLine.Parsing;
 
 namespace Sharpi.Prefault.Cli.Commands;
@@ -42,6 +41,20 @@ internal static class CommonOptions
         new("--recursive", "-r") { Description = "A directory FILE stands for the regular files under it, recursively (like vmtouch and fincore on a directory)." };
 
     public static Option<bool> Json() => new("--json") { Description = "Write the result as JSON on stdout." };
+
+    /// <summary><c>--gate always|fits</c>, <c>fits</c> by default: which RAM-fit gate a command's reads go through.</summary>
+    public static Option<string> Gate(string description)
+    {
+        var gate = new Option<string>("--gate") { Description = description, DefaultValueFactory = _ => "fits" };
+        gate.AcceptOnlyFromAmong("always", "fits");
+        return gate;
+    }
+
+    public static RamGate GetGate(ParseResult parse, Option<string> gate) =>
+        parse.GetValue(gate) == "always" ? RamGate.Always : RamGate.FitsInRam;
+
+    /// <summary>The word <c>--gate</c> takes for <paramref name="gate"/>.</summary>
+    public static string GateName(RamGate gate) => gate == RamGate.Always ? "always" : "fits";
 
     public static TensorFilter Filter(ParseResult parse, Option<string[]> tensor, Option<string[]>? exclude) =>
         new(parse.GetValue(tensor) ?? [], exclude is null ? [] : parse.GetValue(exclude) ?? []);

@@ -1,7 +1,3 @@
-using System.CommandLine;
-using Sharpi.Prefault.Cli.Files;
-using Sharpi.Prefault.Cli.Output;
-
 namespace Sharpi.Prefault.Cli.Commands;
 
 /// <summary><c>evict</c>: drop files (or the selected tensors' byte ranges) from the page cache, for cold-start tests.</summary>

@@ -1,5 +1,3 @@
-using System.CommandLine;
-
 namespace Sharpi.Prefault.Cli.Commands;
 
 /// <summary>

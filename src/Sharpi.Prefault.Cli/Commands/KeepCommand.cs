@@ -1,9 +1,5 @@
 using Microsoft.Extensions.Logging.Abstractions;
-using System.CommandLine;
 using System.Diagnostics;
-using System.Globalization;
-using Sharpi.Prefault.Cli.Files;
-using Sharpi.Prefault.Cli.Output;
 
 namespace Sharpi.Prefault.Cli.Commands;
 
@@ -35,12 +31,8 @@ internal static class KeepCommand
     public static Command Create()
     {
         var selection = new FileSelectionOptions();
-        var gate = new Option<string>("--gate")
-        {
-            Description = "The RAM-fit gate for each look's reads: 'fits' reads back only what fits in available memory (or the cgroup's room), 'always' everything.",
-            DefaultValueFactory = _ => "fits",
-        };
-        gate.AcceptOnlyFromAmong("always", "fits");
+        Option<string> gate = CommonOptions.Gate(
+            "The RAM-fit gate for each look's reads: 'fits' reads back only what fits in available memory (or the cgroup's room), 'always' everything.");
         // No DefaultValueFactory: help would print the default as a TimeSpan (00:00:10), which --interval does not
         // accept; the description names it the way it is typed.
         var interval = new Option<TimeSpan?>("--interval")
@@ -64,7 +56,7 @@ internal static class KeepCommand
         command.SetAction((parse, cancellationToken) => RunAsync(
             CliContext.From(parse),
             selection.Read(parse),
-            parse.GetValue(gate) == "always" ? RamGate.Always : RamGate.FitsInRam,
+            CommonOptions.GetGate(parse, gate),
             parse.GetValue(interval) ?? DefaultInterval,
             parse.GetValue(mapping) == "look" ? MappingMode.Look : MappingMode.Held,
             cancellationToken));
@@ -113,7 +105,7 @@ internal static class KeepCommand
 
         if (json)
         {
-            CliJsonContext.Write(context.Out, new KeepStartJson("start", interval.TotalSeconds, GateName(gate), killSwitch, files, [.. context.Failures]) { Mapping = mode == MappingMode.Held ? "held" : "look" }, CliJsonContext.Lines.KeepStartJson);
+            CliJsonContext.Write(context.Out, new KeepStartJson("start", interval.TotalSeconds, CommonOptions.GateName(gate), killSwitch, files, [.. context.Failures]) { Mapping = mode == MappingMode.Held ? "held" : "look" }, CliJsonContext.Lines.KeepStartJson);
         }
         else
         {
@@ -211,8 +203,6 @@ internal static class KeepCommand
 
     private static long SelectedBytes(FileTarget target, TensorFilter filter) =>
         target.UsesTensorRanges(filter) ? target.Tensors!.Sum(t => t.Length) : target.Length;
-
-    private static string GateName(RamGate gate) => gate == RamGate.Always ? "always" : "fits";
 
     private static string FormatInterval(TimeSpan interval) => interval.TotalSeconds >= 1
         ? string.Create(CultureInfo.InvariantCulture, $"{interval.TotalSeconds:0.###} s")

@@ -1,8 +1,3 @@
-using System.CommandLine;
-using System.Globalization;
-using Sharpi.Prefault.Cli.Files;
-using Sharpi.Prefault.Cli.Output;
-
 namespace Sharpi.Prefault.Cli.Commands;
 
 /// <summary>

@@ -1,7 +1,3 @@
-using System.CommandLine;
-using Sharpi.Prefault.Cli.Files;
-using Sharpi.Prefault.Cli.Output;
-
 namespace Sharpi.Prefault.Cli.Commands;
 
 /// <summary><c>resident</c>: page-cache residency per file and per tensor, like <c>fincore</c> but tensor-aware.</summary>

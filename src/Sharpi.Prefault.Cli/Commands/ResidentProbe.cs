@@ -1,7 +1,3 @@
-using System.Globalization;
-using Sharpi.Prefault.Cli.Files;
-using Sharpi.Prefault.Cli.Output;
-
 namespace Sharpi.Prefault.Cli.Commands;
 
 /// <summary>

@@ -1,8 +1,3 @@
-using System.CommandLine;
-using System.Globalization;
-using Sharpi.Prefault.Cli.Files;
-using Sharpi.Prefault.Cli.Output;
-
 namespace Sharpi.Prefault.Cli.Commands;
 
 /// <summary><c>touch</c>: map the files and make them (or the selected tensors) resident, as an engine's load would.</summary>
@@ -11,19 +6,14 @@ internal static class TouchCommand
     public static Command Create()
     {
         var selection = new FileSelectionOptions();
-        var gate = new Option<string>("--gate")
-        {
-            Description = "The RAM-fit gate: 'fits' prefaults only what fits in available memory (in argument order), 'always' everything.",
-            DefaultValueFactory = _ => "fits",
-        };
-        gate.AcceptOnlyFromAmong("always", "fits");
-
+        Option<string> gate = CommonOptions.Gate(
+            "The RAM-fit gate: 'fits' prefaults only what fits in available memory (in argument order), 'always' everything.");
         Command command = selection.CreateCommand("touch", "Map FILEs and prefault them (or the selected tensors) into the page cache.", endsOnSignal: true, gate);
         // The token is cancelled on Ctrl+C / SIGTERM: the sweep stops between chunks and the partial result is printed.
         command.SetAction((parse, cancellationToken) => Task.FromResult(Run(
             CliContext.From(parse),
             selection.Read(parse),
-            parse.GetValue(gate) == "always" ? RamGate.Always : RamGate.FitsInRam,
+            CommonOptions.GetGate(parse, gate),
             cancellationToken)));
         return command;
     }

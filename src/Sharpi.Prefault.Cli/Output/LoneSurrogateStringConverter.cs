@@ -1,4 +1,4 @@
-using System.Globalization;
+using System.Buffers;
 using System.Text;
 using System.Text.Json;
 using System.Text.Json.Serialization;
@@ -47,18 +47,18 @@ internal sealed class LoneSurrogateStringConverter : JsonConverter<string>
         writer.WriteRawValue(json.Append('"').ToString(), skipInputValidation: true);
     }
 
+    /// <summary>Whether <paramref name="value"/> holds a surrogate not in a pair, by the runtime's own UTF-16 decoder.</summary>
     private static bool HasLoneSurrogate(string value)
     {
-        for (int i = 0; i < value.Length; i++)
+        ReadOnlySpan<char> rest = value;
+        while (!rest.IsEmpty)
         {
-            if (char.IsHighSurrogate(value[i]) && i + 1 < value.Length && char.IsLowSurrogate(value[i + 1]))
-            {
-                i++;
-            }
-            else if (char.IsSurrogate(value[i]))
+            if (Rune.DecodeFromUtf16(rest, out _, out int used) != OperationStatus.Done)
             {
                 return true;
             }
+
+            rest = rest[used..];
         }
 
         return false;

@@ -1,5 +1,3 @@
-using System.Globalization;
-
 namespace Sharpi.Prefault.Cli.Output;
 
 /// <summary>Shares in percent for the text output (sizes: the library's <c>Sizes.Format</c>, compiled in; JSON carries exact counts).</summary>

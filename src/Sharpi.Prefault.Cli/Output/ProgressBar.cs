@@ -1,5 +1,4 @@
 using System.Diagnostics;
-using System.Globalization;
 
 namespace Sharpi.Prefault.Cli.Output;
 
