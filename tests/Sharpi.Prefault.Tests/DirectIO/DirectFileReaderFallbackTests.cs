@@ -1,5 +1,3 @@
-using Sharpi.Prefault.Tests.TestSupport;
-
 namespace Sharpi.Prefault.Tests.DirectIO;
 
 /// <summary>Where Direct I/O is refused, the reader reads buffered, says why once, and still returns the right bytes.</summary>

@@ -1,6 +1,4 @@
 using System.IO.MemoryMappedFiles;
-using Xunit.Abstractions;
-using Sharpi.Prefault.Tests.TestSupport;
 
 namespace Sharpi.Prefault.Tests.Prefault;
 
