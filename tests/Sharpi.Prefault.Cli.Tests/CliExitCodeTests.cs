@@ -1,5 +1,3 @@
-using Sharpi.Prefault.Tests.TestSupport;
-
 namespace Sharpi.Prefault.Tests.Cli;
 
 /// <summary>docs/cli.md's exit-code contract, on the cases operators hit.</summary>

@@ -1,5 +1,4 @@
 using Sharpi.Prefault.Tests.Models;
-using Sharpi.Prefault.Tests.TestSupport;
 
 namespace Sharpi.Prefault.Tests.Cli;
 

@@ -1,6 +1,3 @@
-using System.Text.Json;
-using Sharpi.Prefault.Tests.TestSupport;
-
 namespace Sharpi.Prefault.Tests.Cli;
 
 /// <summary>FIFOs, directories and thousands of files: each command refuses or handles them, and never hangs.</summary>

@@ -1,7 +1,5 @@
-using System.Text.Json;
 using Sharpi.Prefault.Cli;
 using Sharpi.Prefault.Tests.Models;
-using Sharpi.Prefault.Tests.TestSupport;
 
 namespace Sharpi.Prefault.Tests.Cli;
 

@@ -1,6 +1,3 @@
-using System.Text.Json;
-using Sharpi.Prefault.Tests.TestSupport;
-
 namespace Sharpi.Prefault.Tests.Cli;
 
 /// <summary>docs/cli.md's JSON contracts for the commands that gained --json, and fincore's page counts.</summary>

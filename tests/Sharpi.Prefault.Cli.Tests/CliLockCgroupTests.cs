@@ -1,6 +1,4 @@
 using System.Diagnostics;
-using Sharpi.Prefault.Tests.TestSupport;
-using Xunit.Abstractions;
 
 namespace Sharpi.Prefault.Tests.Cli;
 

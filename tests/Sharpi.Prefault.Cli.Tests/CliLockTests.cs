@@ -1,6 +1,4 @@
-using System.Text.Json;
 using Sharpi.Prefault.Cli;
-using Sharpi.Prefault.Tests.TestSupport;
 
 namespace Sharpi.Prefault.Tests.Cli;
 

@@ -1,5 +1,3 @@
-using Sharpi.Prefault.Tests.TestSupport;
-
 namespace Sharpi.Prefault.Tests.Cli;
 
 /// <summary>What a newcomer reads from a normal run: lines within 100 columns, the thread count explained, a selection of

@@ -1,5 +1,3 @@
-using Sharpi.Prefault.Tests.TestSupport;
-
 namespace Sharpi.Prefault.Tests.Cli;
 
 /// <summary>Paths the kernel refuses for their length are named as such, not as missing files.</summary>

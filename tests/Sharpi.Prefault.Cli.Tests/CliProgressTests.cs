@@ -1,5 +1,4 @@
 using System.Text.RegularExpressions;
-using Sharpi.Prefault.Tests.TestSupport;
 
 namespace Sharpi.Prefault.Tests.Cli;
 

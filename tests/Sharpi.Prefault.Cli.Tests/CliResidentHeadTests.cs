@@ -1,8 +1,6 @@
 using System.Buffers.Binary;
 using System.Text;
-using System.Text.Json;
 using Sharpi.Prefault.Tests.Models;
-using Sharpi.Prefault.Tests.TestSupport;
 
 namespace Sharpi.Prefault.Tests.Cli;
 

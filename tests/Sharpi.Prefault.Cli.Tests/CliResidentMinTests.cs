@@ -1,6 +1,3 @@
-using System.Text.Json;
-using Sharpi.Prefault.Tests.TestSupport;
-
 namespace Sharpi.Prefault.Tests.Cli;
 
 /// <summary>docs/cli.md's readiness probe: <c>resident --min PERCENT</c> exits 0 only when every file meets it, 1 with one line naming those that do not.</summary>

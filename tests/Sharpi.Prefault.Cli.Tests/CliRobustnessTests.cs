@@ -1,8 +1,6 @@
-using System.Text.Json;
 using Sharpi.Prefault.Cli.Commands;
 using Sharpi.Prefault.Cli.Files;
 using Sharpi.Prefault.Tests.Models;
-using Sharpi.Prefault.Tests.TestSupport;
 
 namespace Sharpi.Prefault.Tests.Cli;
 

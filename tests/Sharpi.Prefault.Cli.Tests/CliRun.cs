@@ -1,4 +1,3 @@
-using System.Text.Json;
 using Sharpi.Prefault.Cli;
 
 namespace Sharpi.Prefault.Tests.TestSupport;

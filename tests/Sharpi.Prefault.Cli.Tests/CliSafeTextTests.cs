@@ -1,4 +1,3 @@
-using System.Text.Json;
 using Sharpi.Prefault.Cli.Output;
 
 namespace Sharpi.Prefault.Tests.Cli;

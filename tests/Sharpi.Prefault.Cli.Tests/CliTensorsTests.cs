@@ -1,6 +1,3 @@
-using System.Text.Json;
-using Sharpi.Prefault.Tests.TestSupport;
-
 namespace Sharpi.Prefault.Tests.Cli;
 
 public sealed class CliTensorsTests

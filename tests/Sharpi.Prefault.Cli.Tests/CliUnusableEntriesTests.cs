@@ -1,5 +1,4 @@
 using System.Diagnostics;
-using Sharpi.Prefault.Tests.TestSupport;
 
 namespace Sharpi.Prefault.Tests.Cli;
 
@@ -13,15 +12,7 @@ public sealed class CliUnusableEntriesTests
     [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Recursive_OverAFileWhoseNameIsNotUtf8_NamesIt_AndExitsOne()
     {
-        using var model = new CliModelFiles();
-        model.Write("good.bin", new byte[4096]);
-        using var bad = new BadlyNamedFile(model.Directory);
-
-        CliRun run = CliRun.Of("resident", "-r", model.Directory, "--min", "0");
-
-        Assert.Equal(1, run.ExitCode);
-        Assert.Contains(@"bad\ufffd.bin: cannot be used: its name is not valid UTF-8", run.Err, StringComparison.Ordinal);
-        Assert.StartsWith("not warm", run.Out, StringComparison.Ordinal);
+        AssertRecursiveNamesTheBadFile_AndIsNotWarm(beside: "good.bin");
     }
 
     [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
@@ -29,15 +20,7 @@ public sealed class CliUnusableEntriesTests
     {
         // bad\377.bin is listed as bad\uFFFD.bin, the valid name of the file beside it: the old code counted that file
         // once, and the other not at all, and a readiness probe called the tree warm (exit 0).
-        using var model = new CliModelFiles();
-        model.Write("bad\uFFFD.bin", new byte[4096]);
-        using var bad = new BadlyNamedFile(model.Directory);
-
-        CliRun run = CliRun.Of("resident", "-r", model.Directory, "--min", "0");
-
-        Assert.Equal(1, run.ExitCode);
-        Assert.Contains(@"bad\ufffd.bin: cannot be used: its name is not valid UTF-8", run.Err, StringComparison.Ordinal);
-        Assert.StartsWith("not warm", run.Out, StringComparison.Ordinal);
+        AssertRecursiveNamesTheBadFile_AndIsNotWarm(beside: "bad\uFFFD.bin");
     }
 
     [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
@@ -46,11 +29,8 @@ public sealed class CliUnusableEntriesTests
         using var model = new CliModelFiles();
         using var bad = new BadlyNamedFile(model.Directory);
 
-        CliRun run = CliProcess.RunShell($"exec $TOOL resident \"$(printf '{model.Directory}/bad\\377.bin')\"");
+        CliRun run = ResidentOfTheBadFileByName(model);
 
-        NoStackTrace.In(run);
-        Assert.Equal(1, run.ExitCode);
-        Assert.Contains(@"bad\ufffd.bin: cannot be used: its name is not valid UTF-8", run.Err, StringComparison.Ordinal);
         Assert.DoesNotContain("no such file", run.Err, StringComparison.Ordinal);
     }
 
@@ -63,11 +43,8 @@ public sealed class CliUnusableEntriesTests
         using var bad = new BadlyNamedFile(model.Directory);
         model.Write("bad\uFFFD.bin", new byte[4096]);
 
-        CliRun run = CliProcess.RunShell($"exec $TOOL resident \"$(printf '{model.Directory}/bad\\377.bin')\"");
+        CliRun run = ResidentOfTheBadFileByName(model);
 
-        NoStackTrace.In(run);
-        Assert.Equal(1, run.ExitCode);
-        Assert.Contains(@"bad\ufffd.bin: cannot be used: its name is not valid UTF-8", run.Err, StringComparison.Ordinal);
         Assert.DoesNotContain("4.00 KiB", run.Out, StringComparison.Ordinal);
     }
 
@@ -99,6 +76,37 @@ public sealed class CliUnusableEntriesTests
         Assert.StartsWith("not warm", run.Out, StringComparison.Ordinal);
     }
 
+    /// <summary>
+    /// <c>resident -r --min 0</c> over a folder holding bad\377.bin and a readable 4 KiB file named <paramref name="beside"/>
+    /// names the bad file as unusable, exits 1 and does not call the tree warm.
+    /// </summary>
+    private static void AssertRecursiveNamesTheBadFile_AndIsNotWarm(string beside)
+    {
+        using var model = new CliModelFiles();
+        model.Write(beside, new byte[4096]);
+        using var bad = new BadlyNamedFile(model.Directory);
+
+        CliRun run = CliRun.Of("resident", "-r", model.Directory, "--min", "0");
+
+        Assert.Equal(1, run.ExitCode);
+        Assert.Contains(@"bad\ufffd.bin: cannot be used: its name is not valid UTF-8", run.Err, StringComparison.Ordinal);
+        Assert.StartsWith("not warm", run.Out, StringComparison.Ordinal);
+    }
+
+    /// <summary>
+    /// <c>resident</c> given bad\377.bin itself (through a shell: the name is not text) names it as unusable, with no
+    /// stack trace, and exits 1.
+    /// </summary>
+    private static CliRun ResidentOfTheBadFileByName(CliModelFiles model)
+    {
+        CliRun run = CliProcess.RunShell($"exec $TOOL resident \"$(printf '{model.Directory}/bad\\377.bin')\"");
+
+        NoStackTrace.In(run);
+        Assert.Equal(1, run.ExitCode);
+        Assert.Contains(@"bad\ufffd.bin: cannot be used: its name is not valid UTF-8", run.Err, StringComparison.Ordinal);
+        return run;
+    }
+
     /// <summary><c>DIR/bad\xff.bin</c>, made and removed by the shell: .NET cannot name it.</summary>
     private sealed class BadlyNamedFile : IDisposable
     {
@@ -123,4 +131,5 @@ public sealed class CliUnusableEntriesTests
         process.WaitForExit();
         Assert.Equal(0, process.ExitCode);
     }
+
 }

@@ -1,5 +1,4 @@
 using Sharpi.Prefault.Cli;
-using Sharpi.Prefault.Tests.TestSupport;
 
 namespace Sharpi.Prefault.Tests.Cli;
 

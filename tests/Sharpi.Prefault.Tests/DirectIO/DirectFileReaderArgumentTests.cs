@@ -1,5 +1,3 @@
-using Sharpi.Prefault.Tests.TestSupport;
-
 namespace Sharpi.Prefault.Tests.DirectIO;
 
 /// <summary>Caller errors fail at the call with the ArgumentException family; a missing file with the usual exception.</summary>

@@ -1,5 +1,3 @@
-using Sharpi.Prefault.Tests.TestSupport;
-
 namespace Sharpi.Prefault.Tests.DirectIO;
 
 /// <summary>ReadAsync and DisposeAsync: the same bytes, fallback, errors and ordering as the synchronous calls.</summary>

@@ -1,5 +1,4 @@
 using System.Text;
-using Sharpi.Prefault.Tests.TestSupport;
 
 namespace Sharpi.Prefault.Tests.DirectIO;
 

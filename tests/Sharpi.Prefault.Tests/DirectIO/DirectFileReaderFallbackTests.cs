@@ -1,5 +1,3 @@
-using Sharpi.Prefault.Tests.TestSupport;
-
 namespace Sharpi.Prefault.Tests.DirectIO;
 
 /// <summary>Where Direct I/O is refused, the reader reads buffered, says why once, and still returns the right bytes.</summary>
@@ -71,26 +69,18 @@ public sealed class DirectFileReaderFallbackTests
     [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Read_WhenADirectReadFailsWithAnIOError_ThrowsIOExceptionNamingTheFileAndError()
     {
-        using TestFile file = TestFile.Create(TestFile.MiB);
-        DirectReadOptions options = new DirectReadOptions { SimulatedFirstReadErrno = EIO };
-        using var reader = DirectFileReader.Open(file.Path, options);
+        (IOException e, string path, DirectReadMode modeAfter) = FirstReadFailingWithEio();
 
-        IOException e = Assert.Throws<IOException>(() => reader.Read(0, new byte[1000]));
-
-        Assert.Contains(file.Path, e.Message, StringComparison.Ordinal);
+        Assert.Contains(path, e.Message, StringComparison.Ordinal);
         Assert.Contains($"errno {EIO}", e.Message, StringComparison.Ordinal);
-        Assert.Equal(DirectReadMode.Direct, reader.Mode);
+        Assert.Equal(DirectReadMode.Direct, modeAfter);
     }
 
     [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Read_WhenADirectReadFailsWithAnIOError_ThrowsIOExceptionCarryingTheErrnoInHResult()
     {
         // As .NET's own file APIs on Unix: the HResult of the IOException is the errno itself.
-        using TestFile file = TestFile.Create(TestFile.MiB);
-        DirectReadOptions options = new DirectReadOptions { SimulatedFirstReadErrno = EIO };
-        using var reader = DirectFileReader.Open(file.Path, options);
-
-        IOException e = Assert.Throws<IOException>(() => reader.Read(0, new byte[1000]));
+        (IOException e, _, _) = FirstReadFailingWithEio();
 
         Assert.Equal(EIO, e.HResult);
     }
@@ -105,5 +95,16 @@ public sealed class DirectFileReaderFallbackTests
 
         Assert.Equal(DirectReadMode.Buffered, reader.Mode);
         Assert.Contains("IsDirectIOEnabled", reader.FallbackReason, StringComparison.Ordinal);
+    }
+
+    /// <summary>What the first direct read of a 1 MiB file throws when it fails with EIO, the file's path, and the reader's mode after it.</summary>
+    private static (IOException Error, string Path, DirectReadMode ModeAfter) FirstReadFailingWithEio()
+    {
+        using TestFile file = TestFile.Create(TestFile.MiB);
+        DirectReadOptions options = new DirectReadOptions { SimulatedFirstReadErrno = EIO };
+        using var reader = DirectFileReader.Open(file.Path, options);
+
+        IOException e = Assert.Throws<IOException>(() => reader.Read(0, new byte[1000]));
+        return (e, file.Path, reader.Mode);
     }
 }

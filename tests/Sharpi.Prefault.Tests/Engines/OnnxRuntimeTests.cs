@@ -1,6 +1,5 @@
 using System.Runtime.InteropServices;
 using Microsoft.ML.OnnxRuntime;
-using Sharpi.Prefault.Tests.TestSupport;
 
 namespace Sharpi.Prefault.Tests.Engines;
 

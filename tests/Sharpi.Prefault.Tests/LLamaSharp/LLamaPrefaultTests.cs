@@ -3,8 +3,6 @@ using LLama;
 using LLama.Native;
 using Sharpi.Prefault.LLamaSharp;
 using Sharpi.Prefault.Samples.LLamaSharp;
-using Sharpi.Prefault.Tests.TestSupport;
-using Xunit.Abstractions;
 
 namespace Sharpi.Prefault.Tests.LLamaSharp;
 

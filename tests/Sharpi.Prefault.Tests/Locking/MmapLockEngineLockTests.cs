@@ -1,7 +1,5 @@
 using System.Globalization;
 using System.Runtime.Versioning;
-using Sharpi.Prefault.Tests.TestSupport;
-using Xunit.Abstractions;
 
 namespace Sharpi.Prefault.Tests.Locking;
 
@@ -22,27 +20,17 @@ public sealed class MmapLockEngineLockTests(ITestOutputHelper output)
         using TestFile file = TestFile.Create(16 * TestFile.MiB);
         using MappedFile map = file.Map();
         nint start = map.Region().Address;
-        NativeTestMethods.Lock(start, map.Length); // the engine's --mlock
-        try
-        {
-            long before = VmLck;
+        using var engine = new EngineLock(map, map.Length); // the engine's --mlock
 
-            LockLease lease = MmapLock.Lock([map.Region(4 * TestFile.MiB, 4 * TestFile.MiB, "blk.1")]);
-            long during = VmLck;
-            lease.Dispose();
+        (long before, long during, LockLease lease) = LeaseAndDispose(map.Region(4 * TestFile.MiB, 4 * TestFile.MiB, "blk.1"));
 
-            output.WriteLine($"VmLck {before >> 10} kB, with the lease {during >> 10} kB, after its dispose {VmLck >> 10} kB");
-            Assert.Equal(before, VmLck);
-            Assert.Equal(before, during);
-            Assert.True(lease.IsFullyLocked, lease.Failures.Count > 0 ? lease.Failures[0].Message : null);
-            Assert.Equal(0, lease.LockedBytes);
-            Assert.Equal(4 * TestFile.MiB, lease.AlreadyLockedBytes);
-            Assert.Equal([(start, start + (nint)map.Length)], LockedMappings.Read(start, start + (nint)map.Length));
-        }
-        finally
-        {
-            NativeTestMethods.Unlock(start, map.Length);
-        }
+        output.WriteLine($"VmLck {before >> 10} kB, with the lease {during >> 10} kB, after its dispose {VmLck >> 10} kB");
+        Assert.Equal(before, VmLck);
+        Assert.Equal(before, during);
+        Assert.True(lease.IsFullyLocked, lease.Failures.Count > 0 ? lease.Failures[0].Message : null);
+        Assert.Equal(0, lease.LockedBytes);
+        Assert.Equal(4 * TestFile.MiB, lease.AlreadyLockedBytes);
+        Assert.Equal([(start, start + (nint)map.Length)], LockedMappings.Read(start, start + (nint)map.Length));
     }
 
     [ConditionalFact(typeof(Requirements), nameof(Requirements.Lockable16MiB))]
@@ -51,26 +39,16 @@ public sealed class MmapLockEngineLockTests(ITestOutputHelper output)
         using TestFile file = TestFile.Create(16 * TestFile.MiB);
         using MappedFile map = file.Map();
         nint start = map.Region().Address;
-        NativeTestMethods.Lock(start, 8 * TestFile.MiB); // the engine locked the first half
-        try
-        {
-            long before = VmLck;
+        using var engine = new EngineLock(map, 8 * TestFile.MiB); // the engine locked the first half
 
-            LockLease lease = MmapLock.Lock([map.Region(4 * TestFile.MiB, 8 * TestFile.MiB, "blk.1")]);
-            long during = VmLck;
-            lease.Dispose();
+        (long before, long during, LockLease lease) = LeaseAndDispose(map.Region(4 * TestFile.MiB, 8 * TestFile.MiB, "blk.1"));
 
-            Assert.Equal(before, VmLck);
-            Assert.Equal(4 * TestFile.MiB, during - before);
-            Assert.True(lease.IsFullyLocked, lease.Failures.Count > 0 ? lease.Failures[0].Message : null);
-            Assert.Equal(4 * TestFile.MiB, lease.LockedBytes);
-            Assert.Equal(4 * TestFile.MiB, lease.AlreadyLockedBytes);
-            Assert.Equal([(start, start + (nint)(8 * TestFile.MiB))], LockedMappings.Read(start, start + (nint)map.Length));
-        }
-        finally
-        {
-            NativeTestMethods.Unlock(start, map.Length);
-        }
+        Assert.Equal(before, VmLck);
+        Assert.Equal(4 * TestFile.MiB, during - before);
+        Assert.True(lease.IsFullyLocked, lease.Failures.Count > 0 ? lease.Failures[0].Message : null);
+        Assert.Equal(4 * TestFile.MiB, lease.LockedBytes);
+        Assert.Equal(4 * TestFile.MiB, lease.AlreadyLockedBytes);
+        Assert.Equal([(start, start + (nint)(8 * TestFile.MiB))], LockedMappings.Read(start, start + (nint)map.Length));
     }
 
     [ConditionalFact(typeof(Requirements), nameof(Requirements.Lockable16MiB))]
@@ -118,4 +96,30 @@ public sealed class MmapLockEngineLockTests(ITestOutputHelper output)
     }
 
     private static long Bytes(CliRun run, string key) => long.Parse(ChildProcess.Value(run, key), CultureInfo.InvariantCulture);
+
+    /// <summary>VmLck before a lease over <paramref name="region"/>, while it is held, and the lease, disposed.</summary>
+    private static (long Before, long During, LockLease Lease) LeaseAndDispose(PrefaultRegion region)
+    {
+        long before = VmLck;
+        LockLease lease = MmapLock.Lock([region]);
+        long during = VmLck;
+        lease.Dispose();
+        return (before, during, lease);
+    }
+
+    /// <summary>The engine's own lock of the first <c>bytes</c> of a mapping (mlock, as llama.cpp's --mlock); dispose unlocks the whole mapping.</summary>
+    private sealed class EngineLock : IDisposable
+    {
+        private readonly nint _start;
+        private readonly long _length;
+
+        public EngineLock(MappedFile map, long bytes)
+        {
+            _start = map.Region().Address;
+            _length = map.Length;
+            NativeTestMethods.Lock(_start, bytes);
+        }
+
+        public void Dispose() => NativeTestMethods.Unlock(_start, _length);
+    }
 }

@@ -1,7 +1,5 @@
 using System.Runtime.Versioning;
 using Sharpi.Prefault.Tests.Mappings;
-using Sharpi.Prefault.Tests.TestSupport;
-using Xunit.Abstractions;
 
 namespace Sharpi.Prefault.Tests.Locking;
 

@@ -1,8 +1,6 @@
 using System.Diagnostics;
 using System.Runtime.ExceptionServices;
 using System.Runtime.Versioning;
-using Sharpi.Prefault.Tests.TestSupport;
-using Xunit.Abstractions;
 
 namespace Sharpi.Prefault.Tests.Locking;
 

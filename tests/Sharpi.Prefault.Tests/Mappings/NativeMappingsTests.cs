@@ -1,6 +1,5 @@
 using System.Runtime.Versioning;
 using Sharpi.Prefault.Tests.Models;
-using Sharpi.Prefault.Tests.TestSupport;
 
 namespace Sharpi.Prefault.Tests.Mappings;
 

@@ -1,6 +1,5 @@
 using System.Runtime.Versioning;
 using Sharpi.Prefault.Tests.Mappings;
-using Sharpi.Prefault.Tests.TestSupport;
 
 namespace Sharpi.Prefault.Tests.Models;
 
@@ -98,11 +97,7 @@ public sealed class MappedModelTests : IDisposable
         IReadOnlyList<PrefaultRegion> regions = model.Regions(new TensorSelection(include: ["lm_head.*"]), TensorSelection.All);
 
         Assert.Equal(["lm_head.weight", "model.layers.0.w", "model.layers.1.w"], regions.Select(r => r.Name));
-        Assert.All(regions, r =>
-        {
-            TensorInfo t = model.Index!.Tensors.Single(x => x.Name == r.Name);
-            Assert.Equal(RegionBytes.OfFile(t.FilePath, t.Offset, t.Length), RegionBytes.Of(r));
-        });
+        AssertEachHoldsItsTensorsBytes(model, regions);
     }
 
     [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
@@ -141,11 +136,7 @@ public sealed class MappedModelTests : IDisposable
         Assert.Equal(0, OpenDescriptorsOf(model.Files));
         IReadOnlyList<PrefaultRegion> regions = model.Regions(TensorSelection.All);
         Assert.Equal(Shards, regions.Count);
-        Assert.All(regions, r =>
-        {
-            TensorInfo t = model.Index!.Tensors.Single(x => x.Name == r.Name);
-            Assert.Equal(RegionBytes.OfFile(t.FilePath, t.Offset, t.Length), RegionBytes.Of(r));
-        });
+        AssertEachHoldsItsTensorsBytes(model, regions);
     }
 
     [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
@@ -339,6 +330,14 @@ public sealed class MappedModelTests : IDisposable
 
         Assert.Throws<ObjectDisposedException>(() => model.Regions());
     }
+
+    /// <summary>Each region maps the bytes of the tensor it is named for, read from that tensor's own file.</summary>
+    private static void AssertEachHoldsItsTensorsBytes(MappedModel model, IReadOnlyList<PrefaultRegion> regions) =>
+        Assert.All(regions, r =>
+        {
+            TensorInfo t = model.Index!.Tensors.Single(x => x.Name == r.Name);
+            Assert.Equal(RegionBytes.OfFile(t.FilePath, t.Offset, t.Length), RegionBytes.Of(r));
+        });
 
     /// <summary>How many of this process's descriptors are open on any of <paramref name="files"/>.</summary>
     private static int OpenDescriptorsOf(IReadOnlyList<string> files)

@@ -1,6 +1,5 @@
 using System.Globalization;
 using System.Text;
-using Xunit.Abstractions;
 
 namespace Sharpi.Prefault.Tests.Models;
 

@@ -1,6 +1,5 @@
 using System.Globalization;
 using System.Text;
-using Sharpi.Prefault.Tests.TestSupport;
 
 namespace Sharpi.Prefault.Tests.Models;
 

@@ -1,5 +1,3 @@
-using Sharpi.Prefault.Tests.TestSupport;
-
 namespace Sharpi.Prefault.Tests.Platform;
 
 /// <summary>The cgroup that limits this process most, from a real group's files and from crafted ones.</summary>

@@ -1,7 +1,5 @@
 using System.Globalization;
 using Sharpi.Prefault.Tests.Models;
-using Sharpi.Prefault.Tests.TestSupport;
-using Xunit.Abstractions;
 
 namespace Sharpi.Prefault.Tests.Platform;
 

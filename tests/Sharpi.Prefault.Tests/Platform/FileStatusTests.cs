@@ -1,5 +1,4 @@
 using Sharpi.Prefault.Tests.Models;
-using Sharpi.Prefault.Tests.TestSupport;
 
 namespace Sharpi.Prefault.Tests.Platform;
 
@@ -34,35 +33,20 @@ public sealed class FileStatusTests
     [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public async Task ResidencyOfFile_OnAFifo_ThrowsInsteadOfBlocking()
     {
-        using var directory = new TempModelDirectory();
-        string fifo = MakeFifo(directory, "pipe");
-
-        IOException e = await RefusedWithinBound(() => Residency.OfFile(fifo));
-
-        Assert.Contains("a FIFO", e.Message);
+        await AssertRefusedWithinBound("pipe", fifo => Residency.OfFile(fifo));
     }
 
     [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     [System.Runtime.Versioning.SupportedOSPlatform("linux")]
     public async Task PageCacheEvict_OnAFifo_ThrowsInsteadOfBlocking()
     {
-        using var directory = new TempModelDirectory();
-        string fifo = MakeFifo(directory, "pipe");
-
-        IOException e = await RefusedWithinBound(() => PageCache.Evict(fifo));
-
-        Assert.Contains("a FIFO", e.Message);
+        await AssertRefusedWithinBound("pipe", fifo => PageCache.Evict(fifo));
     }
 
     [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public async Task DirectFileReaderOpen_OnAFifo_ThrowsInsteadOfBlocking()
     {
-        using var directory = new TempModelDirectory();
-        string fifo = MakeFifo(directory, "weights.bin");
-
-        IOException e = await RefusedWithinBound(() => DirectFileReader.Open(fifo));
-
-        Assert.Contains("a FIFO", e.Message);
+        await AssertRefusedWithinBound("weights.bin", fifo => DirectFileReader.Open(fifo));
     }
 
     [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
@@ -77,12 +61,7 @@ public sealed class FileStatusTests
     [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public async Task TensorIndexRead_OfAFifoModel_ThrowsInsteadOfBlocking()
     {
-        using var directory = new TempModelDirectory();
-        string fifo = MakeFifo(directory, "model.gguf");
-
-        IOException e = await RefusedWithinBound(() => TensorIndex.Read(fifo));
-
-        Assert.Contains("a FIFO", e.Message);
+        await AssertRefusedWithinBound("model.gguf", fifo => TensorIndex.Read(fifo));
     }
 
     [Fact]
@@ -97,11 +76,15 @@ public sealed class FileStatusTests
         Assert.Contains("is a directory", e.Message);
     }
 
-    private static async Task<IOException> RefusedWithinBound(Action open)
+    /// <summary><paramref name="open"/> of a FIFO named <paramref name="name"/> throws an IOException that says so, within the hang bound.</summary>
+    private static async Task AssertRefusedWithinBound(string name, Action<string> open)
     {
-        Task<IOException> attempt = Task.Run(() => Assert.Throws<IOException>(open));
+        using var directory = new TempModelDirectory();
+        string fifo = MakeFifo(directory, name);
+
+        Task<IOException> attempt = Task.Run(() => Assert.Throws<IOException>(() => open(fifo)));
         Assert.True(await Task.WhenAny(attempt, Task.Delay(HangBound)) == attempt, "blocked opening a FIFO");
-        return await attempt;
+        Assert.Contains("a FIFO", (await attempt).Message);
     }
 
     private static string MakeFifo(TempModelDirectory directory, string name)

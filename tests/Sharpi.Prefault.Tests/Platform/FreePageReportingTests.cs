@@ -1,5 +1,3 @@
-using Sharpi.Prefault.Tests.TestSupport;
-
 namespace Sharpi.Prefault.Tests.Platform;
 
 /// <summary>A virtio balloon that negotiated VIRTIO_BALLOON_F_REPORTING, with an order a free block can reach, reports free pages.</summary>

@@ -1,5 +1,4 @@
 using System.Runtime.InteropServices;
-using Sharpi.Prefault.Tests.TestSupport;
 
 namespace Sharpi.Prefault.Tests.Platform;
 

@@ -1,5 +1,3 @@
-using Sharpi.Prefault.Tests.TestSupport;
-
 namespace Sharpi.Prefault.Tests.Platform;
 
 /// <summary>The CPU's hypervisor-present bit (CPUID leaf 1, ECX bit 31), against what the kernel read from CPUID at boot.</summary>

@@ -1,5 +1,3 @@
-using Sharpi.Prefault.Tests.TestSupport;
-
 namespace Sharpi.Prefault.Tests.Platform;
 
 /// <summary>The one reader of /proc and /sys files: their text, or null where there is none to read, never a throw.</summary>

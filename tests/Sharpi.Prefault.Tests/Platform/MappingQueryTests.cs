@@ -1,6 +1,5 @@
 using System.Runtime.Versioning;
 using Sharpi.Prefault.Tests.Mappings;
-using Sharpi.Prefault.Tests.TestSupport;
 
 namespace Sharpi.Prefault.Tests.Platform;
 

@@ -1,6 +1,4 @@
 using System.Runtime.Versioning;
-using Sharpi.Prefault.Tests.TestSupport;
-using Xunit.Abstractions;
 
 namespace Sharpi.Prefault.Tests.Platform;
 
@@ -74,38 +72,15 @@ public sealed class MappingTouchTests(ITestOutputHelper output)
         const long FileBytes = 8 * TestFile.MiB;
         const int Iterations = 100;
         const int Chunk = 256 * 1024;
-        using TestFile file = TestFile.Create(FileBytes);
-        byte[] content = File.ReadAllBytes(file.Path);
-        using var stream = new FileStream(file.Path, FileMode.Open, FileAccess.ReadWrite, FileShare.ReadWrite);
-        using var map = System.IO.MemoryMappedFiles.MemoryMappedFile.CreateFromFile(stream, null, FileBytes,
-            System.IO.MemoryMappedFiles.MemoryMappedFileAccess.Read, HandleInheritability.None, leaveOpen: true);
-        using var view = map.CreateViewAccessor(0, FileBytes, System.IO.MemoryMappedFiles.MemoryMappedFileAccess.Read);
-        PrefaultRegion region = PrefaultRegion.FromView(view, "racing");
+        using var file = new ShrinkingFile(FileBytes, System.IO.MemoryMappedFiles.MemoryMappedFileAccess.Read, seed: 20261207);
+        PrefaultRegion region = file.Region;
+        using var firstChunk = new ManualResetEventSlim();
 
-        var random = new Random(20261207);
         int cutWhileRunning = 0, reportedByTheTouch = 0;
-        long newLength = FileBytes;
         for (int i = 0; i < Iterations; i++)
         {
-            stream.Position = newLength;
-            stream.Write(content, (int)newLength, (int)(FileBytes - newLength));
-            stream.Flush();
-            PageCache.Evict(file.Path);
-            newLength = random.NextInt64(0, FileBytes);
-            long cutTo = newLength;
-            int spins = random.Next(0, 20_000);
-            using var firstChunk = new ManualResetEventSlim();
-            int running = 1;
-            bool duringRun = false;
-            var truncator = new Thread(() =>
-            {
-                firstChunk.Wait(TimeSpan.FromSeconds(10));
-                Thread.SpinWait(spins);
-                bool before = Volatile.Read(ref running) == 1;
-                stream.SetLength(cutTo);
-                duringRun = before && Volatile.Read(ref running) == 1;
-            });
-            truncator.Start();
+            ShrinkingFile.Cut truncator = file.StartCut(firstChunk);
+            truncator.SweepStarts();
 
             using var mechanism = new SweepMechanism(PrefaultMethod.Touch, HintsFirst: false, TouchAfter.None, [],
                 ThroughMapping: MappingTouch.TryCreate());
@@ -125,9 +100,7 @@ public sealed class MappingTouchTests(ITestOutputHelper output)
             other.Start();
             Worker();
             other.Join();
-            Volatile.Write(ref running, 0);
-            firstChunk.Set();
-            truncator.Join();
+            bool duringRun = truncator.Join();
 
             var failures = new List<RegionFailure>();
             sweep.CollectFailures(failures);

@@ -1,5 +1,3 @@
-using Sharpi.Prefault.Tests.TestSupport;
-
 namespace Sharpi.Prefault.Tests.Prefault;
 
 /// <summary>The RAM gate inside a memory cgroup: the room is the group's limit less what it already uses.</summary>

@@ -1,5 +1,4 @@
 using System.Runtime.Versioning;
-using Sharpi.Prefault.Tests.TestSupport;
 
 namespace Sharpi.Prefault.Tests.Prefault;
 

@@ -1,5 +1,4 @@
 using System.Globalization;
-using Sharpi.Prefault.Tests.TestSupport;
 
 namespace Sharpi.Prefault.Tests.Prefault;
 

@@ -1,6 +1,5 @@
 using System.IO.MemoryMappedFiles;
 using Microsoft.Extensions.Logging;
-using Sharpi.Prefault.Tests.TestSupport;
 
 namespace Sharpi.Prefault.Tests.Prefault;
 

@@ -1,6 +1,5 @@
 using System.Runtime.InteropServices;
 using Microsoft.Extensions.Logging;
-using Sharpi.Prefault.Tests.TestSupport;
 
 namespace Sharpi.Prefault.Tests.Prefault;
 
@@ -74,18 +73,13 @@ public sealed class MmapPrefaultEnvironmentTests
     [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Run_WithUnknownMode_WarnsNamingTheValue_AndRunsAsAuto()
     {
-        using var env = new EnvironmentVariableScope("SHARPI_PREFAULT", "  sometimes ");
-        using TestFile file = TestFile.Create(8 * MiB);
-        using MappedFile map = file.Map();
-        var log = new ListLogger();
-
-        PrefaultResult result = MmapPrefault.Run([map.Region()], new PrefaultOptions { Logger = log });
+        (PrefaultResult result, string[] warnings, double residentPercent) = RunOverAColdFileWith("SHARPI_PREFAULT", "  sometimes ", 8 * MiB);
 
         Assert.True(result.HasRun);
-        string warning = Assert.Single(log.At(LogLevel.Warning));
+        string warning = Assert.Single(warnings);
         Assert.Contains("'sometimes'", warning, StringComparison.Ordinal);
         Assert.Contains("force", warning, StringComparison.Ordinal);
-        Assert.Equal(100.0, map.ResidentPercent(), 3);
+        Assert.Equal(100.0, residentPercent, 3);
     }
 
     /// <summary>A zero-width space pasted after "off" read as <c>unknown value 'off'</c>: the invisible character is written out.</summary>
@@ -167,15 +161,10 @@ public sealed class MmapPrefaultEnvironmentTests
     [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Run_WithInvalidFraction_WarnsAndUsesTheOptionsFraction()
     {
-        using var env = new EnvironmentVariableScope("SHARPI_PREFAULT_RAM_FRACTION", "1.5");
-        using TestFile file = TestFile.Create(4 * MiB);
-        using MappedFile map = file.Map();
-        var log = new ListLogger();
-
-        PrefaultResult result = MmapPrefault.Run([map.Region()], new PrefaultOptions { Logger = log });
+        (PrefaultResult result, string[] warnings, _) = RunOverAColdFileWith("SHARPI_PREFAULT_RAM_FRACTION", "1.5", 4 * MiB);
 
         Assert.True(result.HasRun);
-        Assert.Contains(log.At(LogLevel.Warning), m => m.Contains("SHARPI_PREFAULT_RAM_FRACTION", StringComparison.Ordinal) && m.Contains("'1.5'", StringComparison.Ordinal));
+        Assert.Contains(warnings, m => m.Contains("SHARPI_PREFAULT_RAM_FRACTION", StringComparison.Ordinal) && m.Contains("'1.5'", StringComparison.Ordinal));
     }
 
     [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
@@ -190,5 +179,20 @@ public sealed class MmapPrefaultEnvironmentTests
 
         Assert.False(result.HasRun);
         Assert.True(map.ResidentPercent() < 1);
+    }
+
+    /// <summary>
+    /// Runs over a cold file of <paramref name="bytes"/> with <paramref name="variable"/> set to <paramref name="value"/>;
+    /// returns the result, the warnings logged and how much of the file is resident after.
+    /// </summary>
+    private static (PrefaultResult Result, string[] Warnings, double ResidentPercent) RunOverAColdFileWith(string variable, string value, long bytes)
+    {
+        using var env = new EnvironmentVariableScope(variable, value);
+        using TestFile file = TestFile.Create(bytes);
+        using MappedFile map = file.Map();
+        var log = new ListLogger();
+
+        PrefaultResult result = MmapPrefault.Run([map.Region()], new PrefaultOptions { Logger = log });
+        return (result, [.. log.At(LogLevel.Warning)], map.ResidentPercent());
     }
 }

@@ -1,5 +1,3 @@
-using Sharpi.Prefault.Tests.TestSupport;
-
 namespace Sharpi.Prefault.Tests.Prefault;
 
 public sealed class MmapPrefaultStartTests
@@ -179,30 +177,21 @@ public sealed class MmapPrefaultStartTests
     [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public async Task DisposeAsync_CancelsAndWaitsForTheWorkers()
     {
-        using TestFile file = TestFile.Create(32 * MiB);
-        using MappedFile map = file.Map();
-        using var sweeping = new ManualResetEventSlim();
-        using var disposing = new ManualResetEventSlim();
         // The first report holds the sweep until DisposeAsync has been called, so the cut surely lands mid-sweep and
-        // DisposeAsync surely has a worker to wait for. (The wait is bounded only so a broken handle fails, not hangs.)
-        var progress = new CallbackProgress(_ =>
-        {
-            sweeping.Set();
-            disposing.Wait(TimeSpan.FromSeconds(30));
-        });
+        // DisposeAsync surely has a worker to wait for.
+        using var held = new HeldSweep();
+        PrefaultHandle handle = held.Handle;
 
-        PrefaultHandle handle = MmapPrefault.Start([map.Region()], new PrefaultOptions { Progress = progress, ChunkSize = MiB, MaxDegreeOfParallelism = 1 });
-        Assert.True(sweeping.Wait(TimeSpan.FromSeconds(30)));
         Task disposed = handle.DisposeAsync().AsTask();
         Assert.False(disposed.IsCompleted, "DisposeAsync returned while the worker was still in the sweep");
-        disposing.Set();
+        held.Release();
         await disposed;
 
         Assert.True(handle.Completion.IsCompleted);
         PrefaultResult result = handle.Completion.Result;
         Assert.True(result.IsCanceled, result.Reason);
-        Assert.InRange(result.Bytes, 1, file.Length - 1);
-        Assert.Equal(file.Length - result.Bytes, result.BytesSkipped);
+        Assert.InRange(result.Bytes, 1, HeldSweep.FileBytes - 1);
+        Assert.Equal(HeldSweep.FileBytes - result.Bytes, result.BytesSkipped);
     }
 
     [ConditionalTheory(typeof(Requirements), nameof(Requirements.Linux))]
@@ -210,19 +199,10 @@ public sealed class MmapPrefaultStartTests
     [InlineData(true)]
     public async Task ASecondDispose_OnAnotherThread_WaitsForTheSweepToo(bool async)
     {
-        using TestFile file = TestFile.Create(32 * MiB);
-        using MappedFile map = file.Map();
-        using var sweeping = new ManualResetEventSlim();
-        using var release = new ManualResetEventSlim();
         // The first report holds the sweep until released, so both Dispose calls surely land mid-sweep.
-        var progress = new CallbackProgress(_ =>
-        {
-            sweeping.Set();
-            release.Wait(TimeSpan.FromSeconds(30));
-        });
+        using var held = new HeldSweep();
+        PrefaultHandle handle = held.Handle;
 
-        PrefaultHandle handle = MmapPrefault.Start([map.Region()], new PrefaultOptions { Progress = progress, ChunkSize = MiB, MaxDegreeOfParallelism = 1 });
-        Assert.True(sweeping.Wait(TimeSpan.FromSeconds(30)));
         Task first = Task.Run(handle.Dispose);
         Assert.True(SpinWait.SpinUntil(() => handle.CancellationSource.IsCancellationRequested, TimeSpan.FromSeconds(30)), "the first Dispose never cancelled");
 
@@ -248,7 +228,7 @@ public sealed class MmapPrefaultStartTests
         second.Start();
         Assert.True(entered.Wait(TimeSpan.FromSeconds(30)));
         Assert.False(second.Join(TimeSpan.FromMilliseconds(300)), "the second Dispose returned while the sweep was held mid-chunk");
-        release.Set();
+        held.Release();
 
         Assert.True(second.Join(TimeSpan.FromSeconds(30)), "the second Dispose never returned");
         Assert.True(completedWhenReturned, "the second Dispose returned before the sweep completed");
@@ -340,5 +320,48 @@ public sealed class MmapPrefaultStartTests
         Assert.True(run.ExitCode == 0 && run.Out.Contains("done", StringComparison.Ordinal), $"the child died (exit {run.ExitCode}):\n{run.Out}\n{run.Err}");
         Assert.Equal("False", ChildProcess.Value(run, "ran"));
         Assert.Contains("the logging provider failed", ChildProcess.Value(run, "reason"), StringComparison.Ordinal);
+    }
+
+    /// <summary>
+    /// A Start over a cold 32 MiB file, on one thread in 1 MiB chunks, whose first progress report holds the sweep until
+    /// <see cref="Release"/>; constructed once that report came. (The hold is bounded only so a broken handle fails, not
+    /// hangs.)
+    /// </summary>
+    private sealed class HeldSweep : IDisposable
+    {
+        public const long FileBytes = 32 * MiB;
+
+        private readonly TestFile _file = TestFile.Create(FileBytes);
+        private readonly MappedFile _map;
+        private readonly ManualResetEventSlim _sweeping = new();
+        private readonly ManualResetEventSlim _release = new();
+
+        public HeldSweep()
+        {
+            _map = _file.Map();
+            var progress = new CallbackProgress(_ =>
+            {
+                _sweeping.Set();
+                _release.Wait(TimeSpan.FromSeconds(30));
+            });
+            Handle = MmapPrefault.Start([_map.Region()], new PrefaultOptions { Progress = progress, ChunkSize = MiB, MaxDegreeOfParallelism = 1 });
+            Assert.True(_sweeping.Wait(TimeSpan.FromSeconds(30)));
+        }
+
+        public PrefaultHandle Handle { get; }
+
+        /// <summary>Lets the held report return, and the sweep go on.</summary>
+        public void Release() => _release.Set();
+
+        /// <summary>Releases the sweep and waits for it before the file is unmapped.</summary>
+        public void Dispose()
+        {
+            _release.Set();
+            Handle.Dispose();
+            _map.Dispose();
+            _file.Dispose();
+            _sweeping.Dispose();
+            _release.Dispose();
+        }
     }
 }

@@ -1,6 +1,3 @@
-using Sharpi.Prefault.Tests.TestSupport;
-using Xunit.Abstractions;
-
 namespace Sharpi.Prefault.Tests.Prefault;
 
 /// <summary>

@@ -1,5 +1,3 @@
-using Sharpi.Prefault.Tests.TestSupport;
-
 namespace Sharpi.Prefault.Tests.Prefault;
 
 /// <summary>The operators' variables, parsed in one place; the tests that set them for real are serialized.</summary>

@@ -1,6 +1,5 @@
 using System.Collections.Concurrent;
 using System.Diagnostics.Metrics;
-using Sharpi.Prefault.Tests.TestSupport;
 
 namespace Sharpi.Prefault.Tests.Prefault;
 
@@ -10,12 +9,11 @@ public sealed class PrefaultMetricsTests
     [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Run_PublishesItsInstruments_WithConventionalNamesUnitsAndAttributes()
     {
-        string label = $"metrics-{Guid.NewGuid():N}";
-        using var recorder = new MeasurementRecorder(label);
+        using var recorder = MeasurementRecorder.OfANewLabel();
         using TestFile file = TestFile.Create(4 * TestFile.MiB);
         using MappedFile map = file.Map();
 
-        MmapPrefault.Run([map.Region()], new PrefaultOptions { Label = label });
+        MmapPrefault.Run([map.Region()], new PrefaultOptions { Label = recorder.Label });
 
         Assert.Equal("By", recorder.Units["sharpi.prefault.swept"]);
         Assert.Equal("By", recorder.Units["sharpi.prefault.already_resident"]);
@@ -24,7 +22,7 @@ public sealed class PrefaultMetricsTests
         Assert.Equal(file.Length, recorder.Sum("sharpi.prefault.swept"));
         Assert.Equal(1, recorder.Count("sharpi.prefault.duration"));
         Measurement run = Assert.Single(recorder.Of("sharpi.prefault.runs"));
-        Assert.Equal(label, run.Tags["sharpi.prefault.label"]);
+        Assert.Equal(recorder.Label, run.Tags["sharpi.prefault.label"]);
         Assert.Equal("populate", run.Tags["sharpi.prefault.method"]);
         Assert.Equal("completed", run.Tags["sharpi.prefault.outcome"]);
         Assert.All(recorder.All, m => Assert.DoesNotContain(m.Tags.Keys, k => !k.StartsWith("sharpi.prefault.", StringComparison.Ordinal)));
@@ -33,10 +31,9 @@ public sealed class PrefaultMetricsTests
     [Fact]
     public void Run_OverNothing_CountsASkippedRun()
     {
-        string label = $"metrics-{Guid.NewGuid():N}";
-        using var recorder = new MeasurementRecorder(label);
+        using var recorder = MeasurementRecorder.OfANewLabel();
 
-        MmapPrefault.Run([], new PrefaultOptions { Label = label });
+        MmapPrefault.Run([], new PrefaultOptions { Label = recorder.Label });
 
         Measurement run = Assert.Single(recorder.Of("sharpi.prefault.runs"));
         Assert.Equal("skipped", run.Tags["sharpi.prefault.outcome"]);
@@ -46,12 +43,11 @@ public sealed class PrefaultMetricsTests
     [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Run_CancelledBeforeItsSweep_CountsACancelledRun_NotASkippedOne()
     {
-        string label = $"metrics-{Guid.NewGuid():N}";
-        using var recorder = new MeasurementRecorder(label);
+        using var recorder = MeasurementRecorder.OfANewLabel();
         using TestFile file = TestFile.Create(4 * TestFile.MiB);
         using MappedFile map = file.Map();
 
-        PrefaultResult result = MmapPrefault.Run([map.Region()], new PrefaultOptions { Label = label }, new CancellationToken(canceled: true));
+        PrefaultResult result = MmapPrefault.Run([map.Region()], new PrefaultOptions { Label = recorder.Label }, new CancellationToken(canceled: true));
 
         Assert.False(result.HasRun);
         Measurement run = Assert.Single(recorder.Of("sharpi.prefault.runs"));
@@ -77,6 +73,9 @@ public sealed class PrefaultMetricsTests
         private readonly MeterListener _listener = new();
         private readonly string _label;
 
+        /// <summary>A recorder of a label no other run uses, for a test's own run.</summary>
+        internal static MeasurementRecorder OfANewLabel() => new($"metrics-{Guid.NewGuid():N}");
+
         internal MeasurementRecorder(string label)
         {
             _label = label;
@@ -92,6 +91,8 @@ public sealed class PrefaultMetricsTests
             _listener.SetMeasurementEventCallback<double>((instrument, value, tags, _) => Add(instrument, value, tags));
             _listener.Start();
         }
+
+        internal string Label => _label;
 
         internal ConcurrentDictionary<string, string?> Units { get; } = new();
 

@@ -1,5 +1,3 @@
-using Sharpi.Prefault.Tests.TestSupport;
-
 namespace Sharpi.Prefault.Tests.Prefault;
 
 /// <summary>The plan of a run: residency per region, and the RAM budget cutting it in the caller's order.</summary>

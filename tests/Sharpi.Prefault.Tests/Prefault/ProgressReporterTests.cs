@@ -1,5 +1,4 @@
 using Microsoft.Extensions.Logging.Abstractions;
-using Sharpi.Prefault.Tests.TestSupport;
 
 namespace Sharpi.Prefault.Tests.Prefault;
 

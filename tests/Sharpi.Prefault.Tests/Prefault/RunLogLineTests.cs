@@ -1,5 +1,4 @@
 using Microsoft.Extensions.Logging;
-using Sharpi.Prefault.Tests.TestSupport;
 
 namespace Sharpi.Prefault.Tests.Prefault;
 

@@ -1,7 +1,6 @@
 using System.Runtime.Versioning;
 using Sharpi.Prefault.Tests.Mappings;
 using Sharpi.Prefault.Tests.Models;
-using Sharpi.Prefault.Tests.TestSupport;
 
 namespace Sharpi.Prefault.Tests.Prefault;
 

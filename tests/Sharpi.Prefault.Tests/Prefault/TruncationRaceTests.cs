@@ -1,6 +1,4 @@
 using System.IO.MemoryMappedFiles;
-using Xunit.Abstractions;
-using Sharpi.Prefault.Tests.TestSupport;
 
 namespace Sharpi.Prefault.Tests.Prefault;
 
@@ -69,12 +67,7 @@ public sealed class TruncationRaceTests(ITestOutputHelper output)
     private static Race RaceTruncation(Func<PrefaultRegion, PrefaultOptions, PrefaultResult> run, PrefaultStrategy strategy,
         MemoryMappedFileAccess access = MemoryMappedFileAccess.Read)
     {
-        using TestFile file = TestFile.Create(FileBytes);
-        byte[] content = File.ReadAllBytes(file.Path);
-        using var stream = new FileStream(file.Path, FileMode.Open, FileAccess.ReadWrite, FileShare.ReadWrite);
-        using MemoryMappedFile map = MemoryMappedFile.CreateFromFile(stream, null, FileBytes, access, HandleInheritability.None, leaveOpen: true);
-        using MemoryMappedViewAccessor view = map.CreateViewAccessor(0, FileBytes, access);
-        PrefaultRegion region = PrefaultRegion.FromView(view, "racing");
+        using var file = new ShrinkingFile(FileBytes, access, seed: 20261122);
         using var swept = new ManualResetEventSlim();
         PrefaultOptions options = new PrefaultOptions
         {
@@ -87,38 +80,16 @@ public sealed class TruncationRaceTests(ITestOutputHelper output)
 
         // The truncator waits for the run's first progress report (its first chunk swept), then spins a random while:
         // started before the run, on a fast machine it truncated before the run began in all 300 iterations.
-        var random = new Random(20261122);
         int overlapped = 0;
         int cut = 0;
         int cutWhileRunning = 0;
-        long newLength = FileBytes;
         for (int i = 0; i < Iterations; i++)
         {
-            stream.Position = newLength;
-            stream.Write(content, (int)newLength, (int)(FileBytes - newLength));
-            stream.Flush();
-            PageCache.Evict(file.Path);
-            swept.Reset();
-            newLength = random.NextInt64(0, FileBytes);
-            long cutTo = newLength;
-            int spins = random.Next(0, 20_000);
-            int running = 0; // 1 while run() is on the stack
-            bool duringRun = false;
-            var truncator = new Thread(() =>
-            {
-                swept.Wait(TimeSpan.FromSeconds(10));
-                Thread.SpinWait(spins);
-                bool before = Volatile.Read(ref running) == 1;
-                stream.SetLength(cutTo);
-                duringRun = before && Volatile.Read(ref running) == 1;
-            });
-            truncator.Start();
+            ShrinkingFile.Cut truncator = file.StartCut(swept);
 
-            Volatile.Write(ref running, 1);
-            PrefaultResult result = run(region, options);
-            Volatile.Write(ref running, 0);
-            swept.Set(); // a run that reported nothing releases the truncator after it
-            truncator.Join();
+            truncator.SweepStarts();
+            PrefaultResult result = run(file.Region, options);
+            bool duringRun = truncator.Join(); // a run that reported nothing releases the truncator after it
             overlapped += duringRun ? 1 : 0;
             cut += result.Failures.Count > 0 ? 1 : 0;
             cutWhileRunning += duringRun && result.Failures.Count > 0 ? 1 : 0;

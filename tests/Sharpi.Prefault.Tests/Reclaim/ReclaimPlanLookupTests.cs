@@ -2,7 +2,6 @@ using System.IO.MemoryMappedFiles;
 using System.Runtime.Versioning;
 using Sharpi.Prefault.Tests.Locking;
 using Sharpi.Prefault.Tests.Mappings;
-using Sharpi.Prefault.Tests.TestSupport;
 
 namespace Sharpi.Prefault.Tests.Reclaim;
 

@@ -1,5 +1,4 @@
 using System.Diagnostics;
-using Sharpi.Prefault.Tests.TestSupport;
 
 namespace Sharpi.Prefault.Tests.Reclaim;
 

@@ -1,5 +1,3 @@
-using Sharpi.Prefault.Tests.TestSupport;
-
 namespace Sharpi.Prefault.Tests.Regions;
 
 /// <summary>

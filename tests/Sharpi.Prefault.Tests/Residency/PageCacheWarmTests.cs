@@ -1,6 +1,4 @@
 using System.Runtime.Versioning;
-using Sharpi.Prefault.Tests.TestSupport;
-using Xunit.Abstractions;
 
 namespace Sharpi.Prefault.Tests;
 

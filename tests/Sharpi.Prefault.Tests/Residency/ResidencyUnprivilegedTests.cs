@@ -1,5 +1,3 @@
-using Sharpi.Prefault.Tests.TestSupport;
-
 namespace Sharpi.Prefault.Tests;
 
 /// <summary>
@@ -15,9 +13,8 @@ public sealed class ResidencyUnprivilegedTests
     {
         using TestFile file = TestFile.Create(8 * TestFile.MiB);
 
-        CliRun child = ChildProcess.Run([ChildCases.MeasureAndRun, file.Path], asNobody: true);
+        CliRun child = RunAsNobody(ChildCases.MeasureAndRun, file);
 
-        Assert.True(child.ExitCode == 0, child.Err);
 
         // Before the run: mincore said "all resident"; the library says unknown, and counts none resident.
         Assert.Equal(0, Long(child, "measureResident"));
@@ -64,9 +61,8 @@ public sealed class ResidencyUnprivilegedTests
         using TestFile file = TestFile.Create(8 * TestFile.MiB);
         File.SetUnixFileMode(file.Path, (UnixFileMode)Convert.ToInt32("666", 8));
 
-        CliRun child = ChildProcess.Run([ChildCases.MeasureAndRun, file.Path], asNobody: true);
+        CliRun child = RunAsNobody(ChildCases.MeasureAndRun, file);
 
-        Assert.True(child.ExitCode == 0, child.Err);
         Assert.Equal(0, Long(child, "measureResident"));
         Assert.Equal(0, Long(child, "measureUnknown"));
         Assert.Equal(string.Empty, ChildProcess.Value(child, "measureError"));
@@ -81,11 +77,18 @@ public sealed class ResidencyUnprivilegedTests
         // must be taken out of mincore's "all resident" again.
         using TestFile file = TestFile.Create(4 * TestFile.MiB);
 
-        CliRun child = ChildProcess.Run([ChildCases.MeasureBesideAnonymous, file.Path], asNobody: true);
+        CliRun child = RunAsNobody(ChildCases.MeasureBesideAnonymous, file);
 
-        Assert.True(child.ExitCode == 0, child.Err);
         Assert.Equal(0, Long(child, "resident"));
         Assert.Equal(file.Length, Long(child, "unknown"));
+    }
+
+    /// <summary>Runs the child case over <paramref name="file"/> as nobody; the child must succeed.</summary>
+    private static CliRun RunAsNobody(string childCase, TestFile file)
+    {
+        CliRun child = ChildProcess.Run([childCase, file.Path], asNobody: true);
+        Assert.True(child.ExitCode == 0, child.Err);
+        return child;
     }
 
     private static long Long(CliRun child, string key) => long.Parse(ChildProcess.Value(child, key), System.Globalization.CultureInfo.InvariantCulture);

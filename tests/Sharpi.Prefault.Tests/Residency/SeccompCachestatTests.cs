@@ -1,6 +1,3 @@
-using Sharpi.Prefault.Tests.TestSupport;
-using Xunit.Abstractions;
-
 namespace Sharpi.Prefault.Tests;
 
 /// <summary>
@@ -14,10 +11,8 @@ public sealed class SeccompCachestatTests(ITestOutputHelper output)
     public void Measure_WithCachestatRefusedByAFilter_StillCountsAWritableFilesCache()
     {
         using TestFile file = TestFile.Create(8 * TestFile.MiB);
-        CliRun run = ChildProcess.Run([ChildCases.ResidencyWithoutCachestat, file.Path], timeout: TimeSpan.FromSeconds(60));
+        CliRun run = RunWithoutCachestat([file.Path]);
 
-        output.WriteLine($"exit {run.ExitCode}\n{run.Out}\n{run.Err}");
-        Assert.True(run.ExitCode == 0 && run.Out.Contains("done", StringComparison.Ordinal), $"the child failed (exit {run.ExitCode})");
         Assert.Equal("True", ChildProcess.Value(run, "cachestatRefused")); // the case is real: the filter refused it
         Assert.Equal(file.Length.ToString(System.Globalization.CultureInfo.InvariantCulture), ChildProcess.Value(run, "resident"));
         Assert.Equal("0", ChildProcess.Value(run, "unknown"));
@@ -33,10 +28,8 @@ public sealed class SeccompCachestatTests(ITestOutputHelper output)
         using TestFile roots = TestFile.Create(8 * TestFile.MiB);
         NativeTestMethods.ChangeOwner(mine.Path, (uint)Unprivileged.Uid, (uint)Unprivileged.Uid);
 
-        CliRun run = ChildProcess.Run([ChildCases.ResidencyWithoutCachestat, mine.Path, roots.Path], timeout: TimeSpan.FromSeconds(60), asNobody: true);
+        CliRun run = RunWithoutCachestat([mine.Path, roots.Path], asNobody: true);
 
-        output.WriteLine($"exit {run.ExitCode}\n{run.Out}\n{run.Err}");
-        Assert.True(run.ExitCode == 0 && run.Out.Contains("done", StringComparison.Ordinal), $"the child failed (exit {run.ExitCode})");
         Assert.Equal("True", ChildProcess.Value(run, "cachestatRefused"));
         Assert.Equal(mine.Length.ToString(System.Globalization.CultureInfo.InvariantCulture), ChildProcess.Value(run, "resident"));
         Assert.Equal("0", ChildProcess.Value(run, "hiddenResident"));
@@ -55,14 +48,22 @@ public sealed class SeccompCachestatTests(ITestOutputHelper output)
         NativeTestMethods.ChangeOwner(others.Path, (uint)Unprivileged.Uid, (uint)Unprivileged.Uid);
         File.SetUnixFileMode(others.Path, UnixFileMode.UserRead | UnixFileMode.UserWrite | UnixFileMode.GroupRead | UnixFileMode.OtherRead);
 
-        CliRun run = ChildProcess.Run([ChildCases.ResidencyWithoutCachestat, mine.Path, others.Path], timeout: TimeSpan.FromSeconds(60),
-            asRootWithoutCapabilities: true);
+        CliRun run = RunWithoutCachestat([mine.Path, others.Path], asRootWithoutCapabilities: true);
 
-        output.WriteLine($"exit {run.ExitCode}\n{run.Out}\n{run.Err}");
-        Assert.True(run.ExitCode == 0 && run.Out.Contains("done", StringComparison.Ordinal), $"the child failed (exit {run.ExitCode})");
         Assert.Equal("True", ChildProcess.Value(run, "cachestatRefused"));
         Assert.Equal(mine.Length.ToString(System.Globalization.CultureInfo.InvariantCulture), ChildProcess.Value(run, "resident")); // its own file: the owner sees
         Assert.Equal("0", ChildProcess.Value(run, "hiddenResident"));
         Assert.Equal(others.Length.ToString(System.Globalization.CultureInfo.InvariantCulture), ChildProcess.Value(run, "hiddenUnknown"));
+    }
+
+    /// <summary>Measures <paramref name="paths"/> in a child whose filter refuses cachestat; the child must finish.</summary>
+    private CliRun RunWithoutCachestat(string[] paths, bool asNobody = false, bool asRootWithoutCapabilities = false)
+    {
+        CliRun run = ChildProcess.Run([ChildCases.ResidencyWithoutCachestat, .. paths], timeout: TimeSpan.FromSeconds(60), asNobody: asNobody,
+            asRootWithoutCapabilities: asRootWithoutCapabilities);
+
+        output.WriteLine($"exit {run.ExitCode}\n{run.Out}\n{run.Err}");
+        Assert.True(run.ExitCode == 0 && run.Out.Contains("done", StringComparison.Ordinal), $"the child failed (exit {run.ExitCode})");
+        return run;
     }
 }

@@ -57,12 +57,9 @@ internal static partial class ChildProgram
         using MappedModel model = MappedModel.OpenFile(path);
         PrefaultRegion whole = model.FileRegion(path);
         ResidencyInfo measured = Residency.Measure(whole);
-        Console.WriteLine($"measureResident={measured.ResidentBytes}");
-        Console.WriteLine($"measureUnknown={measured.UnknownBytes}");
+        WriteResidency("measure", measured);
         Console.WriteLine($"measureError={measured.Error}");
-        ResidencyInfo ofFile = Residency.OfFile(path);
-        Console.WriteLine($"ofFileResident={ofFile.ResidentBytes}");
-        Console.WriteLine($"ofFileUnknown={ofFile.UnknownBytes}");
+        WriteResidency("ofFile", Residency.OfFile(path));
         PrefaultResult result = MmapPrefault.Run([whole], new PrefaultOptions { RamGate = RamGate.Always });
         Console.WriteLine($"runBytes={result.Bytes}");
         Console.WriteLine($"runAlreadyResident={result.BytesAlreadyResident}");
@@ -70,11 +67,16 @@ internal static partial class ChildProgram
         Console.WriteLine($"runResident={result.BytesResident}");
         Console.WriteLine($"runResidentUnknown={result.BytesResidentUnknown}");
         Console.WriteLine($"runReason={result.Reason}");
-        ResidencyInfo after = Residency.Measure(whole);
-        Console.WriteLine($"afterResident={after.ResidentBytes}");
-        Console.WriteLine($"afterUnknown={after.UnknownBytes}");
+        WriteResidency("after", Residency.Measure(whole));
         Console.WriteLine("done");
         return 0;
+    }
+
+    /// <summary>Writes what <paramref name="info"/> counts resident and unknown as <c>{prefix}Resident=</c> and <c>{prefix}Unknown=</c> lines.</summary>
+    private static void WriteResidency(string prefix, ResidencyInfo info)
+    {
+        Console.WriteLine($"{prefix}Resident={info.ResidentBytes}");
+        Console.WriteLine($"{prefix}Unknown={info.UnknownBytes}");
     }
 
     /// <summary>

@@ -84,8 +84,8 @@ internal static partial class ChildProgram
         var helpers = new List<int>();
         var progress = new CallbackProgress(_ =>
         {
-            caller.Add(ThreadNices.Of("thread-self") ?? -1);
-            helpers.AddRange(ThreadNices.OfSweepThreads());
+            caller.Add(ThreadScheduling.Of("/proc/thread-self")?.Nice ?? -1);
+            helpers.AddRange(ThreadScheduling.Named("Sharpi.Prefault").Select(t => t.Nice));
         });
 
         MmapPrefault.Run([map.Region()], new PrefaultOptions { Progress = progress, ChunkSize = 1L << 20, MaxDegreeOfParallelism = 2 });

@@ -64,17 +64,7 @@ public static unsafe partial class SeccompFilter
     /// </summary>
     public static void InstallRefusingCachestat()
     {
-        (uint arch, _, _, long seccomp) = Numbers() ?? throw new PlatformNotSupportedException(Unsupported);
-        SockFilter[] program =
-        [
-            new(LoadWord, 0, 0, 4),                      // 0: A = arch
-            new(JumpIfEqual, 0, 3, arch),                // 1: another ABI -> allow (5)
-            new(LoadWord, 0, 0, 0),                      // 2: A = nr
-            new(JumpIfEqual, 0, 1, Cachestat),           // 3: not cachestat -> allow (5)
-            new(Return, 0, 0, SeccompRetErrno | Eperm),  // 4
-            new(Return, 0, 0, SeccompRetAllow),          // 5
-        ];
-        Apply(program, seccomp);
+        InstallRefusing(Cachestat);
     }
 
     /// <summary>
@@ -83,14 +73,19 @@ public static unsafe partial class SeccompFilter
     /// </summary>
     public static void InstallRefusingMemfdCreate()
     {
+        InstallRefusing(RuntimeInformation.ProcessArchitecture == Architecture.X64 ? 319u : 279u); // memfd_create
+    }
+
+    /// <summary>Installs a filter that refuses the system call numbered <paramref name="nr"/> (EPERM) and allows everything else.</summary>
+    private static void InstallRefusing(uint nr)
+    {
         (uint arch, _, _, long seccomp) = Numbers() ?? throw new PlatformNotSupportedException(Unsupported);
-        uint memfdCreate = RuntimeInformation.ProcessArchitecture == Architecture.X64 ? 319u : 279u;
         SockFilter[] program =
         [
             new(LoadWord, 0, 0, 4),                      // 0: A = arch
             new(JumpIfEqual, 0, 3, arch),                // 1: another ABI -> allow (5)
             new(LoadWord, 0, 0, 0),                      // 2: A = nr
-            new(JumpIfEqual, 0, 1, memfdCreate),         // 3: not memfd_create -> allow (5)
+            new(JumpIfEqual, 0, 1, nr),                  // 3: another call -> allow (5)
             new(Return, 0, 0, SeccompRetErrno | Eperm),  // 4
             new(Return, 0, 0, SeccompRetAllow),          // 5
         ];
