@@ -1,7 +1,6 @@
 using System.IO.MemoryMappedFiles;
 using System.Runtime.Versioning;
 using Microsoft.Extensions.Logging.Abstractions;
-using Sharpi.Prefault.Tests.TestSupport;
 
 namespace Sharpi.Prefault.Tests.Prefault;
 
