@@ -96,6 +96,19 @@ internal static class MechanismTrial
 
     internal static bool TouchesAll(ReadOnlySpan<UnitCost> units, ReadOnlySpan<int> candidateOf, int candidate)
     {
+        (long first, long second) = TouchTicks(units, candidateOf, candidate);
+        return first > 0 && first > second * FirstTouchFactor;
+    }
+
+    /// <summary>A candidate's first touch over its second, summed over its units; NaN where none was timed.</summary>
+    internal static double FirstTouchRatio(ReadOnlySpan<UnitCost> units, ReadOnlySpan<int> candidateOf, int candidate)
+    {
+        (long first, long second) = TouchTicks(units, candidateOf, candidate);
+        return second == 0 ? double.NaN : (double)first / second;
+    }
+
+    private static (long First, long Second) TouchTicks(ReadOnlySpan<UnitCost> units, ReadOnlySpan<int> candidateOf, int candidate)
+    {
         long first = 0, second = 0;
         for (int u = 0; u < units.Length; u++)
         {
@@ -106,7 +119,7 @@ internal static class MechanismTrial
             }
         }
 
-        return first > 0 && first > second * FirstTouchFactor;
+        return (first, second);
     }
 
     /// <summary>One unit's cost, in Stopwatch ticks.</summary>

@@ -75,6 +75,21 @@ public sealed class MechanismTrialTests
     }
 
     [Fact]
+    public void FirstTouchRatio_SumsACandidatesUnits_AndIsNaNWhereNoneWasTimed()
+    {
+        MechanismTrial.UnitCost[] units =
+        [
+            new(MiB, 100, FirstTouchTicks: 50, SecondTouchTicks: 10),
+            new(MiB, 100, FirstTouchTicks: 15, SecondTouchTicks: 10),
+            new(MiB, 100, FirstTouchTicks: 30, SecondTouchTicks: 10),
+        ];
+
+        Assert.Equal(4.0, MechanismTrial.FirstTouchRatio(units, [0, 1, 0], 0), 3);
+        Assert.Equal(1.5, MechanismTrial.FirstTouchRatio(units, [0, 1, 0], 1), 3);
+        Assert.True(double.IsNaN(MechanismTrial.FirstTouchRatio(units, [0, 1, 0], 2)));
+    }
+
+    [Fact]
     public void ExtraNanoseconds_IsWhatTheAlternativesCostOverTheFirstGuess() =>
         Assert.Equal(3.0 * MiB, MechanismTrial.ExtraNanoseconds([1.0, 4.0, 0.5], [MiB, MiB, MiB]), 3);
 

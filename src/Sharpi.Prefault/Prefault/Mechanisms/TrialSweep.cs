@@ -252,17 +252,7 @@ internal sealed class TrialSweep : IChunkSweep
         double[] ratios = new double[candidates];
         for (int c = 0; c < candidates; c++)
         {
-            long first = 0, second = 0;
-            for (int u = 0; u < costs.Length; u++)
-            {
-                if (candidateOf[u] == c)
-                {
-                    first += costs[u].FirstTouchTicks;
-                    second += costs[u].SecondTouchTicks;
-                }
-            }
-
-            ratios[c] = second == 0 ? double.NaN : (double)first / second;
+            ratios[c] = MechanismTrial.FirstTouchRatio(costs, candidateOf, c);
         }
 
         return ratios;
