@@ -8,4 +8,18 @@ internal static partial class Interop
 
         internal const string Kernel32 = "kernel32.dll";
     }
+
+    /// <summary>libc's functions: Unix-like systems only; an import that one OS lacks narrows this with its own attributes.</summary>
+    [SupportedOSPlatform("linux")]
+    [SupportedOSPlatform("macos")]
+    [SupportedOSPlatform("freebsd")]
+    internal static partial class Libc
+    {
+    }
+
+    /// <summary>kernel32's functions: Windows only.</summary>
+    [SupportedOSPlatform("windows")]
+    internal static partial class Kernel32
+    {
+    }
 }

@@ -1,5 +1,3 @@
-using System.Runtime.Versioning;
-
 namespace Sharpi.Prefault;
 
 /// <summary>The per-OS lock calls: mlock/munlock (Linux, macOS) and VirtualLock/VirtualUnlock (Windows).</summary>

@@ -1,5 +1,3 @@
-using System.Runtime.Versioning;
-
 namespace Sharpi.Prefault;
 
 /// <summary>Finds mappings in /proc/self/maps by device and inode, whatever path mapped them.</summary>

@@ -1,7 +1,3 @@
-using System.Runtime.InteropServices;
-using System.Runtime.Versioning;
-using Microsoft.Win32.SafeHandles;
-
 namespace Sharpi.Prefault;
 
 // Files whose page cache the kernel hides from this process.

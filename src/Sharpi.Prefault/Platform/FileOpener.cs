@@ -1,7 +1,3 @@
-using System.Runtime.InteropServices;
-using System.Runtime.Versioning;
-using Microsoft.Win32.SafeHandles;
-
 namespace Sharpi.Prefault;
 
 /// <summary>Opens paths without ever blocking: O_NONBLOCK until the descriptor is known regular (a FIFO may be renamed in).</summary>

@@ -1,7 +1,3 @@
-using System.Runtime.InteropServices;
-using System.Runtime.Versioning;
-using Microsoft.Win32.SafeHandles;
-
 namespace Sharpi.Prefault;
 
 /// <summary>Touches through the engine's mapping without a load: pwritev into a memfd, EFAULT past a file's end, never SIGBUS.</summary>

@@ -1,5 +1,3 @@
-using System.Runtime.InteropServices;
-
 namespace Sharpi.Prefault;
 
 /// <summary>Whether MADV_POPULATE_READ works (Linux 5.14+).</summary>

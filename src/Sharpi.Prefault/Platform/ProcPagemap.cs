@@ -1,6 +1,4 @@
 using System.Buffers;
-using System.Runtime.InteropServices;
-using Microsoft.Win32.SafeHandles;
 
 namespace Sharpi.Prefault;
 

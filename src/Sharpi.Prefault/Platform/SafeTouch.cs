@@ -1,5 +1,3 @@
-using System.Runtime.InteropServices;
-
 namespace Sharpi.Prefault;
 
 /// <summary>Faults pages in through the kernel, never by a load, which past a file's end is an uncatchable SIGBUS.</summary>

@@ -1,5 +1,4 @@
 using System.IO.MemoryMappedFiles;
-using System.Runtime.Versioning;
 
 namespace Sharpi.Prefault;
 

@@ -1,6 +1,3 @@
-using System.Runtime.InteropServices;
-using System.Runtime.Versioning;
-
 internal static partial class Interop
 {
     internal static unsafe partial class Libc
@@ -9,7 +6,6 @@ internal static partial class Interop
         internal const long SYS_cachestat = 451;
 
         /// <summary>struct cachestat_range (len 0: to the end of the file).</summary>
-        [SupportedOSPlatform("linux")]
         [StructLayout(LayoutKind.Sequential)]
         internal struct CachestatRange
         {
@@ -18,7 +14,6 @@ internal static partial class Interop
         }
 
         /// <summary>struct cachestat, in pages.</summary>
-        [SupportedOSPlatform("linux")]
         [StructLayout(LayoutKind.Sequential)]
         internal struct Cachestat
         {
