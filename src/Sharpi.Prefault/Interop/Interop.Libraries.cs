@@ -9,7 +9,7 @@ internal static partial class Interop
         internal const string Kernel32 = "kernel32.dll";
     }
 
-    /// <summary>libc's functions: Unix-like systems only; an import that one OS lacks narrows this with its own attributes.</summary>
+    // An import one of these lacks narrows them.
     [SupportedOSPlatform("linux")]
     [SupportedOSPlatform("macos")]
     [SupportedOSPlatform("freebsd")]
@@ -17,7 +17,6 @@ internal static partial class Interop
     {
     }
 
-    /// <summary>kernel32's functions: Windows only.</summary>
     [SupportedOSPlatform("windows")]
     internal static partial class Kernel32
     {

@@ -17,12 +17,11 @@ internal static class LinuxMappingFinder
             }
 
             var mapped = new FileIdentity(entry.Device, (ulong)entry.Inode);
-            var range = new MappedRange(entry.Start, entry.End, entry.Offset);
             foreach (int file in candidates)
             {
                 if (files[file] == mapped || (!entry.IsDeleted && MappingFinder.IdentityOfPath(entry.Path, pathIdentities) == files[file]))
                 {
-                    MappingFinder.AddMerged(found[file], range);
+                    MappingFinder.AddMerged(found[file], new MappedRange(entry.Start, entry.End, file, entry.Offset));
                 }
             }
         }

@@ -8,19 +8,13 @@ internal static unsafe class PopulateSupport
     /// <summary>False with the probe's error (None off Linux).</summary>
     internal static bool IsSupported(out PlatformError probeError)
     {
-        probeError = Probed.Error;
-        return Probed.IsSupported;
+        probeError = Probed.Answer.Error;
+        return Probed.Answer.IsAvailable;
     }
 
-    /// <summary>Not a Lazy over a tuple: a ReadyToRun image cannot hold it.</summary>
     private static class Probed
     {
-        internal static readonly bool IsSupported;
-        internal static readonly PlatformError Error;
-
-#pragma warning disable CA1810 // both fields come from one probe
-        static Probed() => IsSupported = Probe(out Error);
-#pragma warning restore CA1810
+        internal static readonly ProbeAnswer Answer = ProbeAnswer.Of(Probe);
     }
 
     private static bool Probe(out PlatformError error)

@@ -24,10 +24,7 @@ internal static partial class Interop
             internal ulong RecentlyEvicted;
         }
 
-        /// <summary>
-        /// syscall(SYS_cachestat, fd, range, cstat, flags), Linux 6.5+: glibc has no wrapper, and syscall()'s register
-        /// arguments make a fixed prototype safe on x86-64 and arm64.
-        /// </summary>
+        /// <summary>syscall(SYS_cachestat, fd, range, cstat, flags), Linux 6.5+, which glibc does not wrap.</summary>
         [SupportedOSPlatform("linux")]
         [LibraryImport(Libraries.Libc, EntryPoint = "syscall", SetLastError = true)]
         internal static partial long SyscallCachestat(long number, SafeHandle fileDescriptor, CachestatRange* range, Cachestat* stat, uint flags);

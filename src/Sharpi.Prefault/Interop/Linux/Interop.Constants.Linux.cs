@@ -1,6 +1,6 @@
 internal static partial class Interop
 {
-    /// <summary>Linux values (asm-generic; x86-64 and arm64 agree unless a member says otherwise).</summary>
+    /// <summary>Linux values (asm-generic; x86-64 and arm64 agree).</summary>
     internal static class LinuxConstants
     {
         internal const int MADV_WILLNEED = 3;
@@ -37,10 +37,7 @@ internal static partial class Interop
         /// <summary>04000 octal on x86-64, arm64 and asm-generic: opening a FIFO returns at once.</summary>
         internal const int O_NONBLOCK = 0x800;
 
-        /// <summary>
-        /// O_DIRECT, which differs per architecture; 0 where unknown, so the caller reads buffered rather than pass a flag that
-        /// means something else.
-        /// </summary>
+        /// <summary>O_DIRECT for this architecture; 0 where unknown, so the caller reads buffered.</summary>
         internal static int O_DIRECT => RuntimeInformation.ProcessArchitecture switch
         {
             Architecture.X64 or Architecture.X86 or Architecture.LoongArch64 or Architecture.S390x => 0x4000,
@@ -78,7 +75,6 @@ internal static partial class Interop
         /// <summary>Linux 6.1+: the file's Direct I/O alignment.</summary>
         internal const uint STATX_DIOALIGN = 0x2000;
 
-        /// <summary>File types in st_mode / stx_mode.</summary>
         internal const int S_IFMT = 0xF000;
         internal const int S_IFREG = 0x8000;
         internal const int S_IFIFO = 0x1000;
@@ -88,7 +84,6 @@ internal static partial class Interop
         internal const int S_IFLNK = 0xA000;
         internal const int S_IFSOCK = 0xC000;
 
-        /// <summary>statfs f_type values.</summary>
         internal const long TMPFS_MAGIC = 0x01021994;
         internal const long RAMFS_MAGIC = unchecked((int)0x858458f6);
         internal const long HUGETLBFS_MAGIC = unchecked((int)0x958458f6);

@@ -28,7 +28,6 @@ internal static partial class Interop
         /// <summary>The buffer proc_regionfilename fills.</summary>
         internal const int MAXPATHLEN = 1024;
 
-        /// <summary>File types in st_mode.</summary>
         internal const int S_IFMT = 0xF000;
         internal const int S_IFREG = 0x8000;
         internal const int S_IFIFO = 0x1000;
