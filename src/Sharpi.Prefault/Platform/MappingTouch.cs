@@ -90,7 +90,7 @@ internal sealed unsafe class MappingTouch : IDisposable
 
     private static class Probed
     {
-        internal static readonly ProbeAnswer Answer = ProbeAnswer.Of(Probe);
+        internal static readonly ProbeAnswer Answer = new(Probe(out PlatformError error), error);
 
         private static bool Probe(out PlatformError error)
         {

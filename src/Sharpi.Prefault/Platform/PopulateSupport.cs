@@ -14,7 +14,7 @@ internal static unsafe class PopulateSupport
 
     private static class Probed
     {
-        internal static readonly ProbeAnswer Answer = ProbeAnswer.Of(Probe);
+        internal static readonly ProbeAnswer Answer = new(Probe(out PlatformError error), error);
     }
 
     private static bool Probe(out PlatformError error)

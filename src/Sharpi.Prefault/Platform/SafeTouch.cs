@@ -124,7 +124,7 @@ internal static unsafe class SafeTouch
 
     private static class Probed
     {
-        internal static readonly ProbeAnswer Answer = ProbeAnswer.Of(Probe);
+        internal static readonly ProbeAnswer Answer = new(Probe(out PlatformError error), error);
     }
 
     private static bool Probe(out PlatformError error)
