@@ -1,3 +1,5 @@
+using Microsoft.Win32.SafeHandles;
+
 namespace Sharpi.Prefault;
 
 internal sealed unsafe partial class FileStaging
