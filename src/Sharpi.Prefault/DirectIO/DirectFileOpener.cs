@@ -1,8 +1,5 @@
 using System.Buffers;
 using System.Numerics;
-using System.Runtime.InteropServices;
-using System.Runtime.Versioning;
-using Microsoft.Win32.SafeHandles;
 
 namespace Sharpi.Prefault;
 

@@ -1,7 +1,3 @@
-using System.Runtime.InteropServices;
-using System.Runtime.Versioning;
-using Microsoft.Win32.SafeHandles;
-
 namespace Sharpi.Prefault;
 
 // The read at a file offset, per OS: pread on Linux, ReadFile (through RandomAccess) elsewhere.

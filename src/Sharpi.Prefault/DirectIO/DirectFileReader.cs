@@ -2,7 +2,6 @@ using System.Buffers;
 using System.Diagnostics;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Logging.Abstractions;
-using Microsoft.Win32.SafeHandles;
 
 namespace Sharpi.Prefault;
 

@@ -29,42 +29,15 @@ public sealed class DirectReadOptions
 
     /// <summary>Bytes of one read. Default 32 MiB.</summary>
     /// <exception cref="ArgumentOutOfRangeException">The value is outside 4 KiB to 1 GiB.</exception>
-    public int BlockSize
-    {
-        get => _blockSize;
-        init
-        {
-            ArgumentOutOfRangeException.ThrowIfLessThan(value, MinBlockSize);
-            ArgumentOutOfRangeException.ThrowIfGreaterThan(value, MaxBlockSize);
-            _blockSize = value;
-        }
-    }
+    public int BlockSize { get => _blockSize; init => _blockSize = ThrowHelper.InRange(value, MinBlockSize, MaxBlockSize); }
 
     /// <summary>The most blocks read at once. Default 2.</summary>
     /// <exception cref="ArgumentOutOfRangeException">The value is outside 1 to 64.</exception>
-    public int MaxReadsInFlight
-    {
-        get => _maxReadsInFlight;
-        init
-        {
-            ArgumentOutOfRangeException.ThrowIfLessThan(value, 1);
-            ArgumentOutOfRangeException.ThrowIfGreaterThan(value, MaxReadsInFlightLimit);
-            _maxReadsInFlight = value;
-        }
-    }
+    public int MaxReadsInFlight { get => _maxReadsInFlight; init => _maxReadsInFlight = ThrowHelper.InRange(value, 1, MaxReadsInFlightLimit); }
 
     /// <summary>The cap on staging-buffer bytes. Default 64 MiB.</summary>
     /// <exception cref="ArgumentOutOfRangeException">The value is outside 4 KiB to 16 GiB.</exception>
-    public long MaxInFlightBytes
-    {
-        get => _maxInFlightBytes;
-        init
-        {
-            ArgumentOutOfRangeException.ThrowIfLessThan(value, MinBlockSize);
-            ArgumentOutOfRangeException.ThrowIfGreaterThan(value, MaxInFlightBytesLimit);
-            _maxInFlightBytes = value;
-        }
-    }
+    public long MaxInFlightBytes { get => _maxInFlightBytes; init => _maxInFlightBytes = ThrowHelper.InRange(value, MinBlockSize, MaxInFlightBytesLimit); }
 
     /// <summary>False reads buffered everywhere. Default true.</summary>
     public bool IsDirectIOEnabled { get; init; } = true;

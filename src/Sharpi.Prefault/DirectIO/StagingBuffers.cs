@@ -1,5 +1,3 @@
-using System.Runtime.InteropServices;
-
 namespace Sharpi.Prefault;
 
 /// <summary>A reader's aligned staging buffers, one per read in flight, allocated on first use, freed by <see cref="Dispose"/>.</summary>

@@ -8,4 +8,17 @@ internal static partial class Interop
 
         internal const string Kernel32 = "kernel32.dll";
     }
+
+    // An import one of these lacks narrows them.
+    [SupportedOSPlatform("linux")]
+    [SupportedOSPlatform("macos")]
+    [SupportedOSPlatform("freebsd")]
+    internal static partial class Libc
+    {
+    }
+
+    [SupportedOSPlatform("windows")]
+    internal static partial class Kernel32
+    {
+    }
 }

@@ -1,4 +1,3 @@
-using System.Runtime.InteropServices;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Logging.Abstractions;
 
@@ -17,14 +16,11 @@ public static class MmapLock
     /// <exception cref="ArgumentNullException"><paramref name="regions"/> is null.</exception>
     /// <exception cref="ArgumentOutOfRangeException">A region has a negative length or runs past the address space.</exception>
     public static LockLease Lock(IReadOnlyList<PrefaultRegion> regions, LockOptions? options = null)
-        => Lock(RegionList.AsSpan(regions), options);
+        => Lock(RegionList.Checked(regions), options, room: null);
 
-    private static LockLease Lock(ReadOnlySpan<PrefaultRegion> regions, LockOptions? options = null) => Lock(regions, options, room: null);
-
-    /// <summary>The lock; tests give the room under vm.max_map_count, null reads it when needed.</summary>
+    /// <summary>The lock, regions checked; tests give the room under vm.max_map_count, null reads it when needed.</summary>
     internal static LockLease Lock(ReadOnlySpan<PrefaultRegion> regions, LockOptions? options, MappingRoom? room)
     {
-        RegionSet.Validate(regions, nameof(regions));
         options ??= LockOptions.Default;
         ILogger logger = options.Logger ?? NullLogger.Instance;
 

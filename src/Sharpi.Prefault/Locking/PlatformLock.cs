@@ -1,5 +1,3 @@
-using System.Runtime.Versioning;
-
 namespace Sharpi.Prefault;
 
 /// <summary>The per-OS lock calls: mlock/munlock (Linux, macOS) and VirtualLock/VirtualUnlock (Windows).</summary>
@@ -11,57 +9,35 @@ internal static unsafe class PlatformLock
     /// Locks [start, end) (page-aligned); false with the call's error where refused, or with
     /// <see cref="PlatformError.None"/> where the platform has no lock call.
     /// </summary>
-    internal static bool TryLock(nint start, nint end, out PlatformError error)
-    {
-        error = PlatformError.None;
-        if (OperatingSystem.IsLinux() || OperatingSystem.IsMacOS())
-        {
-            if (Interop.Libc.Mlock((void*)start, (nuint)(end - start)) == 0)
-            {
-                return true;
-            }
-
-            error = PlatformError.LastErrno("mlock");
-            return false;
-        }
-
-        if (OperatingSystem.IsWindows())
-        {
-            if (Interop.Kernel32.VirtualLock((void*)start, (nuint)(end - start)) != 0)
-            {
-                return true;
-            }
-
-            error = PlatformError.LastWin32("VirtualLock");
-            return false;
-        }
-
-        return false;
-    }
+    internal static bool TryLock(nint start, nint end, out PlatformError error) => TryCall(start, end, unlock: false, out error);
 
     /// <summary>Unlocks [start, end) (page-aligned); false with the call's error where it failed.</summary>
-    internal static bool TryUnlock(nint start, nint end, out PlatformError error)
+    internal static bool TryUnlock(nint start, nint end, out PlatformError error) => TryCall(start, end, unlock: true, out error);
+
+    private static bool TryCall(nint start, nint end, bool unlock, out PlatformError error)
     {
         error = PlatformError.None;
+        void* address = (void*)start;
+        nuint length = (nuint)(end - start);
         if (OperatingSystem.IsLinux() || OperatingSystem.IsMacOS())
         {
-            if (Interop.Libc.Munlock((void*)start, (nuint)(end - start)) == 0)
+            if ((unlock ? Interop.Libc.Munlock(address, length) : Interop.Libc.Mlock(address, length)) == 0)
             {
                 return true;
             }
 
-            error = PlatformError.LastErrno("munlock");
+            error = PlatformError.LastErrno(unlock ? "munlock" : "mlock");
             return false;
         }
 
         if (OperatingSystem.IsWindows())
         {
-            if (Interop.Kernel32.VirtualUnlock((void*)start, (nuint)(end - start)) != 0)
+            if ((unlock ? Interop.Kernel32.VirtualUnlock(address, length) : Interop.Kernel32.VirtualLock(address, length)) != 0)
             {
                 return true;
             }
 
-            error = PlatformError.LastWin32("VirtualUnlock");
+            error = PlatformError.LastWin32(unlock ? "VirtualUnlock" : "VirtualLock");
             return false;
         }
 

@@ -1,5 +1,3 @@
-using System.Runtime.Versioning;
-
 namespace Sharpi.Prefault;
 
 /// <summary>Finds mappings in /proc/self/maps by device and inode, whatever path mapped them.</summary>
@@ -19,12 +17,11 @@ internal static class LinuxMappingFinder
             }
 
             var mapped = new FileIdentity(entry.Device, (ulong)entry.Inode);
-            var range = new MappedRange(entry.Start, entry.End, entry.Offset);
             foreach (int file in candidates)
             {
                 if (files[file] == mapped || (!entry.IsDeleted && MappingFinder.IdentityOfPath(entry.Path, pathIdentities) == files[file]))
                 {
-                    MappingFinder.AddMerged(found[file], range);
+                    MappingFinder.AddMerged(found[file], new MappedRange(entry.Start, entry.End, file, entry.Offset));
                 }
             }
         }

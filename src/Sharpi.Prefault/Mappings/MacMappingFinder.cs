@@ -1,4 +1,3 @@
-using System.Runtime.Versioning;
 using System.Text;
 
 namespace Sharpi.Prefault;
@@ -38,10 +37,9 @@ internal static class MacMappingFinder
                     && MappingFinder.IdentityOfPath(Encoding.UTF8.GetString(name, length), pathIdentities) is { } mapped
                     && byIdentity.TryGetValue(mapped, out List<int>? matches))
                 {
-                    var range = new MappedRange((nint)address, (nint)(address + size), (long)info.Offset);
                     foreach (int file in matches)
                     {
-                        MappingFinder.AddMerged(found[file], range);
+                        MappingFinder.AddMerged(found[file], new MappedRange((nint)address, (nint)(address + size), file, (long)info.Offset));
                     }
                 }
             }

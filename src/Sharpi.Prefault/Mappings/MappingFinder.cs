@@ -1,7 +1,3 @@
-using System.Runtime.InteropServices;
-using System.Runtime.Versioning;
-using Microsoft.Win32.SafeHandles;
-
 namespace Sharpi.Prefault;
 
 /// <summary>Finds the address ranges mapping given files, from the OS's view of this process.</summary>

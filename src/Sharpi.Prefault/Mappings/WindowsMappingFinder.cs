@@ -1,7 +1,4 @@
 using System.Diagnostics;
-using System.Runtime.InteropServices;
-using System.Runtime.Versioning;
-using Microsoft.Win32.SafeHandles;
 
 namespace Sharpi.Prefault;
 
@@ -33,9 +30,9 @@ internal static class WindowsMappingFinder
                         && IdentityOfDevicePath(new string(buffer, 0, (int)length), deviceIdentities) is { } mapped
                         && byIdentity.TryGetValue(mapped, out List<int>? matches))
                     {
-                        var range = new MappedRange((nint)info.BaseAddress, (nint)info.BaseAddress + (nint)info.RegionSize, -1);
                         foreach (int file in matches)
                         {
+                            var range = new MappedRange((nint)info.BaseAddress, (nint)info.BaseAddress + (nint)info.RegionSize, file, -1);
                             // No file offsets: a view's pieces merge by address alone.
                             List<MappedRange> ranges = found[file];
                             if (ranges.Count > 0 && ranges[^1].End == range.Start && lastAllocation == (nint)info.AllocationBase)

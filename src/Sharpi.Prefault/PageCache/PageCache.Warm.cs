@@ -1,5 +1,3 @@
-using Microsoft.Win32.SafeHandles;
-
 namespace Sharpi.Prefault;
 
 public static partial class PageCache

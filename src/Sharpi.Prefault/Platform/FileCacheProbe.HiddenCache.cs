@@ -1,7 +1,3 @@
-using System.Runtime.InteropServices;
-using System.Runtime.Versioning;
-using Microsoft.Win32.SafeHandles;
-
 namespace Sharpi.Prefault;
 
 // Files whose page cache the kernel hides from this process.
@@ -89,9 +85,9 @@ internal sealed unsafe partial class FileCacheProbe
     /// <summary>Recounts from the page tables each piece of a hidden file, which mincore counted resident whole.</summary>
     private void CountHiddenAgain(nint start, nint end, ref long residentBytes, ref long unknownBytes)
     {
-        for (int i = AddressRanges.FirstEndingAfter<FilePiece>(_pieces, start); i < _pieces.Length && (nuint)_pieces[i].Start < (nuint)end; i++)
+        for (int i = AddressRanges.FirstEndingAfter<MappedRange>(_pieces, start); i < _pieces.Length && (nuint)_pieces[i].Start < (nuint)end; i++)
         {
-            FilePiece p = _pieces[i];
+            MappedRange p = _pieces[i];
             if (OperatingSystem.IsLinux() && TryOpen(p.File, out _, out bool hidesCache) && hidesCache)
             {
                 nint from = (nuint)p.Start > (nuint)start ? p.Start : start;

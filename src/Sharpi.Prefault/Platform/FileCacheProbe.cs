@@ -1,8 +1,5 @@
 using System.Globalization;
 using System.Diagnostics.CodeAnalysis;
-using System.Runtime.InteropServices;
-using System.Runtime.Versioning;
-using Microsoft.Win32.SafeHandles;
 
 namespace Sharpi.Prefault;
 
@@ -20,8 +17,8 @@ internal sealed unsafe partial class FileCacheProbe : IDisposable
     private static int s_unsupported; // 1: cachestat answered ENOSYS or is filtered
     private static int s_filterRefuses; // 0 not asked, 1 seccomp refuses cachestat, 2 not
 
-    private readonly FilePiece[] _pieces;
-    private readonly FileIdentity[] _files;
+    private readonly MappedRange[] _pieces;
+    private readonly MappedFile[] _files;
     private ProcPagemap? _mappedPages;
 
     // The one file open at a time (-1: none; null handle: not the mapped file).
@@ -34,7 +31,7 @@ internal sealed unsafe partial class FileCacheProbe : IDisposable
     private Interop.Libc.CachestatRange _lastRange;
     private ulong _lastCached;
 
-    private FileCacheProbe(FilePiece[] pieces, FileIdentity[] files)
+    private FileCacheProbe(MappedRange[] pieces, MappedFile[] files)
     {
         _pieces = pieces;
         _files = files;
@@ -63,8 +60,8 @@ internal sealed unsafe partial class FileCacheProbe : IDisposable
 
         // String keys, not tuples: precompiled (docs/why/platform.md).
         var files = new Dictionary<string, int>(StringComparer.Ordinal);
-        var keys = new ArrayBuilder<FileIdentity>();
-        var pieces = new ArrayBuilder<FilePiece>();
+        var keys = new ArrayBuilder<MappedFile>();
+        var pieces = new ArrayBuilder<MappedRange>();
         for (int i = 0; i < maps.Length; i++)
         {
             if (!used[i] || maps[i] is not { IsFileBacked: true, IsDeleted: false } m)
@@ -77,10 +74,10 @@ internal sealed unsafe partial class FileCacheProbe : IDisposable
             {
                 file = files.Count;
                 files.Add(key, file);
-                keys.Add(new FileIdentity(m.Path, m.Inode));
+                keys.Add(new MappedFile(m.Path, m.Inode));
             }
 
-            pieces.Add(new FilePiece(m.Start, m.End, file, m.Offset)); // in address order
+            pieces.Add(new MappedRange(m.Start, m.End, file, m.Offset)); // in address order
         }
 
         return new FileCacheProbe(pieces.ToArray(), keys.ToArray());
@@ -187,7 +184,7 @@ internal sealed unsafe partial class FileCacheProbe : IDisposable
         }
 
         // Pieces are disjoint and sorted; the range must be covered without a gap.
-        int i = AddressRanges.FirstEndingAfter<FilePiece>(_pieces, start);
+        int i = AddressRanges.FirstEndingAfter<MappedRange>(_pieces, start);
         nint at = start;
         long total = 0, unknown = 0;
         while ((nuint)at < (nuint)end)
@@ -197,7 +194,7 @@ internal sealed unsafe partial class FileCacheProbe : IDisposable
                 return false;
             }
 
-            FilePiece p = _pieces[i];
+            MappedRange p = _pieces[i];
             if (!TryOpen(p.File, out SafeFileHandle? handle, out bool hidesCache))
             {
                 _lastFile = -1;
@@ -306,11 +303,10 @@ internal sealed unsafe partial class FileCacheProbe : IDisposable
         return handle is not null;
     }
 
-    private readonly record struct FilePiece(nint Start, nint End, int File, long FileOffset) : IAddressRange;
-
     /// <summary>A key for a mapped file's path and inode (one path can show two files: a mount over its folder).</summary>
     internal static string FileKey(string path, long inode) =>
         string.Concat(inode.ToString(CultureInfo.InvariantCulture), "\0", path);
 
-    private readonly record struct FileIdentity(string Path, long Inode);
+    /// <summary>A mapped file as /proc/self/maps names it: its path and inode.</summary>
+    private readonly record struct MappedFile(string Path, long Inode);
 }

@@ -1,7 +1,3 @@
-using System.Runtime.InteropServices;
-using System.Runtime.Versioning;
-using Microsoft.Win32.SafeHandles;
-
 namespace Sharpi.Prefault;
 
 /// <summary>Opens paths without ever blocking: O_NONBLOCK until the descriptor is known regular (a FIFO may be renamed in).</summary>
@@ -114,21 +110,7 @@ internal static class FileOpener
         }
 
         SafeFileHandle? handle = OpenNonBlocking(path, flags, mode, out errno);
-        if (handle is null)
-        {
-            return null;
-        }
-
-        try
-        {
-            ClearNonBlocking(handle, path, Interop.LinuxConstants.O_NONBLOCK);
-            return handle;
-        }
-        catch
-        {
-            handle.Dispose();
-            throw;
-        }
+        return handle is null ? null : ClearNonBlocking(handle, path, Interop.LinuxConstants.O_NONBLOCK);
     }
 
     // Null with open's errno, or with the kind of a descriptor refused (and closed).
@@ -145,30 +127,31 @@ internal static class FileOpener
             return null;
         }
 
+        FileKind kind;
         try
         {
-            FileKind kind = FileStatus.Of(handle).Kind;
-            if (kind == FileKind.Missing)
-            {
-                // No statx (glibc < 2.28): O_NONBLOCK stays, and a FIFO's read returns at once.
-                return handle;
-            }
-
-            if (kind != FileKind.Regular && !(allowDevices && kind is FileKind.CharacterDevice or FileKind.BlockDevice))
-            {
-                refused = kind;
-                handle.Dispose();
-                return null;
-            }
-
-            ClearNonBlocking(handle, path, nonBlocking);
-            return handle;
+            kind = FileStatus.Of(handle).Kind;
         }
         catch
         {
             handle.Dispose();
             throw;
         }
+
+        if (kind == FileKind.Missing)
+        {
+            // No statx (glibc < 2.28): O_NONBLOCK stays, and a FIFO's read returns at once.
+            return handle;
+        }
+
+        if (kind != FileKind.Regular && !(allowDevices && kind is FileKind.CharacterDevice or FileKind.BlockDevice))
+        {
+            refused = kind;
+            handle.Dispose();
+            return null;
+        }
+
+        return ClearNonBlocking(handle, path, nonBlocking);
     }
 
     // The one open(2) call, with O_CLOEXEC and O_NONBLOCK added; null with its errno.
@@ -193,20 +176,29 @@ internal static class FileOpener
 
     [SupportedOSPlatform("linux")]
     [SupportedOSPlatform("macos")]
-    private static void ClearNonBlocking(SafeFileHandle handle, string path, int nonBlocking)
+    // The handle with O_NONBLOCK cleared; where fcntl fails, the handle is closed and the failure thrown.
+    private static SafeFileHandle ClearNonBlocking(SafeFileHandle handle, string path, int nonBlocking)
     {
         int getFlags = OperatingSystem.IsLinux() ? Interop.LinuxConstants.F_GETFL : Interop.OSXConstants.F_GETFL;
         int setFlags = OperatingSystem.IsLinux() ? Interop.LinuxConstants.F_SETFL : Interop.OSXConstants.F_SETFL;
         int status = Interop.Libc.FcntlInt(handle, getFlags, 0);
         if (status == -1)
         {
-            throw new PlatformCallException(PlatformError.LastErrno("fcntl(F_GETFL)"), path);
+            throw Closed(handle, PlatformError.LastErrno("fcntl(F_GETFL)"), path);
         }
 
         if ((status & nonBlocking) != 0 && Interop.Libc.FcntlInt(handle, setFlags, status & ~nonBlocking) == -1)
         {
-            throw new PlatformCallException(PlatformError.LastErrno("fcntl(F_SETFL)"), path);
+            throw Closed(handle, PlatformError.LastErrno("fcntl(F_SETFL)"), path);
         }
+
+        return handle;
+    }
+
+    private static PlatformCallException Closed(SafeFileHandle handle, PlatformError error, string path)
+    {
+        handle.Dispose();
+        return new PlatformCallException(error, path);
     }
 
     private static Exception Refused(string path, int errno, FileKind refused)

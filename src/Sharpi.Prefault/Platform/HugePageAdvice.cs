@@ -1,5 +1,3 @@
-using System.Runtime.Versioning;
-
 namespace Sharpi.Prefault;
 
 /// <summary>Each fault of an advised mapping reads a 2 MiB folio; the advice outlives the run.</summary>

@@ -1,7 +1,4 @@
-using System.Runtime.InteropServices;
-using System.Runtime.Versioning;
 using System.Text;
-using Microsoft.Win32.SafeHandles;
 
 namespace Sharpi.Prefault;
 

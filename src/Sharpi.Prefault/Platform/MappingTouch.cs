@@ -1,7 +1,3 @@
-using System.Runtime.InteropServices;
-using System.Runtime.Versioning;
-using Microsoft.Win32.SafeHandles;
-
 namespace Sharpi.Prefault;
 
 /// <summary>Touches through the engine's mapping without a load: pwritev into a memfd, EFAULT past a file's end, never SIGBUS.</summary>
@@ -9,9 +5,6 @@ namespace Sharpi.Prefault;
 internal sealed unsafe class MappingTouch : IDisposable
 {
     internal const string Call = "pwritev";
-
-    /// <summary>UIO_MAXIOV.</summary>
-    private const int PagesPerCall = 1024;
 
     private const int MaxRetries = 8;
 
@@ -22,9 +15,9 @@ internal sealed unsafe class MappingTouch : IDisposable
     }
 
     /// <summary>Probed once.</summary>
-    internal static bool IsAvailable => Probed.IsAvailable;
+    internal static bool IsAvailable => Probed.Answer.IsAvailable;
 
-    internal static PlatformError Refusal => Probed.Refusal;
+    internal static PlatformError Refusal => Probed.Answer.Error;
 
     /// <summary>Null where memfd_create or pwritev is refused (a seccomp profile).</summary>
     internal static MappingTouch? TryCreate() => IsAvailable ? new MappingTouch() : null;
@@ -50,18 +43,12 @@ internal sealed unsafe class MappingTouch : IDisposable
     private static nint Write(SafeFileHandle file, nint start, nint end, nint stride, out PlatformError error)
     {
         error = PlatformError.None;
-        Interop.Libc.IOVector* iov = stackalloc Interop.Libc.IOVector[PagesPerCall];
+        Interop.Libc.IOVector* iov = stackalloc Interop.Libc.IOVector[SafeTouch.PagesPerCall];
         nint next = start;
         while ((nuint)next < (nuint)end)
         {
-            int count = 0;
             nint batchStart = next;
-            for (; count < PagesPerCall && (nuint)next < (nuint)end; count++)
-            {
-                iov[count].Base = (void*)next;
-                iov[count].Count = 1;
-                next = Pages.Floor(next) + stride;
-            }
+            int count = SafeTouch.PageVectors(iov, ref next, end, stride);
 
             nint written;
             int errno = 0;
@@ -103,12 +90,7 @@ internal sealed unsafe class MappingTouch : IDisposable
 
     private static class Probed
     {
-        internal static readonly bool IsAvailable;
-        internal static readonly PlatformError Refusal;
-
-#pragma warning disable CA1810 // both fields come from one probe
-        static Probed() => IsAvailable = Probe(out Refusal);
-#pragma warning restore CA1810
+        internal static readonly ProbeAnswer Answer = new(Probe(out PlatformError error), error);
 
         private static bool Probe(out PlatformError error)
         {

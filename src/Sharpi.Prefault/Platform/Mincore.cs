@@ -1,8 +1,6 @@
 using System.Buffers;
 using System.Numerics;
 using System.Runtime.CompilerServices;
-using System.Runtime.InteropServices;
-using System.Runtime.Versioning;
 
 namespace Sharpi.Prefault;
 
@@ -24,38 +22,24 @@ internal static class Mincore
             return true;
         }
 
-        nint page = Pages.Size;
-        nint alignedStart = Pages.Floor(start);
-        nint alignedEnd = Pages.Ceiling(end);
         byte[] vector = ArrayPool<byte>.Shared.Rent(PagesPerCall);
         try
         {
             fixed (byte* vec = vector)
             {
-                long residentPages = 0;
-                for (nint at = alignedStart; at < alignedEnd;)
+                var batches = new PageBatches(start, end, PagesPerCall);
+                while (batches.Next(out nint at, out int pages))
                 {
-                    nint pages = Math.Min((alignedEnd - at) / page, PagesPerCall);
-                    if (Interop.Libc.Mincore((void*)at, (nuint)(pages * page), vec) != 0)
+                    if (Interop.Libc.Mincore((void*)at, (nuint)pages * (nuint)Pages.Size, vec) != 0)
                     {
                         errno = Marshal.GetLastPInvokeError();
                         return false;
                     }
 
-                    residentPages += CountResident(vec, (int)pages);
-                    if (at == alignedStart && (vec[0] & 1) != 0)
-                    {
-                        residentBytes -= start - alignedStart;
-                    }
-
-                    at += pages * page;
-                    if (at == alignedEnd && (vec[pages - 1] & 1) != 0)
-                    {
-                        residentBytes -= alignedEnd - end;
-                    }
+                    batches.Add(CountResident(vec, pages), (vec[0] & 1) != 0, (vec[pages - 1] & 1) != 0);
                 }
 
-                residentBytes += residentPages * page;
+                residentBytes = batches.Bytes;
                 return true;
             }
         }

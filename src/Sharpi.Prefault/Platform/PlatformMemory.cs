@@ -1,5 +1,3 @@
-using System.Runtime.Versioning;
-
 namespace Sharpi.Prefault;
 
 /// <summary>The sweep's per-OS mapping checks and read-ahead hints.</summary>

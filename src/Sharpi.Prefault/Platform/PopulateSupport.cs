@@ -1,5 +1,3 @@
-using System.Runtime.InteropServices;
-
 namespace Sharpi.Prefault;
 
 /// <summary>Whether MADV_POPULATE_READ works (Linux 5.14+).</summary>
@@ -10,19 +8,13 @@ internal static unsafe class PopulateSupport
     /// <summary>False with the probe's error (None off Linux).</summary>
     internal static bool IsSupported(out PlatformError probeError)
     {
-        probeError = Probed.Error;
-        return Probed.IsSupported;
+        probeError = Probed.Answer.Error;
+        return Probed.Answer.IsAvailable;
     }
 
-    /// <summary>Not a Lazy over a tuple: a ReadyToRun image cannot hold it.</summary>
     private static class Probed
     {
-        internal static readonly bool IsSupported;
-        internal static readonly PlatformError Error;
-
-#pragma warning disable CA1810 // both fields come from one probe
-        static Probed() => IsSupported = Probe(out Error);
-#pragma warning restore CA1810
+        internal static readonly ProbeAnswer Answer = new(Probe(out PlatformError error), error);
     }
 
     private static bool Probe(out PlatformError error)

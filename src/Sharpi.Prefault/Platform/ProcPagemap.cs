@@ -1,6 +1,4 @@
 using System.Buffers;
-using System.Runtime.InteropServices;
-using Microsoft.Win32.SafeHandles;
 
 namespace Sharpi.Prefault;
 
@@ -36,42 +34,29 @@ internal sealed class ProcPagemap : IDisposable
             return false;
         }
 
-        nint page = Pages.Size;
-        nint alignedStart = Pages.Floor(start);
-        nint alignedEnd = Pages.Ceiling(end);
         ulong[] entries = ArrayPool<ulong>.Shared.Rent(PagesPerRead);
         try
         {
-            long presentPages = 0;
-            for (nint at = alignedStart; at < alignedEnd;)
+            var batches = new PageBatches(start, end, PagesPerRead);
+            while (batches.Next(out nint at, out int pages))
             {
-                int pages = (int)Math.Min((alignedEnd - at) / page, PagesPerRead);
                 Span<byte> bytes = MemoryMarshal.AsBytes(entries.AsSpan(0, pages));
-                long offset = (long)((nuint)at / (nuint)page) * sizeof(ulong);
+                long offset = (long)((nuint)at / (nuint)Pages.Size) * sizeof(ulong);
                 if (!TryReadExactly(pagemap, bytes, offset))
                 {
                     return false;
                 }
 
+                long present = 0;
                 for (int i = 0; i < pages; i++)
                 {
-                    presentPages += (long)(entries[i] >> 63);
+                    present += (long)(entries[i] >> 63);
                 }
 
-                // A range inside a page claims no more than its bytes.
-                if (at == alignedStart && (entries[0] & Present) != 0)
-                {
-                    presentBytes -= start - alignedStart;
-                }
-
-                at += pages * page;
-                if (at == alignedEnd && (entries[pages - 1] & Present) != 0)
-                {
-                    presentBytes -= alignedEnd - end;
-                }
+                batches.Add(present, (entries[0] & Present) != 0, (entries[pages - 1] & Present) != 0);
             }
 
-            presentBytes += presentPages * page;
+            presentBytes = batches.Bytes;
             return true;
         }
         finally

@@ -1,17 +1,15 @@
-using System.Runtime.InteropServices;
-
 namespace Sharpi.Prefault;
 
 /// <summary>Faults pages in through the kernel, never by a load, which past a file's end is an uncatchable SIGBUS.</summary>
 internal static unsafe class SafeTouch
 {
     /// <summary>IOV_MAX.</summary>
-    private const int PagesPerCall = 1024;
+    internal const int PagesPerCall = 1024;
 
     private const int MacCopyBytes = 64 * 1024;
 
     /// <summary>False on Windows or where refused: a touch then needs <see cref="TouchSafety"/>'s check.</summary>
-    internal static bool IsKernelChecked => Probed.IsKernelChecked;
+    internal static bool IsKernelChecked => Probed.Answer.IsAvailable;
 
     /// <summary>Returns <paramref name="end"/> or the first page not read, with its error.</summary>
     internal static nint Touch(nint start, nint end, ref byte sink, out PlatformError error) => Touch(start, end, Pages.Size, ref sink, out error);
@@ -36,7 +34,7 @@ internal static unsafe class SafeTouch
         if (!OperatingSystem.IsWindows())
         {
             // A load past a file's end would be fatal.
-            error = Probed.Refusal;
+            error = Probed.Answer.Error;
             return start;
         }
 
@@ -54,14 +52,8 @@ internal static unsafe class SafeTouch
         nint next = start;
         while ((nuint)next < (nuint)end)
         {
-            int count = 0;
             nint batchStart = next;
-            for (; count < PagesPerCall && (nuint)next < (nuint)end; count++)
-            {
-                remote[count].Base = (void*)next;
-                remote[count].Count = 1;
-                next = Pages.Floor(next) + stride;
-            }
+            int count = PageVectors(remote, ref next, end, stride);
 
             Interop.Libc.IOVector local = new() { Base = sink, Count = (nuint)count };
             nint read = Interop.Libc.ProcessVmReadv(pid, &local, 1, remote, (nuint)count, 0);
@@ -77,6 +69,21 @@ internal static unsafe class SafeTouch
         }
 
         return end;
+    }
+
+    /// <summary>Vectors of one byte a stride from <paramref name="next"/>, moved past them; how many.</summary>
+    [SupportedOSPlatform("linux")]
+    internal static int PageVectors(Interop.Libc.IOVector* vectors, ref nint next, nint end, nint stride)
+    {
+        int count = 0;
+        for (; count < PagesPerCall && (nuint)next < (nuint)end; count++)
+        {
+            vectors[count].Base = (void*)next;
+            vectors[count].Count = 1;
+            next = Pages.Floor(next) + stride;
+        }
+
+        return count;
     }
 
     [System.Runtime.Versioning.SupportedOSPlatform("macos")]
@@ -115,15 +122,9 @@ internal static unsafe class SafeTouch
         return (byte)(acc ^ *(end - 1));
     }
 
-    /// <summary>Not a Lazy over a tuple: a ReadyToRun image cannot hold it.</summary>
     private static class Probed
     {
-        internal static readonly bool IsKernelChecked;
-        internal static readonly PlatformError Refusal;
-
-#pragma warning disable CA1810 // both fields come from one probe
-        static Probed() => IsKernelChecked = Probe(out Refusal);
-#pragma warning restore CA1810
+        internal static readonly ProbeAnswer Answer = new(Probe(out PlatformError error), error);
     }
 
     private static bool Probe(out PlatformError error)

@@ -1,6 +1,3 @@
-using System.Runtime.Versioning;
-using Microsoft.Win32.SafeHandles;
-
 namespace Sharpi.Prefault;
 
 /// <summary>Cuts sparse files' holes out of the regions before anything is read (Linux): a hole reads as zeros.</summary>

@@ -1,6 +1,3 @@
-using System.Runtime.InteropServices;
-using System.Runtime.Versioning;
-
 namespace Sharpi.Prefault;
 
 /// <summary>On Linux also a nice value: Thread.Priority alone leaves an unprivileged thread at nice 0.</summary>

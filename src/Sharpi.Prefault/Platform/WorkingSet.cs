@@ -1,6 +1,4 @@
 using System.Buffers;
-using System.Runtime.InteropServices;
-using System.Runtime.Versioning;
 
 namespace Sharpi.Prefault;
 
@@ -20,22 +18,18 @@ internal static unsafe class WorkingSet
             return true;
         }
 
-        nint page = Pages.Size;
-        nint alignedStart = Pages.Floor(start);
-        nint alignedEnd = Pages.Ceiling(end);
         Interop.Kernel32.PSAPI_WORKING_SET_EX_INFORMATION[] buffer =
             ArrayPool<Interop.Kernel32.PSAPI_WORKING_SET_EX_INFORMATION>.Shared.Rent(PagesPerCall);
         try
         {
             fixed (Interop.Kernel32.PSAPI_WORKING_SET_EX_INFORMATION* entries = buffer)
             {
-                long residentPages = 0;
-                for (nint at = alignedStart; at < alignedEnd;)
+                var batches = new PageBatches(start, end, PagesPerCall);
+                while (batches.Next(out nint at, out int pages))
                 {
-                    int pages = (int)Math.Min((alignedEnd - at) / page, PagesPerCall);
                     for (int i = 0; i < pages; i++)
                     {
-                        entries[i].VirtualAddress = (void*)(at + (i * page));
+                        entries[i].VirtualAddress = (void*)(at + (i * Pages.Size));
                         entries[i].VirtualAttributes = 0;
                     }
 
@@ -46,28 +40,16 @@ internal static unsafe class WorkingSet
                         return false;
                     }
 
+                    long valid = 0;
                     for (int i = 0; i < pages; i++)
                     {
-                        if (entries[i].IsValid)
-                        {
-                            residentPages++;
-                        }
+                        valid += entries[i].IsValid ? 1 : 0;
                     }
 
-                    // A range inside a page claims no more than its bytes.
-                    if (at == alignedStart && entries[0].IsValid)
-                    {
-                        residentBytes -= start - alignedStart;
-                    }
-
-                    at += pages * page;
-                    if (at == alignedEnd && entries[pages - 1].IsValid)
-                    {
-                        residentBytes -= alignedEnd - end;
-                    }
+                    batches.Add(valid, entries[0].IsValid, entries[pages - 1].IsValid);
                 }
 
-                residentBytes += residentPages * page;
+                residentBytes = batches.Bytes;
                 return true;
             }
         }

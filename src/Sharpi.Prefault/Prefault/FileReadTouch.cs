@@ -1,7 +1,4 @@
 using System.Buffers;
-using System.Runtime.InteropServices;
-using System.Runtime.Versioning;
-using Microsoft.Win32.SafeHandles;
 
 namespace Sharpi.Prefault;
 

@@ -23,11 +23,10 @@ public static partial class MmapPrefault
     /// <exception cref="ArgumentOutOfRangeException">A region has a negative length or runs past the address space.</exception>
     /// <remarks>SIGBUS-safe: no page is read in a way that faults fatally, even where a file shrinks while it runs.</remarks>
     public static PrefaultResult Run(IReadOnlyList<PrefaultRegion> regions, PrefaultOptions? options = null, CancellationToken cancellationToken = default)
-        => Run(RegionList.AsSpan(regions), options, cancellationToken);
+        => Run(RegionList.Checked(regions), options, cancellationToken);
 
-    private static PrefaultResult Run(ReadOnlySpan<PrefaultRegion> regions, PrefaultOptions? options = null, CancellationToken cancellationToken = default)
+    private static PrefaultResult Run(ReadOnlySpan<PrefaultRegion> regions, PrefaultOptions? options, CancellationToken cancellationToken)
     {
-        RegionSet.Validate(regions, nameof(regions));
         options ??= PrefaultOptions.Default;
         try
         {

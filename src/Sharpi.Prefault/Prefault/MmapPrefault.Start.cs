@@ -17,11 +17,5 @@ public static partial class MmapPrefault
     /// started, the prefault runs on the calling thread and the handle returned is complete: it never fails a load.
     /// </remarks>
     public static PrefaultHandle Start(IReadOnlyList<PrefaultRegion> regions, PrefaultOptions? options = null, CancellationToken cancellationToken = default)
-        => Start(RegionList.AsSpan(regions), options, cancellationToken);
-
-    private static PrefaultHandle Start(ReadOnlySpan<PrefaultRegion> regions, PrefaultOptions? options = null, CancellationToken cancellationToken = default)
-    {
-        RegionSet.Validate(regions, nameof(regions));
-        return new PrefaultHandle(regions.ToArray(), options ?? PrefaultOptions.Default, cancellationToken);
-    }
+        => new(RegionList.Checked(regions).ToArray(), options ?? PrefaultOptions.Default, cancellationToken);
 }

@@ -50,16 +50,7 @@ public sealed class PrefaultOptions
 
     /// <summary>The unit of work in bytes, rounded up to pages. Default 32 MiB.</summary>
     /// <exception cref="ArgumentOutOfRangeException">The value is less than 1 or greater than 1 TiB.</exception>
-    public long ChunkSize
-    {
-        get => _chunkSize;
-        init
-        {
-            ArgumentOutOfRangeException.ThrowIfLessThan(value, 1L);
-            ArgumentOutOfRangeException.ThrowIfGreaterThan(value, MaxChunkSize);
-            _chunkSize = Pages.Ceiling(value);
-        }
-    }
+    public long ChunkSize { get => _chunkSize; init => _chunkSize = Pages.Ceiling(ThrowHelper.InRange(value, 1L, MaxChunkSize)); }
 
     /// <summary>Which mechanism may be used. Default <see cref="PrefaultStrategy.Auto"/>.</summary>
     public PrefaultStrategy Strategy { get => _strategy; init => _strategy = ThrowHelper.Defined(value); }

@@ -1,6 +1,3 @@
-using System.Runtime.Versioning;
-using Microsoft.Win32.SafeHandles;
-
 namespace Sharpi.Prefault;
 
 /// <summary>What a failed populate or touch means, in words, told after the sweep from where it stopped.</summary>

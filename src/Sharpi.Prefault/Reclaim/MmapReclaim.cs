@@ -1,4 +1,3 @@
-using System.Runtime.Versioning;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Logging.Abstractions;
 
@@ -21,11 +20,10 @@ public static class MmapReclaim
     /// writable view) or that is not mapped. Nothing was released; the message names the regions.
     /// </exception>
     public static ReclaimResult Release(IReadOnlyList<PrefaultRegion> regions, ReclaimOptions? options = null)
-        => Release(RegionList.AsSpan(regions), options);
+        => Release(RegionList.Checked(regions), options);
 
-    private static ReclaimResult Release(ReadOnlySpan<PrefaultRegion> regions, ReclaimOptions? options = null)
+    private static ReclaimResult Release(ReadOnlySpan<PrefaultRegion> regions, ReclaimOptions? options)
     {
-        RegionSet.Validate(regions, nameof(regions));
         options ??= ReclaimOptions.Default;
         ILogger logger = options.Logger ?? NullLogger.Instance;
         MergedRegion[] merged = RegionSet.Merge(regions);

@@ -1,5 +1,3 @@
-using System.Runtime.Versioning;
-
 namespace Sharpi.Prefault;
 
 internal sealed partial class ReclaimPlan

@@ -1,5 +1,4 @@
 using System.IO.MemoryMappedFiles;
-using System.Runtime.Versioning;
 
 namespace Sharpi.Prefault;
 
@@ -16,19 +15,21 @@ public static class Residency
 
     /// <summary>Residency of one region.</summary>
     /// <exception cref="ArgumentOutOfRangeException">The region has a negative length.</exception>
-    public static ResidencyInfo Measure(PrefaultRegion region) => Measure([region]);
+    public static ResidencyInfo Measure(PrefaultRegion region)
+    {
+        ReadOnlySpan<PrefaultRegion> one = [region];
+        RegionSet.Validate(one, nameof(region));
+        return Measure(one);
+    }
 
     /// <summary>Residency of regions, merged first so overlapping regions count once.</summary>
     /// <exception cref="ArgumentNullException"><paramref name="regions"/> is null.</exception>
     /// <exception cref="ArgumentOutOfRangeException">A region has a negative length.</exception>
     public static ResidencyInfo Measure(IReadOnlyList<PrefaultRegion> regions)
-        => Measure(RegionList.AsSpan(regions));
+        => Measure(RegionList.Checked(regions));
 
-    /// <summary>Residency of regions, merged first so overlapping regions count once.</summary>
-    /// <exception cref="ArgumentOutOfRangeException">A region has a negative length.</exception>
     private static ResidencyInfo Measure(ReadOnlySpan<PrefaultRegion> regions)
     {
-        RegionSet.Validate(regions, nameof(regions));
         MergedRegion[] merged = RegionSet.Merge(regions);
         long total = RegionSet.TotalBytes(merged);
         if (!IsSupported)
@@ -51,11 +52,10 @@ public static class Residency
     /// <exception cref="ArgumentNullException"><paramref name="regions"/> is null.</exception>
     /// <exception cref="ArgumentOutOfRangeException">A region has a negative length.</exception>
     public static ResidencyInfo[] MeasureEach(IReadOnlyList<PrefaultRegion> regions)
-        => MeasureEach(RegionList.AsSpan(regions));
+        => MeasureEach(RegionList.Checked(regions));
 
     private static ResidencyInfo[] MeasureEach(ReadOnlySpan<PrefaultRegion> regions)
     {
-        RegionSet.Validate(regions, nameof(regions));
         var results = new ResidencyInfo[regions.Length];
         if (!IsSupported)
         {

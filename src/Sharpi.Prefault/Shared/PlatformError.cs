@@ -1,5 +1,3 @@
-using System.Runtime.InteropServices;
-
 namespace Sharpi.Prefault;
 
 /// <summary>A system call that failed: its name and the error number it set (errno or Win32, never confused).</summary>

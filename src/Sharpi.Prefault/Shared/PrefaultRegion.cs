@@ -1,5 +1,4 @@
 using System.IO.MemoryMappedFiles;
-using Microsoft.Win32.SafeHandles;
 
 namespace Sharpi.Prefault;
 

@@ -1,5 +1,4 @@
 using System.Runtime.CompilerServices;
-using System.Runtime.InteropServices;
 
 namespace Sharpi.Prefault;
 
@@ -7,17 +6,19 @@ namespace Sharpi.Prefault;
 internal static class RegionList
 {
     /// <summary>
-    /// The regions an entry point was given, as a span: without copying where the
-    /// list is an array or a List, a copy otherwise. Throws <see cref="ArgumentNullException"/> for null.
+    /// The regions an entry point was given, checked (<see cref="RegionSet.Validate"/>), as a span: without copying where
+    /// the list is an array or a List, a copy otherwise. Throws <see cref="ArgumentNullException"/> for null.
     /// </summary>
-    internal static ReadOnlySpan<PrefaultRegion> AsSpan(IReadOnlyList<PrefaultRegion> regions, [CallerArgumentExpression(nameof(regions))] string? name = null)
+    internal static ReadOnlySpan<PrefaultRegion> Checked(IReadOnlyList<PrefaultRegion> regions, [CallerArgumentExpression(nameof(regions))] string? name = null)
     {
         ArgumentNullException.ThrowIfNull(regions, name);
-        return regions switch
+        ReadOnlySpan<PrefaultRegion> span = regions switch
         {
             PrefaultRegion[] array => array,
             List<PrefaultRegion> list => CollectionsMarshal.AsSpan(list),
             _ => regions.ToArray(),
         };
+        RegionSet.Validate(span, name!);
+        return span;
     }
 }

@@ -33,6 +33,15 @@ internal static partial class ThrowHelper
         return value;
     }
 
+    /// <summary>The value, checked within [<paramref name="min"/>, <paramref name="max"/>].</summary>
+    internal static T InRange<T>(T value, T min, T max, [CallerArgumentExpression(nameof(value))] string? name = null)
+        where T : IComparable<T>
+    {
+        ArgumentOutOfRangeException.ThrowIfLessThan(value, min, name);
+        ArgumentOutOfRangeException.ThrowIfGreaterThan(value, max, name);
+        return value;
+    }
+
     /// <summary>The value, checked a defined member of its enum.</summary>
     internal static TEnum Defined<TEnum>(TEnum value, [CallerArgumentExpression(nameof(value))] string? name = null)
         where TEnum : struct, Enum

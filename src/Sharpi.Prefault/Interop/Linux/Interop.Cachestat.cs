@@ -1,6 +1,3 @@
-using System.Runtime.InteropServices;
-using System.Runtime.Versioning;
-
 internal static partial class Interop
 {
     internal static unsafe partial class Libc
@@ -9,7 +6,6 @@ internal static partial class Interop
         internal const long SYS_cachestat = 451;
 
         /// <summary>struct cachestat_range (len 0: to the end of the file).</summary>
-        [SupportedOSPlatform("linux")]
         [StructLayout(LayoutKind.Sequential)]
         internal struct CachestatRange
         {
@@ -18,7 +14,6 @@ internal static partial class Interop
         }
 
         /// <summary>struct cachestat, in pages.</summary>
-        [SupportedOSPlatform("linux")]
         [StructLayout(LayoutKind.Sequential)]
         internal struct Cachestat
         {
@@ -29,10 +24,7 @@ internal static partial class Interop
             internal ulong RecentlyEvicted;
         }
 
-        /// <summary>
-        /// syscall(SYS_cachestat, fd, range, cstat, flags), Linux 6.5+: glibc has no wrapper, and syscall()'s register
-        /// arguments make a fixed prototype safe on x86-64 and arm64.
-        /// </summary>
+        /// <summary>syscall(SYS_cachestat, fd, range, cstat, flags), Linux 6.5+, which glibc does not wrap.</summary>
         [SupportedOSPlatform("linux")]
         [LibraryImport(Libraries.Libc, EntryPoint = "syscall", SetLastError = true)]
         internal static partial long SyscallCachestat(long number, SafeHandle fileDescriptor, CachestatRange* range, Cachestat* stat, uint flags);

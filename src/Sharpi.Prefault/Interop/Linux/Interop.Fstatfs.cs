@@ -1,12 +1,8 @@
-using System.Runtime.InteropServices;
-using System.Runtime.Versioning;
-
 internal static partial class Interop
 {
     internal static unsafe partial class Libc
     {
         /// <summary>The head of struct statfs on 64-bit Linux; block counts in f_bsize units.</summary>
-        [SupportedOSPlatform("linux")]
         [StructLayout(LayoutKind.Explicit, Size = 256)]
         internal struct StatfsBuffer
         {

@@ -1,6 +1,3 @@
-using System.Runtime.InteropServices;
-using System.Runtime.Versioning;
-
 internal static partial class Interop
 {
     internal static unsafe partial class Libc
@@ -9,7 +6,6 @@ internal static partial class Interop
         internal const uint FS_IOC_FIEMAP = 0xC020660B;
 
         /// <summary>struct fiemap, 32 bytes, followed by its extents in the same buffer.</summary>
-        [SupportedOSPlatform("linux")]
         [StructLayout(LayoutKind.Sequential)]
         internal struct Fiemap
         {
@@ -22,7 +18,6 @@ internal static partial class Interop
         }
 
         /// <summary>struct fiemap_extent, 56 bytes.</summary>
-        [SupportedOSPlatform("linux")]
         [StructLayout(LayoutKind.Sequential)]
         internal struct FiemapExtent
         {

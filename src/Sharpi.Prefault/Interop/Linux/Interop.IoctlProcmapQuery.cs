@@ -1,6 +1,3 @@
-using System.Runtime.InteropServices;
-using System.Runtime.Versioning;
-
 internal static partial class Interop
 {
     internal static unsafe partial class Libc
@@ -21,7 +18,6 @@ internal static partial class Interop
         internal const ulong PROCMAP_QUERY_VMA_SHARED = 0x08;
 
         /// <summary>struct procmap_query (104 bytes): Size and the in fields set by the caller.</summary>
-        [SupportedOSPlatform("linux")]
         [StructLayout(LayoutKind.Sequential)]
         internal struct ProcmapQuery
         {

@@ -1,7 +1,3 @@
-using System.Runtime.InteropServices;
-using System.Runtime.Versioning;
-using Microsoft.Win32.SafeHandles;
-
 internal static partial class Interop
 {
     internal static partial class Libc
@@ -10,8 +6,8 @@ internal static partial class Interop
         internal const uint MFD_CLOEXEC = 0x0001;
 
         /// <summary>memfd_create; Linux 3.17+, glibc 2.27+, musl 1.1.20+.</summary>
-        [LibraryImport(Libraries.Libc, EntryPoint = "memfd_create", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
         [SupportedOSPlatform("linux")]
+        [LibraryImport(Libraries.Libc, EntryPoint = "memfd_create", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
         internal static partial SafeFileHandle MemfdCreate(string name, uint flags);
     }
 }

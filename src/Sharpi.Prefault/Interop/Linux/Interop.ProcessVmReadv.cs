@@ -1,12 +1,8 @@
-using System.Runtime.InteropServices;
-using System.Runtime.Versioning;
-
 internal static partial class Interop
 {
     internal static unsafe partial class Libc
     {
         [StructLayout(LayoutKind.Sequential)]
-        [SupportedOSPlatform("linux")]
         internal struct IOVector
         {
             internal void* Base;
@@ -14,8 +10,8 @@ internal static partial class Interop
         }
 
         /// <summary>process_vm_readv; Linux 3.2+.</summary>
-        [LibraryImport(Libraries.Libc, EntryPoint = "process_vm_readv", SetLastError = true)]
         [SupportedOSPlatform("linux")]
+        [LibraryImport(Libraries.Libc, EntryPoint = "process_vm_readv", SetLastError = true)]
         internal static partial nint ProcessVmReadv(int pid, IOVector* localIov, nuint localCount, IOVector* remoteIov, nuint remoteCount, nuint flags);
     }
 }

@@ -1,12 +1,8 @@
-using System.Runtime.InteropServices;
-using System.Runtime.Versioning;
-
 internal static partial class Interop
 {
     internal static unsafe partial class Libc
     {
         /// <summary>struct statx (256 bytes on every architecture); only the fields read are named.</summary>
-        [SupportedOSPlatform("linux")]
         [StructLayout(LayoutKind.Explicit, Size = 256)]
         internal struct StatxBuffer
         {

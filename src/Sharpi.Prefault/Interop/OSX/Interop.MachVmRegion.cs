@@ -1,12 +1,8 @@
-using System.Runtime.InteropServices;
-using System.Runtime.Versioning;
-
 internal static partial class Interop
 {
     internal static unsafe partial class Libc
     {
         /// <summary>vm_region_basic_info_data_64_t under #pragma pack(4): 36 bytes, offset at 20.</summary>
-        [SupportedOSPlatform("macos")]
         [StructLayout(LayoutKind.Explicit, Size = 36)]
         internal struct VmRegionBasicInfo64
         {

@@ -1,12 +1,8 @@
-using System.Runtime.InteropServices;
-using System.Runtime.Versioning;
-
 internal static partial class Interop
 {
     internal static unsafe partial class Libc
     {
         /// <summary>struct stat with 64-bit inodes (arm64's only layout, x86-64's stat$INODE64), 144 bytes; read fields named.</summary>
-        [SupportedOSPlatform("macos")]
         [StructLayout(LayoutKind.Explicit, Size = 144)]
         internal struct OSXStatBuffer
         {

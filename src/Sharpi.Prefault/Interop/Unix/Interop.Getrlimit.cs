@@ -1,13 +1,8 @@
-using System.Runtime.InteropServices;
-using System.Runtime.Versioning;
-
 internal static partial class Interop
 {
     internal static unsafe partial class Libc
     {
         /// <summary>struct rlimit: two 64-bit unsigned values on Linux and macOS.</summary>
-        [SupportedOSPlatform("linux")]
-        [SupportedOSPlatform("macos")]
         [StructLayout(LayoutKind.Sequential)]
         internal struct RLimit
         {

@@ -1,6 +1,3 @@
-using System.Runtime.InteropServices;
-using System.Runtime.Versioning;
-
 internal static partial class Interop
 {
     internal static unsafe partial class Libc

@@ -1,14 +1,8 @@
-using System.Runtime.InteropServices;
-using System.Runtime.Versioning;
-
 internal static partial class Interop
 {
     internal static unsafe partial class Libc
     {
         /// <summary>mmap (64-bit off_t on the targets shipped); MAP_FAILED ((void*)-1) with errno on failure.</summary>
-        [SupportedOSPlatform("linux")]
-        [SupportedOSPlatform("macos")]
-        [SupportedOSPlatform("freebsd")]
         [LibraryImport(Libraries.Libc, EntryPoint = "mmap", SetLastError = true)]
         internal static partial void* Mmap(void* address, nuint length, int protection, int flags, SafeHandle fileDescriptor, long offset);
     }

@@ -1,12 +1,8 @@
-using System.Runtime.InteropServices;
-using System.Runtime.Versioning;
-
 internal static partial class Interop
 {
     internal static unsafe partial class Kernel32
     {
         /// <summary>BY_HANDLE_FILE_INFORMATION, 52 bytes; volume serial and file index name a file.</summary>
-        [SupportedOSPlatform("windows")]
         // FILETIME is 4-byte aligned, hence Pack = 4 for the ulong stand-ins.
         [StructLayout(LayoutKind.Sequential, Pack = 4)]
         internal struct BY_HANDLE_FILE_INFORMATION
@@ -23,7 +19,6 @@ internal static partial class Interop
             internal uint FileIndexLow;
         }
 
-        [SupportedOSPlatform("windows")]
         [LibraryImport(Libraries.Kernel32, EntryPoint = "GetFileInformationByHandle", SetLastError = true)]
         [return: MarshalAs(UnmanagedType.Bool)]
         internal static partial bool GetFileInformationByHandle(SafeHandle file, BY_HANDLE_FILE_INFORMATION* information);

@@ -1,12 +1,8 @@
-using System.Runtime.InteropServices;
-using System.Runtime.Versioning;
-
 internal static partial class Interop
 {
     internal static unsafe partial class Kernel32
     {
         /// <summary>WIN32_MEMORY_RANGE_ENTRY, 16 bytes on x64.</summary>
-        [SupportedOSPlatform("windows")]
         [StructLayout(LayoutKind.Sequential)]
         internal struct WIN32_MEMORY_RANGE_ENTRY
         {

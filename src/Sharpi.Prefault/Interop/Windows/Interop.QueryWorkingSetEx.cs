@@ -1,12 +1,8 @@
-using System.Runtime.InteropServices;
-using System.Runtime.Versioning;
-
 internal static partial class Interop
 {
     internal static unsafe partial class Kernel32
     {
         /// <summary>PSAPI_WORKING_SET_EX_INFORMATION, 16 bytes on x64; the call fills VirtualAttributes' bit fields.</summary>
-        [SupportedOSPlatform("windows")]
         [StructLayout(LayoutKind.Sequential)]
         internal struct PSAPI_WORKING_SET_EX_INFORMATION
         {
@@ -18,11 +14,7 @@ internal static partial class Interop
         }
 
         /// <summary>QueryWorkingSetEx as kernel32 exports it (Windows 7+), so no psapi.dll is needed.</summary>
-        [SupportedOSPlatform("windows")]
         [LibraryImport(Libraries.Kernel32, EntryPoint = "K32QueryWorkingSetEx", SetLastError = true)]
         internal static partial int QueryWorkingSetEx(nint process, PSAPI_WORKING_SET_EX_INFORMATION* entries, uint size);
-
-        /// <summary>The range is not wholly committed memory.</summary>
-        internal const int ERROR_INVALID_ADDRESS = 487;
     }
 }

@@ -1,16 +1,8 @@
-using System.Runtime.InteropServices;
-using System.Runtime.Versioning;
-
 internal static partial class Interop
 {
     internal static unsafe partial class Kernel32
     {
-        internal const uint MEM_COMMIT = 0x1000;
-        internal const uint PAGE_NOACCESS = 0x01;
-        internal const uint PAGE_GUARD = 0x100;
-
         /// <summary>MEMORY_BASIC_INFORMATION (64-bit layout).</summary>
-        [SupportedOSPlatform("windows")]
         [StructLayout(LayoutKind.Sequential)]
         internal struct MEMORY_BASIC_INFORMATION
         {
@@ -24,7 +16,6 @@ internal static partial class Interop
             internal uint Type;
         }
 
-        [SupportedOSPlatform("windows")]
         [LibraryImport(Libraries.Kernel32, EntryPoint = "VirtualQuery", SetLastError = true)]
         internal static partial nuint VirtualQuery(void* address, MEMORY_BASIC_INFORMATION* buffer, nuint length);
     }

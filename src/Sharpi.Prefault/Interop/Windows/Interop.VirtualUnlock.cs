@@ -1,11 +1,7 @@
-using System.Runtime.InteropServices;
-using System.Runtime.Versioning;
-
 internal static partial class Interop
 {
     internal static unsafe partial class Kernel32
     {
-        [SupportedOSPlatform("windows")]
         [LibraryImport(Libraries.Kernel32, EntryPoint = "VirtualUnlock", SetLastError = true)]
         internal static partial int VirtualUnlock(void* address, nuint size);
     }
