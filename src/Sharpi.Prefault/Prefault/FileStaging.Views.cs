@@ -1,5 +1,3 @@
-using Microsoft.Win32.SafeHandles;
-
 namespace Sharpi.Prefault;
 
 internal sealed unsafe partial class FileStaging

@@ -1,4 +1,3 @@
-using System.Runtime.Versioning;
 using Microsoft.Extensions.Logging;
 
 namespace Sharpi.Prefault;

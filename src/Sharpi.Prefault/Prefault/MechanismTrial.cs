@@ -53,7 +53,7 @@ internal static class MechanismTrial
     internal static double Rate(long bytes, long ticks, double engineNanoseconds) =>
         bytes <= 0 ? double.NaN : ((ticks * (1e9 / Stopwatch.Frequency)) + engineNanoseconds) / bytes;
 
-    /// <summary>Each candidate's ns a byte, the engine's first access included; NaN where nothing was swept.</summary>
+    /// <summary>Each candidate's <see cref="Rate"/>.</summary>
     internal static double[] Rates(ReadOnlySpan<long> bytes, ReadOnlySpan<long> ticks, ReadOnlySpan<double> engineNanoseconds)
     {
         double[] rates = new double[bytes.Length];
