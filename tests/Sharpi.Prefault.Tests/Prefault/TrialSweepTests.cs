@@ -151,4 +151,49 @@ public sealed class TrialSweepTests
         Assert.Equal([0, 1], parents);
         Assert.Same(rest, TrialSweep.WithUnits(rest, [0, 1], units, [0, 0, 0, 1], []).Remainder);
     }
+
+    /// <summary>
+    /// A cancel that lands inside the trial (from the first progress report, which comes after the warm-up unit): the
+    /// run stops between units, says it was cancelled, and sweeps nothing of the rest.
+    /// </summary>
+    [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
+    public void Run_CancelledDuringTheTrial_StopsBetweenUnits_AndSaysSo()
+    {
+        const long Bytes = 96 * MiB;
+        using TestFile file = TestFile.Create(Bytes);
+        using var cancel = new CancellationTokenSource();
+        var progress = new CancelOnFirstReport(cancel);
+        PrefaultResult result;
+        using (MappedFile view = file.Map(MemoryMappedFileAccess.Read))
+        {
+            try
+            {
+                MechanismTrial.BudgetShareOverride.Value = 0.2;
+                result = MmapPrefault.Run([view.Region()], new PrefaultOptions { RamGate = RamGate.Always, Progress = progress }, cancel.Token);
+            }
+            finally
+            {
+                MechanismTrial.BudgetShareOverride.Value = null;
+            }
+        }
+
+        Assert.True(progress.Reports >= 1);
+        Assert.True(result.IsCanceled, result.Reason);
+        Assert.InRange(result.Bytes, 1, MechanismTrial.UnitBytes); // the warm-up unit alone
+        Assert.Contains("huge-page populate not measured", result.MechanismDescription, StringComparison.Ordinal);
+        Assert.Empty(result.Failures);
+    }
+
+    private sealed class CancelOnFirstReport(CancellationTokenSource cancel) : IProgress<PrefaultProgress>
+    {
+        private int _reports;
+
+        public int Reports => Volatile.Read(ref _reports);
+
+        public void Report(PrefaultProgress value)
+        {
+            Interlocked.Increment(ref _reports);
+            cancel.Cancel();
+        }
+    }
 }
