@@ -12,6 +12,7 @@ namespace Sharpi.Prefault.Tests.Prefault;
 public sealed class TrialSweepTests
 {
     private const long MiB = 1024 * 1024;
+    private const long Bytes = 96 * MiB;
     private static readonly nint Page = Environment.SystemPageSize;
 
     [Fact]
@@ -76,24 +77,10 @@ public sealed class TrialSweepTests
     [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Run_WithATrial_TriesEachCandidate_AndSweepsTheRestWithTheChoice()
     {
-        const long Bytes = 96 * MiB;
         using TestFile file = TestFile.Create(Bytes);
-        PrefaultResult result;
-        using (MappedFile view = file.Map(MemoryMappedFileAccess.Read))
-        {
-            try
-            {
-                MechanismTrial.BudgetShareOverride.Value = 0.2; // four units each, the gaps between the blocks within the file
-                result = MmapPrefault.Run([view.Region()], new PrefaultOptions { RamGate = RamGate.Always });
-            }
-            finally
-            {
-                MechanismTrial.BudgetShareOverride.Value = null;
-            }
+        (PrefaultResult result, double residentPercent) = RunWithATrial(file, new PrefaultOptions { RamGate = RamGate.Always });
 
-            Assert.Equal(100.0, Residency.OfFile(file.Path).Percent);
-        }
-
+        Assert.Equal(100.0, residentPercent);
         Assert.True(result.Failures.Count == 0, result.Failures.Count > 0 ? result.Failures[0].Message : null);
         Assert.Equal(Bytes, result.Bytes);
         Assert.Contains("; trial of ", result.MechanismDescription, StringComparison.Ordinal);
@@ -112,26 +99,10 @@ public sealed class TrialSweepTests
     [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Run_WhereCandidatesStopEarly_SweepsTheUnitsTheyLeftWithTheChoice()
     {
-        const long Bytes = 96 * MiB;
         using TestFile file = TestFile.Create(Bytes);
-        PrefaultResult result;
-        using (MappedFile view = file.Map(MemoryMappedFileAccess.Read))
-        {
-            try
-            {
-                MechanismTrial.BudgetShareOverride.Value = 0.2;
-                MechanismTrial.StopMarginOverride.Value = -1;
-                result = MmapPrefault.Run([view.Region()], new PrefaultOptions { RamGate = RamGate.Always });
-            }
-            finally
-            {
-                MechanismTrial.BudgetShareOverride.Value = null;
-                MechanismTrial.StopMarginOverride.Value = null;
-            }
+        (PrefaultResult result, double residentPercent) = RunWithATrial(file, new PrefaultOptions { RamGate = RamGate.Always }, stopMargin: -1);
 
-            Assert.Equal(100.0, Residency.OfFile(file.Path).Percent);
-        }
-
+        Assert.Equal(100.0, residentPercent);
         Assert.True(result.Failures.Count == 0, result.Failures.Count > 0 ? result.Failures[0].Message : null);
         Assert.Equal(Bytes, result.Bytes);
         Assert.Contains("; trial of up to 4 x ", result.MechanismDescription, StringComparison.Ordinal);
@@ -159,29 +130,35 @@ public sealed class TrialSweepTests
     [ConditionalFact(typeof(Requirements), nameof(Requirements.Linux))]
     public void Run_CancelledDuringTheTrial_StopsBetweenUnits_AndSaysSo()
     {
-        const long Bytes = 96 * MiB;
         using TestFile file = TestFile.Create(Bytes);
         using var cancel = new CancellationTokenSource();
         var progress = new CancelOnFirstReport(cancel);
-        PrefaultResult result;
-        using (MappedFile view = file.Map(MemoryMappedFileAccess.Read))
-        {
-            try
-            {
-                MechanismTrial.BudgetShareOverride.Value = 0.2;
-                result = MmapPrefault.Run([view.Region()], new PrefaultOptions { RamGate = RamGate.Always, Progress = progress }, cancel.Token);
-            }
-            finally
-            {
-                MechanismTrial.BudgetShareOverride.Value = null;
-            }
-        }
+        (PrefaultResult result, _) = RunWithATrial(file, new PrefaultOptions { RamGate = RamGate.Always, Progress = progress }, token: cancel.Token);
 
         Assert.True(progress.Reports >= 1);
         Assert.True(result.IsCanceled, result.Reason);
         Assert.InRange(result.Bytes, 1, MechanismTrial.UnitBytes); // the warm-up unit alone
         Assert.Contains("huge-page populate not measured", result.MechanismDescription, StringComparison.Ordinal);
         Assert.Empty(result.Failures);
+    }
+
+    /// <summary>Runs over the whole file with a budget share raised so that 96 MiB takes a trial (four units each, the gaps within the file).</summary>
+    private static (PrefaultResult Result, double ResidentPercent) RunWithATrial(TestFile file, PrefaultOptions options, double? stopMargin = null,
+        CancellationToken token = default)
+    {
+        using MappedFile view = file.Map(MemoryMappedFileAccess.Read);
+        try
+        {
+            MechanismTrial.BudgetShareOverride.Value = 0.2;
+            MechanismTrial.StopMarginOverride.Value = stopMargin;
+            PrefaultResult result = MmapPrefault.Run([view.Region()], options, token);
+            return (result, Residency.OfFile(file.Path).Percent);
+        }
+        finally
+        {
+            MechanismTrial.BudgetShareOverride.Value = null;
+            MechanismTrial.StopMarginOverride.Value = null;
+        }
     }
 
     private sealed class CancelOnFirstReport(CancellationTokenSource cancel) : IProgress<PrefaultProgress>
