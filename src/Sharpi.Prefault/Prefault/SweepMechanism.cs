@@ -205,7 +205,7 @@ internal sealed record SweepMechanism(PrefaultMethod Method, bool HintsFirst, To
         return TouchFallback.Length == 0 || what.Length == 0 ? what : $"{what}; {TouchFallback}";
     }
 
-    private static string Units(TrialOutcome trial, int candidate) => trial.UnitsSwept[candidate] < trial.UnitsEach
+    private static string Units(TrialOutcome trial, int candidate) => trial.Stopped[candidate]
         ? string.Create(System.Globalization.CultureInfo.InvariantCulture, $"{trial.UnitsSwept[candidate]} units, stopped past {1 + MechanismTrial.StopMargin:0.0}x the cheapest")
         : $"{trial.UnitsSwept[candidate]} units";
 

@@ -43,9 +43,10 @@ public sealed class ResidencyTests
     }
 
     [Fact]
-    public void Measure_WithNegativeLength_Throws()
+    public void Measure_WithNegativeLength_Throws_NamingTheParameterItWasGiven()
     {
-        Assert.Throws<ArgumentOutOfRangeException>(() => Residency.Measure(new PrefaultRegion(4096, -1)));
+        Assert.Equal("region", Assert.Throws<ArgumentOutOfRangeException>(() => Residency.Measure(new PrefaultRegion(4096, -1))).ParamName);
+        Assert.Equal("regions", Assert.Throws<ArgumentOutOfRangeException>(() => Residency.Measure([new PrefaultRegion(4096, -1)])).ParamName);
     }
 
     [ConditionalFact(typeof(Requirements), nameof(Requirements.Pinnable4MiB))]

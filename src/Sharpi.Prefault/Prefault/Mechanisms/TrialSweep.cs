@@ -43,6 +43,7 @@ internal sealed class TrialSweep : IChunkSweep
         long[] ticks = new long[candidates.Length];
         long[] pmd = new long[candidates.Length];
         int[] swept = new int[candidates.Length];
+        bool[] stopped = new bool[candidates.Length];
         var skipped = new List<int>();
         double best = double.NaN;
         long done = 0;
@@ -75,7 +76,7 @@ internal sealed class TrialSweep : IChunkSweep
                     ticks[c] += elapsed;
                     bytes[c] += partBytes;
                     pmd[c] = pmd[c] < 0 || pmdBefore < 0 || pmdAfter < 0 ? -1 : pmd[c] + Math.Clamp(pmdAfter - pmdBefore, 0, partBytes);
-                    swept[c] += mid - from;
+                    swept[c] += cutShort ? (int)((partBytes + MechanismTrial.UnitBytes - 1) / MechanismTrial.UnitBytes) : mid - from;
                 }
 
                 done = sweep.BytesDone;
@@ -86,6 +87,8 @@ internal sealed class TrialSweep : IChunkSweep
                     {
                         skipped.Add(u);
                     }
+
+                    stopped[c] = true;
 
                     break;
                 }
@@ -111,7 +114,7 @@ internal sealed class TrialSweep : IChunkSweep
         (rest, restParent) = WithUnits(rest, restParent, units, unitParent, skipped);
         return new TrialOutcome(chosen, rates, touchesAll, unitsEach, done, used, cutShort, rest, restParent,
             FirstTouchRatios(trial._costs, candidateOf, candidates.Length), CandidateBytes: bytes, Pmd: pmd, EngineNanoseconds: engine, Probe: probe,
-            UnitsSwept: swept);
+            UnitsSwept: swept, Stopped: stopped);
 
         double EngineOf(int c) => pmd[c] < 0 ? 0 : probe.EngineNanoseconds(bytes[c], pmd[c], Environment.ProcessorCount);
 
@@ -262,4 +265,4 @@ internal sealed class TrialSweep : IChunkSweep
 /// <summary>What a trial measured and left; rates are ns a byte, NaN where untried.</summary>
 internal sealed record TrialOutcome(int Chosen, double[] Rates, bool TouchesAll, int UnitsEach, long Bytes, int Threads, bool IsCutShort,
     MergedRegion[] Rest, int[] RestParent, double[] FirstTouchRatios, long[] CandidateBytes, long[] Pmd, double[] EngineNanoseconds, FirstAccessProbe.Costs Probe,
-    int[] UnitsSwept);
+    int[] UnitsSwept, bool[] Stopped);
