@@ -60,10 +60,10 @@ internal sealed class TrialSweep : IChunkSweep
             }
 
             int mid = block < 0 ? end : first + MechanismTrial.FirstPart(end - first);
+            long pmdBefore = block >= 0 ? FirstAccessProbe.FilePmdMappedBytes() : -1;
             for (int from = first; from < end && !cutShort; from = mid, mid = end)
             {
                 trial._offset = from;
-                long pmdBefore = FirstAccessProbe.FilePmdMappedBytes();
                 var sweep = new StrideSweep(units[from..mid], MechanismTrial.UnitBytes, trial, regionDone: null, token, clock, bytesBefore: done);
                 long started = System.Diagnostics.Stopwatch.GetTimestamp();
                 used = Math.Max(used, sweep.Execute(threads.Threads, threads.Priority, progress));
@@ -76,6 +76,7 @@ internal sealed class TrialSweep : IChunkSweep
                     ticks[c] += elapsed;
                     bytes[c] += partBytes;
                     pmd[c] = pmd[c] < 0 || pmdBefore < 0 || pmdAfter < 0 ? -1 : pmd[c] + Math.Clamp(pmdAfter - pmdBefore, 0, partBytes);
+                    pmdBefore = pmdAfter;
                     swept[c] += cutShort ? (int)((partBytes + MechanismTrial.UnitBytes - 1) / MechanismTrial.UnitBytes) : mid - from;
                 }
 
